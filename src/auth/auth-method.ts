@@ -1,0 +1,71 @@
+import type { z } from 'zod';
+import type { CommonKeys, RawConfiguration } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import type { SecretRegistry } from '../secrets/index.js';
+
+/**
+ * The small interface every auth method implements. A method is one file under `methods/`: a zod
+ * schema of its keys and a `create` that turns them into a Credential. Heavy SDKs a method needs are
+ * imported inside `create`, and `catalogue.ts` imports the method file itself only when chosen.
+ */
+
+export interface AuthContext {
+  readonly common: CommonKeys;
+  /** The whole configuration, for methods that read keys owned by another concern (TLS). */
+  readonly raw: RawConfiguration;
+  readonly log: Logger;
+  readonly secrets: SecretRegistry;
+  /** Milliseconds since the epoch; a test may pass a fake clock. */
+  readonly now: () => number;
+  /**
+   * Writes a new value of a configuration key where the configuration lives (the local runner
+   * rewrites configuration.json atomically; a library user passes a callback). Awaited before the
+   * value is used, so a rotated refresh token is never lost.
+   */
+  readonly persistConfigurationValue?: (key: string, value: string) => Promise<void>;
+  /** The project's `files/` folder, for recovery files; absent in library use. */
+  readonly filesDir?: string;
+}
+
+/** What a request looks like to a credential: it may add headers or a query parameter. */
+export interface OutgoingRequest {
+  readonly method: string;
+  readonly url: URL;
+  readonly headers: Headers;
+}
+
+export interface Credential {
+  /** The auth_method name. */
+  readonly method: string;
+  /** A phrase for messages, e.g. "basic auth as 'alice'"; never a secret. */
+  readonly description: string;
+  /** The configuration key to name when the source rejects this credential. */
+  readonly rejectedKey: string;
+  /** True when each request carries a secret (bearer, basic, key): such a request refuses plain http. */
+  readonly sendsSecret: boolean;
+  /** Adds the credential to a request. May fetch or refresh a token first. */
+  authorize(request: OutgoingRequest): Promise<void>;
+  /** Runs as the first step of the probe (e.g. acquiring a token proves the client secret). */
+  prepare?(): Promise<void>;
+  /** After a 401 from the source: forget any cached token; true when one retry may succeed. */
+  invalidate?(): Promise<boolean> | boolean;
+  close?(): Promise<void>;
+}
+
+export interface AuthMethod<Keys extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  /** One line for `--help`, `validate` and the docs. */
+  readonly summary: string;
+  readonly keys: Keys;
+  /**
+   * Rotation rule of the specification (section 5.3, rule 8): API keys and tokens every 90 days,
+   * service account keys every 30. Drives the warning on `credential_issued_at`. Default 90.
+   */
+  readonly rotationDays?: number;
+  create(keys: z.output<Keys>, context: AuthContext): Promise<Credential> | Credential;
+}
+
+/** Identity function that keeps the method's key types flowing into `create`. */
+export function defineAuthMethod<Keys extends z.ZodType>(method: AuthMethod<Keys>): AuthMethod<Keys> {
+  return method;
+}

@@ -1,0 +1,25 @@
+import type { Logger } from '../log/index.js';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The specification recommends rotating API keys every 90 days and service account keys every 30;
+ * none of the well-known libraries says so when a credential is older. `credential_issued_at`
+ * makes that visible on every run.
+ */
+export function warnIfCredentialOld(
+  method: string,
+  rotationDays: number,
+  issuedAt: Date | undefined,
+  now: number,
+  log: Logger,
+): void {
+  if (!issuedAt) return;
+  const ageDays = Math.floor((now - issuedAt.getTime()) / DAY_MS);
+  if (ageDays > rotationDays) {
+    log.warning(
+      `the ${method} credential is ${ageDays} days old (credential_issued_at ${issuedAt.toISOString().slice(0, 10)}); ` +
+        `rotate it: the rule for this kind of credential is every ${rotationDays} days`,
+    );
+  }
+}

@@ -1,0 +1,10 @@
+export { readConfigurationFile, parseConfigurationText, checkFlatStringObject, MAX_CONFIGURATION_KEYS } from './read-configuration-file.js';
+export type { RawConfiguration } from './read-configuration-file.js';
+export { KEY_CATALOGUE, SECRET_NAME_PATTERN, isSecretKey } from './key-catalogue.js';
+export type { KeySpec } from './key-catalogue.js';
+export { registerConfigurationSecrets } from './register-secrets.js';
+export { parseKeys } from './parse-configuration.js';
+export { commonKeys } from './common-keys.js';
+export type { CommonKeys } from './common-keys.js';
+export { protectConfiguration } from './protect-configuration.js';
+export * as keys from './coerce.js';

@@ -1,0 +1,97 @@
+/**
+ * Every configuration key the project defines, in one table: which are secret, and what each is for.
+ * Secret registration, `validate`, `doctor` and the docs read this table; each auth method's and
+ * source's zod schema owns the key's type and coercion (a test keeps the two in step).
+ *
+ * A key that no table declares is still treated as secret when its name looks like one (see
+ * SECRET_NAME_PATTERN): a connector's own `my_service_token` is protected without any ceremony.
+ */
+
+export interface KeySpec {
+  secret: boolean;
+  /** Which method, source or concern uses the key. */
+  scope: string;
+  description: string;
+}
+
+const secret = (scope: string, description: string): KeySpec => ({ secret: true, scope, description });
+const plain = (scope: string, description: string): KeySpec => ({ secret: false, scope, description });
+
+export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
+  // common
+  auth_method: plain('common', 'how the connector authenticates to its source (required)'),
+  timeout_seconds: plain('common', 'deadline for each request and for the probe, in seconds (default 10)'),
+  credential_issued_at: plain('common', 'ISO 8601 date the credential was issued; drives rotation warnings'),
+  environment: plain('common', '`test` or `production`; keeps test and production credentials apart'),
+  allow_plain_http: plain('common', '`true` to allow sending a credential over http:// to a non-loopback host (logged)'),
+  tls_skip_verify: plain('common', '`true` to turn TLS server verification off (logged as a warning on every run)'),
+  // TLS material, any HTTP source
+  tls_ca_certificate: plain('tls', 'PEM of the CA(s) that sign the source\'s server certificate'),
+  tls_client_certificate: plain('tls', 'PEM client certificate (chain, leaf first)'),
+  tls_client_private_key: secret('tls', 'PEM private key of the client certificate'),
+  tls_client_private_key_passphrase: secret('tls', 'passphrase of an encrypted client private key'),
+  tls_client_pkcs12: secret('tls', 'base64 PKCS#12 bundle of client certificate and key'),
+  tls_client_pkcs12_passphrase: secret('tls', 'passphrase of the PKCS#12 bundle'),
+  // SSH tunnel, any TCP source
+  ssh_tunnel_host: plain('ssh_tunnel', 'bastion host'),
+  ssh_tunnel_port: plain('ssh_tunnel', 'bastion port (default 22)'),
+  ssh_tunnel_user: plain('ssh_tunnel', 'bastion user'),
+  ssh_tunnel_private_key: secret('ssh_tunnel', 'OpenSSH private key for the bastion'),
+  ssh_tunnel_host_key_fingerprint: plain('ssh_tunnel', 'expected host key, `SHA256:…`'),
+  // auth methods
+  username: plain('basic', 'user name'),
+  password: secret('basic', 'password'),
+  token: secret('bearer', 'pre-issued bearer token'),
+  api_key: secret('api_key', 'the API key'),
+  api_key_header: plain('api_key', 'header that carries the key (default X-API-Key)'),
+  api_key_prefix: plain('api_key', 'text before the key in the header, e.g. `Token`'),
+  api_key_location: plain('api_key', '`header` (default) or `query`'),
+  api_key_query_param: plain('api_key', 'query parameter that carries the key when api_key_location=query'),
+  token_url: plain('oauth2', 'OAuth 2.0 token endpoint (HTTPS, or http on loopback)'),
+  client_id: plain('oauth2', 'OAuth 2.0 client id'),
+  client_secret: secret('oauth2', 'OAuth 2.0 client secret'),
+  refresh_token: secret('oauth2_refresh_token', 'OAuth 2.0 refresh token; rewritten when the server rotates it'),
+  scope: plain('oauth2', 'space-separated scopes to request'),
+  audience: plain('oauth2', 'audience / resource indicator to request'),
+  token_endpoint_auth: plain('oauth2', '`client_secret_basic` (default), `client_secret_post` or `private_key_jwt`'),
+  service_account_key: secret('service_account_key', 'JSON key file content of the service account'),
+  aws_access_key_id: plain('aws', 'AWS access key id'),
+  aws_secret_access_key: secret('aws', 'AWS secret access key'),
+  aws_session_token: secret('aws', 'AWS session token of temporary credentials'),
+  aws_region: plain('aws', 'AWS region'),
+  aws_role_arn: plain('aws', 'role to assume'),
+  aws_external_id: plain('aws', 'external id required by the role trust policy'),
+  web_identity_token_file: plain('aws_web_identity', 'file holding the web identity token'),
+  resource: plain('azure_managed_identity', 'resource / audience of the token'),
+  metadata_endpoint: plain('cloud identity', 'override of the metadata / identity endpoint (tests)'),
+  signed_url: secret('signed_url', 'presigned URL; secret as a whole (its query string is the credential)'),
+  // sources
+  base_url: plain('rest', 'base URL of the API; paths are joined to it'),
+  probe_path: plain('rest, sftp', 'path the probe requests / lists'),
+  probe_expect_status: plain('rest', 'healthy probe statuses, comma-separated (default 200)'),
+  host: plain('postgres, sftp', 'host name'),
+  port: plain('postgres, sftp', 'port'),
+  database: plain('postgres', 'database name'),
+  user: plain('postgres', 'database user'),
+  sslmode: plain('postgres', 'TLS mode (default verify-full)'),
+  bucket: plain('s3', 'bucket name'),
+  region: plain('s3', 'bucket region'),
+  endpoint: plain('s3', 'S3 endpoint override'),
+  prefix: plain('s3', 'key prefix to list'),
+  private_key: secret('sftp', 'OpenSSH private key'),
+  private_key_passphrase: secret('sftp', 'passphrase of the private key'),
+  host_key_fingerprint: plain('sftp', 'expected host key, `SHA256:…`'),
+};
+
+/** Names that reveal a secret when no table declares the key. */
+export const SECRET_NAME_PATTERN = /secret|password|passphrase|token|private_key|api_key|credential|signature/i;
+
+/**
+ * Whether a key's value is a secret: the table's word where it declares the key, the connector's
+ * own list next, the name pattern for everything else.
+ */
+export function isSecretKey(key: string, connectorSecretKeys: ReadonlySet<string> = new Set()): boolean {
+  const spec = KEY_CATALOGUE[key];
+  if (spec) return spec.secret;
+  return connectorSecretKeys.has(key) || SECRET_NAME_PATTERN.test(key);
+}

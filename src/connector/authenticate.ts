@@ -1,0 +1,148 @@
+import type { AuthMethod, Credential } from '../auth/index.js';
+import { loadAuthMethod, warnIfCredentialOld } from '../auth/index.js';
+import {
+  checkFlatStringObject,
+  commonKeys,
+  parseKeys,
+  registerConfigurationSecrets,
+  type CommonKeys,
+  type RawConfiguration,
+} from '../config/index.js';
+import { ConfigurationError, SourceUnreachableError } from '../errors/index.js';
+import { silentLogger, type Logger } from '../log/index.js';
+import { secrets as defaultRegistry, type SecretRegistry } from '../secrets/index.js';
+import { loadSource, type ConnectedSource, type ProbeResult, type SourceDefinition } from '../sources/index.js';
+import type { SourceClients } from './define-connector.js';
+
+export interface AuthenticateOptions {
+  /** A built-in source name (default `rest`) or a custom source definition. */
+  source?: keyof SourceClients | SourceDefinition;
+  log?: Logger;
+  registry?: SecretRegistry;
+  /** Secret keys of the connector's own, beyond those whose names say so. */
+  connectorSecretKeys?: ReadonlySet<string>;
+  /** Persist a rotated configuration value (e.g. a refresh token) before it is used. */
+  persistConfigurationValue?: (key: string, value: string) => Promise<void>;
+  filesDir?: string;
+  now?: () => number;
+}
+
+export interface Authenticated<Source extends ConnectedSource = ConnectedSource> {
+  readonly source: Source;
+  readonly credential: Credential;
+  readonly common: CommonKeys;
+  /** The secret keys of this configuration. */
+  readonly secretKeys: ReadonlySet<string>;
+  /** One lightweight authenticated call, bounded by timeout_seconds. */
+  probe(): Promise<ProbeResult>;
+  close(): Promise<void>;
+}
+
+export interface ResolvedConfiguration {
+  readonly raw: RawConfiguration;
+  readonly common: CommonKeys;
+  readonly method: AuthMethod;
+  readonly methodKeys: unknown;
+  readonly source: SourceDefinition;
+  readonly sourceKeys: unknown;
+  readonly secretKeys: ReadonlySet<string>;
+}
+
+/**
+ * Everything that can be checked without the network: secrets registered first, then the common
+ * keys, the method's and the source's keys validated. `connector-auth validate` stops here.
+ */
+export async function resolveConfiguration(
+  configuration: Record<string, string>,
+  options: Pick<AuthenticateOptions, 'source' | 'log' | 'registry' | 'connectorSecretKeys'> = {},
+): Promise<ResolvedConfiguration> {
+  const registry = options.registry ?? defaultRegistry;
+  const log = options.log ?? silentLogger;
+  const raw: RawConfiguration = checkFlatStringObject(configuration);
+  const secretKeys = registerConfigurationSecrets(raw, {
+    registry,
+    ...(options.connectorSecretKeys ? { connectorSecretKeys: options.connectorSecretKeys } : {}),
+  });
+  for (const key of registry.tooShort)
+    log.warning(`the value of secret key '${key}' is shorter than 4 characters: too short to redact safely from output`);
+
+  const common = parseKeys(commonKeys, raw, 'all sources');
+  const method = await loadAuthMethod(common.auth_method);
+  const source = typeof options.source === 'object' ? options.source : await loadSource(options.source ?? 'rest');
+  if (!source.acceptsMethods.includes(method.name)) {
+    throw new ConfigurationError(
+      `invalid configuration: the ${source.name} source does not accept auth_method '${method.name}'; it accepts ${source.acceptsMethods.join(', ')}`,
+      { code: 'method_not_accepted', key: 'auth_method', hint: `set 'auth_method' to one of ${source.acceptsMethods.join(', ')}` },
+    );
+  }
+  const methodKeys = parseKeys(method.keys, raw, `auth_method '${method.name}'`);
+  const sourceKeys = parseKeys(source.keys, raw, `the ${source.name} source`);
+  return { raw, common, method, methodKeys, source, sourceKeys, secretKeys };
+}
+
+/**
+ * Configuration in, an authenticated source out — without the runner. No request is sent until
+ * `probe()` (or the source's own calls).
+ */
+export async function authenticate<Name extends keyof SourceClients>(
+  configuration: Record<string, string>,
+  options?: AuthenticateOptions & { source?: Name },
+): Promise<Authenticated<SourceClients[Name]>>;
+export async function authenticate<S extends ConnectedSource>(
+  configuration: Record<string, string>,
+  options: AuthenticateOptions & { source: SourceDefinition<never, S> },
+): Promise<Authenticated<S>>;
+export async function authenticate(
+  configuration: Record<string, string>,
+  options: AuthenticateOptions = {},
+): Promise<Authenticated> {
+  const { raw, common, method, methodKeys, source, sourceKeys, secretKeys } = await resolveConfiguration(configuration, options);
+  const log = options.log ?? silentLogger;
+  const now = options.now ?? Date.now;
+  warnIfCredentialOld(method.name, method.rotationDays ?? 90, common.credential_issued_at, now(), log);
+
+  const context = {
+    common,
+    raw,
+    log,
+    secrets: options.registry ?? defaultRegistry,
+    now,
+    ...(options.persistConfigurationValue ? { persistConfigurationValue: options.persistConfigurationValue } : {}),
+    ...(options.filesDir ? { filesDir: options.filesDir } : {}),
+  };
+  const credential = await method.create(methodKeys, context);
+  const connected = await source.connect(sourceKeys, credential, context);
+  const deadlineMs = common.timeout_seconds * 1000;
+
+  return {
+    source: connected,
+    credential,
+    common,
+    secretKeys,
+    probe: () => withDeadline(connected.probe(), deadlineMs, `${credential.description}: the ${source.name} probe`),
+    close: () => connected.close(),
+  };
+}
+
+/** The probe as a whole (token, then request) gets timeout_seconds, not each step. */
+async function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new SourceUnreachableError(`${what} did not finish within ${ms / 1000}s`, {
+            code: 'probe_timeout',
+            key: 'timeout_seconds',
+            hint: "check that the source is reachable, or raise 'timeout_seconds'",
+          }),
+        ),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,69 @@
+import type { z } from 'zod';
+import type { Logger } from '../log/index.js';
+import type { ConnectedSource, SourceDefinition } from '../sources/index.js';
+import type { RestSource } from '../sources/index.js';
+import type { Operations } from './operations.js';
+
+/** Column types of the Python connector SDK, so a schema reads the same in both. */
+export type ColumnType =
+  | 'BOOLEAN' | 'SHORT' | 'INT' | 'LONG' | 'FLOAT' | 'DOUBLE' | 'NAIVE_DATE' | 'NAIVE_DATETIME'
+  | 'UTC_DATETIME' | 'BINARY' | 'XML' | 'STRING' | 'JSON'
+  | { type: 'DECIMAL'; precision: number; scale: number };
+
+export interface TableDefinition {
+  table: string;
+  primary_key?: string[];
+  columns?: Record<string, ColumnType>;
+}
+
+export type State = Record<string, unknown>;
+
+/** Built-in source names and the client each gives update(). */
+export interface SourceClients {
+  rest: RestSource;
+}
+
+export interface UpdateContext<Config, Source> {
+  /** Every configuration key as a string, plus the connector's own keys as its schema typed them. */
+  configuration: Config;
+  /** The state saved by the last checkpoint (`{}` on a first run). */
+  state: State;
+  /** The authenticated, already-probed source client. */
+  source: Source;
+  op: Operations;
+  /** Lines go through the redactor; they say `message_origin: connector`. */
+  log: Logger;
+}
+
+export interface ConnectorDefinition<
+  Name extends keyof SourceClients | SourceDefinition = keyof SourceClients,
+  Keys extends z.ZodType = z.ZodType,
+> {
+  /** A built-in source name, or a custom source made with defineSource(). */
+  source: Name;
+  /** The connector's own configuration keys (strings in, typed out). */
+  configuration?: Keys;
+  /** Keys of the connector's own that hold secrets, beyond those whose names say so. */
+  secretKeys?: readonly string[];
+  schema?: (configuration: Readonly<Record<string, string>>) => TableDefinition[] | Promise<TableDefinition[]>;
+  update(
+    context: UpdateContext<
+      Readonly<Record<string, string>> & z.output<Keys>,
+      Name extends keyof SourceClients ? SourceClients[Name] : Name extends SourceDefinition<z.ZodType, infer C> ? C : ConnectedSource
+    >,
+  ): Promise<void> | void;
+}
+
+/** The one export of a connector file. Identity at run time; it gives update() its types. */
+export function defineConnector<
+  Name extends keyof SourceClients | SourceDefinition = 'rest',
+  Keys extends z.ZodType = z.ZodObject<{}>,
+>(definition: ConnectorDefinition<Name, Keys>): ConnectorDefinition<Name, Keys> {
+  return Object.freeze({ ...definition, [CONNECTOR_BRAND]: true });
+}
+
+const CONNECTOR_BRAND = Symbol.for('connector-auth.connector');
+
+export function isConnectorDefinition(value: unknown): value is ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType> {
+  return typeof value === 'object' && value !== null && typeof (value as { update?: unknown }).update === 'function' && 'source' in value;
+}

@@ -1,0 +1,75 @@
+import type { z } from 'zod';
+import { parseKeys, protectConfiguration, type RawConfiguration } from '../config/index.js';
+import { ConnectorError, isConnectorAuthError } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import type { SecretRegistry } from '../secrets/index.js';
+import type { ProbeResult, SourceDefinition } from '../sources/index.js';
+import { authenticate, type AuthenticateOptions } from './authenticate.js';
+import type { ConnectorDefinition, SourceClients, State } from './define-connector.js';
+import { createOperations, type Destination, type OperationCounts, type StateStore } from './operations.js';
+
+export interface RunConnectorOptions {
+  connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>;
+  configuration: RawConfiguration;
+  state: State;
+  /** Opened only after the probe succeeded, so a failed run leaves nothing on disk. */
+  openDestination: () => Promise<Destination & { close(): Promise<void> }>;
+  stateStore: StateStore;
+  log: Logger;
+  registry: SecretRegistry;
+  authenticate?: Omit<AuthenticateOptions, 'source' | 'log' | 'registry' | 'connectorSecretKeys'>;
+  /** Called when the probe succeeded, before update() runs. */
+  onProbed?: (result: ProbeResult) => void;
+  /** Receives a live view of the counts once update() starts (for a progress line). */
+  onOperations?: (counts: () => OperationCounts) => void;
+}
+
+export interface RunResult {
+  probe: ProbeResult;
+  counts: OperationCounts;
+}
+
+/**
+ * The rule of the specification (5.3, rule 3): authentication is checked with a lightweight probe
+ * at the start of every sync, and a failure stops the sync before update() runs.
+ */
+export async function runConnector(options: RunConnectorOptions): Promise<RunResult> {
+  const { connector, configuration: raw, log, registry } = options;
+  const connectorSecretKeys = new Set(connector.secretKeys ?? []);
+  const auth = await authenticate(raw, {
+    ...options.authenticate,
+    source: connector.source as keyof SourceClients,
+    log,
+    registry,
+    connectorSecretKeys,
+  });
+  try {
+    const own = connector.configuration ? parseKeys(connector.configuration, raw, 'the connector') : {};
+    const probe = await auth.probe();
+    options.onProbed?.(probe);
+
+    const destination = await options.openDestination();
+    try {
+      const configuration = protectConfiguration({ ...raw, ...(own as object) }, new Set([...auth.secretKeys, ...connectorSecretKeys]));
+      if (connector.schema) await destination.declare(await connector.schema(raw));
+      const { op, counts } = createOperations(destination, options.stateStore, registry);
+      options.onOperations?.(counts);
+      try {
+        await connector.update({ configuration, state: options.state, source: auth.source as never, op, log: log.withOrigin('connector') });
+      } catch (error) {
+        if (isConnectorAuthError(error)) throw error;
+        throw new ConnectorError(`the connector's update() failed: ${error instanceof Error ? error.message : String(error)}`, {
+          code: 'update_failed',
+          hint: 'see the connector code; run with --verbose for the stack trace',
+          cause: error,
+        });
+      }
+      await destination.flush();
+      return { probe, counts: counts() };
+    } finally {
+      await destination.close();
+    }
+  } finally {
+    await auth.close();
+  }
+}

@@ -1,0 +1,12 @@
+export {
+  ExitCode,
+  ConnectorAuthError,
+  ConnectorError,
+  ConfigurationError,
+  AuthenticationError,
+  SourceUnreachableError,
+  SourceIdentityError,
+  isConnectorAuthError,
+  exitCodeOf,
+} from './connector-auth-error.js';
+export type { ErrorDetails } from './connector-auth-error.js';

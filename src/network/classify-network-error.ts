@@ -1,0 +1,112 @@
+import {
+  AuthenticationError,
+  SourceIdentityError,
+  SourceUnreachableError,
+  isConnectorAuthError,
+  type ConnectorAuthError,
+} from '../errors/index.js';
+import { describeUrl } from './target.js';
+
+/**
+ * Turns whatever a failed request threw (undici's "fetch failed" with a system or TLS error as its
+ * cause, an abort on timeout) into the project's error classes, so the exit code says what went
+ * wrong: 4 for a source that cannot be reached, 5 for one whose identity is not trusted, 3 for a
+ * server that refused our client certificate during the handshake.
+ */
+
+export interface RequestContext {
+  method: string;
+  url: URL;
+  /** e.g. "basic auth as 'alice'" */
+  credential: string;
+  timeoutSeconds: number;
+  /** Key naming where the URL came from (base_url, token_url, signed_url). */
+  urlKey: string;
+}
+
+/** OpenSSL / Node codes raised when the server's certificate cannot be trusted. */
+const UNTRUSTED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'HOSTNAME_MISMATCH',
+]);
+
+/** Alerts a server sends when it will not accept (or did not get) our client certificate. */
+const CLIENT_CERTIFICATE_REFUSED = /ALERT_(CERTIFICATE_REQUIRED|BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|ACCESS_DENIED|HANDSHAKE_FAILURE|CERTIFICATE_EXPIRED|CERTIFICATE_REVOKED|UNSUPPORTED_CERTIFICATE)/;
+
+const SYSTEM: Record<string, string> = {
+  ECONNREFUSED: 'connection refused (nothing listens there)',
+  ENOTFOUND: 'host name not found (DNS)',
+  EAI_AGAIN: 'host name lookup failed (DNS, temporary)',
+  ECONNRESET: 'connection reset by the server',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  EPIPE: 'connection closed by the server',
+  UND_ERR_SOCKET: 'connection closed by the server',
+  UND_ERR_CLOSED: 'connection closed',
+};
+
+export function classifyNetworkError(error: unknown, context: RequestContext): ConnectorAuthError {
+  if (isConnectorAuthError(error)) return error;
+  const target = `${context.credential}: ${context.method} ${describeUrl(context.url)}`;
+  const chain = causeChain(error);
+  const codes = chain.map((e) => String((e as { code?: unknown }).code ?? ''));
+  const names = chain.map((e) => (e as { name?: unknown }).name);
+
+  if (names.includes('TimeoutError') || codes.some((c) => c.startsWith('UND_ERR_') && c.endsWith('TIMEOUT'))) {
+    return new SourceUnreachableError(`${target} timed out after ${context.timeoutSeconds}s`, {
+      code: 'timeout',
+      key: 'timeout_seconds',
+      hint: `check that the source answers at '${context.urlKey}', or raise 'timeout_seconds'`,
+      cause: error,
+    });
+  }
+  const untrusted = codes.find((c) => UNTRUSTED.has(c));
+  if (untrusted) {
+    return new SourceIdentityError(`${target} failed: the server's TLS certificate is not trusted (${untrusted})`, {
+      code: 'tls_untrusted',
+      key: 'tls_ca_certificate',
+      hint: "set 'tls_ca_certificate' to the PEM of the CA that signs the server certificate, or check the host name",
+      cause: error,
+    });
+  }
+  const alert = codes.find((c) => CLIENT_CERTIFICATE_REFUSED.test(c));
+  if (alert) {
+    return new AuthenticationError(`${target} failed: the server refused the client certificate during the TLS handshake (${alert})`, {
+      code: 'tls_client_certificate_refused',
+      key: 'tls_client_certificate',
+      hint: "check 'tls_client_certificate' and 'tls_client_private_key': the server must trust their CA",
+      cause: error,
+    });
+  }
+  const system = codes.find((c) => SYSTEM[c]);
+  const what = system ? SYSTEM[system]! : firstMessage(chain);
+  return new SourceUnreachableError(`${target} failed: ${what}`, {
+    code: system ? system.toLowerCase() : 'network_error',
+    key: context.urlKey,
+    hint: `check '${context.urlKey}' and that the source is running and reachable`,
+    cause: error,
+  });
+}
+
+function causeChain(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let e: unknown = error; e != null && chain.length < 8; e = (e as { cause?: unknown }).cause) chain.push(e);
+  // An AggregateError (happy eyeballs tried several addresses) keeps the real causes in `errors`.
+  for (const e of [...chain]) if (e instanceof AggregateError) chain.push(...e.errors);
+  return chain;
+}
+
+function firstMessage(chain: unknown[]): string {
+  const deepest = chain[chain.length - 1];
+  return deepest instanceof Error ? deepest.message : 'request failed';
+}

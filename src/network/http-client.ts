@@ -1,0 +1,76 @@
+import type { Dispatcher } from 'undici';
+import { classifyNetworkError, type RequestContext } from './classify-network-error.js';
+import type { TlsSettings } from './tls-settings.js';
+
+/**
+ * One HTTP client per source: an undici Agent that keeps connections alive (a TLS handshake per
+ * connection, not per request) and carries the source's TLS material. undici is imported on the
+ * first request, so a CLI command that never sends one does not load it.
+ */
+
+export interface HttpRequestInit {
+  method?: string;
+  headers?: Headers;
+  body?: string | Uint8Array | URLSearchParams | null;
+  redirect?: 'follow' | 'manual';
+  signal?: AbortSignal;
+}
+
+export class HttpClient {
+  readonly #tls: TlsSettings;
+  readonly #timeoutMs: number;
+  #agent: Promise<{ dispatcher: Dispatcher; fetch: typeof import('undici').fetch }> | undefined;
+
+  constructor(options: { tls: TlsSettings; timeoutSeconds: number }) {
+    this.#tls = options.tls;
+    this.#timeoutMs = options.timeoutSeconds * 1000;
+  }
+
+  /**
+   * Sends a request; a network failure throws a classified error (exit 4 or 5), an HTTP status does
+   * not: the caller decides what a status means.
+   */
+  async send(url: URL, init: HttpRequestInit, context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>): Promise<Response> {
+    const { dispatcher, fetch } = await (this.#agent ??= this.#createAgent());
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    const method = init.method ?? 'GET';
+    try {
+      const response = await fetch(url, {
+        method,
+        // Plain entries: the global Headers type and undici's differ, the wire form does not.
+        headers: init.headers ? Object.fromEntries(init.headers) : undefined,
+        body: init.body ?? null,
+        redirect: init.redirect ?? 'follow',
+        signal,
+        dispatcher,
+      });
+      return response as unknown as Response;
+    } catch (error) {
+      throw classifyNetworkError(error, { ...context, url, method, timeoutSeconds: this.#timeoutMs / 1000 });
+    }
+  }
+
+  async close(): Promise<void> {
+    const agent = this.#agent;
+    this.#agent = undefined;
+    if (agent) await (await agent).dispatcher.close();
+  }
+
+  async #createAgent() {
+    const { Agent, fetch } = await import('undici');
+    const tls = this.#tls;
+    const dispatcher = new Agent({
+      keepAliveTimeout: 30_000,
+      connect: {
+        rejectUnauthorized: tls.verify,
+        ...(tls.ca ? { ca: tls.ca } : {}),
+        ...(tls.cert ? { cert: tls.cert } : {}),
+        ...(tls.key ? { key: tls.key } : {}),
+        ...(tls.pfx ? { pfx: tls.pfx } : {}),
+        ...(tls.passphrase ? { passphrase: tls.passphrase } : {}),
+      },
+    });
+    return { dispatcher, fetch };
+  }
+}

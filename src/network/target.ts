@@ -1,0 +1,20 @@
+/** How a URL is shown in messages and logs: scheme, host and path; never the query (it may hold a key). */
+export function describeUrl(url: URL | string): string {
+  const u = typeof url === 'string' ? safeUrl(url) : url;
+  if (!u) return '<invalid URL>';
+  return `${u.protocol}//${u.host}${u.pathname}`;
+}
+
+/** True for hosts that never leave the machine: plain http there exposes nothing on a network. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function safeUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}

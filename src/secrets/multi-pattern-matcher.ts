@@ -1,0 +1,133 @@
+/**
+ * Finds every occurrence of many literal strings in one left-to-right pass (Aho–Corasick), compiled
+ * to a dense DFA in typed arrays: the hot loop is one table load per UTF-16 code unit, whatever the
+ * number of patterns. A regular-expression alternation of the same strings backtracks per pattern;
+ * a loop of `replaceAll` scans the text once per pattern.
+ */
+
+export interface Match {
+  start: number;
+  end: number;
+  /** Index of the pattern (the longest one ending at `end`). */
+  pattern: number;
+}
+
+export class MultiPatternMatcher {
+  /** code unit → alphabet column; 0 is "in no pattern", which always leads back towards the root. */
+  readonly #column = new Uint16Array(65536);
+  readonly #columns: number;
+  /**
+   * transitions[state * columns + column] = next state * columns, pre-multiplied so the loop needs no
+   * multiply; stored bit-inverted (negative) when the next state ends a pattern, so the common path is
+   * one load and one sign test.
+   */
+  readonly #transitions: Int32Array;
+  /** For each state: index+1 of the longest pattern ending here (0 = none). */
+  readonly #output: Int32Array;
+  readonly #lengths: Int32Array;
+
+  constructor(patterns: readonly string[]) {
+    let columns = 1;
+    for (const pattern of patterns)
+      for (let i = 0; i < pattern.length; i++) {
+        const code = pattern.charCodeAt(i);
+        if (this.#column[code] === 0) this.#column[code] = columns++;
+      }
+    this.#columns = columns;
+    this.#lengths = Int32Array.from(patterns, (p) => p.length);
+
+    // 1. The trie of all patterns.
+    const goto: Int32Array[] = [new Int32Array(columns).fill(-1)];
+    const output: number[] = [0];
+    patterns.forEach((pattern, index) => {
+      if (pattern.length === 0) return;
+      let state = 0;
+      for (let i = 0; i < pattern.length; i++) {
+        const column = this.#column[pattern.charCodeAt(i)]!;
+        let next = goto[state]![column]!;
+        if (next === -1) {
+          next = goto.length;
+          goto.push(new Int32Array(columns).fill(-1));
+          output.push(0);
+          goto[state]![column] = next;
+        }
+        state = next;
+      }
+      const current = output[state]!;
+      if (current === 0 || this.#lengths[current - 1]! < pattern.length) output[state] = index + 1;
+    });
+
+    // 2. Failure links in breadth-first order turn the trie into a complete DFA; a state inherits the
+    //    longest output of its failure chain so a pattern that ends inside a longer one is still seen.
+    const states = goto.length;
+    const transitions = new Int32Array(states * columns);
+    const fail = new Int32Array(states);
+    const queue = new Int32Array(states);
+    let head = 0;
+    let tail = 0;
+    for (let column = 0; column < columns; column++) {
+      const next = goto[0]![column]!;
+      if (next === -1) transitions[column] = 0;
+      else {
+        transitions[column] = next * columns;
+        fail[next] = 0;
+        queue[tail++] = next;
+      }
+    }
+    while (head < tail) {
+      const state = queue[head++]!;
+      const inherited = output[fail[state]!]!;
+      if (inherited !== 0 && (output[state] === 0 || this.#lengths[output[state]! - 1]! < this.#lengths[inherited - 1]!))
+        output[state] = inherited;
+      for (let column = 0; column < columns; column++) {
+        const next = goto[state]![column]!;
+        const viaFailure = transitions[fail[state]! * columns + column]!;
+        if (next === -1) transitions[state * columns + column] = viaFailure;
+        else {
+          transitions[state * columns + column] = next * columns;
+          fail[next] = viaFailure / columns;
+          queue[tail++] = next;
+        }
+      }
+    }
+    for (let i = 0; i < transitions.length; i++)
+      if (output[transitions[i]! / columns] !== 0) transitions[i] = ~transitions[i]!;
+    this.#transitions = transitions;
+    this.#output = Int32Array.from(output);
+  }
+
+  /**
+   * All matches, each the longest pattern ending at its position, in order of their end; `null` when
+   * there is none, so the common case (a log line without a secret) allocates nothing.
+   */
+  findAll(text: string): Match[] | null {
+    let matches: Match[] | null = null;
+    const column = this.#column;
+    const transitions = this.#transitions;
+    const output = this.#output;
+    const columns = this.#columns;
+    let state = 0;
+    for (let i = 0; i < text.length; i++) {
+      state = transitions[state + column[text.charCodeAt(i)]!]!;
+      if (state < 0) {
+        state = ~state;
+        const hit = output[state / columns]!;
+        const length = this.#lengths[hit - 1]!;
+        (matches ??= []).push({ start: i + 1 - length, end: i + 1, pattern: hit - 1 });
+      }
+    }
+    return matches;
+  }
+
+  /** True at the first occurrence; stops scanning there. */
+  test(text: string): boolean {
+    const column = this.#column;
+    const transitions = this.#transitions;
+    let state = 0;
+    for (let i = 0; i < text.length; i++) {
+      state = transitions[state + column[text.charCodeAt(i)]!]!;
+      if (state < 0) return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,102 @@
+import { derivedForms } from './derived-forms.js';
+import { MultiPatternMatcher } from './multi-pattern-matcher.js';
+
+/**
+ * Every secret value the process learns, with the forms derived from it, and the redactor over them.
+ *
+ * Redaction is one pass: all forms are compiled into one automaton (see multi-pattern-matcher.ts)
+ * and the text is scanned once, whatever the number of secrets. Overlapping matches are merged, so
+ * a secret that overlaps another is still hidden whole. The automaton is rebuilt lazily after a
+ * registration, so registering many secrets in a row costs one compile.
+ */
+
+/** Shorter values would turn ordinary words into noise; they are reported as too short instead. */
+export const MIN_SECRET_LENGTH = 4;
+
+export class SecretRegistry {
+  /** form → label (the configuration key it came from) */
+  readonly #labels = new Map<string, string>();
+  #matcher: { forms: string[]; automaton: MultiPatternMatcher } | null = null;
+  readonly #tooShort = new Set<string>();
+
+  /** Registers a secret and all its derived forms under a label (usually the configuration key). */
+  register(label: string, value: string): void {
+    if (typeof value !== 'string' || value.length === 0) return;
+    if (value.length < MIN_SECRET_LENGTH) {
+      this.#tooShort.add(label);
+      return;
+    }
+    for (const form of derivedForms(value)) this.#add(label, form);
+  }
+
+  /** Registers extra forms computed elsewhere (e.g. base64 of `user:password`, an access token). */
+  registerForms(label: string, forms: Iterable<string>): void {
+    for (const form of forms) if (form.length >= MIN_SECRET_LENGTH) this.#add(label, form);
+  }
+
+  /** Labels whose values were too short to redact safely (the config layer warns about them). */
+  get tooShort(): ReadonlySet<string> {
+    return this.#tooShort;
+  }
+
+  get size(): number {
+    return this.#labels.size;
+  }
+
+  redact(text: string): string {
+    if (this.#labels.size === 0 || text.length === 0) return text;
+    const { forms, automaton } = this.#compiled();
+    const matches = automaton.findAll(text);
+    if (matches === null) return text;
+    // Matches arrive ordered by end; the earliest start among overlapping ones opens the span.
+    matches.sort((x, y) => x.start - y.start || y.end - x.end);
+    let out = '';
+    let cursor = 0;
+    let i = 0;
+    while (i < matches.length) {
+      const first = matches[i]!;
+      let end = first.end;
+      for (i++; i < matches.length && matches[i]!.start < end; i++) end = Math.max(end, matches[i]!.end);
+      out += text.slice(cursor, first.start) + `<redacted:${this.#labels.get(forms[first.pattern]!)}>`;
+      cursor = end;
+    }
+    return out + text.slice(cursor);
+  }
+
+  /** True when any registered form occurs in the text (used to refuse a state that holds a secret). */
+  contains(text: string): boolean {
+    if (this.#labels.size === 0 || text.length === 0) return false;
+    return this.#compiled().automaton.test(text);
+  }
+
+  /** The labels of the secrets a text contains, for an error that says which key leaked. */
+  labelsIn(text: string): string[] {
+    if (this.#labels.size === 0) return [];
+    const { forms, automaton } = this.#compiled();
+    return [...new Set((automaton.findAll(text) ?? []).map((m) => this.#labels.get(forms[m.pattern]!)!))];
+  }
+
+  /** Forgets everything; for tests and for a process that runs several configurations in turn. */
+  clear(): void {
+    this.#labels.clear();
+    this.#tooShort.clear();
+    this.#matcher = null;
+  }
+
+  #add(label: string, form: string): void {
+    if (this.#labels.has(form)) return;
+    this.#labels.set(form, label);
+    this.#matcher = null;
+  }
+
+  #compiled(): { forms: string[]; automaton: MultiPatternMatcher } {
+    if (this.#matcher === null) {
+      const forms = [...this.#labels.keys()];
+      this.#matcher = { forms, automaton: new MultiPatternMatcher(forms) };
+    }
+    return this.#matcher;
+  }
+}
+
+/** The process-wide registry: what the logger, the error printer and the state writer consult. */
+export const secrets = new SecretRegistry();

@@ -1,0 +1,4 @@
+export { defineSource } from './source-definition.js';
+export type { SourceDefinition, ConnectedSource, ProbeResult, SourceContext } from './source-definition.js';
+export { SOURCE_NAMES, loadSource } from './catalogue.js';
+export type { RestSource, RestRequestInit } from './rest.js';

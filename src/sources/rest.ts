@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import type { Credential } from '../auth/index.js';
+import { keys } from '../config/index.js';
+import { AuthenticationError, ConfigurationError, SourceUnreachableError } from '../errors/index.js';
+import { HttpClient, describeUrl, isLoopbackHost, readTlsSettings, type HttpRequestInit } from '../network/index.js';
+import { defineSource, type ConnectedSource, type ProbeResult } from './source-definition.js';
+
+/**
+ * A REST or HTTP API. `fetch` is what a connector's update() uses: paths join `base_url`, the
+ * credential is applied, `timeout_seconds` bounds each request, and a 401 triggers one retry with a
+ * fresh credential where the method can refresh (OAuth). The probe is one GET of `probe_path`.
+ */
+
+export interface RestSource extends ConnectedSource {
+  readonly baseUrl: URL;
+  /** Like the global fetch, but authenticated and bounded. Statuses are returned, not thrown. */
+  fetch(pathOrUrl: string | URL, init?: RestRequestInit): Promise<Response>;
+  /** GET (or `init.method`) and parse JSON; a non-2xx status throws a classified error. */
+  json<T = unknown>(pathOrUrl: string | URL, init?: RestRequestInit): Promise<T>;
+}
+
+export interface RestRequestInit extends Omit<HttpRequestInit, 'headers'> {
+  headers?: HeadersInit;
+}
+
+const restKeys = z.object({
+  base_url: keys.url(),
+  probe_path: keys.textWithDefault(''),
+  probe_expect_status: keys.statusList([200]),
+});
+
+/** Methods that put a credential on HTTP requests; REST accepts all of them. */
+export const HTTP_AUTH_METHODS = [
+  'basic',
+  'bearer',
+  'api_key',
+  'oauth2_client_credentials',
+  'oauth2_refresh_token',
+  'service_account_key',
+  'mtls',
+] as const;
+
+export default defineSource({
+  name: 'rest',
+  summary: 'REST or HTTP API: credentials on every request, probe = one GET of probe_path',
+  keys: restKeys,
+  acceptsMethods: HTTP_AUTH_METHODS,
+  async connect(k, credential, context): Promise<RestSource> {
+    const baseUrl = withTrailingSlash(k.base_url);
+    guardPlainHttp(baseUrl, credential, context.common.allow_plain_http, context.log);
+    const tls = readTlsSettings(context.raw);
+    if (!tls.verify)
+      context.log.warning(`TLS verification is OFF for ${baseUrl.host} (tls_skip_verify=true): anyone on the path can read the credential`);
+    const http = new HttpClient({ tls, timeoutSeconds: context.common.timeout_seconds });
+
+    const send = async (pathOrUrl: string | URL, init: RestRequestInit = {}): Promise<Response> => {
+      const url = resolveUrl(baseUrl, pathOrUrl);
+      const sameOrigin = url.origin === baseUrl.origin;
+      const attempt = async (): Promise<Response> => {
+        const headers = new Headers(init.headers);
+        if (!headers.has('accept')) headers.set('accept', 'application/json');
+        // The credential goes to base_url's origin only, as browsers do on cross-origin redirects.
+        const request = { method: init.method ?? 'GET', url: new URL(url), headers };
+        if (sameOrigin) await credential.authorize(request);
+        return http.send(request.url, { ...init, headers }, { credential: credential.description, urlKey: 'base_url' });
+      };
+      const response = await attempt();
+      if (response.status === 401 && sameOrigin && credential.invalidate && (await credential.invalidate())) {
+        await response.body?.cancel();
+        return attempt();
+      }
+      return response;
+    };
+
+    const probe = async (): Promise<ProbeResult> => {
+      const started = performance.now();
+      await credential.prepare?.();
+      const url = resolveUrl(baseUrl, k.probe_path);
+      const response = await send(url);
+      await response.body?.cancel();
+      const target = `GET ${describeUrl(url)}`;
+      if (k.probe_expect_status.includes(response.status))
+        return { target, outcome: `HTTP ${response.status}`, elapsedMs: performance.now() - started };
+      throw statusError(response, `${credential.description}: ${target}`, credential, k.probe_expect_status);
+    };
+
+    return {
+      baseUrl,
+      fetch: send,
+      async json<T>(pathOrUrl: string | URL, init?: RestRequestInit): Promise<T> {
+        const response = await send(pathOrUrl, init);
+        if (!response.ok) {
+          await response.body?.cancel();
+          const target = `${init?.method ?? 'GET'} ${describeUrl(resolveUrl(baseUrl, pathOrUrl))}`;
+          throw statusError(response, `${credential.description}: ${target}`, credential, [200]);
+        }
+        return (await response.json()) as T;
+      },
+      probe,
+      close: async () => {
+        await credential.close?.();
+        await http.close();
+      },
+    };
+  },
+});
+
+/** The error a non-healthy status means: 401/403 are the credential's fault, anything else the source's. */
+export function statusError(response: Response, target: string, credential: Credential, expected: readonly number[]) {
+  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  if (response.status === 401 || response.status === 403) {
+    const verb = response.status === 401 ? 'rejected the credentials' : 'denied access (the credentials lack a permission)';
+    return new AuthenticationError(`${target} ${verb} (${status})`, {
+      code: `http_${response.status}`,
+      key: credential.rejectedKey,
+      hint: `check '${credential.rejectedKey}'${response.status === 403 ? ' and the permissions it grants' : ''}`,
+    });
+  }
+  return new SourceUnreachableError(`${target} answered ${status}; expected ${expected.join(' or ')}`, {
+    code: `http_${response.status}`,
+    key: 'probe_path',
+    hint: "check 'base_url' and 'probe_path', or list the healthy statuses in 'probe_expect_status'",
+  });
+}
+
+/**
+ * "https://x/api" + "items" must give "https://x/api/items"; WHATWG resolution would drop "api".
+ * A path is therefore joined below base_url, a leading slash included; an absolute URL is kept.
+ */
+export function resolveUrl(baseUrl: URL, pathOrUrl: string | URL): URL {
+  if (pathOrUrl instanceof URL) return new URL(pathOrUrl);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(pathOrUrl)) return new URL(pathOrUrl);
+  return new URL(pathOrUrl.replace(/^\/+/, ''), baseUrl);
+}
+
+function withTrailingSlash(url: URL): URL {
+  const copy = new URL(url);
+  if (!copy.pathname.endsWith('/')) copy.pathname += '/';
+  return copy;
+}
+
+function guardPlainHttp(url: URL, credential: Credential, allowed: boolean, log: { warning(m: string): void }): void {
+  if (url.protocol !== 'http:' || !credential.sendsSecret || isLoopbackHost(url.hostname)) return;
+  if (!allowed) {
+    throw new ConfigurationError(
+      `refusing to send the ${credential.description} over plain http:// to ${url.host}: anyone on the network could read it`,
+      { code: 'plain_http_refused', key: 'base_url', hint: "use https:// in 'base_url', or set 'allow_plain_http' to \"true\" if you must" },
+    );
+  }
+  log.warning(`sending the ${credential.description} over plain http:// to ${url.host} (allow_plain_http=true)`);
+}

@@ -1,0 +1,73 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A real HTTP API on 127.0.0.1 for the header auth methods: it checks one expected credential
+ * (Basic, Bearer or an API key in a header or query parameter), serves `/health` and a paged
+ * `/items`, and counts every request so tests can assert "one round trip".
+ */
+export type ExpectedAuth =
+  | { kind: 'basic'; username: string; password: string }
+  | { kind: 'bearer'; token: string }
+  | { kind: 'header'; name: string; value: string }
+  | { kind: 'query'; name: string; value: string };
+
+export interface HttpApiPeer {
+  url: string;
+  requests: { method: string; path: string; headers: IncomingMessage['headers'] }[];
+  stop(): Promise<void>;
+}
+
+export async function start(options: { auth: ExpectedAuth; items?: number; pageSize?: number; healthStatus?: number }): Promise<HttpApiPeer> {
+  const items = Array.from({ length: options.items ?? 25 }, (_, i) => ({ id: i + 1, name: `item ${i + 1}`, price: (i + 1) * 1.25, active: i % 2 === 0 }));
+  const pageSize = options.pageSize ?? 10;
+  const requests: HttpApiPeer['requests'] = [];
+
+  const authorized = (req: IncomingMessage, url: URL): boolean => {
+    const a = options.auth;
+    switch (a.kind) {
+      case 'basic':
+        return req.headers.authorization === `Basic ${Buffer.from(`${a.username}:${a.password}`).toString('base64')}`;
+      case 'bearer':
+        return req.headers.authorization === `Bearer ${a.token}`;
+      case 'header':
+        return req.headers[a.name.toLowerCase()] === a.value;
+      case 'query':
+        return url.searchParams.get(a.name) === a.value;
+    }
+  };
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://peer');
+    requests.push({ method: req.method ?? 'GET', path: url.pathname, headers: req.headers });
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (!authorized(req, url)) return send(401, { error: 'unauthorized' });
+    if (url.pathname === '/health') return send(options.healthStatus ?? 200, { ok: true });
+    if (url.pathname === '/items') {
+      const start = Number(url.searchParams.get('cursor') ?? 0);
+      const page = items.slice(start, start + pageSize);
+      const next = start + pageSize < items.length ? String(start + pageSize) : undefined;
+      return send(200, { items: page, ...(next ? { next_cursor: next } : {}) });
+    }
+    send(404, { error: 'not found' });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A port on which nothing listens (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { SecretRegistry, basicCredentialForms } from '../../src/secrets/index.js';
+import { MultiPatternMatcher } from '../../src/secrets/multi-pattern-matcher.js';
+
+describe('SecretRegistry', () => {
+  it('redacts the raw value and its derived forms, labelled with the key', () => {
+    const r = new SecretRegistry();
+    const value = 'p@ss w0rd/"quoted"';
+    r.register('password', value);
+    const forms = [
+      value,
+      encodeURIComponent(value),
+      encodeURIComponent(value).replace(/%20/g, '+'),
+      JSON.stringify(value).slice(1, -1),
+      Buffer.from(value).toString('base64'),
+      Buffer.from(value).toString('base64url'),
+    ];
+    for (const form of forms) {
+      const out = r.redact(`before ${form} after`);
+      expect(out).toBe('before <redacted:password> after');
+    }
+  });
+
+  it('redacts the base64 of user:password registered by Basic auth', () => {
+    const r = new SecretRegistry();
+    r.registerForms('password', basicCredentialForms('alice', 'hunter22'));
+    const header = `Authorization: Basic ${Buffer.from('alice:hunter22').toString('base64')}`;
+    expect(r.redact(header)).toBe('Authorization: Basic <redacted:password>');
+  });
+
+  it('redacts each PEM body line on its own', () => {
+    const r = new SecretRegistry();
+    const body = ['MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7', 'VJTUt9Us8cKjMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDu'];
+    r.register('private_key', `-----BEGIN PRIVATE KEY-----\n${body.join('\n')}\n-----END PRIVATE KEY-----`);
+    expect(r.redact(`leaked: ${body[1]}`)).toBe('leaked: <redacted:private_key>');
+  });
+
+  it('prefers the longest match and merges overlapping secrets into one span', () => {
+    const r = new SecretRegistry();
+    r.register('short', 'abcdef');
+    r.register('long', 'abcdefghij');
+    expect(r.redact('x abcdefghij y')).toBe('x <redacted:long> y');
+    r.register('overlap', 'ghijklmn');
+    expect(r.redact('abcdefghijklmn')).toBe('<redacted:long>');
+  });
+
+  it('finds many secrets in one pass, including adjacent ones', () => {
+    const r = new SecretRegistry();
+    const values = Array.from({ length: 100 }, (_, i) => `secret-value-${i}-${'x'.repeat(i % 7)}`);
+    values.forEach((v, i) => r.register(`k${i}`, v));
+    const text = values.join('') + ' and ' + values.slice(0, 10).join(' ');
+    const out = r.redact(text);
+    for (const v of values) expect(out).not.toContain(v);
+    expect(r.contains(text)).toBe(true);
+    expect(r.contains('nothing here')).toBe(false);
+  });
+
+  it('leaves values shorter than 4 characters alone and reports them', () => {
+    const r = new SecretRegistry();
+    r.register('pin', '123');
+    expect(r.redact('a 123 b')).toBe('a 123 b');
+    expect([...r.tooShort]).toEqual(['pin']);
+  });
+
+  it('names the keys whose values a text holds', () => {
+    const r = new SecretRegistry();
+    r.register('token', 'tok-123456');
+    r.register('password', 'pw-abcdef');
+    expect(r.labelsIn('{"a":"tok-123456","b":"pw-abcdef"}').sort()).toEqual(['password', 'token']);
+  });
+
+  it('handles non-ASCII secrets and text', () => {
+    const r = new SecretRegistry();
+    r.register('password', 'pässwörd✓');
+    expect(r.redact('→ pässwörd✓ ←')).toBe('→ <redacted:password> ←');
+  });
+});
+
+describe('MultiPatternMatcher', () => {
+  it('agrees with a naive search on random input', () => {
+    const alphabet = 'abcab';
+    const rand = (n: number) => Array.from({ length: n }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join('');
+    for (let round = 0; round < 50; round++) {
+      const patterns = Array.from({ length: 5 }, () => rand(2 + Math.floor(Math.random() * 3)));
+      const text = rand(200);
+      const matcher = new MultiPatternMatcher(patterns);
+      const found = new Set((matcher.findAll(text) ?? []).map((m) => m.end));
+      for (let end = 1; end <= text.length; end++) {
+        const expected = patterns.some((p) => text.slice(0, end).endsWith(p));
+        expect(found.has(end)).toBe(expected);
+      }
+    }
+  });
+});
