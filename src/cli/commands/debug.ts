@@ -1,0 +1,57 @@
+import { parseArgs } from 'node:util';
+import { runDebug } from '../../local/index.js';
+import type { CliIO, Command } from '../cli-io.js';
+import { formatTable } from '../format-table.js';
+
+const HELP = `Usage: connector-auth debug [project] [--configuration FILE] [--state FILE] [--json]
+
+Loads <project>/connector.ts, authenticates, probes the source, runs update() and writes
+<project>/files/warehouse.db (DuckDB, schema tester) and <project>/files/state.json.
+  --configuration FILE   default: $CONNECTOR_CONFIGURATION, then <project>/configuration.json
+  --state FILE           start from this state instead of files/state.json`;
+
+const command: Command = {
+  async run(args: string[], io: CliIO): Promise<number> {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { configuration: { type: 'string' }, state: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+    if (values.help) return io.out(HELP), 0;
+    const progress = io.stderrIsTTY && !io.json;
+    const result = await runDebug({
+      project: positionals[0] ?? '.',
+      ...(values.configuration ? { configurationPath: values.configuration } : {}),
+      ...(values.state ? { statePath: values.state } : {}),
+      log: io.log,
+      ...(progress
+        ? {
+            onProgress: (c) =>
+              void process.stderr.write(`\r  syncing… ${c.upserts + c.updates + c.deletes} operations, ${c.checkpoints} checkpoints`),
+          }
+        : {}),
+    });
+    if (progress) process.stderr.write('\r\x1b[2K');
+    const { counts } = result;
+    if (io.json) {
+      io.out(JSON.stringify({ ok: true, probe: result.probe, counts, warehouse: result.paths.warehouse, state: result.paths.state, elapsed_ms: Math.round(result.elapsedMs) }));
+    } else {
+      io.out(
+        formatTable(
+          ['Operation', 'Calls'],
+          [
+            ['Upserts', counts.upserts],
+            ['Updates', counts.updates],
+            ['Deletes', counts.deletes],
+            ['Truncates', counts.truncates],
+            ['SchemaChanges', counts.schemaChanges],
+            ['Checkpoints', counts.checkpoints],
+          ],
+        ),
+      );
+      io.out(`Sync SUCCEEDED in ${(result.elapsedMs / 1000).toFixed(2)} s — warehouse ${result.paths.warehouse}`);
+    }
+    return 0;
+  },
+};
+export default command;

@@ -1,0 +1,25 @@
+import { parseArgs } from 'node:util';
+import { initProject, templateNames } from '../../local/index.js';
+import type { CliIO, Command } from '../cli-io.js';
+
+const command: Command = {
+  async run(args: string[], io: CliIO): Promise<number> {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { template: { type: 'string', short: 't' }, help: { type: 'boolean', short: 'h' } },
+    });
+    if (values.help || positionals[0] === undefined) {
+      io.out(`Usage: connector-auth init <dir> [--template ${(await templateNames()).join('|')}]  (default rest-api)`);
+      return values.help ? 0 : 2;
+    }
+    const { dir, files } = await initProject(positionals[0], values.template ?? 'rest-api');
+    io.out(
+      io.json
+        ? JSON.stringify({ ok: true, dir, files })
+        : `created ${dir}: ${files.join(', ')}\nnext: edit configuration.json, then run  connector-auth debug ${positionals[0]}`,
+    );
+    return 0;
+  },
+};
+export default command;

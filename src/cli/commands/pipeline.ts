@@ -1,0 +1,137 @@
+import { parseArgs } from 'node:util';
+import {
+  createPipelineClient,
+  parseLimit,
+  resolvePipelineSettings,
+  type Connector,
+} from '../../clients/index.js';
+import { readConfigurationFile } from '../../config/index.js';
+import { ConfigurationError } from '../../errors/index.js';
+import type { CliIO, Command } from '../cli-io.js';
+import { formatTable } from '../format-table.js';
+
+const HELP = `Usage:
+  connector-auth pipeline groups [--limit N] [--cursor C]
+  connector-auth pipeline connectors <group_id> [--schema S] [--limit N] [--cursor C] [--connections]
+  connector-auth pipeline upgrade <transformation_id>
+
+The pipeline management interface. Lists follow next_cursor through every page; --limit sets the
+page size (1..1000, default 100); --cursor C fetches the one page at C and prints its next cursor.
+
+Credentials, first found wins:
+  --base-url URL                      the service root (else base_url)
+  --configuration FILE                keys base_url, username (API key), password (API secret)
+  CONNECTOR_AUTH_BASE_URL, CONNECTOR_AUTH_API_KEY, CONNECTOR_AUTH_API_SECRET
+
+Options:
+  --connections   use the path segment 'connections' (the real service's newer name) instead of 'connectors'
+  --json          one JSON document on stdout
+Exit codes: 0 ok · 1 not found · 2 bad arguments or configuration · 3 credentials rejected · 4 service failed`;
+
+const command: Command = {
+  async run(args: string[], io: CliIO): Promise<number> {
+    const { values, positionals } = parseArguments(args);
+    if (values.help || positionals.length === 0) {
+      io.out(HELP);
+      return values.help ? 0 : 2;
+    }
+    const [action, id, ...extra] = positionals;
+    const expected = action === 'groups' ? 0 : action === 'connectors' || action === 'upgrade' ? 1 : -1;
+    if (expected < 0) throw usage(`unknown pipeline action '${action}'; use groups, connectors or upgrade`);
+    if ((expected === 1 && id === undefined) || extra.length > 0 || (expected === 0 && id !== undefined))
+      throw usage(expected === 1 ? `pipeline ${action} takes exactly one identifier` : `pipeline ${action} takes no identifier`);
+    const limit = parseLimit(values.limit);
+
+    const file = values.configuration ? await readConfigurationFile(values.configuration) : {};
+    const settings = resolvePipelineSettings({ file, env: process.env, ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}) });
+    const client = await createPipelineClient(
+      { ...settings.connection, log: io.log },
+      { rejectedKey: settings.rejectedKey, ...(values.connections ? { collection: 'connections' } : {}) },
+    );
+    try {
+      if (action === 'upgrade') {
+        const result = await client.upgradeTransformation(id!);
+        io.out(io.json ? JSON.stringify({ ok: true, transformation_id: id, ...result }) : `${result.code}: ${result.message}`);
+        return 0;
+      }
+      const page = { ...(limit !== undefined ? { limit } : {}) };
+      if (action === 'groups') {
+        const { items, nextCursor } = await collect(values.cursor, (cursor) => client.listGroups({ ...page, cursor }), () => client.groups(page));
+        print(io, items, nextCursor, ['ID', 'NAME', 'CREATED_AT'], (g) => [g.id, g.name, g.created_at]);
+        return 0;
+      }
+      const filter = { ...page, ...(values.schema ? { schema: values.schema } : {}) };
+      const { items, nextCursor } = await collect(
+        values.cursor,
+        (cursor) => client.listConnectors(id!, { ...filter, cursor }),
+        () => client.connectors(id!, filter),
+      );
+      print(io, items.map(hideConnectCardToken), nextCursor, ['ID', 'SCHEMA', 'SERVICE', 'SETUP', 'SYNC', 'UPDATE', 'PAUSED', 'FREQ_MIN', 'SUCCEEDED_AT'], (c) => [
+        c.id,
+        c.schema,
+        c.service,
+        c.status.setup_state,
+        c.status.sync_state,
+        c.status.update_state,
+        c.paused ? 'yes' : 'no',
+        c.sync_frequency,
+        c.succeeded_at ?? '-',
+      ]);
+      return 0;
+    } finally {
+      await client.close();
+    }
+  },
+};
+export default command;
+
+function parseArguments(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        configuration: { type: 'string' },
+        'base-url': { type: 'string' },
+        limit: { type: 'string' },
+        cursor: { type: 'string' },
+        schema: { type: 'string' },
+        connections: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw usage(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function usage(message: string): ConfigurationError {
+  return new ConfigurationError(message, { code: 'invalid_arguments', hint: 'see connector-auth pipeline --help' });
+}
+
+/** One page at --cursor, or every page. */
+async function collect<T>(
+  cursor: string | undefined,
+  onePage: (cursor: string) => Promise<{ items: T[]; nextCursor: string | undefined }>,
+  all: () => AsyncIterable<T>,
+): Promise<{ items: T[]; nextCursor: string | undefined }> {
+  if (cursor !== undefined) return onePage(cursor);
+  const items: T[] = [];
+  for await (const item of all()) items.push(item);
+  return { items, nextCursor: undefined };
+}
+
+function print<T>(io: CliIO, items: T[], nextCursor: string | undefined, header: string[], row: (item: T) => Array<string | number>): void {
+  if (io.json) {
+    io.out(JSON.stringify({ ok: true, items, ...(nextCursor ? { next_cursor: nextCursor } : {}) }));
+    return;
+  }
+  io.out(items.length === 0 ? '(none)' : formatTable(header, items.map(row)));
+  if (nextCursor) io.err(`more: --cursor ${nextCursor}`);
+}
+
+/** The connect-card token lets anyone set the connector up: never printed, whatever the output gate does. */
+function hideConnectCardToken(connector: Connector): Connector {
+  if (!connector.connect_card?.token) return connector;
+  return { ...connector, connect_card: { ...connector.connect_card, token: '<CONNECT_TOKEN>' } };
+}

@@ -1,0 +1,30 @@
+import { parseArgs } from 'node:util';
+import { probeProject } from '../../local/index.js';
+import type { CliIO, Command } from '../cli-io.js';
+
+const HELP = `Usage: connector-auth probe [project] [--configuration FILE] [--json]
+
+Authenticates and runs the source's lightweight probe only: no update(), nothing written.`;
+
+const command: Command = {
+  async run(args: string[], io: CliIO): Promise<number> {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { configuration: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+    if (values.help) return io.out(HELP), 0;
+    const result = await probeProject({
+      project: positionals[0] ?? '.',
+      ...(values.configuration ? { configurationPath: values.configuration } : {}),
+      log: io.log,
+    });
+    io.out(
+      io.json
+        ? JSON.stringify({ ok: true, ...result, elapsedMs: Math.round(result.elapsedMs) })
+        : `probe OK: ${result.target} → ${result.outcome} in ${Math.round(result.elapsedMs)} ms`,
+    );
+    return 0;
+  },
+};
+export default command;

@@ -1,0 +1,32 @@
+import { parseArgs } from 'node:util';
+import { validateProject } from '../../local/index.js';
+import type { CliIO, Command } from '../cli-io.js';
+
+const HELP = `Usage: connector-auth validate [project] [--configuration FILE] [--json]
+
+Checks the configuration against the schemas of its auth method, its source and the connector.
+Sends nothing over the network.`;
+
+const command: Command = {
+  async run(args: string[], io: CliIO): Promise<number> {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { configuration: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+    if (values.help) return io.out(HELP), 0;
+    const report = await validateProject({
+      project: positionals[0] ?? '.',
+      ...(values.configuration ? { configurationPath: values.configuration } : {}),
+      log: io.log,
+    });
+    for (const key of report.unknownKeys) io.log.warning(`configuration key '${key}' is not read by any schema (a typo?)`);
+    io.out(
+      io.json
+        ? JSON.stringify({ ok: true, ...report })
+        : `configuration valid: ${report.configuration}\n  auth_method ${report.authMethod}, source ${report.source}, ${report.keys} keys, secret: ${report.secretKeys.join(', ') || 'none'}`,
+    );
+    return 0;
+  },
+};
+export default command;

@@ -1,0 +1,72 @@
+import { createCliIO, type Command } from './cli-io.js';
+import { printError } from './print-error.js';
+
+/**
+ * The `connector-auth` command. Deliberately thin: parse the command name and global flags, import
+ * only that command's module, run it, map what it throws to an exit code. `--help` imports nothing
+ * beyond this file and the two small ones above, so it starts in the time Node itself takes.
+ */
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ default: Command }> }> = {
+  init: { summary: 'init <dir> [--template NAME]        scaffold a connector project', load: () => import('./commands/init.js') },
+  debug: { summary: 'debug [project] [--configuration F] [--state F]   authenticate, probe, run update() into files/warehouse.db', load: () => import('./commands/debug.js') },
+  probe: { summary: 'probe [project] [--configuration F]  authenticate and probe only', load: () => import('./commands/probe.js') },
+  validate: { summary: 'validate [project] [--configuration F]   check the configuration; no network', load: () => import('./commands/validate.js') },
+  reset: { summary: 'reset [project] [--yes]              delete files/warehouse.db and files/state.json', load: () => import('./commands/reset.js') },
+  pipeline: { summary: 'pipeline groups|connectors <group_id>|upgrade <id>   pipeline management interface', load: () => import('./commands/pipeline.js') },
+  webhooks: { summary: 'webhooks list|get <id>|delete <id>   sync webhook interface', load: () => import('./commands/webhooks.js') },
+  emulator: { summary: 'emulator [--port N] [--data FILE]   serve both interfaces locally', load: () => import('./commands/emulator.js') },
+};
+
+const GLOBAL_HELP = `connector-auth — authenticate custom data connectors, probe their sources, run them locally
+
+Usage: connector-auth <command> [options]
+
+Commands:
+${Object.values(COMMANDS)
+  .map((c) => `  ${c.summary}`)
+  .join('\n')}
+
+Global options:
+  --json       machine-readable output: results as JSON on stdout, logs as JSON lines on stderr
+  --verbose    debug-level logs and stack traces
+  -h, --help   this help (or: connector-auth <command> --help)
+  --version    print the version
+
+Exit codes: 0 ok · 1 connector code failed · 2 configuration invalid · 3 credentials rejected
+            4 source unreachable · 5 source identity not trusted (TLS / SSH host key)
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const json = argv.includes('--json');
+  const verbose = argv.includes('--verbose');
+  const args = argv.filter((a) => a !== '--json' && a !== '--verbose');
+  const [name, ...rest] = args;
+
+  if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
+    process.stdout.write(GLOBAL_HELP);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    const { readFile } = await import('node:fs/promises');
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    process.stdout.write(`${pkg.version}\n`);
+    return 0;
+  }
+  const entry = COMMANDS[name];
+  if (!entry) {
+    process.stderr.write(`error: unknown command '${name}'\n\n${GLOBAL_HELP}`);
+    return 2;
+  }
+
+  // From here on every byte printed passes the redactor, whatever prints it.
+  const { installRedactingOutput } = await import('../log/index.js');
+  installRedactingOutput();
+  const io = createCliIO({ json, verbose });
+  try {
+    const command = (await entry.load()).default;
+    return await command.run(rest, io);
+  } catch (error) {
+    return printError(error, io);
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * connector-auth: the public API. A connector file needs only this import:
+ *   import { defineConnector, z } from 'connector-auth';
+ */
+export { z } from 'zod';
+export { defineConnector, authenticate, runConnector } from './connector/index.js';
+export type {
+  ConnectorDefinition,
+  ColumnType,
+  TableDefinition,
+  State,
+  UpdateContext,
+  Operations,
+  Destination,
+  StateStore,
+  OperationCounts,
+  AuthenticateOptions,
+  Authenticated,
+} from './connector/index.js';
+export { defineSource } from './sources/index.js';
+export type { SourceDefinition, ConnectedSource, ProbeResult, RestSource, RestRequestInit } from './sources/index.js';
+export { defineAuthMethod, AUTH_METHOD_NAMES } from './auth/index.js';
+export type { AuthMethod, AuthContext, Credential, OutgoingRequest } from './auth/index.js';
+export {
+  ExitCode,
+  ConnectorAuthError,
+  ConnectorError,
+  ConfigurationError,
+  AuthenticationError,
+  SourceUnreachableError,
+  SourceIdentityError,
+  isConnectorAuthError,
+} from './errors/index.js';
+export { createLogger, installRedactingOutput } from './log/index.js';
+export type { Logger, LogLevel } from './log/index.js';
+export { secrets, SecretRegistry } from './secrets/index.js';
+export { readConfigurationFile, KEY_CATALOGUE } from './config/index.js';

@@ -1,0 +1,72 @@
+import { readConfigurationFile, registerConfigurationSecrets, KEY_CATALOGUE } from '../config/index.js';
+import { authenticate, resolveConfiguration, type ConnectorDefinition } from '../connector/index.js';
+import { parseKeys } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import type { ProbeResult } from '../sources/index.js';
+import { secrets } from '../secrets/index.js';
+import { loadConnector } from './load-connector.js';
+import { projectPaths } from './project-paths.js';
+
+/**
+ * `validate` and `probe` without the rest of `debug`: the configuration is read exactly as debug
+ * reads it, and the source comes from the project's connector file when there is one.
+ */
+
+export interface ValidationReport {
+  configuration: string;
+  authMethod: string;
+  source: string;
+  keys: number;
+  secretKeys: string[];
+  /** Keys no schema reads: often a typo of a real key. */
+  unknownKeys: string[];
+}
+
+export async function validateProject(options: { project?: string; configurationPath?: string; log: Logger }): Promise<ValidationReport> {
+  const { paths, raw, connector } = await prepare(options);
+  const resolved = await resolveConfiguration(raw, {
+    source: (connector?.source as never) ?? 'rest',
+    log: options.log,
+    connectorSecretKeys: new Set(connector?.secretKeys ?? []),
+  });
+  const connectorKeys = connector?.configuration ? Object.keys(parseKeys(connector.configuration, raw, 'the connector') as object) : [];
+  const unknownKeys = Object.keys(raw).filter((k) => !(k in KEY_CATALOGUE) && !connectorKeys.includes(k));
+  return {
+    configuration: paths.configuration,
+    authMethod: resolved.method.name,
+    source: resolved.source.name,
+    keys: Object.keys(raw).length,
+    secretKeys: [...resolved.secretKeys],
+    unknownKeys,
+  };
+}
+
+export async function probeProject(options: { project?: string; configurationPath?: string; log: Logger }): Promise<ProbeResult> {
+  const { paths, raw, connector } = await prepare(options);
+  const auth = await authenticate(raw, {
+    source: (connector?.source as never) ?? 'rest',
+    log: options.log,
+    connectorSecretKeys: new Set(connector?.secretKeys ?? []),
+    filesDir: paths.files,
+  });
+  try {
+    return await auth.probe();
+  } finally {
+    await auth.close();
+  }
+}
+
+async function prepare(options: { project?: string; configurationPath?: string }) {
+  const paths = projectPaths(options.project, options.configurationPath);
+  const raw = await readConfigurationFile(paths.configuration);
+  registerConfigurationSecrets(raw, { registry: secrets });
+  const connector = await loadConnector(paths.project).then(
+    (loaded) => loaded.connector as ConnectorDefinition<never, never> | undefined,
+    (error: { code?: string }) => {
+      // A bare configuration (no connector file yet) is still worth validating against REST.
+      if (error.code === 'connector_missing') return undefined;
+      throw error;
+    },
+  );
+  return { paths, raw, connector };
+}

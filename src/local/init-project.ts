@@ -1,0 +1,41 @@
+import { cp, mkdir, readdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { ConfigurationError } from '../errors/index.js';
+
+/** Templates shipped in the package's `templates/` folder. */
+const TEMPLATES_DIR = new URL('../../templates/', import.meta.url);
+
+export async function templateNames(): Promise<string[]> {
+  const entries = await readdir(TEMPLATES_DIR, { withFileTypes: true });
+  return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+}
+
+export const TEMPLATE_NAMES = templateNames;
+
+/**
+ * `connector-auth init <dir> --template NAME`: copies a template into a new or empty directory.
+ * An existing non-empty directory is refused, so init never overwrites an author's work.
+ */
+export async function initProject(dir: string, template = 'rest-api'): Promise<{ dir: string; files: string[] }> {
+  const names = await templateNames();
+  if (!names.includes(template)) {
+    throw new ConfigurationError(`unknown template '${template}'; available: ${names.join(', ')}`, {
+      code: 'unknown_template',
+      hint: `pass --template ${names.join('|')}`,
+    });
+  }
+  const target = resolve(dir);
+  const existing = await readdir(target).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [] as string[];
+    throw error;
+  });
+  if (existing.length > 0) {
+    throw new ConfigurationError(`${target} is not empty; init writes only into a new or empty directory`, {
+      code: 'init_target_not_empty',
+      hint: 'choose a new directory name',
+    });
+  }
+  await mkdir(target, { recursive: true });
+  await cp(new URL(template, TEMPLATES_DIR), target, { recursive: true });
+  return { dir: target, files: (await readdir(target)).sort() };
+}

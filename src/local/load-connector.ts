@@ -1,0 +1,72 @@
+import { access, readFile } from 'node:fs/promises';
+import { register } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { isConnectorDefinition, type ConnectorDefinition } from '../connector/index.js';
+import { ConnectorError } from '../errors/index.js';
+
+const CANDIDATES = ['connector.ts', 'connector.mts', 'connector.js', 'connector.mjs'];
+let hooksRegistered = false;
+
+/**
+ * Imports `<project>/connector.ts` (TypeScript without a build step, through tsx) and returns its
+ * default export, which must come from defineConnector().
+ */
+export async function loadConnector(project: string): Promise<{ file: string; connector: ConnectorDefinition<never, never> }> {
+  const file = await findConnectorFile(project);
+  if (!hooksRegistered) {
+    const { register: registerTsx } = await import('tsx/esm/api');
+    registerTsx();
+    // Registered after tsx, so it runs in front of tsx's resolver (hooks chain last-first).
+    register(new URL('./self-resolve-hook.js', import.meta.url), { data: { self: await ownExports() } });
+    hooksRegistered = true;
+  }
+  let module: { default?: unknown };
+  try {
+    module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+  } catch (error) {
+    throw new ConnectorError(`cannot load ${file}: ${error instanceof Error ? error.message : String(error)}`, {
+      code: 'connector_load_failed',
+      hint: 'fix the error in the connector file (run with --verbose for the stack trace)',
+      cause: error,
+    });
+  }
+  if (!isConnectorDefinition(module.default)) {
+    throw new ConnectorError(`${file} must \`export default defineConnector({ source, update })\``, {
+      code: 'connector_not_defined',
+      hint: "import { defineConnector } from 'connector-auth' and export its result as default",
+    });
+  }
+  return { file, connector: module.default as ConnectorDefinition<never, never> };
+}
+
+/** `connector-auth` and each subpath of our `exports` map → the file URL it names. */
+async function ownExports(): Promise<Record<string, string>> {
+  const root = new URL('../../', import.meta.url);
+  const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as {
+    name: string;
+    exports: Record<string, string | { import?: string }>;
+  };
+  const map: Record<string, string> = {};
+  for (const [subpath, target] of Object.entries(pkg.exports)) {
+    const file = typeof target === 'string' ? target : target.import;
+    if (file) map[subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`] = new URL(file, root).href;
+  }
+  return map;
+}
+
+async function findConnectorFile(project: string): Promise<string> {
+  for (const name of CANDIDATES) {
+    const file = join(project, name);
+    try {
+      await access(file);
+      return file;
+    } catch {
+      // try the next name
+    }
+  }
+  throw new ConnectorError(`no connector file in ${project} (looked for ${CANDIDATES.join(', ')})`, {
+    code: 'connector_missing',
+    hint: 'run `connector-auth init <dir>` to create one, or pass the project directory',
+  });
+}

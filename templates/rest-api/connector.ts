@@ -1,0 +1,37 @@
+import { defineConnector, z } from 'connector-auth';
+
+/**
+ * A REST API connector. Before update() runs, connector-auth has already read the credentials from
+ * configuration.json, built the auth method named by `auth_method`, and probed `probe_path`: wrong
+ * credentials stopped the run with one line naming the key to fix.
+ *
+ * The API is expected to answer GET <items_path>?cursor=… with either a JSON array of objects that
+ * have an `id`, or `{ "items": [...], "next_cursor": "…" }`. Adapt `update()` to your API.
+ */
+export default defineConnector({
+  source: 'rest',
+  // The connector's own keys: strings in configuration.json, typed here.
+  configuration: z.object({
+    items_path: z.string().default('items'),
+  }),
+  schema: () => [{ table: 'items', primary_key: ['id'] }],
+
+  async update({ configuration, state, source, op, log }) {
+    let cursor = typeof state.cursor === 'string' ? state.cursor : undefined;
+    let pages = 0;
+    do {
+      const path = cursor ? `${configuration.items_path}?cursor=${encodeURIComponent(cursor)}` : configuration.items_path;
+      // source.json: authenticated, joined to base_url, bounded by timeout_seconds; non-2xx throws.
+      const body = await source.json<unknown>(path);
+      const page = Array.isArray(body) ? { items: body, next_cursor: undefined } : (body as { items: unknown[]; next_cursor?: string });
+      for (const item of page.items) await op.upsert('items', item as Record<string, unknown>);
+      pages++;
+      if (!page.next_cursor) break;
+      cursor = page.next_cursor;
+      // Saving the cursor lets an interrupted sync resume where it stopped.
+      await op.checkpoint({ cursor });
+    } while (cursor);
+    log.info(`synced ${pages} page(s) of ${configuration.items_path}`);
+    await op.checkpoint({ cursor: cursor ?? null, synced_at: new Date().toISOString() });
+  },
+});

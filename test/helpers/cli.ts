@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Runs the built CLI (`npm test` builds first) as a user would, capturing everything it prints. */
+export const BIN = fileURLToPath(new URL('../../bin/connector-auth.js', import.meta.url));
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+export function cli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliRun> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd,
+      env: { ...process.env, NO_COLOR: '1', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdin.end(options.input ?? '');
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr, ms: performance.now() - started }));
+  });
+}
+
+/** Every form a secret could leak in: raw, base64, base64url, URL-encoded, JSON-escaped. */
+export function leakForms(secret: string, extra: string[] = []): string[] {
+  return [
+    secret,
+    Buffer.from(secret).toString('base64'),
+    Buffer.from(secret).toString('base64url'),
+    encodeURIComponent(secret),
+    JSON.stringify(secret).slice(1, -1),
+    ...extra,
+  ];
+}
+
+/** All text under a directory (missing → ''), to search files/ for leaks; DuckDB files read as latin1. */
+export async function readTree(dir: string): Promise<string> {
+  let out = '';
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const path = join(dir, entry.name);
+    out += entry.isDirectory() ? await readTree(path) : (await readFile(path)).toString('latin1');
+  }
+  return out;
+}
+
+export async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
