@@ -1,0 +1,34 @@
+/**
+ * Writes docs/configuration.md from the key catalogue, so the table of keys cannot drift from the
+ * code: `npx tsx scripts/configuration-doc.ts`. test/config/key-catalogue.test.ts checks it is current.
+ */
+import { writeFile } from 'node:fs/promises';
+import { KEY_CATALOGUE } from '../src/config/index.js';
+
+export function renderConfigurationDoc(): string {
+  const rows = Object.entries(KEY_CATALOGUE).map(
+    ([key, spec]) => `| \`${key}\` | ${spec.secret ? 'yes' : ''} | ${spec.scope} | ${spec.description} |`,
+  );
+  return `# Configuration keys
+
+\`configuration.json\` is a flat JSON object of at most 100 keys, and every value is a string
+(\`"10"\`, not \`10\`). This table is generated from \`src/config/key-catalogue.ts\`
+(\`npx tsx scripts/configuration-doc.ts\`).
+
+A secret key's value is registered for redaction the moment the file is read, with its derived
+forms. A key that no table declares is treated as secret too when its name contains \`secret\`,
+\`password\`, \`passphrase\`, \`token\`, \`private_key\`, \`api_key\`, \`credential\` or \`signature\`; a
+connector can name more with \`defineConnector({ secretKeys: [...] })\`.
+
+The configuration file is looked up as: \`--configuration FILE\`, then the \`CONNECTOR_CONFIGURATION\`
+environment variable, then \`<project>/configuration.json\`.
+
+| key | secret | used by | meaning |
+| --- | --- | --- | --- |
+${rows.join('\n')}
+`;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await writeFile(new URL('../docs/configuration.md', import.meta.url), renderConfigurationDoc());
+}
