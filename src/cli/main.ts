@@ -1,10 +1,9 @@
-import { createCliIO, type Command } from './cli-io.js';
-import { printError } from './print-error.js';
+import type { Command } from './cli-io.js';
 
 /**
  * The `connector-auth` command. Deliberately thin: parse the command name and global flags, import
  * only that command's module, run it, map what it throws to an exit code. `--help` imports nothing
- * beyond this file and the two small ones above, so it starts in the time Node itself takes.
+ * beyond this file, so it starts in about the time Node itself takes.
  */
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ default: Command }> }> = {
@@ -60,7 +59,11 @@ export async function main(argv: string[]): Promise<number> {
   }
 
   // From here on every byte printed passes the redactor, whatever prints it.
-  const { installRedactingOutput } = await import('../log/index.js');
+  const [{ installRedactingOutput }, { createCliIO }, { printError }] = await Promise.all([
+    import('../log/index.js'),
+    import('./cli-io.js'),
+    import('./print-error.js'),
+  ]);
   installRedactingOutput();
   const io = createCliIO({ json, verbose });
   try {

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { HEAVY, loadedModules } from '../../bench/startup.js';
+import { cli } from '../helpers/cli.js';
+
+describe('start-up cost', () => {
+  it('--help loads none of the AWS SDK, pg, ssh2, DuckDB, node-forge, undici or zod', async () => {
+    const modules = await loadedModules(['--help']);
+    expect(modules.length).toBeGreaterThan(0); // the recorder works
+    expect(modules.filter((url) => HEAVY.test(url))).toEqual([]);
+  });
+
+  it('--help prints the commands and the exit codes', async () => {
+    const run = await cli(['--help']);
+    expect(run.code).toBe(0);
+    for (const word of ['init', 'debug', 'probe', 'validate', 'reset', 'pipeline', 'webhooks', 'emulator', 'Exit codes']) expect(run.stdout).toContain(word);
+  });
+
+  it('an unknown command is exit 2 with the help', async () => {
+    const run = await cli(['frobnicate']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("unknown command 'frobnicate'");
+  });
+});
