@@ -84,7 +84,7 @@ export async function resolveConfiguration(
  * Configuration in, an authenticated source out — without the runner. No request is sent until
  * `probe()` (or the source's own calls).
  */
-export async function authenticate<Name extends keyof SourceClients>(
+export async function authenticate<Name extends keyof SourceClients = 'rest'>(
   configuration: Record<string, string>,
   options?: AuthenticateOptions & { source?: Name },
 ): Promise<Authenticated<SourceClients[Name]>>;
@@ -100,6 +100,7 @@ export async function authenticate(
   const log = options.log ?? silentLogger;
   const now = options.now ?? Date.now;
   warnIfCredentialOld(method.name, method.rotationDays ?? 90, common.credential_issued_at, now(), log);
+  if (common.environment) log.info(`environment: ${common.environment} (auth_method ${method.name}, source ${source.name})`);
 
   const context = {
     common,

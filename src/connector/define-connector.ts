@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Logger } from '../log/index.js';
 import type { ConnectedSource, SourceDefinition } from '../sources/index.js';
-import type { RestSource } from '../sources/index.js';
+import type { RestSource, SignedUrlSource } from '../sources/index.js';
 import type { Operations } from './operations.js';
 
 /** Column types of the Python connector SDK, so a schema reads the same in both. */
@@ -21,6 +21,7 @@ export type State = Record<string, unknown>;
 /** Built-in source names and the client each gives update(). */
 export interface SourceClients {
   rest: RestSource;
+  'signed-url': SignedUrlSource;
 }
 
 export interface UpdateContext<Config, Source> {

@@ -5,6 +5,9 @@ import {
   isConnectorAuthError,
   type ConnectorAuthError,
 } from '../errors/index.js';
+import { describeCertificate } from './certificate-details.js';
+import type { ClientCertificateSummary } from './client-certificate.js';
+import { CLIENT_CERTIFICATE_ALERT } from './server-certificate.js';
 import { describeUrl } from './target.js';
 
 /**
@@ -22,6 +25,8 @@ export interface RequestContext {
   timeoutSeconds: number;
   /** Key naming where the URL came from (base_url, token_url, signed_url). */
   urlKey: string;
+  /** The client certificate presented, if any: named when the server refuses it. */
+  clientCertificate?: ClientCertificateSummary | undefined;
 }
 
 /** OpenSSL / Node codes raised when the server's certificate cannot be trusted. */
@@ -39,9 +44,6 @@ const UNTRUSTED = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
   'HOSTNAME_MISMATCH',
 ]);
-
-/** Alerts a server sends when it will not accept (or did not get) our client certificate. */
-const CLIENT_CERTIFICATE_REFUSED = /ALERT_(CERTIFICATE_REQUIRED|BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|ACCESS_DENIED|HANDSHAKE_FAILURE|CERTIFICATE_EXPIRED|CERTIFICATE_REVOKED|UNSUPPORTED_CERTIFICATE)/;
 
 const SYSTEM: Record<string, string> = {
   ECONNREFUSED: 'connection refused (nothing listens there)',
@@ -79,15 +81,8 @@ export function classifyNetworkError(error: unknown, context: RequestContext): C
       cause: error,
     });
   }
-  const alert = codes.find((c) => CLIENT_CERTIFICATE_REFUSED.test(c));
-  if (alert) {
-    return new AuthenticationError(`${target} failed: the server refused the client certificate during the TLS handshake (${alert})`, {
-      code: 'tls_client_certificate_refused',
-      key: 'tls_client_certificate',
-      hint: "check 'tls_client_certificate' and 'tls_client_private_key': the server must trust their CA",
-      cause: error,
-    });
-  }
+  const alert = codes.find((c) => CLIENT_CERTIFICATE_ALERT.test(c));
+  if (alert) return clientCertificateRefused(target, `during the TLS handshake (${alert})`, context.clientCertificate, error);
   const system = codes.find((c) => SYSTEM[c]);
   const what = system ? SYSTEM[system]! : firstMessage(chain);
   return new SourceUnreachableError(`${target} failed: ${what}`, {
@@ -96,6 +91,36 @@ export function classifyNetworkError(error: unknown, context: RequestContext): C
     hint: `check '${context.urlKey}' and that the source is running and reachable`,
     cause: error,
   });
+}
+
+/**
+ * The server would not take our client certificate: a TLS alert, or nginx's HTTP 400 page after a
+ * handshake it completes anyway. The message names the certificate (public facts only) so a person
+ * can tell an expired, a wrong or a missing certificate apart.
+ */
+export function clientCertificateRefused(
+  target: string,
+  how: string,
+  certificate: ClientCertificateSummary | undefined,
+  cause?: unknown,
+): AuthenticationError {
+  if (!certificate) {
+    return new AuthenticationError(`${target} failed: the server requires a client certificate and none is configured (${how})`, {
+      code: 'tls_client_certificate_required',
+      key: 'tls_client_certificate',
+      hint: "set 'tls_client_certificate' and 'tls_client_private_key' (or 'tls_client_pkcs12') to a certificate the server trusts",
+      ...(cause === undefined ? {} : { cause }),
+    });
+  }
+  return new AuthenticationError(
+    `${target} failed: the server refused the client certificate (${describeCertificate(certificate)}) ${how}`,
+    {
+      code: 'tls_client_certificate_refused',
+      key: certificate.key,
+      hint: `check '${certificate.key}': the server must trust the CA '${certificate.issuer}' and accept this subject`,
+      ...(cause === undefined ? {} : { cause }),
+    },
+  );
 }
 
 function causeChain(error: unknown): unknown[] {

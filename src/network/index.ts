@@ -2,6 +2,22 @@ export { HttpClient } from './http-client.js';
 export type { HttpRequestInit } from './http-client.js';
 export { classifyNetworkError } from './classify-network-error.js';
 export type { RequestContext } from './classify-network-error.js';
-export { readTlsSettings, unescapeNewlines } from './tls-settings.js';
-export type { TlsSettings } from './tls-settings.js';
+export { readTlsSettings, hasClientCertificate, unescapeNewlines } from './tls-settings.js';
+export type { TlsSettings, TlsReadOptions } from './tls-settings.js';
+export { loadClientCertificate, orderChain, EXPIRY_WARNING_DAYS } from './client-certificate.js';
+export type { ClientCertificate, ClientCertificateInput, ClientCertificateSummary, ClientCertificateKey } from './client-certificate.js';
+export { certificateDetails, describeCertificate, isoDate } from './certificate-details.js';
+export type { CertificateDetails } from './certificate-details.js';
+export { inspectServerCertificate, diagnoseClosedConnection } from './server-certificate.js';
+export {
+  recognizeClientCertificateRefusal,
+  clientCertificateRefusedByStatus,
+  explainTlsFailure,
+  readBodyStart,
+  describeServerCertificate,
+} from './tls-failure.js';
+export type { TlsFailureContext } from './tls-failure.js';
+export { clientCertificateRefused } from './classify-network-error.js';
+export { readSignedUrlExpiry, signedUrlSecretParts, describeSignedUrlFormat } from './signed-url.js';
+export type { SignedUrlExpiry, SignedUrlFormat } from './signed-url.js';
 export { describeUrl, isLoopbackHost } from './target.js';

@@ -2,3 +2,4 @@ export { defineSource } from './source-definition.js';
 export type { SourceDefinition, ConnectedSource, ProbeResult, SourceContext } from './source-definition.js';
 export { SOURCE_NAMES, loadSource } from './catalogue.js';
 export type { RestSource, RestRequestInit } from './rest.js';
+export type { SignedUrlSource, SignedUrlRequestInit } from './signed-url.js';

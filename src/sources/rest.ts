@@ -2,7 +2,18 @@ import { z } from 'zod';
 import type { Credential } from '../auth/index.js';
 import { keys } from '../config/index.js';
 import { AuthenticationError, ConfigurationError, SourceUnreachableError } from '../errors/index.js';
-import { HttpClient, describeUrl, isLoopbackHost, readTlsSettings, type HttpRequestInit } from '../network/index.js';
+import {
+  HttpClient,
+  clientCertificateRefusedByStatus,
+  describeUrl,
+  explainTlsFailure,
+  isLoopbackHost,
+  readBodyStart,
+  readTlsSettings,
+  recognizeClientCertificateRefusal,
+  type HttpRequestInit,
+  type TlsSettings,
+} from '../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from './source-definition.js';
 
 /**
@@ -48,7 +59,7 @@ export default defineSource({
   async connect(k, credential, context): Promise<RestSource> {
     const baseUrl = withTrailingSlash(k.base_url);
     guardPlainHttp(baseUrl, credential, context.common.allow_plain_http, context.log);
-    const tls = readTlsSettings(context.raw);
+    const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
     if (!tls.verify)
       context.log.warning(`TLS verification is OFF for ${baseUrl.host} (tls_skip_verify=true): anyone on the path can read the credential`);
     const http = new HttpClient({ tls, timeoutSeconds: context.common.timeout_seconds });
@@ -62,7 +73,7 @@ export default defineSource({
         // The credential goes to base_url's origin only, as browsers do on cross-origin redirects.
         const request = { method: init.method ?? 'GET', url: new URL(url), headers };
         if (sameOrigin) await credential.authorize(request);
-        return http.send(request.url, { ...init, headers }, { credential: credential.description, urlKey: 'base_url' });
+        return http.send(request.url, { ...init, headers }, { credential: credential.description, urlKey: 'base_url', clientCertificate: tls.clientCertificate });
       };
       const response = await attempt();
       if (response.status === 401 && sameOrigin && credential.invalidate && (await credential.invalidate())) {
@@ -76,12 +87,23 @@ export default defineSource({
       const started = performance.now();
       await credential.prepare?.();
       const url = resolveUrl(baseUrl, k.probe_path);
-      const response = await send(url);
-      await response.body?.cancel();
       const target = `GET ${describeUrl(url)}`;
-      if (k.probe_expect_status.includes(response.status))
+      let response: Response;
+      try {
+        response = await send(url);
+      } catch (error) {
+        // Name the untrusted server's certificate, or find the client-certificate alert behind a closed connection.
+        throw await explainTlsFailure(error, { url, tls, target: `${credential.description}: ${target}`, timeoutMs: context.common.timeout_seconds * 1000 });
+      }
+      if (k.probe_expect_status.includes(response.status)) {
+        // Read a small body to its end rather than cancel it: undici drops a connection whose body
+        // is cancelled while still arriving, and update() would pay for a new TLS handshake.
+        await readBodyStart(response, PROBE_BODY_LIMIT);
         return { target, outcome: `HTTP ${response.status}`, elapsedMs: performance.now() - started };
-      throw statusError(response, `${credential.description}: ${target}`, credential, k.probe_expect_status);
+      }
+      // nginx answers a missing or refused client certificate with a 400 page: read its start.
+      const body = response.status === 400 ? await readBodyStart(response) : (await response.body?.cancel(), '');
+      throw statusError(response, `${credential.description}: ${target}`, credential, k.probe_expect_status, { body, tls });
     };
 
     return {
@@ -105,8 +127,22 @@ export default defineSource({
   },
 });
 
-/** The error a non-healthy status means: 401/403 are the credential's fault, anything else the source's. */
-export function statusError(response: Response, target: string, credential: Credential, expected: readonly number[]) {
+/** Bodies up to this size are read to the end by the probe, keeping the connection for reuse. */
+const PROBE_BODY_LIMIT = 64 * 1024;
+
+/**
+ * The error a non-healthy status means: 401/403 are the credential's fault, and so is nginx's 400
+ * about the client certificate (given the body's start); anything else is the source's.
+ */
+export function statusError(
+  response: Response,
+  target: string,
+  credential: Credential,
+  expected: readonly number[],
+  details: { body?: string; tls?: Pick<TlsSettings, 'clientCertificate'> } = {},
+) {
+  const refusal = recognizeClientCertificateRefusal(response.status, details.body ?? '');
+  if (refusal) return clientCertificateRefusedByStatus(refusal, target, details.tls);
   const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
   if (response.status === 401 || response.status === 403) {
     const verb = response.status === 401 ? 'rejected the credentials' : 'denied access (the credentials lack a permission)';

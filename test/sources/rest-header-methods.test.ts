@@ -12,6 +12,18 @@ afterEach(async () => {
   peer = undefined;
 });
 
+type Failure = Error & { exitCode: number; key?: string; code: string };
+
+/** The error a promise rejects with; a resolved promise fails the test. */
+async function rejection(promise: Promise<unknown>): Promise<Failure> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Failure;
+  }
+  throw new Error('expected a rejection');
+}
+
 async function run(auth: ExpectedAuth, configuration: Record<string, string>) {
   peer = await start({ auth });
   const registry = new SecretRegistry();
@@ -112,7 +124,7 @@ describe('REST source failures', () => {
     const port = await closedPort();
     const registry = new SecretRegistry();
     const a = await authenticate({ auth_method: 'bearer', token: 'tok-abcdef', base_url: `http://127.0.0.1:${port}` }, { registry });
-    const error = await a.probe().catch((e: unknown) => e as Error & { exitCode: number; key: string });
+    const error = await rejection(a.probe());
     expect(error.exitCode).toBe(4);
     expect(error.key).toBe('base_url');
     expect(error.message).toContain('connection refused');
@@ -122,7 +134,7 @@ describe('REST source failures', () => {
   it('exit 4 for an unexpected probe status, naming probe_path', async () => {
     peer = await start({ auth: { kind: 'bearer', token: 'tok-abcdef' }, healthStatus: 500 });
     const a = await authenticate({ auth_method: 'bearer', token: 'tok-abcdef', base_url: peer.url, probe_path: 'health' }, { registry: new SecretRegistry() });
-    const error = await a.probe().catch((e: unknown) => e as Error & { exitCode: number; key: string });
+    const error = await rejection(a.probe());
     expect(error.exitCode).toBe(4);
     expect(error.message).toContain('answered HTTP 500');
     await a.close();
@@ -148,7 +160,7 @@ describe('REST source failures', () => {
       { registry: new SecretRegistry() },
     );
     const started = Date.now();
-    const error = await a.probe().catch((e: unknown) => e as Error & { exitCode: number; key: string });
+    const error = await rejection(a.probe());
     expect(error.exitCode).toBe(4);
     expect(error.key).toBe('timeout_seconds');
     expect(Date.now() - started).toBeLessThan(3000);
@@ -159,7 +171,7 @@ describe('REST source failures', () => {
   it('refuses a secret over plain http to a non-loopback host unless allowed', async () => {
     const attempt = (extra: Record<string, string>) =>
       authenticate({ auth_method: 'bearer', token: 'tok-abcdef', base_url: 'http://api.example.com', ...extra }, { registry: new SecretRegistry() });
-    const error = await attempt({}).catch((e: unknown) => e as Error & { exitCode: number; key: string });
+    const error = await rejection(attempt({}));
     expect(error.exitCode).toBe(2);
     expect(error.key).toBe('base_url');
     expect(error.message).toContain('plain http://');
@@ -178,7 +190,7 @@ describe('REST source failures', () => {
 
 describe('configuration errors', () => {
   const attempt = (configuration: Record<string, string>) =>
-    authenticate(configuration, { registry: new SecretRegistry() }).catch((e: unknown) => e as Error & { exitCode: number; key: string; message: string });
+    rejection(authenticate(configuration, { registry: new SecretRegistry() }));
 
   it('lists the valid methods for an unknown auth_method', async () => {
     const error = await attempt({ auth_method: 'kerberos', base_url: 'https://x.example' });

@@ -1,0 +1,156 @@
+import { z } from 'zod';
+import { keys } from '../config/index.js';
+import { AuthenticationError, ConfigurationError, SourceUnreachableError } from '../errors/index.js';
+import {
+  HttpClient,
+  clientCertificateRefusedByStatus,
+  describeUrl,
+  explainTlsFailure,
+  isLoopbackHost,
+  readBodyStart,
+  readSignedUrlExpiry,
+  readTlsSettings,
+  recognizeClientCertificateRefusal,
+  type TlsSettings,
+} from '../network/index.js';
+import { defineSource, type ConnectedSource, type ProbeResult } from './source-definition.js';
+
+/**
+ * A file behind a signed (presigned) URL: S3, Google Cloud Storage, Azure Blob SAS, CloudFront.
+ *
+ * The probe is one GET of the first byte (`Range: bytes=0-0`) that does not follow redirects. GET,
+ * not HEAD: a presigned S3 URL is signed for one HTTP method, and links are made for downloading,
+ * so HEAD would be refused with 403 though the link is good. The range keeps the probe to one byte;
+ * servers that ignore it answer 200 and the body is cancelled unread. Healthy: 200, 206 or a
+ * redirect (the specification's "200 or 302"), and 416 (an empty object: the signature was
+ * accepted before the range was judged).
+ */
+
+export interface SignedUrlSource extends ConnectedSource {
+  /** Scheme, host and path: what logs may show of the URL. */
+  readonly target: string;
+  /** When the URL stops working, if its format says. */
+  readonly expiresAt: Date | undefined;
+  /**
+   * Downloads (GET, redirects followed) and returns the Response; statuses are returned, not
+   * thrown. `init.headers` may add e.g. a Range.
+   */
+  fetch(init?: SignedUrlRequestInit): Promise<Response>;
+  /** The body as a stream; a status other than 200/206 throws a classified error. */
+  stream(init?: SignedUrlRequestInit): Promise<ReadableStream<Uint8Array>>;
+}
+
+export interface SignedUrlRequestInit {
+  headers?: HeadersInit;
+  signal?: AbortSignal;
+}
+
+const HEALTHY = new Set([200, 206, 301, 302, 303, 307, 308, 416]);
+
+export default defineSource({
+  name: 'signed-url',
+  summary: 'A file behind a signed URL: probe = GET of the first byte without following redirects (200, 206 or 302)',
+  keys: z.object({ signed_url: keys.url(['https:', 'http:']) }),
+  acceptsMethods: ['signed_url'],
+  async connect(k, credential, context): Promise<SignedUrlSource> {
+    const url = k.signed_url;
+    const target = describeUrl(url);
+    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+      if (!context.common.allow_plain_http) {
+        throw new ConfigurationError(`refusing to use the signed URL for ${target} over plain http://: anyone on the network could reuse it`, {
+          code: 'plain_http_refused',
+          key: 'signed_url',
+          hint: "use an https:// signed URL, or set 'allow_plain_http' to \"true\" if you must",
+        });
+      }
+      context.log.warning(`using the signed URL for ${target} over plain http:// (allow_plain_http=true)`);
+    }
+    const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
+    if (!tls.verify)
+      context.log.warning(`TLS verification is OFF for ${url.host} (tls_skip_verify=true): anyone on the path can read the signed URL`);
+    const http = new HttpClient({ tls, timeoutSeconds: context.common.timeout_seconds });
+    const timeoutMs = context.common.timeout_seconds * 1000;
+
+    const send = async (init: SignedUrlRequestInit & { redirect?: 'follow' | 'manual' }): Promise<Response> => {
+      const headers = new Headers(init.headers);
+      try {
+        return await http.send(
+          new URL(url),
+          { method: 'GET', headers, redirect: init.redirect ?? 'follow', ...(init.signal ? { signal: init.signal } : {}) },
+          { credential: credential.description, urlKey: 'signed_url', clientCertificate: tls.clientCertificate },
+        );
+      } catch (error) {
+        throw await explainTlsFailure(error, { url, tls, target: `${credential.description}: GET ${target}`, timeoutMs });
+      }
+    };
+
+    return {
+      target,
+      expiresAt: readSignedUrlExpiry(url)?.expiresAt,
+      async probe(): Promise<ProbeResult> {
+        const started = performance.now();
+        const response = await send({ headers: { range: 'bytes=0-0' }, redirect: 'manual' });
+        if (HEALTHY.has(response.status)) {
+          // One byte, or a short redirect page: read to the end so the connection stays open for
+          // the download; a server that ignored the range gets its body cancelled after 64 KiB.
+          await readBodyStart(response, 64 * 1024);
+          const where = response.status >= 300 && response.status < 400 ? redirectTarget(response, url) : '';
+          return { target: `GET ${target} (first byte)`, outcome: `HTTP ${response.status}${where}`, elapsedMs: performance.now() - started };
+        }
+        throw await statusError(response, `${credential.description}: GET ${target}`, tls);
+      },
+      fetch: (init = {}) => send(init),
+      async stream(init = {}) {
+        const response = await send(init);
+        if ((response.status === 200 || response.status === 206) && response.body) return response.body as ReadableStream<Uint8Array>;
+        throw await statusError(response, `${credential.description}: GET ${target}`, tls);
+      },
+      async close() {
+        await credential.close?.();
+        await http.close();
+      },
+    };
+  },
+});
+
+/**
+ * 401/403 and the storage services' signature errors are the URL's fault (exit 3): expired,
+ * tampered or revoked. 404 means the link points at nothing. The body is read only for the
+ * service's error code (S3, GCS and Azure answer XML `<Code>…</Code>`); its other fields, such as
+ * S3's `SignatureProvided`, are never shown.
+ */
+async function statusError(response: Response, target: string, tls: TlsSettings) {
+  const body = await readBodyStart(response);
+  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  const refusal = recognizeClientCertificateRefusal(response.status, body);
+  if (refusal) return clientCertificateRefusedByStatus(refusal, target, tls);
+  const code = /<Code>([A-Za-z.]{1,64})<\/Code>/.exec(body)?.[1];
+  const expired = /Request has expired|ExpiredToken|expired/i.test(/<Message>([^<]{0,200})<\/Message>/.exec(body)?.[1] ?? '') || code === 'ExpiredToken';
+  const service = code ? `, ${code}` : '';
+  if (response.status === 401 || response.status === 403 || (response.status === 400 && /Authorization|Signature|Token|Expired|Authentication/i.test(code ?? ''))) {
+    const why = expired ? 'the signed URL has expired' : 'the signature was not accepted (tampered, expired or revoked URL, or a key that lost access)';
+    return new AuthenticationError(`${target} was refused (${status}${service}): ${why}`, {
+      code: `http_${response.status}`,
+      key: 'signed_url',
+      hint: "generate a new signed URL and set it in 'signed_url'",
+    });
+  }
+  if (response.status === 404) {
+    return new SourceUnreachableError(`${target} answered ${status}${service}: there is no file at this signed URL`, {
+      code: 'http_404',
+      key: 'signed_url',
+      hint: "check that the object exists and that 'signed_url' was made for it",
+    });
+  }
+  return new SourceUnreachableError(`${target} answered ${status}${service}; expected 200, 206 or 302`, {
+    code: `http_${response.status}`,
+    key: 'signed_url',
+    hint: "check 'signed_url' and that the storage service is up",
+  });
+}
+
+/** A redirect's host and path, for the probe line; its query may be signed too, so it is dropped. */
+function redirectTarget(response: Response, requested: URL): string {
+  const location = response.headers.get('location');
+  return location ? ` → ${describeUrl(new URL(location, requested))}` : '';
+}
