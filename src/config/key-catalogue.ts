@@ -54,6 +54,8 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   scope: plain('oauth2', 'space-separated scopes to request'),
   audience: plain('oauth2', 'audience / resource indicator to request'),
   token_endpoint_auth: plain('oauth2', '`client_secret_basic` (default), `client_secret_post` or `private_key_jwt`'),
+  client_assertion_key: secret('oauth2', 'private key (PEM or JWK) that signs the client assertion when token_endpoint_auth=private_key_jwt'),
+  client_assertion_key_id: plain('oauth2', '`kid` of the client assertion key, as registered at the authorization server'),
   service_account_key: secret('service_account_key', 'JSON key file content of the service account'),
   aws_access_key_id: plain('aws', 'AWS access key id'),
   aws_secret_access_key: secret('aws', 'AWS secret access key'),
@@ -67,6 +69,9 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   signed_url: secret('signed_url', 'presigned URL; secret as a whole (its query string is the credential)'),
   // sources
   base_url: plain('rest', 'base URL of the API; paths are joined to it'),
+  webhook_base_url: plain('webhooks CLI', 'root of the sync webhook interface (default: base_url)'),
+  webhook_auth_method: plain('webhooks CLI', '`bearer` (default) or `basic` for the sync webhook interface'),
+  webhook_token: secret('webhooks CLI', 'bearer token of the sync webhook interface'),
   probe_path: plain('rest, sftp', 'path the probe requests / lists'),
   probe_expect_status: plain('rest', 'healthy probe statuses, comma-separated (default 200)'),
   host: plain('postgres, sftp', 'host name'),

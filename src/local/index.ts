@@ -7,3 +7,5 @@ export { projectPaths } from './project-paths.js';
 export type { ProjectPaths } from './project-paths.js';
 export { loadConnector } from './load-connector.js';
 export { initProject, templateNames } from './init-project.js';
+export { createConfigurationPersister } from './persist-configuration-value.js';
+export type { ConfigurationPersisterOptions } from './persist-configuration-value.js';

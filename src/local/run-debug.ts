@@ -6,6 +6,7 @@ import type { Logger } from '../log/index.js';
 import { secrets, type SecretRegistry } from '../secrets/index.js';
 import type { ProbeResult } from '../sources/index.js';
 import { loadConnector } from './load-connector.js';
+import { createConfigurationPersister } from './persist-configuration-value.js';
 import { projectPaths, type ProjectPaths } from './project-paths.js';
 import { readState, writeStateAtomically } from './state-file.js';
 import { Warehouse } from './warehouse.js';
@@ -59,7 +60,10 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
       registry,
       authenticate: {
         filesDir: paths.files,
-        ...(options.persistConfigurationValue ? { persistConfigurationValue: options.persistConfigurationValue } : {}),
+        // A rotated refresh token is written back to configuration.json before it is used.
+        persistConfigurationValue:
+          options.persistConfigurationValue ??
+          createConfigurationPersister({ configurationPath: paths.configuration, filesDir: paths.files, log: options.log }),
       },
       onProbed: (probe) => options.log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`),
       openDestination: async () => {

@@ -1,0 +1,30 @@
+import { ConfigurationError } from '../errors/index.js';
+import type { AuthMethod } from './auth-method.js';
+
+/**
+ * auth_method name → the file that implements it, imported only when chosen. Adding a method is one
+ * file under `methods/`, one line here and its keys in config/key-catalogue.ts.
+ */
+const METHODS: Record<string, () => Promise<{ default: AuthMethod }>> = {
+  basic: () => import('./methods/basic.js'),
+  bearer: () => import('./methods/bearer.js'),
+  api_key: () => import('./methods/api-key.js'),
+  mtls: () => import('./methods/mtls.js'),
+  signed_url: () => import('./methods/signed-url.js'),
+  oauth2_client_credentials: () => import('./methods/oauth2-client-credentials.js'),
+  oauth2_refresh_token: () => import('./methods/oauth2-refresh-token.js'),
+  service_account_key: () => import('./methods/service-account-key.js'),
+};
+
+export const AUTH_METHOD_NAMES: readonly string[] = Object.keys(METHODS);
+
+export async function loadAuthMethod(name: string): Promise<AuthMethod> {
+  const load = METHODS[name];
+  if (!load) {
+    throw new ConfigurationError(
+      `invalid configuration: auth_method '${name}' is not known; valid methods: ${AUTH_METHOD_NAMES.join(', ')}`,
+      { code: 'unknown_auth_method', key: 'auth_method', hint: `set 'auth_method' to one of ${AUTH_METHOD_NAMES.join(', ')}` },
+    );
+  }
+  return (await load()).default;
+}

@@ -1,0 +1,75 @@
+import type { SecretRegistry } from '../secrets/index.js';
+import { newJwtId, signJwt, type SigningKey } from './signing-key.js';
+import type { TokenRequest } from './token-endpoint.js';
+
+/**
+ * How an OAuth client proves itself to the token endpoint (RFC 6749 §2.3, RFC 7523 §2.2):
+ * `client_secret_basic` (the default, as the RFC asks servers to support it), `client_secret_post`,
+ * `private_key_jwt` (a fresh signed assertion for every request), or `none` (a public client).
+ */
+
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
+export type TokenEndpointAuth = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number] | 'none';
+
+export interface ClientAuthenticationOptions {
+  method: TokenEndpointAuth;
+  clientId: string;
+  clientSecret?: string | undefined;
+  assertionKey?: SigningKey | undefined;
+  assertionKeyId?: string | undefined;
+  /** The assertion's audience: the token endpoint URL (RFC 7523 §3, item 3). */
+  tokenUrl: URL;
+  secrets: SecretRegistry;
+  now: () => number;
+}
+
+/** Lifetime of a client assertion: it is used once, seconds after it is made. */
+const ASSERTION_LIFETIME_SECONDS = 60;
+
+/** RFC 6749 §2.3.1: id and secret are form-encoded before they are joined for Basic. */
+const formEncode = (value: string): string => new URLSearchParams([['', value]]).toString().slice(1);
+
+export type ClientAuthentication = (request: TokenRequest) => Promise<void>;
+
+export function clientAuthentication(o: ClientAuthenticationOptions): ClientAuthentication {
+  switch (o.method) {
+    case 'client_secret_basic': {
+      const secret = o.clientSecret ?? '';
+      const pair = `${formEncode(o.clientId)}:${formEncode(secret)}`;
+      const header = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
+      // The header's base64 of "id:secret" is a form of the secret no raw match would catch.
+      o.secrets.registerForms('client_secret', [header.slice(6), pair, formEncode(secret)]);
+      return async ({ headers }) => {
+        headers.set('authorization', header);
+      };
+    }
+    case 'client_secret_post': {
+      const secret = o.clientSecret ?? '';
+      o.secrets.registerForms('client_secret', [formEncode(secret)]);
+      return async ({ body }) => {
+        body.set('client_id', o.clientId);
+        body.set('client_secret', secret);
+      };
+    }
+    case 'private_key_jwt': {
+      const key = o.assertionKey!;
+      return async ({ body }) => {
+        const iat = Math.floor(o.now() / 1000);
+        const assertion = await signJwt(
+          key,
+          { iss: o.clientId, sub: o.clientId, aud: o.tokenUrl.href, jti: newJwtId(), iat, exp: iat + ASSERTION_LIFETIME_SECONDS },
+          { kid: o.assertionKeyId },
+          o.secrets,
+          'client_assertion',
+        );
+        body.set('client_id', o.clientId);
+        body.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+        body.set('client_assertion', assertion);
+      };
+    }
+    case 'none':
+      return async ({ body }) => {
+        body.set('client_id', o.clientId);
+      };
+  }
+}

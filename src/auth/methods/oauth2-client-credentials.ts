@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { keys } from '../../config/index.js';
+import { defineAuthMethod } from '../auth-method.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS, clientAuthentication } from '../client-authentication.js';
+import { loadSigningKey } from '../signing-key.js';
+import { tokenCredential } from '../token-credential.js';
+import { TokenEndpoint, checkTokenEndpointUrl, createTokenHttpClient, defaultRetryPolicy } from '../token-endpoint.js';
+
+/**
+ * OAuth 2.0 client credentials grant (RFC 6749 §4.4): the client's own id and secret (or a signed
+ * assertion, private_key_jwt) are exchanged for short-lived access tokens, kept fresh by the shared
+ * token cache.
+ */
+export const clientCredentialsKeys = z
+  .object({
+    token_url: keys.url(['https:', 'http:']),
+    client_id: keys.text(),
+    client_secret: keys.optionalText(),
+    scope: keys.optionalText(),
+    audience: keys.optionalText(),
+    token_endpoint_auth: keys.oneOf(TOKEN_ENDPOINT_AUTH_METHODS, 'client_secret_basic'),
+    client_assertion_key: keys.optionalText(),
+    client_assertion_key_id: keys.optionalText(),
+  })
+  .refine((k) => k.token_endpoint_auth === 'private_key_jwt' || k.client_secret !== undefined, {
+    path: ['client_secret'],
+    message: 'is missing (needed unless token_endpoint_auth is private_key_jwt)',
+  })
+  .refine((k) => k.token_endpoint_auth !== 'private_key_jwt' || k.client_assertion_key !== undefined, {
+    path: ['client_assertion_key'],
+    message: 'is missing (needed when token_endpoint_auth is private_key_jwt)',
+  });
+
+export default defineAuthMethod({
+  name: 'oauth2_client_credentials',
+  summary: 'OAuth 2.0 client credentials: client id and secret (or private_key_jwt) exchanged for short-lived access tokens',
+  keys: clientCredentialsKeys,
+  rotationDays: 90,
+  async create(k, context) {
+    const scope = "auth_method 'oauth2_client_credentials'";
+    checkTokenEndpointUrl(k.token_url, 'token_url', scope);
+    const jwt = k.token_endpoint_auth === 'private_key_jwt';
+    const assertionKey = jwt ? loadSigningKey(k.client_assertion_key!, 'client_assertion_key', context.secrets) : undefined;
+    const secretKey = jwt ? 'client_assertion_key' : 'client_secret';
+    const description = `OAuth 2.0 client credentials for client '${k.client_id}'`;
+
+    const authenticateClient = clientAuthentication({
+      method: k.token_endpoint_auth,
+      clientId: k.client_id,
+      clientSecret: k.client_secret,
+      assertionKey,
+      assertionKeyId: k.client_assertion_key_id,
+      tokenUrl: k.token_url,
+      secrets: context.secrets,
+      now: context.now,
+    });
+    const endpoint = new TokenEndpoint({
+      url: k.token_url,
+      urlKey: 'token_url',
+      credential: description,
+      errorKeys: { invalid_client: secretKey, invalid_grant: secretKey, unauthorized_client: 'client_id', invalid_scope: 'scope', invalid_target: 'audience', other: 'client_id' },
+      http: await createTokenHttpClient(context.raw, context.common.timeout_seconds, context),
+      log: context.log,
+      secrets: context.secrets,
+      now: context.now,
+      retry: defaultRetryPolicy(context.common.timeout_seconds),
+    });
+
+    return tokenCredential({
+      method: 'oauth2_client_credentials',
+      description,
+      rejectedKey: 'client_id',
+      endpoint,
+      context,
+      obtain: () =>
+        endpoint.request('client_credentials', async () => {
+          const request = { body: new URLSearchParams(), headers: new Headers() };
+          if (k.scope) request.body.set('scope', k.scope);
+          if (k.audience) {
+            // Auth0 and others read `audience`; RFC 8707 servers read `resource`, which must be an
+            // absolute URI. Servers ignore parameters they do not know (RFC 6749 §3.2).
+            request.body.set('audience', k.audience);
+            if (URL.canParse(k.audience)) request.body.set('resource', k.audience);
+          }
+          await authenticateClient(request);
+          return request;
+        }),
+    });
+  },
+});

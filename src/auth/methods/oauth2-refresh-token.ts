@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { keys } from '../../config/index.js';
+import { ConfigurationError } from '../../errors/index.js';
+import type { AuthContext } from '../auth-method.js';
+import { defineAuthMethod } from '../auth-method.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS, clientAuthentication } from '../client-authentication.js';
+import { recoveryFileExists, recoveryFilePath, writeRecoveryFile } from '../recovery-file.js';
+import { loadSigningKey } from '../signing-key.js';
+import { tokenCredential } from '../token-credential.js';
+import { TokenEndpoint, checkTokenEndpointUrl, createTokenHttpClient, defaultRetryPolicy, describeError } from '../token-endpoint.js';
+
+/**
+ * OAuth 2.0 refresh token grant (RFC 6749 §6). When the server rotates the refresh token (OAuth 2.1,
+ * RFC 9700 §4.14.2), the old one is dead the moment the answer arrives, so the new one is saved —
+ * `persistConfigurationValue('refresh_token', …)`, awaited — before the new access token is used.
+ * If it cannot be saved, the run stops (ConfigurationError) and the token waits in a 0600 recovery
+ * file under files/. The next refresh always sends the newest refresh token held in memory.
+ */
+export const refreshTokenKeys = z
+  .object({
+    token_url: keys.url(['https:', 'http:']),
+    client_id: keys.text(),
+    client_secret: keys.optionalText(),
+    refresh_token: keys.text(),
+    scope: keys.optionalText(),
+    token_endpoint_auth: keys.oneOf(TOKEN_ENDPOINT_AUTH_METHODS, 'client_secret_basic'),
+    client_assertion_key: keys.optionalText(),
+    client_assertion_key_id: keys.optionalText(),
+  })
+  .refine((k) => k.token_endpoint_auth !== 'private_key_jwt' || k.client_assertion_key !== undefined, {
+    path: ['client_assertion_key'],
+    message: 'is missing (needed when token_endpoint_auth is private_key_jwt)',
+  });
+
+const KEY = 'refresh_token';
+
+export default defineAuthMethod({
+  name: 'oauth2_refresh_token',
+  summary: 'OAuth 2.0 refresh token: exchanged for access tokens; a rotated refresh token is saved before it is used',
+  keys: refreshTokenKeys,
+  rotationDays: 90,
+  async create(k, context) {
+    checkTokenEndpointUrl(k.token_url, 'token_url', "auth_method 'oauth2_refresh_token'");
+    const jwt = k.token_endpoint_auth === 'private_key_jwt';
+    // Without a secret (and without a key) the client is public: it only names itself (RFC 6749 §2.1).
+    const method = jwt ? 'private_key_jwt' : k.client_secret === undefined ? 'none' : k.token_endpoint_auth;
+    const secretKey = jwt ? 'client_assertion_key' : method === 'none' ? 'client_id' : 'client_secret';
+    const description = `OAuth 2.0 refresh token for client '${k.client_id}'`;
+    const { log } = context;
+
+    if (context.filesDir && (await recoveryFileExists(context.filesDir, KEY))) {
+      log.warning(
+        `${recoveryFilePath(context.filesDir, KEY)} holds a rotated refresh token that was never saved to the configuration; ` +
+          `if 'refresh_token' is refused, copy its "value" into 'refresh_token' and delete the file`,
+      );
+    }
+
+    const authenticateClient = clientAuthentication({
+      method,
+      clientId: k.client_id,
+      clientSecret: k.client_secret,
+      assertionKey: jwt ? loadSigningKey(k.client_assertion_key!, 'client_assertion_key', context.secrets) : undefined,
+      assertionKeyId: k.client_assertion_key_id,
+      tokenUrl: k.token_url,
+      secrets: context.secrets,
+      now: context.now,
+    });
+    const endpoint = new TokenEndpoint({
+      url: k.token_url,
+      urlKey: 'token_url',
+      credential: description,
+      errorKeys: { invalid_client: secretKey, invalid_grant: KEY, unauthorized_client: 'client_id', invalid_scope: 'scope', other: 'client_id' },
+      http: await createTokenHttpClient(context.raw, context.common.timeout_seconds, context),
+      log,
+      secrets: context.secrets,
+      now: context.now,
+      retry: defaultRetryPolicy(context.common.timeout_seconds),
+    });
+
+    let refreshToken = k.refresh_token;
+    return tokenCredential({
+      method: 'oauth2_refresh_token',
+      description,
+      rejectedKey: KEY,
+      endpoint,
+      context,
+      obtain: async () => {
+        const sent = refreshToken;
+        const response = await endpoint.request('refresh_token', async () => {
+          const request = { body: new URLSearchParams({ refresh_token: sent }), headers: new Headers() };
+          if (k.scope) request.body.set('scope', k.scope);
+          await authenticateClient(request);
+          return request;
+        });
+        if (response.refreshToken !== undefined && response.refreshToken !== sent) {
+          // In memory first: whatever happens next, the only valid refresh token is the new one.
+          refreshToken = response.refreshToken;
+          await saveRotatedToken(response.refreshToken, description, context);
+        }
+        return response;
+      },
+    });
+  },
+});
+
+async function saveRotatedToken(value: string, description: string, context: AuthContext): Promise<void> {
+  const { log, filesDir, persistConfigurationValue: persist } = context;
+  if (!persist) {
+    const path = filesDir ? await writeRecoveryFile(filesDir, KEY, value, { now: context.now() }).catch(() => undefined) : undefined;
+    log.warning(
+      `${description}: the authorization server rotated the refresh token, and nothing was given to save it ` +
+        `(persistConfigurationValue); the new one is kept in memory${path ? ` and in ${path}` : ' only'}: ` +
+        `a later run with the old 'refresh_token' will be refused (invalid_grant)`,
+    );
+    return;
+  }
+  try {
+    await persist(KEY, value);
+    log.info(`${description}: the authorization server rotated the refresh token; the new one is saved in the configuration`);
+    return;
+  } catch (error) {
+    let path: string | undefined;
+    let recoveryFailure: unknown;
+    if (filesDir) {
+      try {
+        path = await writeRecoveryFile(filesDir, KEY, value, { now: context.now() });
+      } catch (e) {
+        recoveryFailure = e;
+      }
+    }
+    // The local runner's persister already says which files are involved; say it here otherwise.
+    if (error instanceof ConfigurationError && path !== undefined && error.message.includes(path)) throw error;
+    const where = path
+      ? `the new refresh token is kept in ${path} (mode 0600): copy its "value" into 'refresh_token' and delete the file`
+      : filesDir
+        ? `writing it to ${recoveryFilePath(filesDir, KEY)} failed too (${describeError(recoveryFailure)}): the refresh token must be issued again`
+        : 'no files folder was given for a recovery file: the refresh token must be issued again';
+    throw new ConfigurationError(`${description}: the authorization server rotated the refresh token, but saving it failed (${describeError(error)}); ${where}`, {
+      code: 'refresh_token_not_saved',
+      key: KEY,
+      hint: "make the configuration writable, then put the recovered value in 'refresh_token'",
+      cause: error,
+    });
+  }
+}

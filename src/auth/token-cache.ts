@@ -1,0 +1,189 @@
+import { ConfigurationError } from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+
+/**
+ * The access token of one credential, shared by every request that credential authorizes.
+ *
+ * - Proactive refresh: a token is renewed `refreshMargin(lifetime)` before it expires — 1/20 of its
+ *   lifetime, at most 5 minutes — in the background while it is still served.
+ * - A token is served until `hardMargin` (a third of the refresh margin) before expiry; past that
+ *   point callers wait for the new token rather than send one that may expire in flight.
+ * - Exactly one refresh in flight per credential, whatever the concurrency: every caller who needs
+ *   a token while one is being fetched waits for that same fetch.
+ * - A 401 from the source (`invalidate()`) drops the token once; a token fetched moments ago is kept
+ *   (the 401 was for its predecessor), so a burst of 401s costs one refresh, not one per request.
+ * - A failed background refresh is logged and retried later, while the current token stays valid;
+ *   a failed blocking refresh is thrown to the caller. A configuration error (a rotated refresh
+ *   token that could not be saved) is final: every later call throws it, no further token is fetched.
+ *
+ * Retries, backoff and Retry-After belong to the fetch (see token-endpoint.ts); this class decides
+ * when to fetch and makes sure it happens once. The clock is injected (`now`), so tests run an hour
+ * of tokens in milliseconds.
+ */
+
+export interface IssuedToken {
+  readonly value: string;
+  /** Lifetime announced by the server, counted from when the request was sent. */
+  readonly lifetimeMs: number;
+}
+
+export interface TokenCacheOptions {
+  /** Fetches a new token (with its own retries); called at most once at a time. */
+  fetch: () => Promise<IssuedToken>;
+  now: () => number;
+  log: Logger;
+  /** The credential, for log lines. */
+  description: string;
+  /** An error after which no further fetch may happen. Default: a ConfigurationError. */
+  isFatal?: (error: unknown) => boolean;
+  /** A token younger than this is not dropped by invalidate(). Default 2 s. */
+  recentMs?: number;
+}
+
+interface CachedToken {
+  readonly value: string;
+  readonly obtainedAt: number;
+  readonly expiresAt: number;
+  /** From here on, a background refresh starts. */
+  readonly refreshAt: number;
+  /** From here on, callers wait for a new token. */
+  readonly usableUntil: number;
+}
+
+const FIVE_MINUTES = 5 * 60_000;
+
+/**
+ * 1/20 of the lifetime, at most 5 minutes. A fixed margin fits one lifetime only: Azure Identity's
+ * 2 minutes renews a 5-minute token every 3 minutes (20 requests an hour), and the 5 minutes of the
+ * AWS SDK and google-auth-library leave a 5-minute token permanently "expiring" (a request per
+ * call). 5% renews a 5-minute token after 4¾ minutes (13 requests an hour) and an hour-long token 3
+ * minutes early; from 100 minutes up the margin is the usual 5 minutes.
+ */
+export function refreshMargin(lifetimeMs: number): number {
+  return Math.min(FIVE_MINUTES, lifetimeMs / 20);
+}
+
+/** Time kept back for a request in flight: a third of the refresh margin (5 s for a 5-minute token). */
+export function hardMargin(lifetimeMs: number): number {
+  return refreshMargin(lifetimeMs) / 3;
+}
+
+export class TokenCache {
+  readonly #o: TokenCacheOptions;
+  readonly #isFatal: (error: unknown) => boolean;
+  readonly #recentMs: number;
+  #current: CachedToken | undefined;
+  #inflight: Promise<CachedToken> | undefined;
+  #fatal: unknown;
+  /** No background refresh before this time (after one failed). */
+  #quietUntil = 0;
+  /** Counts fetches started, for tests and the bench. */
+  #fetches = 0;
+
+  constructor(options: TokenCacheOptions) {
+    this.#o = options;
+    this.#isFatal = options.isFatal ?? ((error) => error instanceof ConfigurationError);
+    this.#recentMs = options.recentMs ?? 2000;
+  }
+
+  /** The current access token, fetching or renewing it when needed. */
+  async token(): Promise<string> {
+    if (this.#fatal !== undefined) throw this.#fatal;
+    const current = this.#current;
+    if (current !== undefined) {
+      const now = this.#o.now();
+      if (now < current.usableUntil) {
+        if (now >= current.refreshAt && this.#inflight === undefined && now >= this.#quietUntil) this.#refreshInBackground();
+        return current.value;
+      }
+    }
+    return (await this.#refresh()).value;
+  }
+
+  /**
+   * The source answered 401. Drops the token unless a newer one is on its way or was just fetched.
+   * True: one retry may succeed. False only when the credential can no longer produce tokens.
+   */
+  invalidate(): boolean {
+    if (this.#fatal !== undefined) return false;
+    if (this.#inflight !== undefined) return true;
+    const current = this.#current;
+    if (current !== undefined && this.#o.now() - current.obtainedAt >= this.#recentMs) {
+      this.#o.log.debug(`${this.#o.description}: the source rejected the access token; fetching a new one`);
+      this.#current = undefined;
+    }
+    return true;
+  }
+
+  /** Waits for a refresh in flight, so that a rotated refresh token is saved before the process ends. */
+  async close(): Promise<void> {
+    await this.#inflight?.catch(() => undefined);
+    this.#current = undefined;
+  }
+
+  get fetchCount(): number {
+    return this.#fetches;
+  }
+
+  #refresh(): Promise<CachedToken> {
+    if (this.#inflight !== undefined) return this.#inflight;
+    const inflight = this.#fetch();
+    this.#inflight = inflight;
+    const settle = () => {
+      if (this.#inflight === inflight) this.#inflight = undefined;
+    };
+    inflight.then(settle, settle);
+    return inflight;
+  }
+
+  async #fetch(): Promise<CachedToken> {
+    this.#fetches++;
+    // Counted from the request, not the answer: the server's clock started when it issued.
+    const requestedAt = this.#o.now();
+    let issued: IssuedToken;
+    try {
+      issued = await this.#o.fetch();
+    } catch (error) {
+      if (this.#isFatal(error)) {
+        this.#fatal = error;
+        this.#current = undefined;
+      }
+      throw error;
+    }
+    const lifetime = Math.max(0, issued.lifetimeMs);
+    const expiresAt = requestedAt + lifetime;
+    const token: CachedToken = {
+      value: issued.value,
+      obtainedAt: requestedAt,
+      expiresAt,
+      refreshAt: expiresAt - refreshMargin(lifetime),
+      usableUntil: expiresAt - hardMargin(lifetime),
+    };
+    this.#current = token;
+    this.#quietUntil = 0;
+    return token;
+  }
+
+  #refreshInBackground(): void {
+    this.#o.log.debug(`${this.#o.description}: renewing the access token ahead of its expiry`);
+    this.#refresh().catch((error: unknown) => {
+      if (this.#fatal !== undefined) {
+        this.#o.log.error(`${this.#o.description}: ${messageOf(error)}`);
+        return;
+      }
+      const current = this.#current;
+      const later = this.#o.now();
+      const left = current ? current.usableUntil - later : 0;
+      // Half the time left each failure: a few more tries, the last one a blocking refresh that throws.
+      this.#quietUntil = later + Math.max(1000, left / 2);
+      this.#o.log.warning(
+        `${this.#o.description}: renewing the access token failed (${messageOf(error)}); ` +
+          `the current token stays in use for another ${Math.max(0, Math.round(left / 1000))}s`,
+      );
+    });
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,390 @@
+import { rootCertificates } from 'node:tls';
+import type { RawConfiguration } from '../config/index.js';
+import {
+  AuthenticationError,
+  ConfigurationError,
+  SourceUnreachableError,
+  isConnectorAuthError,
+  type ConnectorAuthError,
+} from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import { HttpClient, describeUrl, isLoopbackHost, readTlsSettings } from '../network/index.js';
+import type { SecretRegistry } from '../secrets/index.js';
+
+/**
+ * One OAuth 2.0 token endpoint (RFC 6749 §3.2): the POST, the reading of the answer, what each
+ * failure means, and the bounded retries.
+ *
+ * What is retried: 408, 429, 500, 502, 503, 504, the OAuth errors `server_error` and
+ * `temporarily_unavailable`, and network failures. What is not: everything that says the credential
+ * or the configuration is wrong (`invalid_client`, `invalid_grant`, `unauthorized_client`, …) — asking
+ * again would only lock the account sooner. Retries wait with exponential backoff and jitter, or as
+ * long as `Retry-After` says; all attempts and waits together stay within a budget derived from
+ * `timeout_seconds`, so a token endpoint that never recovers ends the run in bounded time (exit 4).
+ */
+
+export interface TokenResponse {
+  readonly accessToken: string;
+  /** Normalised: "Bearer" (the only type this project sends). */
+  readonly tokenType: 'Bearer';
+  /** `expires_in` when the server gave a positive number (or a numeric string). */
+  readonly expiresInSeconds: number | undefined;
+  /** A new refresh token, when the server issued one. */
+  readonly refreshToken: string | undefined;
+  readonly scope: string | undefined;
+}
+
+/** Which configuration key to name for each OAuth error a token endpoint can return. */
+export interface OAuthErrorKeys {
+  invalid_client: string;
+  invalid_grant: string;
+  unauthorized_client: string;
+  /** A scope the client may not have (default: `other`). */
+  invalid_scope?: string;
+  /** A resource / audience the server does not know (default: `other`). */
+  invalid_target?: string;
+  /** Any other refusal (invalid_request, access_denied, an unknown code, a bare 401). */
+  other: string;
+}
+
+export interface Timers {
+  sleep(ms: number): Promise<void>;
+}
+
+export const realTimers: Timers = { sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  maxAttempts: number;
+  /** Backoff before the 2nd attempt; doubled each time, capped at maxDelayMs; jittered. */
+  initialDelayMs: number;
+  maxDelayMs: number;
+  /** All attempts and waits of one token acquisition together. */
+  budgetMs: number;
+}
+
+/**
+ * Five attempts, 250 ms doubling to at most 4 s, within 80% of timeout_seconds: the probe as a whole
+ * has timeout_seconds, and the token endpoint's own, precise error must win the race against the
+ * probe's generic deadline.
+ */
+export function defaultRetryPolicy(timeoutSeconds: number): RetryPolicy {
+  return { maxAttempts: 5, initialDelayMs: 250, maxDelayMs: 4000, budgetMs: Math.round(timeoutSeconds * 800) };
+}
+
+export interface TokenEndpointOptions {
+  url: URL;
+  /** The configuration key the URL came from: token_url, or service_account_key (its token_uri). */
+  urlKey: string;
+  /** The credential's description, e.g. "OAuth 2.0 client credentials for client 'x'". */
+  credential: string;
+  errorKeys: OAuthErrorKeys;
+  http: HttpClient;
+  log: Logger;
+  secrets: SecretRegistry;
+  now: () => number;
+  retry: RetryPolicy;
+  timers?: Timers;
+  /** [0, 1); injectable so a test can pin the jitter. */
+  random?: () => number;
+}
+
+/** One attempt's body and headers; built again for each attempt (an assertion is single-use). */
+export interface TokenRequest {
+  body: URLSearchParams;
+  headers: Headers;
+}
+
+type Attempt =
+  | { kind: 'token'; token: TokenResponse }
+  | { kind: 'retry'; error: ConnectorAuthError; what: string; retryAfterMs: number | undefined };
+
+const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
+const RETRY_OAUTH_ERRORS = new Set(['server_error', 'temporarily_unavailable']);
+
+export class TokenEndpoint {
+  readonly #o: TokenEndpointOptions;
+  readonly #timers: Timers;
+  readonly #random: () => number;
+
+  constructor(options: TokenEndpointOptions) {
+    this.#o = options;
+    this.#timers = options.timers ?? realTimers;
+    this.#random = options.random ?? Math.random;
+  }
+
+  get url(): URL {
+    return this.#o.url;
+  }
+
+  /** POSTs the grant until a token arrives, a refusal is final, or the retry budget is spent. */
+  async request(grantType: string, build: () => Promise<TokenRequest> | TokenRequest): Promise<TokenResponse> {
+    const { now, retry, log } = this.#o;
+    const started = now();
+    const deadline = started + retry.budgetMs;
+    for (let attempt = 1; ; attempt++) {
+      const { body, headers } = await build();
+      headers.set('content-type', 'application/x-www-form-urlencoded');
+      headers.set('accept', 'application/json');
+      body.set('grant_type', grantType);
+      log.debug(`${this.#o.credential}: requesting a token from ${this.#target()} (grant ${grantType}, attempt ${attempt})`);
+      const outcome = await this.#attempt(body, headers, Math.max(1, deadline - now()));
+      if (outcome.kind === 'token') return outcome.token;
+
+      const elapsed = now() - started;
+      const delay = outcome.retryAfterMs ?? this.#backoff(attempt);
+      const remaining = deadline - now();
+      if (attempt >= retry.maxAttempts || delay >= remaining) {
+        const why =
+          outcome.retryAfterMs !== undefined && outcome.retryAfterMs >= remaining
+            ? `; it asked to retry after ${seconds(outcome.retryAfterMs)}s, beyond the ${seconds(retry.budgetMs)}s budget`
+            : '';
+        throw this.#exhausted(outcome, attempt, elapsed, why);
+      }
+      log.warning(
+        `${this.#o.credential}: the token endpoint ${this.#target()} ${outcome.what}; ` +
+          `retrying in ${seconds(delay)}s (attempt ${attempt + 1} of at most ${retry.maxAttempts})`,
+      );
+      await this.#timers.sleep(delay);
+    }
+  }
+
+  async #attempt(body: URLSearchParams, headers: Headers, remainingMs: number): Promise<Attempt> {
+    let response: Response;
+    try {
+      response = await this.#o.http.send(
+        this.#o.url,
+        // Never redirected: a POST that carries a client secret must go where token_url says, nowhere else.
+        { method: 'POST', headers, body: body.toString(), redirect: 'manual', signal: AbortSignal.timeout(remainingMs) },
+        { credential: this.#o.credential, urlKey: this.#o.urlKey },
+      );
+    } catch (error) {
+      // Timeouts, refused and reset connections may pass; an untrusted certificate will not.
+      if (error instanceof SourceUnreachableError) return { kind: 'retry', error, what: `failed (${error.code})`, retryAfterMs: undefined };
+      throw error;
+    }
+    return this.#interpret(response);
+  }
+
+  async #interpret(response: Response): Promise<Attempt> {
+    const status = response.status;
+    const text = await response.text().catch(() => '');
+    const json = parseObject(text);
+    if (status >= 200 && status < 300) return { kind: 'token', token: this.#readToken(json, response) };
+
+    // An OAuth error code is a short token (RFC 6749 §5.2); anything else is not echoed into a message.
+    const oauthError = typeof json?.error === 'string' ? (/^[A-Za-z0-9_.-]{1,64}$/.test(json.error) ? json.error : 'unrecognised_error') : undefined;
+    if (RETRY_STATUSES.has(status) || (oauthError && RETRY_OAUTH_ERRORS.has(oauthError))) {
+      const what = `answered HTTP ${status}${oauthError ? ` ${oauthError}` : ''}`;
+      const error = new SourceUnreachableError(`${this.#prefix()} ${what}`, {
+        code: `http_${status}`,
+        key: this.#o.urlKey,
+        hint: `the token endpoint is overloaded or down; try again later, or check '${this.#o.urlKey}'`,
+      });
+      return { kind: 'retry', error, what, retryAfterMs: retryAfterMs(response.headers.get('retry-after'), this.#o.now()) };
+    }
+    if (status >= 300 && status < 400) {
+      const location = URL.parse(response.headers.get('location') ?? '', this.#o.url);
+      throw new SourceUnreachableError(
+        `${this.#prefix()} answered a redirect (HTTP ${status}${location ? ` to ${describeUrl(location)}` : ''}); token requests are not redirected`,
+        { code: `http_${status}`, key: this.#o.urlKey, hint: `set '${this.#o.urlKey}' to the token endpoint's final address` },
+      );
+    }
+    if (oauthError && status >= 400 && status < 500) throw this.#refusal(oauthError, json!.error_description, status);
+    if (status === 401 || status === 403) throw this.#refusal(undefined, undefined, status);
+    throw new SourceUnreachableError(`${this.#prefix()} answered HTTP ${status}; expected a token`, {
+      code: `http_${status}`,
+      key: this.#o.urlKey,
+      hint: `check that '${this.#o.urlKey}' is the token endpoint of the authorization server`,
+    });
+  }
+
+  #readToken(json: Record<string, unknown> | undefined, response: Response): TokenResponse {
+    const { secrets } = this.#o;
+    // Registered first, before anything below can fail and describe the response.
+    for (const field of ['access_token', 'refresh_token', 'id_token'] as const)
+      if (typeof json?.[field] === 'string') secrets.register(field, json[field] as string);
+    const accessToken = json?.access_token;
+    if (typeof accessToken !== 'string' || accessToken.length === 0) {
+      const type = (response.headers.get('content-type') ?? 'no content type').split(';')[0];
+      throw new SourceUnreachableError(
+        `${this.#prefix()} answered HTTP ${response.status} without an access_token (${json ? 'JSON without the field' : type})`,
+        { code: 'token_response_malformed', key: this.#o.urlKey, hint: `check that '${this.#o.urlKey}' is the OAuth 2.0 token endpoint` },
+      );
+    }
+    const tokenType = typeof json!.token_type === 'string' ? json!.token_type : 'Bearer';
+    if (tokenType.toLowerCase() !== 'bearer') {
+      throw new AuthenticationError(
+        `${this.#prefix()} issued a '${tokenType.slice(0, 20)}' token; only Bearer tokens (RFC 6750) are supported`,
+        { code: 'token_type_unsupported', key: this.#o.errorKeys.other, hint: 'configure the client at the authorization server to receive Bearer tokens' },
+      );
+    }
+    const expires = typeof json!.expires_in === 'string' ? Number(json!.expires_in) : json!.expires_in;
+    const refreshToken = typeof json!.refresh_token === 'string' && json!.refresh_token.length > 0 ? json!.refresh_token : undefined;
+    return {
+      accessToken,
+      tokenType: 'Bearer',
+      expiresInSeconds: typeof expires === 'number' && Number.isFinite(expires) && expires > 0 ? expires : undefined,
+      refreshToken,
+      scope: typeof json!.scope === 'string' ? json!.scope : undefined,
+    };
+  }
+
+  /** A final refusal: exit 3, the OAuth error and its description, and the key to fix. */
+  #refusal(error: string | undefined, description: unknown, status: number): AuthenticationError {
+    const keys = this.#o.errorKeys;
+    const key = (error !== undefined && error !== 'other' ? keys[error as keyof OAuthErrorKeys] : undefined) ?? keys.other;
+    // The description is the server's text: one line, bounded, and redacted in case it echoes a value.
+    const detail =
+      typeof description === 'string' && description.trim() !== ''
+        ? ` (${this.#o.secrets.redact(description.replace(/\s+/g, ' ').trim()).slice(0, 200)})`
+        : '';
+    const what = error ? `${error}${detail}` : `HTTP ${status}`;
+    return new AuthenticationError(`${this.#prefix()} refused the token request: ${what}; check '${key}'`, {
+      code: error ? `oauth_${error}` : `http_${status}`,
+      key,
+      hint: HINTS[error ?? ''] ? `${HINTS[error!]} '${key}'` : `check '${key}'`,
+    });
+  }
+
+  #exhausted(outcome: Extract<Attempt, { kind: 'retry' }>, attempts: number, elapsedMs: number, why: string): SourceUnreachableError {
+    const last = outcome.error;
+    const timedOut = last.code === 'timeout';
+    return new SourceUnreachableError(
+      `${this.#prefix()} ${outcome.what} on ${attempts} attempt${attempts === 1 ? '' : 's'} over ${seconds(elapsedMs)}s; no token${why}`,
+      {
+        code: last.code,
+        key: timedOut ? 'timeout_seconds' : this.#o.urlKey,
+        hint: timedOut
+          ? `check that the token endpoint answers at '${this.#o.urlKey}', or raise 'timeout_seconds'`
+          : `the token endpoint at '${this.#o.urlKey}' is unavailable; retry later (a larger 'timeout_seconds' allows longer retries)`,
+        cause: last,
+      },
+    );
+  }
+
+  /** Exponential backoff with "equal jitter": half the step is fixed, half random, so callers spread out. */
+  #backoff(attempt: number): number {
+    const { initialDelayMs, maxDelayMs } = this.#o.retry;
+    const step = Math.min(maxDelayMs, initialDelayMs * 2 ** (attempt - 1));
+    return Math.round(step / 2 + this.#random() * (step / 2));
+  }
+
+  #target(): string {
+    return describeUrl(this.#o.url);
+  }
+
+  #prefix(): string {
+    return `${this.#o.credential}: POST ${this.#target()}`;
+  }
+
+  close(): Promise<void> {
+    return this.#o.http.close();
+  }
+}
+
+const HINTS: Record<string, string> = {
+  invalid_client: 'the authorization server did not accept the client authentication; check',
+  invalid_grant: 'the grant is invalid, expired or revoked; check',
+  unauthorized_client: 'this client may not use this grant type; check',
+};
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  if (!text.trimStart().startsWith('{')) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** RFC 9110 §10.2.3: delay-seconds or an HTTP date. Undefined when absent or unreadable. */
+export function retryAfterMs(value: string | null, now: number): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // An HTTP date names its day and month in letters; anything else (e.g. "-4") is not one.
+  const date = /^[A-Za-z]{3}/.test(text) ? Date.parse(text) : NaN;
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+const seconds = (ms: number): string => (ms / 1000).toFixed(ms < 10_000 ? 1 : 0);
+
+/** Lifetime used when a server says nothing about it: short, so an unannounced short lifetime is rarely met. */
+export const DEFAULT_TOKEN_LIFETIME_SECONDS = 300;
+
+export interface TokenLifetime {
+  seconds: number;
+  source: 'expires_in' | 'jwt_exp' | 'default';
+}
+
+/**
+ * How long a token lives: `expires_in`; else, for a JWT access token, `exp − iat` (both the server's
+ * clock, so a skew between its clock and ours does not matter), or `exp` − now without `iat`; else
+ * DEFAULT_TOKEN_LIFETIME_SECONDS with a warning. A missing `expires_in` is allowed (RFC 6749 §5.1
+ * says RECOMMENDED), so it is never an error.
+ */
+export function tokenLifetime(token: TokenResponse, nowMs: number, log: Logger, credential: string): TokenLifetime {
+  if (token.expiresInSeconds !== undefined) return { seconds: token.expiresInSeconds, source: 'expires_in' };
+  const claims = jwtClaims(token.accessToken);
+  if (claims && typeof claims.exp === 'number') {
+    const life = typeof claims.iat === 'number' && claims.exp > claims.iat ? claims.exp - claims.iat : claims.exp - nowMs / 1000;
+    if (life > 0) {
+      log.debug(`${credential}: the token response has no expires_in; using the access token's exp (${Math.round(life)}s)`);
+      return { seconds: life, source: 'jwt_exp' };
+    }
+  }
+  log.warning(
+    `${credential}: the token response has no expires_in and the access token is not a JWT with exp; ` +
+      `assuming ${DEFAULT_TOKEN_LIFETIME_SECONDS}s (a 401 from the source still forces a new token)`,
+  );
+  return { seconds: DEFAULT_TOKEN_LIFETIME_SECONDS, source: 'default' };
+}
+
+function jwtClaims(token: string): Record<string, unknown> | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A token endpoint receives the client secret: https:// only, except on a loopback host where
+ * nothing crosses a network. `allow_plain_http` does not loosen this (it covers short-lived tokens
+ * sent to a source, not the long-lived secret that mints them).
+ */
+export function checkTokenEndpointUrl(url: URL, key: string, scope: string): void {
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return;
+  throw new ConfigurationError(
+    `invalid configuration for ${scope}: key '${key}' must use https:// (${describeUrl(url)} would send the client credentials in clear; http:// is accepted only on a loopback host)`,
+    { code: 'token_url_not_https', key, hint: `use the https:// address of the token endpoint in '${key}'` },
+  );
+}
+
+/**
+ * The token endpoint's HTTP client. It verifies the server whatever `tls_skip_verify` says (that key
+ * is about the source; a token endpoint receives the long-lived secret), and trusts the system roots
+ * plus `tls_ca_certificate` when given (an in-house CA often signs both the API and its identity
+ * server, while a hosted one is signed by a public CA: adding covers both cases, replacing would not).
+ */
+export async function createTokenHttpClient(raw: RawConfiguration, timeoutSeconds: number, context: { log: Logger; now: () => number; secrets: SecretRegistry }): Promise<HttpClient> {
+  // Only the CA key is passed on: the client certificate keys belong to the source's connections.
+  const ca = raw.tls_ca_certificate
+    ? (await readTlsSettings({ tls_ca_certificate: raw.tls_ca_certificate }, { log: context.log, now: context.now, secrets: context.secrets })).ca
+    : undefined;
+  return new HttpClient({
+    tls: { verify: true, ...(ca ? { ca: `${rootCertificates.join('\n')}\n${ca}` } : {}) },
+    timeoutSeconds,
+  });
+}
+
+/** For messages that must say what failed without depending on the error's class. */
+export function describeError(error: unknown): string {
+  if (isConnectorAuthError(error)) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}

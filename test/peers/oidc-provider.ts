@@ -1,0 +1,420 @@
+import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A real OAuth 2.0 authorization server — panva's `oidc-provider` (v9) — on 127.0.0.1, with:
+ *
+ * - clients for client credentials with `client_secret_basic`, `client_secret_post` and
+ *   `private_key_jwt` (an EC P-256 key whose public half is in the client's JWKS);
+ * - a client with refresh tokens and rotation on (`rotateRefreshToken: true`); its first refresh token
+ *   is issued through the provider's own models (Grant + RefreshToken), the state an authorization
+ *   code flow would leave, without driving a browser;
+ * - JWT access tokens (resource indicators, `accessTokenFormat: 'jwt'`) for one resource server;
+ * - a registered JWT bearer grant (RFC 7523 §2.1) that verifies the assertion against the public key
+ *   of a service account (one RSA, one EC) and issues an access token;
+ * - a protected resource under `/api/` that verifies the bearer JWT with the provider's public keys
+ *   and answers 200 or 401.
+ *
+ * Everything goes through a small front server (the URL tests see) that forwards to the provider on
+ * its own port: it counts token requests per grant type, injects faults (status, Retry-After, delay),
+ * and can strip `expires_in` from token responses. It also adds `client_id` (the assertion's `iss`)
+ * to a JWT bearer request that carries no client authentication: Google-style token endpoints
+ * accept a bare assertion, while oidc-provider's token endpoint always identifies a client first.
+ */
+
+export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+export interface TokenFault {
+  status: number;
+  /** Retry-After header value (seconds or an HTTP date). */
+  retryAfter?: string;
+  /** Wait this long before answering. */
+  delayMs?: number;
+  body?: Record<string, unknown>;
+}
+
+export interface ServiceAccountFixture {
+  email: string;
+  keyId: string;
+  /** The JSON key file's content, as a configuration would hold it. */
+  json: string;
+  /** The same key with another private key the server does not know (same email and key id). */
+  unknownKeyJson: string;
+}
+
+export interface VerifiedAssertion {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+}
+
+export interface OidcPeer {
+  /** Issuer and front server, e.g. http://127.0.0.1:43123 */
+  url: string;
+  tokenUrl: string;
+  /** Base URL of the protected resource, for the REST source's base_url. */
+  apiUrl: string;
+  clients: {
+    basic: { id: string; secret: string };
+    post: { id: string; secret: string };
+    privateKeyJwt: { id: string; keyPem: string; keyId: string };
+    refresh: { id: string; secret: string };
+  };
+  serviceAccounts: { rsa: ServiceAccountFixture; ec: ServiceAccountFixture };
+  /** A fresh refresh token of the refresh client (rotation on). */
+  issueRefreshToken(): Promise<string>;
+  /** Whether a refresh token is still usable at the provider (not consumed, revoked or expired). */
+  refreshTokenActive(value: string): Promise<boolean>;
+  /** Token requests received (faulted ones included), for one grant type or all. */
+  tokenRequests(grantType?: string): number;
+  resetCounts(): void;
+  /** The next token requests get these answers, one each, in order. */
+  failNextTokenRequests(...faults: TokenFault[]): void;
+  /** Every token request gets this answer until called again with undefined. */
+  failAllTokenRequests(fault: TokenFault | undefined): void;
+  setAccessTokenTtl(seconds: number): void;
+  /** Strip `expires_in` from token responses (a server that does not say). */
+  omitExpiresIn(omit: boolean): void;
+  /** JWT access tokens (the default) or opaque ones. */
+  setAccessTokenFormat(format: 'jwt' | 'opaque'): void;
+  /** Every secret the peer has seen pass: tokens it issued, assertions and client secrets it received. */
+  seen: { accessTokens: string[]; refreshTokens: string[]; assertions: string[] };
+  /** The next n requests to the protected resource get 401 whatever their token. */
+  rejectNextResourceRequests(n: number): void;
+  resourceRequests: { path: string; status: number }[];
+  assertions: VerifiedAssertion[];
+  stop(): Promise<void>;
+}
+
+const RESOURCE = 'https://api.peer.test/';
+const SCOPE = 'api:read';
+const ACCOUNT = 'user-1';
+
+export async function start(options: { accessTokenTtlSeconds?: number } = {}): Promise<OidcPeer> {
+  // The package ships no type declarations; a computed specifier keeps TypeScript from asking for them.
+  const packageName = 'oidc-provider';
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let Provider: any;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let errors: any;
+  try {
+    ({ default: Provider, errors } = await import(packageName));
+  } catch (cause) {
+    throw new Error('the oidc-provider peer needs the npm package oidc-provider (a devDependency): run `npm install`', { cause });
+  }
+  const jose = await import('jose');
+
+  let ttl = options.accessTokenTtlSeconds ?? 300;
+  let format: 'jwt' | 'opaque' = 'jwt';
+  const seen: OidcPeer['seen'] = { accessTokens: [], refreshTokens: [], assertions: [] };
+  let stripExpiresIn = false;
+  let rejectResource = 0;
+  const counts = new Map<string, number>();
+  const nextFaults: TokenFault[] = [];
+  let everyFault: TokenFault | undefined;
+  const resourceRequests: OidcPeer['resourceRequests'] = [];
+  const assertions: VerifiedAssertion[] = [];
+
+  // Front server first: its port is the issuer every token and assertion names.
+  const front = createServer();
+  await listen(front);
+  const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+  const tokenUrl = `${url}/token`;
+
+  const providerRsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const providerJwk = { ...(providerRsa.privateKey.export({ format: 'jwk' }) as Record<string, unknown>), kid: 'peer-rsa', use: 'sig', alg: 'RS256' };
+  const publicJwks = jose.createLocalJWKSet({ keys: [{ ...(providerRsa.publicKey.export({ format: 'jwk' }) as object), kid: 'peer-rsa', alg: 'RS256' }] });
+
+  const clientJwtKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const clients = {
+    basic: { id: 'cc-basic', secret: `basic-${randomBytes(18).toString('base64url')}` },
+    post: { id: 'cc-post', secret: `post-${randomBytes(18).toString('base64url')}` },
+    privateKeyJwt: { id: 'cc-jwt', keyPem: clientJwtKey.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string, keyId: 'cc-jwt-key-1' },
+    refresh: { id: 'refresh-client', secret: `refresh-${randomBytes(18).toString('base64url')}` },
+  };
+
+  const accounts = new Map<string, { keyId: string; publicKey: KeyObject }>();
+  const serviceAccount = (name: string, type: 'rsa' | 'ec'): ServiceAccountFixture => {
+    const make = () => (type === 'rsa' ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : generateKeyPairSync('ec', { namedCurve: 'P-256' }));
+    const pair = make();
+    const email = `${name}@peer-project.iam.example`;
+    const keyId = randomBytes(20).toString('hex');
+    accounts.set(email, { keyId, publicKey: pair.publicKey });
+    const json = (privateKey: KeyObject) =>
+      JSON.stringify({
+        type: 'service_account',
+        project_id: 'peer-project',
+        private_key_id: keyId,
+        private_key: privateKey.export({ format: 'pem', type: 'pkcs8' }) as string,
+        client_email: email,
+        client_id: '1234567890',
+        token_uri: tokenUrl,
+      });
+    return { email, keyId, json: json(pair.privateKey), unknownKeyJson: json(make().privateKey) };
+  };
+  const serviceAccounts = { rsa: serviceAccount('connector', 'rsa'), ec: serviceAccount('ec-connector', 'ec') };
+
+  const resourceServerInfo = () => ({ scope: SCOPE, audience: RESOURCE, accessTokenTTL: ttl, accessTokenFormat: format, jwt: { sign: { alg: 'RS256' } } });
+
+  const provider = new Provider(url, {
+    clients: [
+      { client_id: clients.basic.id, client_secret: clients.basic.secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic', scope: SCOPE },
+      { client_id: clients.post.id, client_secret: clients.post.secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_post', scope: SCOPE },
+      {
+        client_id: clients.privateKeyJwt.id,
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'private_key_jwt',
+        jwks: { keys: [{ ...(clientJwtKey.publicKey.export({ format: 'jwk' }) as object), kid: clients.privateKeyJwt.keyId }] },
+        scope: SCOPE,
+      },
+      {
+        client_id: clients.refresh.id,
+        client_secret: clients.refresh.secret,
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: ['http://127.0.0.1/callback'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+      ...[...accounts.keys()].map((email) => ({
+        client_id: email,
+        grant_types: [JWT_BEARER],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'none',
+      })),
+    ],
+    jwks: { keys: [providerJwk] },
+    cookies: { keys: [randomBytes(16).toString('hex')] },
+    scopes: ['openid', 'offline_access', SCOPE],
+    rotateRefreshToken: true,
+    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
+    ttl: {
+      AccessToken: () => ttl,
+      ClientCredentials: () => ttl,
+      RefreshToken: 14 * 86400,
+      Grant: 14 * 86400,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 3600,
+      Session: 86400,
+    },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => RESOURCE,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx: unknown, resource: string) => {
+          if (resource !== RESOURCE) throw new errors.InvalidTarget();
+          return resourceServerInfo();
+        },
+      },
+    },
+  } as never);
+
+  provider.registerGrantType(
+    JWT_BEARER,
+    async (ctx: any) => {
+      const assertion: unknown = ctx.oidc.params.assertion;
+      if (typeof assertion !== 'string') throw new errors.InvalidRequest('missing assertion');
+      let header: Record<string, unknown>;
+      let claims: Record<string, unknown>;
+      try {
+        header = jose.decodeProtectedHeader(assertion) as Record<string, unknown>;
+        claims = jose.decodeJwt(assertion) as Record<string, unknown>;
+      } catch {
+        throw new errors.InvalidGrant('assertion is not a JWT');
+      }
+      const account = accounts.get(String(claims.iss));
+      if (!account || account.keyId !== header.kid) throw new errors.InvalidGrant('unknown service account or key id');
+      if (ctx.oidc.client.clientId !== claims.iss) throw new errors.InvalidGrant('client mismatch');
+      try {
+        await jose.jwtVerify(assertion, account.publicKey, {
+          issuer: String(claims.iss),
+          subject: String(claims.iss),
+          audience: [tokenUrl, url],
+          requiredClaims: ['iat', 'exp'],
+          algorithms: ['RS256', 'ES256'],
+        });
+      } catch (error) {
+        throw new errors.InvalidGrant(`assertion rejected: ${(error as Error).message}`);
+      }
+      if ((claims.exp as number) - (claims.iat as number) > 3600) throw new errors.InvalidGrant('assertion lives longer than an hour');
+      assertions.push({ header, payload: claims });
+      const token = new ctx.oidc.provider.ClientCredentials({ client: ctx.oidc.client, scope: SCOPE });
+      token.resourceServer = new ctx.oidc.provider.ResourceServer(RESOURCE, resourceServerInfo());
+      const value = await token.save();
+      ctx.body = { access_token: value, expires_in: token.expiration, token_type: 'Bearer', scope: SCOPE };
+    },
+    ['assertion', 'scope'],
+  );
+
+  const inner = createServer(provider.callback());
+  await listen(inner);
+  const innerPort = (inner.address() as AddressInfo).port;
+
+  const verifyAccessToken = async (token: string): Promise<boolean> => {
+    if (token.split('.').length !== 3) {
+      // Opaque: the provider's own stores know it, as introspection would tell a remote resource.
+      const found = (await provider.ClientCredentials.find(token)) ?? (await provider.AccessToken.find(token));
+      return found !== undefined && !found.isExpired;
+    }
+    try {
+      await jose.jwtVerify(token, publicJwks, { issuer: url, audience: RESOURCE });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  front.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    void handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end(String((error as Error)?.message ?? error));
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', url).pathname;
+    const body = await readAll(req);
+    if (path.startsWith('/api/')) return resource(req, res, path);
+    if (path === '/token' && req.method === 'POST') {
+      const form = new URLSearchParams(body.toString('utf8'));
+      const grant = form.get('grant_type') ?? '';
+      for (const name of ['assertion', 'client_assertion']) if (form.get(name)) seen.assertions.push(form.get(name)!);
+      counts.set(grant, (counts.get(grant) ?? 0) + 1);
+      const fault = nextFaults.shift() ?? everyFault;
+      if (fault) {
+        if (fault.delayMs) await sleep(fault.delayMs);
+        res.writeHead(fault.status, {
+          'content-type': 'application/json',
+          'cache-control': 'no-store',
+          ...(fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {}),
+        });
+        res.end(JSON.stringify(fault.body ?? (fault.status >= 500 ? { error: 'temporarily_unavailable' } : { error: 'invalid_request' })));
+        return;
+      }
+      if (grant === JWT_BEARER && !form.has('client_id') && !req.headers.authorization) {
+        try {
+          form.set('client_id', String(jose.decodeJwt(form.get('assertion') ?? '').iss));
+        } catch {
+          // left to the grant handler, which answers invalid_grant
+        }
+      }
+      const forwarded = await forward(req, Buffer.from(form.toString()));
+      let out = forwarded.body;
+      if (forwarded.status === 200) {
+        const json = JSON.parse(out.toString('utf8')) as Record<string, unknown>;
+        if (typeof json.access_token === 'string') seen.accessTokens.push(json.access_token);
+        if (typeof json.refresh_token === 'string') seen.refreshTokens.push(json.refresh_token);
+        if (stripExpiresIn) {
+          delete json.expires_in;
+          out = Buffer.from(JSON.stringify(json));
+        }
+      }
+      return reply(res, forwarded.status, forwarded.headers, out);
+    }
+    const forwarded = await forward(req, body);
+    reply(res, forwarded.status, forwarded.headers, forwarded.body);
+  }
+
+  async function resource(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const match = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '');
+    let ok = match !== null && (await verifyAccessToken(match[1]!));
+    if (ok && rejectResource > 0) {
+      rejectResource--;
+      ok = false;
+    }
+    const status = ok ? 200 : 401;
+    resourceRequests.push({ path, status });
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      ...(ok ? {} : { 'www-authenticate': 'Bearer error="invalid_token"' }),
+    });
+    res.end(JSON.stringify(ok ? (path === '/api/items' ? { items: [{ id: 1 }, { id: 2 }] } : { ok: true }) : { error: 'invalid_token' }));
+  }
+
+  function forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
+    return new Promise((resolve, reject) => {
+      const headers = { ...req.headers, 'content-length': String(body.length) };
+      delete headers['transfer-encoding'];
+      const out = httpRequest({ host: '127.0.0.1', port: innerPort, method: req.method, path: req.url, headers }, (response) => {
+        readAll(response).then((b) => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: b }), reject);
+      });
+      out.on('error', reject);
+      out.end(body);
+    });
+  }
+
+  return {
+    url,
+    tokenUrl,
+    apiUrl: `${url}/api`,
+    clients,
+    serviceAccounts,
+    async issueRefreshToken() {
+      const client = await provider.Client.find(clients.refresh.id);
+      const grant = new provider.Grant({ accountId: ACCOUNT, clientId: clients.refresh.id });
+      grant.addOIDCScope('offline_access');
+      grant.addResourceScope(RESOURCE, SCOPE);
+      const grantId = await grant.save();
+      const token = new provider.RefreshToken({
+        accountId: ACCOUNT,
+        client,
+        grantId,
+        gty: 'authorization_code',
+        scope: `offline_access ${SCOPE}`,
+        resource: RESOURCE,
+      } as never);
+      return token.save();
+    },
+    async refreshTokenActive(value) {
+      const token = await provider.RefreshToken.find(value);
+      return token !== undefined && !token.consumed && !token.isExpired;
+    },
+    tokenRequests: (grantType) => (grantType ? (counts.get(grantType) ?? 0) : [...counts.values()].reduce((a, b) => a + b, 0)),
+    resetCounts: () => counts.clear(),
+    failNextTokenRequests: (...faults) => void nextFaults.push(...faults),
+    failAllTokenRequests: (fault) => void (everyFault = fault),
+    setAccessTokenTtl: (seconds) => void (ttl = seconds),
+    omitExpiresIn: (omit) => void (stripExpiresIn = omit),
+    setAccessTokenFormat: (value) => void (format = value),
+    seen,
+    rejectNextResourceRequests: (n) => void (rejectResource = n),
+    resourceRequests,
+    assertions,
+    async stop() {
+      for (const server of [front, inner]) {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    },
+  };
+}
+
+function listen(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+}
+
+async function readAll(stream: AsyncIterable<Buffer | string>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks);
+}
+
+function reply(res: ServerResponse, status: number, headers: IncomingMessage['headers'], body: Buffer): void {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined && name !== 'content-length' && name !== 'transfer-encoding' && name !== 'connection' && name !== 'keep-alive') out[name] = value;
+  out['content-length'] = String(body.length);
+  res.writeHead(status, out);
+  res.end(body);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
