@@ -77,7 +77,8 @@ export default defineSource({
       };
       const response = await attempt();
       if (response.status === 401 && sameOrigin && credential.invalidate && (await credential.invalidate())) {
-        await response.body?.cancel();
+        // Read the (small) 401 body to its end so the retry reuses the connection.
+        await readBodyStart(response, PROBE_BODY_LIMIT);
         return attempt();
       }
       return response;
