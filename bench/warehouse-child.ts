@@ -1,0 +1,36 @@
+/**
+ * Child process of bench/warehouse-upserts.ts: 1,000,000 batched upserts into a fresh warehouse,
+ * alone in its process so that its peak RSS is the warehouse's (plus Node and tsx).
+ *
+ *   node --import tsx bench/warehouse-child.ts <dir>    prints {"rows","seconds","rows_per_s","max_rss_mb"}
+ */
+import { join } from 'node:path';
+import { Warehouse } from '../src/local/warehouse.js';
+
+const ROWS = 1_000_000;
+
+const dir = process.argv[2];
+if (!dir) throw new Error('usage: warehouse-child.ts <empty directory>');
+
+const warehouse = await Warehouse.open(join(dir, 'warehouse.db'));
+await warehouse.declare([{ table: 'items', primary_key: ['id'] }]);
+const started = performance.now();
+for (let i = 0; i < ROWS; i++) {
+  await warehouse.upsert('items', { id: i, name: 'name-' + i, amount: i * 1.5, active: i % 2 === 0, updated_at: new Date() });
+}
+await warehouse.flush(); // every row committed to the file
+const seconds = (performance.now() - started) / 1000;
+await warehouse.close();
+const maxRssMb = process.resourceUsage().maxRSS / 1024;
+
+// Check what the file holds (after the peak was read: this query is not the warehouse's cost).
+const { DuckDBInstance } = await import('@duckdb/node-api');
+const instance = await DuckDBInstance.create(join(dir, 'warehouse.db'));
+const connection = await instance.connect();
+const reader = await connection.runAndReadAll('SELECT count(*), count(DISTINCT id), max(id) FROM tester.items');
+const [count, distinct, max] = (reader.getRowsJS()[0] ?? []).map(Number);
+connection.closeSync();
+instance.closeSync();
+if (count !== ROWS || distinct !== ROWS || max !== ROWS - 1) throw new Error('the warehouse does not hold the rows written');
+
+process.stdout.write(`${JSON.stringify({ rows: ROWS, seconds, rows_per_s: ROWS / seconds, max_rss_mb: maxRssMb })}\n`);
