@@ -1,0 +1,4 @@
+export * from './pipeline-api.js';
+export * from './webhooks-api.js';
+export { resolvePipelineSettings, resolveWebhookSettings, SETTINGS_ENVIRONMENT } from './client-settings.js';
+export type { PipelineSettings, WebhookSettings } from './client-settings.js';

@@ -1,0 +1,140 @@
+import { AuthenticationError, SourceUnreachableError } from '../errors/index.js';
+import { FeatureNotAvailableError, InvalidRequestError } from './client-errors.js';
+import { describeRequest, type HttpTransport } from './http-transport.js';
+import { sendWithRetry, type RetryDecision, type RetryOptions } from './retry-policy.js';
+import { bodyField, oneLine, readJsonBody, validate } from './service-reply.js';
+import {
+  listedWebhookSchema,
+  webhookSchema,
+  type WebhookDeleteResult,
+  type WebhookFetchResult,
+  type WebhookListResult,
+} from './webhook-records.js';
+import { z } from 'zod';
+
+export interface WebhookClientOptions {
+  retry?: RetryOptions;
+  /** The key (configuration key or variable) to name when the service answers 401 (default `token`). */
+  rejectedKey?: string;
+  onClose?: () => Promise<void>;
+}
+
+/**
+ * The sync webhook interface (specification 4.4–4.6). The service speaks two wire forms for the same
+ * outcome (a 404, or a 200 whose body says `not_found`); this client returns one result type for
+ * both, so a caller writes one `switch`. Credentials failures throw: 401 an AuthenticationError, 403
+ * (feature not available for the organization) a FeatureNotAvailableError with the service's message.
+ */
+export class WebhookClient {
+  readonly #transport: HttpTransport;
+  readonly #retry: RetryOptions;
+  readonly #rejectedKey: string;
+  readonly #onClose: (() => Promise<void>) | undefined;
+
+  constructor(transport: HttpTransport, options: WebhookClientOptions = {}) {
+    this.#transport = transport;
+    this.#retry = options.retry ?? {};
+    this.#rejectedKey = options.rejectedKey ?? 'token';
+    this.#onClose = options.onClose;
+  }
+
+  /** GET /api/v1/webhooks/<id> (section 4.4). */
+  async get(webhookId: number): Promise<WebhookFetchResult> {
+    const path = webhookPath(webhookId);
+    const { response, body, target } = await this.#call('GET', path, 'always');
+    if (response.status === 404) return { status: 'not_found' };
+    const status = this.#outcome(response, body, target, ['success', 'not_found', 'error'] as const);
+    if (status === 'success') return { status, webhook: validate(webhookSchema, bodyField(body, 'data'), target, 'data') };
+    if (status === 'error') return withMessage({ status }, body);
+    return { status };
+  }
+
+  /** GET /api/v1/webhooks (section 4.5): every webhook of the workspace. */
+  async list(): Promise<WebhookListResult> {
+    const path = 'api/v1/webhooks';
+    const { response, body, target } = await this.#call('GET', path, 'always');
+    const status = this.#outcome(response, body, target, ['success', 'error'] as const);
+    if (status === 'error') return withMessage({ status }, body);
+    return { status, webhooks: validate(z.array(listedWebhookSchema), bodyField(body, 'data'), target, 'data') };
+  }
+
+  /**
+   * DELETE /api/v1/webhooks/<id> (section 4.6). Retried on 429 only: after a 5xx the webhook may be
+   * gone already, and a second try would report `not_found` for a delete that worked.
+   */
+  async delete(webhookId: number): Promise<WebhookDeleteResult> {
+    const path = webhookPath(webhookId);
+    const { response, body, target } = await this.#call('DELETE', path, 'rate-limit-only');
+    if (response.status === 404) return { status: 'not_found' };
+    const status = this.#outcome(response, body, target, ['deleted', 'not_found', 'error'] as const);
+    if (status === 'error') return withMessage({ status }, body);
+    return { status };
+  }
+
+  async close(): Promise<void> {
+    await this.#onClose?.();
+  }
+
+  async #call(method: string, path: string, decision: RetryDecision) {
+    const response = await sendWithRetry(
+      () => this.#transport.fetch(path, { method, headers: { accept: 'application/json' } }),
+      decision,
+      this.#retry,
+    );
+    const target = describeRequest(method, response, path);
+    const body = await readJsonBody(response, target);
+    return { response, body, target };
+  }
+
+  /** The `status` field of a 200 body, or the error that a 401/403/other status means. */
+  #outcome<const T extends readonly string[]>(response: Response, body: unknown, target: string, allowed: T): T[number] {
+    const s = response.status;
+    if (s === 401)
+      throw new AuthenticationError(`${target} rejected the credentials (HTTP 401)`, {
+        code: 'http_401',
+        key: this.#rejectedKey,
+        hint: `check '${this.#rejectedKey}' and that the service expects this Authorization scheme (bearer or basic)`,
+      });
+    if (s === 403) {
+      const serviceMessage = oneLine(bodyField(body, 'message')) ?? 'feature not available';
+      throw new FeatureNotAvailableError(`${target}: the webhook feature is not available for this organization (HTTP 403: ${serviceMessage})`, {
+        code: 'feature_not_available',
+        serviceMessage,
+        hint: 'ask the account owner to enable webhooks for the organization; the credentials themselves were accepted',
+      });
+    }
+    if (s === 200) {
+      const status = bodyField(body, 'status');
+      if (typeof status === 'string' && (allowed as readonly string[]).includes(status)) return status as T[number];
+      throw new SourceUnreachableError(`${target} answered HTTP 200 with status ${JSON.stringify(status)}; expected ${allowed.join(', ')}`, {
+        code: 'invalid_response',
+      });
+    }
+    if (s >= 400 && s < 500 && s !== 429)
+      throw new InvalidRequestError(`${target} refused the request (HTTP ${s})`, { code: `http_${s}` });
+    throw new SourceUnreachableError(`${target} answered HTTP ${s}${s === 429 || s >= 500 ? ' after retries' : ''}`, {
+      code: `http_${s}`,
+      hint: 'the service failed or is rate limiting; try again later',
+    });
+  }
+}
+
+/** Section 4.4 and 4.6: the path parameter is an integer; anything else is refused before sending. */
+export function checkWebhookId(value: unknown): number {
+  const id = typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value;
+  if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) return id;
+  throw new InvalidRequestError('webhook_id must be a whole number (the id returned by the service)', {
+    code: 'invalid_webhook_id',
+    key: 'webhook_id',
+    hint: 'pass the integer id of the webhook, e.g. 42',
+  });
+}
+
+function webhookPath(webhookId: number): string {
+  return `api/v1/webhooks/${checkWebhookId(webhookId)}`;
+}
+
+function withMessage<T extends { status: 'error' }>(result: T, body: unknown): T & { message?: string } {
+  const message = oneLine(bodyField(body, 'message'));
+  return message ? { ...result, message } : result;
+}

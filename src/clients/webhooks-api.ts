@@ -1,0 +1,23 @@
+/**
+ * `connector-auth/webhooks-api`: the typed client of the sync webhook interface.
+ *
+ *   import { createWebhookClient } from 'connector-auth/webhooks-api';
+ *   const hooks = await createWebhookClient({ baseUrl, token });
+ *   const result = await hooks.get(42);   // { status: 'success', webhook } | { status: 'not_found' } | { status: 'error' }
+ */
+export { WebhookClient, checkWebhookId } from './webhook-client.js';
+export type { WebhookClientOptions } from './webhook-client.js';
+export { createWebhookClient } from './create-webhook-client.js';
+export type { WebhookConnection, WebhookAuth } from './create-webhook-client.js';
+export { webhookSchema, listedWebhookSchema, isHttpsUrl, webhookSelects, WEBHOOK_EVENTS } from './webhook-records.js';
+export type {
+  Webhook,
+  ListedWebhook,
+  WebhookEvent,
+  WebhookFetchResult,
+  WebhookListResult,
+  WebhookDeleteResult,
+} from './webhook-records.js';
+export { FeatureNotAvailableError, InvalidRequestError } from './client-errors.js';
+export type { HttpTransport, TransportRequestInit } from './http-transport.js';
+export type { RetryOptions } from './retry-policy.js';

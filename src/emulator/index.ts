@@ -1,0 +1,17 @@
+export { startEmulator, DEMO_CREDENTIALS } from './server.js';
+export type { EmulatorOptions, RunningEmulator, RequestRecord } from './server.js';
+export type { EmulatorCredentials, EmulatorSettings } from './emulator-context.js';
+export { EmulatorStore } from './store.js';
+export type { Transformation } from './store.js';
+export { defaultEmulatorData, DEFAULT_GROUP_SIZES } from './default-data.js';
+export { parseEmulatorData, readEmulatorData, emulatorDataSchema } from './emulator-data.js';
+export type { EmulatorData, EmulatorDataInput } from './emulator-data.js';
+export { encodeCursor, decodeCursor } from './cursor-codec.js';
+export { nextScheduledSync, startOffsetMinutes } from './sync-schedule.js';
+export type { NextSync } from './sync-schedule.js';
+export { SYNC_OUTCOMES } from './sync-simulation.js';
+export type { EmulatorEvent, SyncOutcome, SyncTrigger, SyncRun } from './sync-simulation.js';
+export type { Delivery } from './event-delivery.js';
+export { FEATURE_NOT_AVAILABLE } from './webhook-routes.js';
+export type { WebhookAuthScheme } from './auth-check.js';
+export type { PagingStyle } from './paging.js';

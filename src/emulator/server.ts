@@ -1,0 +1,164 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { WebhookAuthScheme } from './auth-check.js';
+import { handleControl } from './control-routes.js';
+import { defaultEmulatorData } from './default-data.js';
+import type { EmulatorContext, EmulatorCredentials, EmulatorSettings } from './emulator-context.js';
+import { parseEmulatorData, readEmulatorData, seedStore, type EmulatorData, type EmulatorDataInput } from './emulator-data.js';
+import { EventDelivery, type Delivery } from './event-delivery.js';
+import { FaultInjector } from './faults.js';
+import { sendJson } from './http-reply.js';
+import type { PagingStyle } from './paging.js';
+import { handlePipeline } from './pipeline-routes.js';
+import { EmulatorStore } from './store.js';
+import { SyncSimulator } from './sync-simulation.js';
+import { handleWebhooks } from './webhook-routes.js';
+
+/**
+ * A local server for both interfaces of the specification, on one port: the pipeline management
+ * interface under `/v1`, the sync webhook interface under `/api/v1/webhooks`, and emulator-only
+ * control routes under `/_emulator`. Node's own `http` module: nothing to install, nothing to mock.
+ */
+
+/** Credentials the emulator accepts unless told otherwise. Demo values: never use them for anything real. */
+export const DEMO_CREDENTIALS: Readonly<EmulatorCredentials> = Object.freeze({
+  apiKey: 'demo_api_key',
+  apiSecret: 'demo-api-secret-5f1c9e',
+  webhookToken: 'demo-webhook-token-8b2d47',
+  webhookUsername: 'demo_api_key',
+  webhookPassword: 'demo-api-secret-5f1c9e',
+});
+
+export interface EmulatorOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1: the control routes need no credentials, so the emulator stays on loopback. */
+  host?: string;
+  /** A data file path, a data object, or the default data set when absent. */
+  data?: string | EmulatorDataInput;
+  credentials?: Partial<EmulatorCredentials>;
+  webhookAuthSchemes?: WebhookAuthScheme[];
+  pagingStyle?: PagingStyle;
+  webhookNotFoundAs?: EmulatorSettings['webhookNotFoundAs'];
+  baselineStartTime?: string;
+  /** CA certificate(s) to trust when delivering events to HTTPS receivers. */
+  deliveryCa?: string | Buffer | Array<string | Buffer>;
+  /** The simulation's clock (default: the real one). */
+  now?: () => Date;
+}
+
+export interface RequestRecord {
+  method: string;
+  path: string;
+  accept: string | undefined;
+  authorizationScheme: string | undefined;
+}
+
+export interface RunningEmulator {
+  /** The server root, e.g. `http://127.0.0.1:43121`. */
+  url: string;
+  /** `base_url` of the pipeline interface (paths `v1/...` are joined below it). */
+  pipelineUrl: string;
+  /** `webhook_base_url` of the webhook interface (paths `api/v1/webhooks...`). */
+  webhookUrl: string;
+  /** Root of the emulator-only control routes. */
+  controlUrl: string;
+  store: EmulatorStore;
+  credentials: EmulatorCredentials;
+  settings: EmulatorSettings;
+  deliveries: readonly Delivery[];
+  /** Requests served on the two interfaces (control routes not counted): "no request was sent" is checkable. */
+  readonly requests: number;
+  /** The last 100 such requests: method, path, Accept and the Authorization scheme (never its value). */
+  readonly recentRequests: readonly RequestRecord[];
+  stop(): Promise<void>;
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const data: EmulatorData =
+    typeof options.data === 'string' ? await readEmulatorData(options.data) : parseEmulatorData(options.data ?? defaultEmulatorData());
+  const store = new EmulatorStore();
+  seedStore(store, data);
+  const now = options.now ?? (() => new Date());
+  const fromData = data.credentials ?? {};
+  const credentials: EmulatorCredentials = {
+    ...DEMO_CREDENTIALS,
+    ...(fromData.api_key ? { apiKey: fromData.api_key, webhookUsername: fromData.api_key } : {}),
+    ...(fromData.api_secret ? { apiSecret: fromData.api_secret, webhookPassword: fromData.api_secret } : {}),
+    ...(fromData.webhook_token ? { webhookToken: fromData.webhook_token } : {}),
+    ...options.credentials,
+  };
+  if (options.credentials?.apiKey && !options.credentials.webhookUsername) credentials.webhookUsername = options.credentials.apiKey;
+  if (options.credentials?.apiSecret && !options.credentials.webhookPassword) credentials.webhookPassword = options.credentials.apiSecret;
+  const settings: EmulatorSettings = {
+    pagingStyle: options.pagingStyle ?? 'look-ahead',
+    webhookNotFoundAs: options.webhookNotFoundAs ?? 'http_404',
+    webhookAuthSchemes: options.webhookAuthSchemes ?? ['bearer', 'basic'],
+    baselineStartTime: options.baselineStartTime ?? '00:00',
+  };
+  const delivery = new EventDelivery({ now, ...(options.deliveryCa ? { ca: options.deliveryCa } : {}) });
+  const ctx: EmulatorContext = { store, simulator: new SyncSimulator(store, now), delivery, faults: new FaultInjector(), credentials, settings, now };
+
+  let requests = 0;
+  const recentRequests: RequestRecord[] = [];
+  const server = createServer((req, res) => {
+    if (!req.url?.startsWith('/_emulator')) {
+      requests++;
+      recentRequests.push({
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        accept: req.headers.accept,
+        authorizationScheme: req.headers.authorization?.split(' ')[0],
+      });
+      if (recentRequests.length > 100) recentRequests.shift();
+    }
+    handle(req, res, ctx).catch((error: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { code: 'InternalError', message: error instanceof Error ? error.message : String(error) });
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  return {
+    url,
+    pipelineUrl: url,
+    webhookUrl: url,
+    controlUrl: `${url}/_emulator`,
+    store,
+    credentials,
+    settings,
+    deliveries: delivery.log,
+    get requests() {
+      return requests;
+    },
+    recentRequests,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        delivery.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, ctx: EmulatorContext): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://emulator');
+  const path = url.pathname;
+  if (path === '/_emulator' || path.startsWith('/_emulator/')) return handleControl(req, res, url, ctx);
+  const fault = ctx.faults.take(req.method ?? 'GET', path);
+  if (fault) {
+    req.resume();
+    return sendJson(res, fault.status, fault.body ?? { code: 'InjectedFault', message: `Injected HTTP ${fault.status}` }, {
+      ...(fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {}),
+    });
+  }
+  if (path === '/api/v1/webhooks' || path.startsWith('/api/v1/webhooks/')) return handleWebhooks(req, res, url, ctx);
+  if (path.startsWith('/v1/')) return handlePipeline(req, res, url, ctx);
+  sendJson(res, 404, { code: 'NotFound', message: `No endpoint ${req.method} ${path}.` });
+}
