@@ -1,3 +1,5 @@
+import { SparsePatternMatcher } from './sparse-pattern-matcher.js';
+
 /**
  * Finds every occurrence of many literal strings in one left-to-right pass (Aho–Corasick), compiled
  * to a dense DFA in typed arrays: the hot loop is one table load per UTF-16 code unit, whatever the
@@ -130,4 +132,27 @@ export class MultiPatternMatcher {
     }
     return false;
   }
+}
+
+/** What the registry needs from either automaton. */
+export interface PatternMatcher {
+  findAll(text: string): Match[] | null;
+  test(text: string): boolean;
+}
+
+/**
+ * Above this many dense-table entries (states × alphabet; 32 MiB of Int32) the sparse automaton is
+ * used instead: a few secrets from configuration.json stay on the fastest path, while thousands of
+ * registered tokens cost memory in proportion to their length.
+ */
+export const DENSE_TABLE_BUDGET = 8 * 1024 * 1024;
+
+export function compilePatterns(patterns: readonly string[]): PatternMatcher {
+  const alphabet = new Set<number>();
+  let states = 1;
+  for (const pattern of patterns) {
+    states += pattern.length;
+    for (let i = 0; i < pattern.length; i++) alphabet.add(pattern.charCodeAt(i));
+  }
+  return states * (alphabet.size + 1) <= DENSE_TABLE_BUDGET ? new MultiPatternMatcher(patterns) : new SparsePatternMatcher(patterns);
 }

@@ -1,11 +1,12 @@
 import { derivedForms } from './derived-forms.js';
-import { MultiPatternMatcher } from './multi-pattern-matcher.js';
+import { compilePatterns, type PatternMatcher } from './multi-pattern-matcher.js';
 
 /**
  * Every secret value the process learns, with the forms derived from it, and the redactor over them.
  *
- * Redaction is one pass: all forms are compiled into one automaton (see multi-pattern-matcher.ts)
- * and the text is scanned once, whatever the number of secrets. Overlapping matches are merged, so
+ * Redaction is one pass: all forms are compiled into one automaton (see multi-pattern-matcher.ts:
+ * a dense DFA for the usual handful of secrets, a sparse one when thousands are registered) and the
+ * text is scanned once, whatever the number of secrets. Overlapping matches are merged, so
  * a secret that overlaps another is still hidden whole. The automaton is rebuilt lazily after a
  * registration, so registering many secrets in a row costs one compile.
  */
@@ -16,7 +17,7 @@ export const MIN_SECRET_LENGTH = 4;
 export class SecretRegistry {
   /** form → label (the configuration key it came from) */
   readonly #labels = new Map<string, string>();
-  #matcher: { forms: string[]; automaton: MultiPatternMatcher } | null = null;
+  #matcher: { forms: string[]; automaton: PatternMatcher } | null = null;
   readonly #tooShort = new Set<string>();
 
   /** Registers a secret and all its derived forms under a label (usually the configuration key). */
@@ -89,10 +90,10 @@ export class SecretRegistry {
     this.#matcher = null;
   }
 
-  #compiled(): { forms: string[]; automaton: MultiPatternMatcher } {
+  #compiled(): { forms: string[]; automaton: PatternMatcher } {
     if (this.#matcher === null) {
       const forms = [...this.#labels.keys()];
-      this.#matcher = { forms, automaton: new MultiPatternMatcher(forms) };
+      this.#matcher = { forms, automaton: compilePatterns(forms) };
     }
     return this.#matcher;
   }

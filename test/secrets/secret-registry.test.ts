@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SecretRegistry, basicCredentialForms } from '../../src/secrets/index.js';
 import { MultiPatternMatcher } from '../../src/secrets/multi-pattern-matcher.js';
+import { SparsePatternMatcher } from '../../src/secrets/sparse-pattern-matcher.js';
 
 describe('SecretRegistry', () => {
   it('redacts the raw value and its derived forms, labelled with the key', () => {
@@ -76,19 +77,39 @@ describe('SecretRegistry', () => {
   });
 });
 
-describe('MultiPatternMatcher', () => {
+describe.each([
+  ['dense DFA', (p: string[]) => new MultiPatternMatcher(p)],
+  ['sparse automaton', (p: string[]) => new SparsePatternMatcher(p)],
+])('%s', (_name, compile) => {
   it('agrees with a naive search on random input', () => {
     const alphabet = 'abcab';
     const rand = (n: number) => Array.from({ length: n }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join('');
     for (let round = 0; round < 50; round++) {
       const patterns = Array.from({ length: 5 }, () => rand(2 + Math.floor(Math.random() * 3)));
       const text = rand(200);
-      const matcher = new MultiPatternMatcher(patterns);
-      const found = new Set((matcher.findAll(text) ?? []).map((m) => m.end));
+      const matcher = compile(patterns);
+      const matches = matcher.findAll(text) ?? [];
+      const found = new Map(matches.map((m) => [m.end, m.end - m.start]));
       for (let end = 1; end <= text.length; end++) {
-        const expected = patterns.some((p) => text.slice(0, end).endsWith(p));
-        expect(found.has(end)).toBe(expected);
+        const ending = patterns.filter((p) => text.slice(0, end).endsWith(p));
+        expect(found.has(end)).toBe(ending.length > 0);
+        if (ending.length) expect(found.get(end)).toBe(Math.max(...ending.map((p) => p.length)));
       }
+      expect(matcher.test(text)).toBe(matches.length > 0);
     }
+  });
+});
+
+describe('many registered secrets', () => {
+  it('stays fast and small with 100,000 tokens (the sparse automaton takes over)', () => {
+    const r = new SecretRegistry();
+    const tokens = Array.from({ length: 100_000 }, (_, i) => `cct_${i.toString(36)}_${(i * 7919).toString(36)}xyz`);
+    for (const t of tokens) r.register('connect_card.token', t);
+    const before = process.memoryUsage().rss;
+    const started = performance.now();
+    const out = r.redact(`first ${tokens[0]} middle ${tokens[54_321]} last ${tokens[99_999]}`);
+    expect(out).toBe('first <redacted:connect_card.token> middle <redacted:connect_card.token> last <redacted:connect_card.token>');
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect((process.memoryUsage().rss - before) / 1e6).toBeLessThan(800);
   });
 });
