@@ -5,7 +5,7 @@
  *   node --import tsx bench/warehouse-child.ts <dir>    prints {"rows","seconds","rows_per_s","max_rss_mb"}
  */
 import { join } from 'node:path';
-import { Warehouse } from '../src/local/warehouse.js';
+import { Warehouse } from '../src/local/warehouse/index.js';
 
 const ROWS = 1_000_000;
 

@@ -9,7 +9,7 @@ import { loadConnector } from './load-connector.js';
 import { createConfigurationPersister } from './persist-configuration-value.js';
 import { projectPaths, type ProjectPaths } from './project-paths.js';
 import { readState, writeStateAtomically } from './state-file.js';
-import { Warehouse } from './warehouse.js';
+import { Warehouse } from './warehouse/index.js';
 
 export interface DebugOptions {
   project?: string;
