@@ -91,20 +91,19 @@ export async function run(options: { requests?: number } = {}): Promise<Record<s
 
     const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
     return {
-      requests,
-      probe_handshakes: probeHandshakes,
-      reuse_handshakes: reuseHandshakes,
-      reuse_resumed_sessions: reuseResumed,
-      reuse_requests_per_second: round((requests / reuseMs) * 1000),
-      reuse_total_ms: round(reuseMs),
-      new_connection_handshakes: freshHandshakes,
-      new_connection_resumed_sessions: freshResumed,
-      new_connection_requests_per_second: round((requests / freshMs) * 1000),
-      new_connection_total_ms: round(freshMs),
-      handshakes_saved_ratio: round(freshHandshakes / Math.max(reuseHandshakes, 1)),
-      speedup: round(freshMs / reuseMs, 2),
-    };
-  } finally {
+      mtls_requests: requests,
+      mtls_probe_handshakes: probeHandshakes,
+      mtls_reuse_handshakes: reuseHandshakes,
+      mtls_reuse_resumed_sessions: reuseResumed,
+      mtls_reuse_requests_per_s: round((requests / reuseMs) * 1000),
+      mtls_reuse_total_ms: round(reuseMs),
+      mtls_new_connection_handshakes: freshHandshakes,
+      mtls_new_connection_resumed_sessions: freshResumed,
+      mtls_new_connection_requests_per_s: round((requests / freshMs) * 1000),
+      mtls_new_connection_total_ms: round(freshMs),
+      mtls_handshakes_saved_ratio: round(freshHandshakes / Math.max(reuseHandshakes, 1)),
+      mtls_speedup_ratio: round(freshMs / reuseMs, 2),
+    };  } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
