@@ -10,6 +10,7 @@ import {
 import type { Logger } from '../log/index.js';
 import { HttpClient, describeUrl, isLoopbackHost, readTlsSettings } from '../network/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
+import type { AuthContext } from './auth-method.js';
 
 /**
  * One OAuth 2.0 token endpoint (RFC 6749 §3.2): the POST, the reading of the answer, what each
@@ -387,4 +388,23 @@ export async function createTokenHttpClient(raw: RawConfiguration, timeoutSecond
 export function describeError(error: unknown): string {
   if (isConnectorAuthError(error)) return error.message;
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A TokenEndpoint wired from a method's context, as every token method needs it: TLS for the token
+ * URL, the logger, the secret registry, the clock and a retry budget inside timeout_seconds. The
+ * method says only where the endpoint is and which key each OAuth error points to.
+ */
+export async function tokenEndpointFor(
+  context: AuthContext,
+  options: Pick<TokenEndpointOptions, 'url' | 'urlKey' | 'credential' | 'errorKeys'>,
+): Promise<TokenEndpoint> {
+  return new TokenEndpoint({
+    ...options,
+    http: await createTokenHttpClient(context.raw, context.common.timeout_seconds, context),
+    log: context.log,
+    secrets: context.secrets,
+    now: context.now,
+    retry: defaultRetryPolicy(context.common.timeout_seconds),
+  });
 }

@@ -4,7 +4,7 @@ import { defineAuthMethod } from '../auth-method.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS, clientAuthentication } from '../client-authentication.js';
 import { loadSigningKey } from '../signing-key.js';
 import { tokenCredential } from '../token-credential.js';
-import { TokenEndpoint, checkTokenEndpointUrl, createTokenHttpClient, defaultRetryPolicy } from '../token-endpoint.js';
+import { checkTokenEndpointUrl, tokenEndpointFor } from '../token-endpoint.js';
 
 /**
  * OAuth 2.0 client credentials grant (RFC 6749 §4.4): the client's own id and secret (or a signed
@@ -54,16 +54,11 @@ export default defineAuthMethod({
       secrets: context.secrets,
       now: context.now,
     });
-    const endpoint = new TokenEndpoint({
+    const endpoint = await tokenEndpointFor(context, {
       url: k.token_url,
       urlKey: 'token_url',
       credential: description,
       errorKeys: { invalid_client: secretKey, invalid_grant: secretKey, unauthorized_client: 'client_id', invalid_scope: 'scope', invalid_target: 'audience', other: 'client_id' },
-      http: await createTokenHttpClient(context.raw, context.common.timeout_seconds, context),
-      log: context.log,
-      secrets: context.secrets,
-      now: context.now,
-      retry: defaultRetryPolicy(context.common.timeout_seconds),
     });
 
     return tokenCredential({

@@ -7,7 +7,7 @@ import { TOKEN_ENDPOINT_AUTH_METHODS, clientAuthentication } from '../client-aut
 import { recoveryFileExists, recoveryFilePath, writeRecoveryFile } from '../recovery-file.js';
 import { loadSigningKey } from '../signing-key.js';
 import { tokenCredential } from '../token-credential.js';
-import { TokenEndpoint, checkTokenEndpointUrl, createTokenHttpClient, defaultRetryPolicy, describeError } from '../token-endpoint.js';
+import { checkTokenEndpointUrl, describeError, tokenEndpointFor } from '../token-endpoint.js';
 
 /**
  * OAuth 2.0 refresh token grant (RFC 6749 §6). When the server rotates the refresh token (OAuth 2.1,
@@ -65,16 +65,11 @@ export default defineAuthMethod({
       secrets: context.secrets,
       now: context.now,
     });
-    const endpoint = new TokenEndpoint({
+    const endpoint = await tokenEndpointFor(context, {
       url: k.token_url,
       urlKey: 'token_url',
       credential: description,
       errorKeys: { invalid_client: secretKey, invalid_grant: KEY, unauthorized_client: 'client_id', invalid_scope: 'scope', other: 'client_id' },
-      http: await createTokenHttpClient(context.raw, context.common.timeout_seconds, context),
-      log,
-      secrets: context.secrets,
-      now: context.now,
-      retry: defaultRetryPolicy(context.common.timeout_seconds),
     });
 
     let refreshToken = k.refresh_token;

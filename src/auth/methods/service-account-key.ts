@@ -5,7 +5,7 @@ import type { SecretRegistry } from '../../secrets/index.js';
 import { defineAuthMethod } from '../auth-method.js';
 import { loadSigningKey, newJwtId, signJwt } from '../signing-key.js';
 import { tokenCredential } from '../token-credential.js';
-import { TokenEndpoint, checkTokenEndpointUrl, createTokenHttpClient, defaultRetryPolicy } from '../token-endpoint.js';
+import { checkTokenEndpointUrl, tokenEndpointFor } from '../token-endpoint.js';
 
 /**
  * A service account's JSON key (Google's format: `client_email`, `private_key`, `private_key_id`,
@@ -51,16 +51,11 @@ export default defineAuthMethod({
     checkTokenEndpointUrl(tokenUrl, KEY, "auth_method 'service_account_key' (the key's token_uri)");
     const description = `service account '${account.client_email}'`;
 
-    const endpoint = new TokenEndpoint({
+    const endpoint = await tokenEndpointFor(context, {
       url: tokenUrl,
       urlKey: KEY,
       credential: description,
       errorKeys: { invalid_client: KEY, invalid_grant: KEY, unauthorized_client: KEY, invalid_scope: 'scope', other: KEY },
-      http: await createTokenHttpClient(context.raw, context.common.timeout_seconds, context),
-      log: context.log,
-      secrets: context.secrets,
-      now: context.now,
-      retry: defaultRetryPolicy(context.common.timeout_seconds),
     });
 
     return tokenCredential({
