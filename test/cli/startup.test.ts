@@ -20,4 +20,12 @@ describe('start-up cost', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("unknown command 'frobnicate'");
   });
+
+  it('an unknown flag is bad input (exit 2) for every command, pointing to its help', async () => {
+    for (const command of ['init', 'debug', 'probe', 'validate', 'reset', 'pipeline', 'webhooks', 'emulator']) {
+      const run = await cli([command, '--frobnicate']);
+      expect(run.code, command).toBe(2);
+      expect(run.stderr).toMatch(new RegExp(`^error \\[invalid_arguments\\]: Unknown option '--frobnicate'.* — see connector-auth ${command} --help\\n$`));
+    }
+  });
 });

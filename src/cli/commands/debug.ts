@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { runDebug } from '../../local/index.js';
 import type { CliIO, Command } from '../cli-io.js';
+import { parseCommandArgs } from '../parse-command-args.js';
 import { formatTable } from '../format-table.js';
 
 const HELP = `Usage: connector-auth debug [project] [--configuration FILE] [--state FILE] [--json]
@@ -12,11 +13,13 @@ Loads <project>/connector.ts, authenticates, probes the source, runs update() an
 
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { configuration: { type: 'string' }, state: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
+    const { values, positionals } = parseCommandArgs('debug', () =>
+      parseArgs({
+        args,
+        allowPositionals: true,
+        options: { configuration: { type: 'string' }, state: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      }),
+    );
     if (values.help) return io.out(HELP), 0;
     const progress = io.stderrIsTTY && !io.json;
     const result = await runDebug({

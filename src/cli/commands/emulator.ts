@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { isLoopbackHost } from '../../network/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { CliIO, Command } from '../cli-io.js';
+import { parseCommandArgs } from '../parse-command-args.js';
 
 const HELP = `Usage: connector-auth emulator [--port N] [--host H] [--data FILE]
        connector-auth emulator --print-data > data.json
@@ -18,9 +19,8 @@ Serves both interfaces of the specification on one local port until Ctrl-C (SIGI
 
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
-    let parsed;
-    try {
-      parsed = parseArgs({
+    const { values } = parseCommandArgs('emulator', () =>
+      parseArgs({
         args,
         options: {
           port: { type: 'string' },
@@ -29,11 +29,8 @@ const command: Command = {
           'print-data': { type: 'boolean' },
           help: { type: 'boolean', short: 'h' },
         },
-      });
-    } catch (error) {
-      throw usage(error instanceof Error ? error.message : String(error));
-    }
-    const { values } = parsed;
+      }),
+    );
     if (values.help) return io.out(HELP), 0;
     const { startEmulator, defaultEmulatorData } = await import('../../emulator/index.js');
     if (values['print-data']) {

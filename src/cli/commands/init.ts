@@ -1,14 +1,13 @@
 import { parseArgs } from 'node:util';
 import { initProject, templateNames } from '../../local/index.js';
 import type { CliIO, Command } from '../cli-io.js';
+import { parseCommandArgs } from '../parse-command-args.js';
 
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { template: { type: 'string', short: 't' }, help: { type: 'boolean', short: 'h' } },
-    });
+    const { values, positionals } = parseCommandArgs('init', () =>
+      parseArgs({ args, allowPositionals: true, options: { template: { type: 'string', short: 't' }, help: { type: 'boolean', short: 'h' } } }),
+    );
     if (values.help || positionals[0] === undefined) {
       io.out(`Usage: connector-auth init <dir> [--template ${(await templateNames()).join('|')}]  (default rest-api)`);
       return values.help ? 0 : 2;

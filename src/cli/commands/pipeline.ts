@@ -8,6 +8,7 @@ import {
 import { readConfigurationFile } from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { CliIO, Command } from '../cli-io.js';
+import { parseCommandArgs } from '../parse-command-args.js';
 import { formatTable } from '../format-table.js';
 
 const HELP = `Usage:
@@ -86,8 +87,8 @@ const command: Command = {
 export default command;
 
 function parseArguments(args: string[]) {
-  try {
-    return parseArgs({
+  return parseCommandArgs('pipeline', () =>
+    parseArgs({
       args,
       allowPositionals: true,
       options: {
@@ -99,10 +100,8 @@ function parseArguments(args: string[]) {
         connections: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
-    });
-  } catch (error) {
-    throw usage(error instanceof Error ? error.message : String(error));
-  }
+    }),
+  );
 }
 
 function usage(message: string): ConfigurationError {

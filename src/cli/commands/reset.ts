@@ -1,7 +1,8 @@
-import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
+import { createInterface } from 'node:readline/promises';
 import { resetProject, resetTargets } from '../../local/index.js';
 import type { CliIO, Command } from '../cli-io.js';
+import { parseCommandArgs } from '../parse-command-args.js';
 
 const HELP = `Usage: connector-auth reset [project] [--yes]
 
@@ -10,11 +11,9 @@ Asks first on a terminal; --yes (or no terminal) skips the question.`;
 
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { yes: { type: 'boolean', short: 'y' }, help: { type: 'boolean', short: 'h' } },
-    });
+    const { values, positionals } = parseCommandArgs('reset', () =>
+      parseArgs({ args, allowPositionals: true, options: { yes: { type: 'boolean', short: 'y' }, help: { type: 'boolean', short: 'h' } } }),
+    );
     if (values.help) return io.out(HELP), 0;
     const project = positionals[0] ?? '.';
     if (!values.yes && process.stdin.isTTY && io.stderrIsTTY) {

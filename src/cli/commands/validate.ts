@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { validateProject } from '../../local/index.js';
 import type { CliIO, Command } from '../cli-io.js';
+import { parseCommandArgs } from '../parse-command-args.js';
 
 const HELP = `Usage: connector-auth validate [project] [--configuration FILE] [--json]
 
@@ -9,11 +10,9 @@ Sends nothing over the network.`;
 
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { configuration: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
+    const { values, positionals } = parseCommandArgs('validate', () =>
+      parseArgs({ args, allowPositionals: true, options: { configuration: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }),
+    );
     if (values.help) return io.out(HELP), 0;
     const report = await validateProject({
       project: positionals[0] ?? '.',

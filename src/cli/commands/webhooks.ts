@@ -3,6 +3,7 @@ import { checkWebhookId, createWebhookClient, NotFoundError, resolveWebhookSetti
 import { readConfigurationFile } from '../../config/index.js';
 import { ConfigurationError, SourceUnreachableError } from '../../errors/index.js';
 import type { CliIO, Command } from '../cli-io.js';
+import { parseCommandArgs } from '../parse-command-args.js';
 import { formatTable } from '../format-table.js';
 
 const HELP = `Usage:
@@ -72,8 +73,8 @@ const command: Command = {
 export default command;
 
 function parseArguments(args: string[]) {
-  try {
-    return parseArgs({
+  return parseCommandArgs('webhooks', () =>
+    parseArgs({
       args,
       allowPositionals: true,
       options: {
@@ -82,10 +83,8 @@ function parseArguments(args: string[]) {
         auth: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
-    });
-  } catch (error) {
-    throw usage(error instanceof Error ? error.message : String(error));
-  }
+    }),
+  );
 }
 
 function usage(message: string): ConfigurationError {

@@ -1,0 +1,17 @@
+import { ConfigurationError } from '../errors/index.js';
+
+/**
+ * Runs a command's `parseArgs` call. A wrong flag or a missing flag value is bad input (exit 2,
+ * pointing to the command's --help), never a connector failure (exit 1), whichever command it
+ * reaches. The call is passed in whole so each command's option types flow to its caller.
+ */
+export function parseCommandArgs<T>(command: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new ConfigurationError(error instanceof Error ? error.message : String(error), {
+      code: 'invalid_arguments',
+      hint: `see connector-auth ${command} --help`,
+    });
+  }
+}
