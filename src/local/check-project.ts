@@ -1,6 +1,5 @@
-import { readConfigurationFile, registerConfigurationSecrets, KEY_CATALOGUE } from '../config/index.js';
+import { KEY_CATALOGUE, parseKeys, readConfigurationFile, registerConfigurationSecrets } from '../config/index.js';
 import { authenticate, resolveConfiguration, type ConnectorDefinition } from '../connector/index.js';
-import { parseKeys } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { ProbeResult } from '../sources/index.js';
 import { secrets } from '../secrets/index.js';

@@ -10,8 +10,6 @@ export async function templateNames(): Promise<string[]> {
   return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
 }
 
-export const TEMPLATE_NAMES = templateNames;
-
 /**
  * `connector-auth init <dir> --template NAME`: copies a template into a new or empty directory.
  * An existing non-empty directory is refused, so init never overwrites an author's work.
