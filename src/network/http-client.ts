@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { classifyNetworkError, type RequestContext } from './classify-network-error.js';
+import { undiciReply, type HttpReply } from './http-reply.js';
 import type { TlsSettings } from './tls-settings.js';
 
 /**
@@ -19,7 +20,7 @@ export interface HttpRequestInit {
 export class HttpClient {
   readonly #tls: TlsSettings;
   readonly #timeoutMs: number;
-  #agent: Promise<{ dispatcher: Dispatcher; fetch: typeof import('undici').fetch }> | undefined;
+  #agent: Promise<Transport> | undefined;
 
   constructor(options: { tls: TlsSettings; timeoutSeconds: number }) {
     this.#tls = options.tls;
@@ -51,14 +52,46 @@ export class HttpClient {
     }
   }
 
+  /**
+   * The lean form of send() for JSON APIs: undici's request() instead of its fetch(), so no WHATWG
+   * streams, Headers or Response objects per request (listing 100,000 records costs ~15% less CPU,
+   * bench/paging.ts). Redirects are followed as fetch follows them, the credentials dropped when the
+   * origin changes; errors, also those while reading the body, are classified as send()'s are.
+   */
+  async request(url: URL, init: HttpRequestInit, context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>): Promise<HttpReply> {
+    const { dispatcher, redirecting, request } = await (this.#agent ??= this.#createAgent());
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    const method = (init.method ?? 'GET') as Dispatcher.HttpMethod;
+    const classify = (error: unknown) => classifyNetworkError(error, { ...context, url, method, timeoutSeconds: this.#timeoutMs / 1000 });
+    try {
+      const headers = init.headers ? Object.fromEntries(init.headers) : {};
+      // fetch() types a body the caller left untyped; request() must do the same for a server to read it.
+      if (init.body != null && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
+        if (init.body instanceof URLSearchParams) headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
+        else if (typeof init.body === 'string') headers['content-type'] = 'text/plain;charset=UTF-8';
+      }
+      const data = await request(url, {
+        method,
+        headers,
+        body: init.body instanceof URLSearchParams ? init.body.toString() : (init.body ?? null),
+        signal,
+        dispatcher: init.redirect === 'manual' ? dispatcher : redirecting,
+      });
+      return undiciReply(data, url, classify);
+    } catch (error) {
+      throw classify(error);
+    }
+  }
+
   async close(): Promise<void> {
     const agent = this.#agent;
     this.#agent = undefined;
     if (agent) await (await agent).dispatcher.close();
   }
 
-  async #createAgent() {
-    const { Agent, fetch } = await import('undici');
+  async #createAgent(): Promise<Transport> {
+    const { Agent, fetch, request, interceptors } = await import('undici');
     const tls = this.#tls;
     const dispatcher = new Agent({
       keepAliveTimeout: 30_000,
@@ -71,6 +104,15 @@ export class HttpClient {
         ...(tls.passphrase ? { passphrase: tls.passphrase } : {}),
       },
     });
-    return { dispatcher, fetch };
+    // fetch follows redirects itself; request() needs the interceptor (20 hops, as fetch allows).
+    const redirecting = dispatcher.compose(interceptors.redirect({ maxRedirections: 20 }));
+    return { dispatcher, redirecting, fetch, request };
   }
+}
+
+interface Transport {
+  dispatcher: Dispatcher;
+  redirecting: Dispatcher;
+  fetch: typeof import('undici').fetch;
+  request: typeof import('undici').request;
 }

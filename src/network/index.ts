@@ -1,5 +1,6 @@
 export { HttpClient } from './http-client.js';
 export type { HttpRequestInit } from './http-client.js';
+export type { HttpReply } from './http-reply.js';
 export { classifyNetworkError } from './classify-network-error.js';
 export type { RequestContext } from './classify-network-error.js';
 export { readTlsSettings, hasClientCertificate, unescapeNewlines } from './tls-settings.js';

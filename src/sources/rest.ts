@@ -11,6 +11,7 @@ import {
   readBodyStart,
   readTlsSettings,
   recognizeClientCertificateRefusal,
+  type HttpReply,
   type HttpRequestInit,
   type TlsSettings,
 } from '../network/index.js';
@@ -26,6 +27,12 @@ export interface RestSource extends ConnectedSource {
   readonly baseUrl: URL;
   /** Like the global fetch, but authenticated and bounded. Statuses are returned, not thrown. */
   fetch(pathOrUrl: string | URL, init?: RestRequestInit): Promise<Response>;
+  /**
+   * Like fetch, for JSON APIs read a page at a time: the same credential, TLS and timeout, but a
+   * lean reply whose body is read whole with text(), without WHATWG streams. The typed clients
+   * (connector-auth/pipeline-api, /webhooks-api) use it.
+   */
+  request(pathOrUrl: string | URL, init?: RestRequestInit): Promise<HttpReply>;
   /** GET (or `init.method`) and parse JSON; a non-2xx status throws a classified error. */
   json<T = unknown>(pathOrUrl: string | URL, init?: RestRequestInit): Promise<T>;
 }
@@ -64,25 +71,39 @@ export default defineSource({
       context.log.warning(`TLS verification is OFF for ${baseUrl.host} (tls_skip_verify=true): anyone on the path can read the credential`);
     const http = new HttpClient({ tls, timeoutSeconds: context.common.timeout_seconds });
 
-    const send = async (pathOrUrl: string | URL, init: RestRequestInit = {}): Promise<Response> => {
+    /**
+     * One authenticated request: the credential goes to base_url's origin only, as browsers do on
+     * cross-origin redirects; a 401 gets one retry with a fresh credential where the method can refresh.
+     * `transmit` is the HTTP client's fetch-shaped send() or its lean request().
+     */
+    const authorized = async <R extends { status: number }>(
+      pathOrUrl: string | URL,
+      init: RestRequestInit,
+      transmit: (url: URL, init: HttpRequestInit) => Promise<R>,
+      drain: (reply: R) => Promise<unknown>,
+    ): Promise<R> => {
       const url = resolveUrl(baseUrl, pathOrUrl);
       const sameOrigin = url.origin === baseUrl.origin;
-      const attempt = async (): Promise<Response> => {
+      const attempt = async (): Promise<R> => {
         const headers = new Headers(init.headers);
         if (!headers.has('accept')) headers.set('accept', 'application/json');
-        // The credential goes to base_url's origin only, as browsers do on cross-origin redirects.
         const request = { method: init.method ?? 'GET', url: new URL(url), headers };
         if (sameOrigin) await credential.authorize(request);
-        return http.send(request.url, { ...init, headers }, { credential: credential.description, urlKey: 'base_url', clientCertificate: tls.clientCertificate });
+        return transmit(request.url, { ...init, headers });
       };
-      const response = await attempt();
-      if (response.status === 401 && sameOrigin && credential.invalidate && (await credential.invalidate())) {
+      const reply = await attempt();
+      if (reply.status === 401 && sameOrigin && credential.invalidate && (await credential.invalidate())) {
         // Read the (small) 401 body to its end so the retry reuses the connection.
-        await readBodyStart(response, PROBE_BODY_LIMIT);
+        await drain(reply);
         return attempt();
       }
-      return response;
+      return reply;
     };
+    const requestContext = { credential: credential.description, urlKey: 'base_url', clientCertificate: tls.clientCertificate };
+    const send = (pathOrUrl: string | URL, init: RestRequestInit = {}): Promise<Response> =>
+      authorized(pathOrUrl, init, (url, i) => http.send(url, i, requestContext), (r) => readBodyStart(r, PROBE_BODY_LIMIT));
+    const request = (pathOrUrl: string | URL, init: RestRequestInit = {}): Promise<HttpReply> =>
+      authorized(pathOrUrl, init, (url, i) => http.request(url, i, requestContext), (r) => r.discard());
 
     const probe = async (): Promise<ProbeResult> => {
       const started = performance.now();
@@ -110,6 +131,7 @@ export default defineSource({
     return {
       baseUrl,
       fetch: send,
+      request,
       async json<T>(pathOrUrl: string | URL, init?: RestRequestInit): Promise<T> {
         const response = await send(pathOrUrl, init);
         if (!response.ok) {

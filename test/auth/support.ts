@@ -44,15 +44,7 @@ export function request(url: string): OutgoingRequest {
   return { method: 'GET', url: new URL(url), headers: new Headers() };
 }
 
-/** The error a promise rejects with; fails the test when it resolves. */
-export async function rejection(promise: Promise<unknown>): Promise<Error & { exitCode: number; key?: string; code: string; hint?: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error & { exitCode: number; key?: string; code: string };
-  }
-  throw new Error('expected a failure, got success');
-}
+export { rejection } from '../helpers/rejection.js';
 
 /** None of the secrets, in any form they travel in, appears in any of the texts. */
 export function expectNoLeak(texts: string[], secrets: (string | undefined)[]): void {

@@ -3,6 +3,7 @@ import { authenticate } from '../../src/connector/index.js';
 import { createLogger } from '../../src/log/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
 import { closedPort, start, type ExpectedAuth, type HttpApiPeer } from '../peers/http-api.js';
+import { rejection, type Failure } from '../helpers/rejection.js';
 
 /** Basic, Bearer and API key against a real HTTP server on loopback. */
 
@@ -12,17 +13,7 @@ afterEach(async () => {
   peer = undefined;
 });
 
-type Failure = Error & { exitCode: number; key?: string; code: string };
 
-/** The error a promise rejects with; a resolved promise fails the test. */
-async function rejection(promise: Promise<unknown>): Promise<Failure> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Failure;
-  }
-  throw new Error('expected a rejection');
-}
 
 async function run(auth: ExpectedAuth, configuration: Record<string, string>) {
   peer = await start({ auth });

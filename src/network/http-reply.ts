@@ -1,0 +1,44 @@
+import type { Dispatcher } from 'undici';
+
+/**
+ * What a JSON API call needs of an answer: the status, a header, the body as text. A WHATWG
+ * `Response` has this shape, and so does the lean reply of `HttpClient.request()` below, which reads
+ * undici's Node stream directly: no ReadableStream, Headers or Response objects per request.
+ */
+export interface HttpReply {
+  readonly status: number;
+  /** The URL asked for (a followed redirect is not reflected). */
+  readonly url: string;
+  readonly headers: { get(name: string): string | null };
+  /** The whole body, UTF-8 decoded. Read it (or `discard()` it) so the connection can be reused. */
+  text(): Promise<string>;
+  /** Reads a small body to its end (keeping the connection) or drops a large one. */
+  discard(): Promise<void>;
+}
+
+/** undici's `request()` answer as an HttpReply; `onBodyError` classifies a failure while reading. */
+export function undiciReply(data: Dispatcher.ResponseData, url: URL, onBodyError: (error: unknown) => Error): HttpReply {
+  const headers = data.headers;
+  return {
+    status: data.statusCode,
+    url: url.href,
+    headers: {
+      get(name: string): string | null {
+        const value = headers[name.toLowerCase()];
+        if (value === undefined) return null;
+        return Array.isArray(value) ? value.join(', ') : value;
+      },
+    },
+    async text() {
+      try {
+        return await data.body.text();
+      } catch (error) {
+        throw onBodyError(error);
+      }
+    },
+    async discard() {
+      // dump() reads up to 128 KiB to keep the connection, and destroys it beyond.
+      await data.body.dump().catch(() => undefined);
+    },
+  };
+}
