@@ -1,8 +1,9 @@
 /**
  * What the clients need from HTTP: one authenticated request at a time, statuses returned rather than
- * thrown. The REST source's `fetch` (src/sources/rest.ts) has this shape, so a connector's update()
+ * thrown. The REST source's `request` (src/sources/rest.ts) has this shape, so a connector's update()
  * can hand its `source` straight to a client: base_url joining, the credential, TLS settings,
- * timeout_seconds and the redacting error classification all come from there.
+ * timeout_seconds and the redacting error classification all come from there. Any function that
+ * answers with a WHATWG `Response` also fits, e.g. `{ request: (p, i) => fetch(new URL(p, base), i) }`.
  */
 export interface TransportRequestInit {
   method?: string;
@@ -11,13 +12,22 @@ export interface TransportRequestInit {
   signal?: AbortSignal;
 }
 
+/** The part of an answer the clients read; a `Response` and the REST source's lean reply both have it. */
+export interface TransportResponse {
+  readonly status: number;
+  readonly url: string;
+  readonly headers: { get(name: string): string | null };
+  /** The whole body; the clients always read it, so the connection goes back to the pool. */
+  text(): Promise<string>;
+}
+
 export interface HttpTransport {
   /** `pathOrUrl` is joined below the transport's base URL (no leading slash needed). */
-  fetch(pathOrUrl: string, init?: TransportRequestInit): Promise<Response>;
+  request(pathOrUrl: string, init?: TransportRequestInit): Promise<TransportResponse>;
 }
 
 /** `METHOD scheme://host/path` for messages: never the query string, which may carry a cursor or a key. */
-export function describeRequest(method: string, response: Response | undefined, path: string): string {
+export function describeRequest(method: string, response: TransportResponse | undefined, path: string): string {
   const url = response?.url;
   if (url) {
     try {

@@ -41,5 +41,5 @@ export type {
 } from './pipeline-records.js';
 export { NotFoundError, InvalidRequestError } from './client-errors.js';
 export { MIN_LIMIT, MAX_LIMIT, DEFAULT_LIMIT, checkLimit, parseLimit } from './limit.js';
-export type { HttpTransport, TransportRequestInit } from './http-transport.js';
+export type { HttpTransport, TransportRequestInit, TransportResponse } from './http-transport.js';
 export type { RetryOptions } from './retry-policy.js';

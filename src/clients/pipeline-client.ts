@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { AuthenticationError, SourceUnreachableError, type ConnectorAuthError } from '../errors/index.js';
 import { secrets as processSecrets, type SecretRegistry } from '../secrets/index.js';
 import { InvalidRequestError, NotFoundError } from './client-errors.js';
-import { describeRequest, type HttpTransport } from './http-transport.js';
+import { describeRequest, type HttpTransport, type TransportResponse } from './http-transport.js';
 import { checkLimit } from './limit.js';
 import {
   connectorSchema,
@@ -15,8 +15,10 @@ import {
   type Page,
   type UpgradeResult,
 } from './pipeline-records.js';
+import { validateRecord } from './record-validator.js';
 import { sendWithRetry, type RetryDecision, type RetryOptions } from './retry-policy.js';
-import { bodyField, oneLine, readJsonBody, validate } from './service-reply.js';
+import { guessNextCursor } from './next-cursor-guess.js';
+import { bodyField, oneLine, parseJsonBody, readJsonBody, validate } from './service-reply.js';
 
 export interface PipelineClientOptions {
   /**
@@ -125,10 +127,19 @@ export class PipelineClient {
 
   /** Sends one page request and reads its envelope; the items are validated by the caller. */
   async #fetchPage(page: PageQuery): Promise<RawPage> {
+    return this.#parsePage(await this.#fetchPageText(page));
+  }
+
+  /** One page request, its status checked and its body read whole but not parsed. */
+  async #fetchPageText(page: PageQuery): Promise<PageText> {
     const response = await this.#send('GET', withQuery(page.path, page.query), 'always');
     const target = describeRequest('GET', response, page.path);
     if (response.status !== 200) throw await this.#statusError(response, target, page.subject);
-    const envelope = validate(pageEnvelopeSchema, await readJsonBody(response, target), target, 'body');
+    return { text: await response.text(), status: response.status, target };
+  }
+
+  #parsePage({ text, status, target }: PageText): RawPage {
+    const envelope = validate(pageEnvelopeSchema, parseJsonBody(text, status, target), target, 'body');
     const next = envelope.data.next_cursor;
     return { items: envelope.data.items, nextCursor: typeof next === 'string' && next.length > 0 ? next : undefined, target };
   }
@@ -138,7 +149,7 @@ export class PipelineClient {
   }
 
   #item<S extends z.ZodType>(schema: S, item: unknown, target: string, index: number): z.output<S> {
-    const record = validate(schema, item, target, `data.items[${index}]`);
+    const record = validateRecord(schema, item, target, `data.items[${index}]`);
     // Anyone holding a connect-card token can set the connector up: redact it wherever it goes.
     const token = (record as { connect_card?: { token?: unknown } }).connect_card?.token;
     if (typeof token === 'string' && token) this.#registry.register('connect_card.token', token);
@@ -146,29 +157,49 @@ export class PipelineClient {
   }
 
   /**
-   * All pages as one stream. The next page is requested as soon as this page's `next_cursor` is
-   * known, before this page's records are validated and handed out: the service prepares page n+1
-   * while the caller works on page n. At most two pages are held, whatever the total.
+   * All pages as one stream. Page n+1 is requested as soon as page n's body has arrived, with the
+   * cursor read from the body's end (next-cursor-guess.ts), so the service prepares it while page n
+   * is parsed, validated and handed out. When the parsed `next_cursor` differs from the guess, the
+   * prefetched page is dropped and the right one requested. At most two pages are held, whatever the total.
    */
   async *#all<S extends z.ZodType>(queryFor: (cursor: string | undefined) => PageQuery, schema: S): AsyncGenerator<z.output<S>> {
-    let previousCursor: string | undefined;
-    let pending: Promise<RawPage> | undefined = this.#fetchPage(queryFor(undefined));
+    let cursor: string | undefined;
+    let pending: Promise<PageText> | undefined = this.#fetchPageText(queryFor(undefined));
+    let prefetchedFor: string | undefined;
     try {
       while (pending) {
-        const page: RawPage = await pending;
+        const text: PageText = await pending;
         pending = undefined;
+        const guess = guessNextCursor(text.text);
+        // A guess equal to the cursor just used would be the loop refused below: not prefetched.
+        if (guess !== undefined && guess !== cursor) {
+          [pending, prefetchedFor] = [this.#prefetch(queryFor(guess)), guess];
+          // Parsing and handing out a page is all one macrotask, and undici writes a request on a
+          // reused connection only after a full turn of the event loop (it first checks the idle
+          // socket for bytes the server sent unasked). Two turns here put the request on the wire
+          // before the page is parsed; without them it would leave after the whole page.
+          await nextTurn();
+          await nextTurn();
+        }
+        const page = this.#parsePage(text);
         if (page.nextCursor !== undefined) {
           // A service that hands back the cursor it was given would page forever.
-          if (page.nextCursor === previousCursor)
+          if (page.nextCursor === cursor)
             throw new SourceUnreachableError(`${page.target} returned the cursor it was given as next_cursor; stopping instead of paging forever`, {
               code: 'cursor_loop',
             });
-          previousCursor = page.nextCursor;
-          pending = this.#fetchPage(queryFor(page.nextCursor));
-          // Awaited on the next turn; until then a failure must not count as unhandled.
-          pending.catch(() => undefined);
+          cursor = page.nextCursor;
         }
-        for (let i = 0; i < page.items.length; i++) yield this.#item(schema, page.items[i], page.target, i);
+        if (pending && prefetchedFor !== page.nextCursor) {
+          // The guess was wrong: the prefetched page is of no use.
+          await pending.catch(() => undefined);
+          pending = undefined;
+        }
+        if (!pending && page.nextCursor !== undefined) pending = this.#prefetch(queryFor(page.nextCursor));
+        // The whole page is checked before its first record is handed out: a caller never gets
+        // half a page that then fails (and one tight loop is faster than checks between yields).
+        const { items } = this.#validated(page, schema);
+        for (let i = 0; i < items.length; i++) yield items[i]!;
       }
     } finally {
       // A caller that stops early leaves at most one prefetched page; let it finish quietly.
@@ -176,12 +207,19 @@ export class PipelineClient {
     }
   }
 
-  #send(method: string, path: string, decision: RetryDecision): Promise<Response> {
-    return sendWithRetry(() => this.#transport.fetch(path, { method, headers: { accept: 'application/json' } }), decision, this.#retry);
+  /** A page requested ahead of its turn; awaited later, so its failure must not count as unhandled until then. */
+  #prefetch(page: PageQuery): Promise<PageText> {
+    const pending = this.#fetchPageText(page);
+    pending.catch(() => undefined);
+    return pending;
+  }
+
+  #send(method: string, path: string, decision: RetryDecision): Promise<TransportResponse> {
+    return sendWithRetry(() => this.#transport.request(path, { method, headers: { accept: 'application/json' } }), decision, this.#retry);
   }
 
   /** Section 7 and the real service's `{code, message}` bodies, mapped to the project's classes. */
-  async #statusError(response: Response, target: string, subject: { resource: string; id: string }): Promise<ConnectorAuthError> {
+  async #statusError(response: TransportResponse, target: string, subject: { resource: string; id: string }): Promise<ConnectorAuthError> {
     const body = await readJsonBody(response, target).catch(() => undefined);
     const parsed = pipelineErrorBodySchema.safeParse(body);
     const serviceCode = parsed.success ? parsed.data.code : undefined;
@@ -219,11 +257,19 @@ interface PageQuery {
   subject: { resource: string; id: string };
 }
 
+interface PageText {
+  text: string;
+  status: number;
+  target: string;
+}
+
 interface RawPage {
   items: unknown[];
   nextCursor: string | undefined;
   target: string;
 }
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function withQuery(path: string, query: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();

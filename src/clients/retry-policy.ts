@@ -1,3 +1,5 @@
+import type { TransportResponse } from './http-transport.js';
+
 /**
  * Bounded retries for requests that are safe to repeat. 429 and 5xx are retried with capped,
  * jittered exponential backoff; a `Retry-After` header (seconds or an HTTP date) replaces the backoff
@@ -34,7 +36,7 @@ export function isRetryableStatus(status: number, decision: RetryDecision): bool
  * `decision` is per request: GETs are 'always', a POST that changes state only 'rate-limit-only'
  * (a 429 means the service did not act on it; a 502 may come after it did).
  */
-export async function sendWithRetry(send: () => Promise<Response>, decision: RetryDecision, options: RetryOptions = {}): Promise<Response> {
+export async function sendWithRetry(send: () => Promise<TransportResponse>, decision: RetryDecision, options: RetryOptions = {}): Promise<TransportResponse> {
   const retries = options.retries ?? 3;
   const base = options.baseDelayMs ?? 250;
   const max = options.maxDelayMs ?? 8000;
@@ -50,7 +52,8 @@ export async function sendWithRetry(send: () => Promise<Response>, decision: Ret
     if (advised !== undefined && advised > maxRetryAfter) return response;
     // Full jitter: callers that failed together do not come back together.
     const delay = advised ?? Math.round(random() * Math.min(max, base * 2 ** attempt));
-    await response.body?.cancel();
+    // Read the (small) error body to its end: the connection then goes back to the pool.
+    await response.text().catch(() => undefined);
     await sleep(delay);
   }
 }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { SourceUnreachableError } from '../errors/index.js';
+import type { TransportResponse } from './http-transport.js';
 
 /**
  * Reading what a service answered: JSON or a classified error, validated records or an error that
@@ -7,13 +8,17 @@ import { SourceUnreachableError } from '../errors/index.js';
  * which may be a token.
  */
 
-export async function readJsonBody(response: Response, target: string): Promise<unknown> {
-  const text = await response.text();
+export async function readJsonBody(response: TransportResponse, target: string): Promise<unknown> {
+  return parseJsonBody(await response.text(), response.status, target);
+}
+
+/** A body already read as text, parsed as JSON; undefined when empty. */
+export function parseJsonBody(text: string, status: number, target: string): unknown {
   if (text.length === 0) return undefined;
   try {
     return JSON.parse(text);
   } catch {
-    throw new SourceUnreachableError(`${target} answered HTTP ${response.status} with a body that is not JSON`, {
+    throw new SourceUnreachableError(`${target} answered HTTP ${status} with a body that is not JSON`, {
       code: 'invalid_response',
       hint: 'check that the base URL points at the service itself, not a proxy or login page',
     });

@@ -1,6 +1,6 @@
 import { AuthenticationError, SourceUnreachableError } from '../errors/index.js';
 import { FeatureNotAvailableError, InvalidRequestError } from './client-errors.js';
-import { describeRequest, type HttpTransport } from './http-transport.js';
+import { describeRequest, type HttpTransport, type TransportResponse } from './http-transport.js';
 import { sendWithRetry, type RetryDecision, type RetryOptions } from './retry-policy.js';
 import { bodyField, oneLine, readJsonBody, validate } from './service-reply.js';
 import {
@@ -77,7 +77,7 @@ export class WebhookClient {
 
   async #call(method: string, path: string, decision: RetryDecision) {
     const response = await sendWithRetry(
-      () => this.#transport.fetch(path, { method, headers: { accept: 'application/json' } }),
+      () => this.#transport.request(path, { method, headers: { accept: 'application/json' } }),
       decision,
       this.#retry,
     );
@@ -87,7 +87,7 @@ export class WebhookClient {
   }
 
   /** The `status` field of a 200 body, or the error that a 401/403/other status means. */
-  #outcome<const T extends readonly string[]>(response: Response, body: unknown, target: string, allowed: T): T[number] {
+  #outcome<const T extends readonly string[]>(response: TransportResponse, body: unknown, target: string, allowed: T): T[number] {
     const s = response.status;
     if (s === 401)
       throw new AuthenticationError(`${target} rejected the credentials (HTTP 401)`, {

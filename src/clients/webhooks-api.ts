@@ -19,5 +19,5 @@ export type {
   WebhookDeleteResult,
 } from './webhook-records.js';
 export { FeatureNotAvailableError, InvalidRequestError } from './client-errors.js';
-export type { HttpTransport, TransportRequestInit } from './http-transport.js';
+export type { HttpTransport, TransportRequestInit, TransportResponse } from './http-transport.js';
 export type { RetryOptions } from './retry-policy.js';
