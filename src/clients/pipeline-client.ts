@@ -190,11 +190,9 @@ export class PipelineClient {
             });
           cursor = page.nextCursor;
         }
-        if (pending && prefetchedFor !== page.nextCursor) {
-          // The guess was wrong: the prefetched page is of no use.
-          await pending.catch(() => undefined);
-          pending = undefined;
-        }
+        // A wrong guess: the prefetched page is of no use. It is left to finish on its own (its body
+        // is read, its failure ignored) rather than waited for, which could mean its retries.
+        if (pending && prefetchedFor !== page.nextCursor) pending = undefined;
         if (!pending && page.nextCursor !== undefined) pending = this.#prefetch(queryFor(page.nextCursor));
         // The whole page is checked before its first record is handed out: a caller never gets
         // half a page that then fails (and one tight loop is faster than checks between yields).
