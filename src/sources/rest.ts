@@ -73,7 +73,8 @@ export default defineSource({
 
     /**
      * One authenticated request: the credential goes to base_url's origin only, as browsers do on
-     * cross-origin redirects; a 401 gets one retry with a fresh credential where the method can refresh.
+     * cross-origin redirects; a 401 gets one retry with a fresh credential where the method can refresh;
+     * a TLS failure is explained (explainTlsFailure) whichever call made it.
      * `transmit` is the HTTP client's fetch-shaped send() or its lean request().
      */
     const authorized = async <R extends { status: number }>(
@@ -89,7 +90,14 @@ export default defineSource({
         if (!headers.has('accept')) headers.set('accept', 'application/json');
         const request = { method: init.method ?? 'GET', url: new URL(url), headers };
         if (sameOrigin) await credential.authorize(request);
-        return transmit(request.url, { ...init, headers });
+        try {
+          return await transmit(request.url, { ...init, headers });
+        } catch (error) {
+          // Name the untrusted server's certificate, or find the client-certificate alert behind a
+          // closed connection: in update() as in the probe, since certificates change mid-run too.
+          const target = `${credential.description}: ${request.method} ${describeUrl(request.url)}`;
+          throw await explainTlsFailure(error, { url: request.url, tls, target, timeoutMs: context.common.timeout_seconds * 1000 });
+        }
       };
       const reply = await attempt();
       if (reply.status === 401 && sameOrigin && credential.invalidate && (await credential.invalidate())) {
@@ -110,13 +118,7 @@ export default defineSource({
       await credential.prepare?.();
       const url = resolveUrl(baseUrl, k.probe_path);
       const target = `GET ${describeUrl(url)}`;
-      let response: Response;
-      try {
-        response = await send(url);
-      } catch (error) {
-        // Name the untrusted server's certificate, or find the client-certificate alert behind a closed connection.
-        throw await explainTlsFailure(error, { url, tls, target: `${credential.description}: ${target}`, timeoutMs: context.common.timeout_seconds * 1000 });
-      }
+      const response = await send(url);
       if (k.probe_expect_status.includes(response.status)) {
         // Read a small body to its end rather than cancel it: undici drops a connection whose body
         // is cancelled while still arriving, and update() would pay for a new TLS handshake.

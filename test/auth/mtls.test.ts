@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../src/connector/index.js';
 import { createLogger } from '../../src/log/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
+import type { RestSource } from '../../src/sources/index.js';
 import {
   createCa,
   days,
@@ -18,6 +19,7 @@ import {
   type Issued,
 } from '../peers/certificates.js';
 import { cli, readTree } from '../helpers/cli.js';
+import { rejection } from '../helpers/rejection.js';
 import { start, type NginxPeer } from '../peers/nginx.js';
 
 /**
@@ -193,6 +195,21 @@ describe('mtls against nginx (ssl_verify_client on)', () => {
       expect(error.message).toContain("issued by 'CN=Acme Test Root CA, O=connector-auth tests'");
       expect(error.hint).toContain("'tls_ca_certificate'");
       expectNoLeak([error.message, error.hint ?? ''], [client.privateKeyPem]);
+    }
+  });
+
+  it("in update() too: request() and fetch() name the untrusted server's certificate, as the probe does", async () => {
+    // What a connector's update() meets when the server's certificate changes mid-run.
+    const calls = [(s: RestSource) => s.request('health'), (s: RestSource) => s.fetch('health')];
+    for (const call of calls) {
+      const untrusted = await authenticate({ base_url: nginx.url, ...pem(client), tls_ca_certificate: otherCa.certificatePem }, { registry: new SecretRegistry() });
+      try {
+        const error = await rejection(call(untrusted.source as RestSource));
+        expect(error.exitCode).toBe(5);
+        expect(error.message).toContain("the server presents a certificate with subject 'CN=127.0.0.1, O=connector-auth tests'");
+      } finally {
+        await untrusted.close();
+      }
     }
   });
 
