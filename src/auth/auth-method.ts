@@ -17,6 +17,8 @@ export interface AuthContext {
   readonly secrets: SecretRegistry;
   /** Milliseconds since the epoch; a test may pass a fake clock. */
   readonly now: () => number;
+  /** How a method waits (a token endpoint's backoff); a test may pass timers that advance its fake clock. */
+  readonly timers?: Timers;
   /**
    * Writes a new value of a configuration key where the configuration lives (the local runner
    * rewrites configuration.json atomically; a library user passes a callback). Awaited before the
@@ -26,6 +28,13 @@ export interface AuthContext {
   /** The project's `files/` folder, for recovery files; absent in library use. */
   readonly filesDir?: string;
 }
+
+/** Waiting, injectable so a minute of backoff passes in a test's milliseconds. */
+export interface Timers {
+  sleep(ms: number): Promise<void>;
+}
+
+export const realTimers: Timers = { sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
 
 /** What a request looks like to a credential: it may add headers or a query parameter. */
 export interface OutgoingRequest {

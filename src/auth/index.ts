@@ -1,10 +1,10 @@
 export { defineAuthMethod } from './auth-method.js';
-export type { AuthMethod, AuthContext, Credential, OutgoingRequest } from './auth-method.js';
+export type { AuthMethod, AuthContext, Credential, OutgoingRequest, Timers } from './auth-method.js';
 export { AUTH_METHOD_NAMES, loadAuthMethod } from './catalogue.js';
 export { staticHeaderCredential } from './static-header-credential.js';
 export { warnIfCredentialOld } from './credential-age.js';
 export { TokenCache, refreshMargin, hardMargin } from './token-cache.js';
 export type { IssuedToken, TokenCacheOptions } from './token-cache.js';
 export { TokenEndpoint, defaultRetryPolicy, retryAfterMs, tokenLifetime, DEFAULT_TOKEN_LIFETIME_SECONDS } from './token-endpoint.js';
-export type { TokenResponse, RetryPolicy, Timers, OAuthErrorKeys } from './token-endpoint.js';
+export type { TokenResponse, RetryPolicy, OAuthErrorKeys } from './token-endpoint.js';
 export { writeRecoveryFile, recoveryFilePath } from './recovery-file.js';

@@ -10,7 +10,7 @@ import {
 import type { Logger } from '../log/index.js';
 import { HttpClient, describeUrl, isLoopbackHost, readTlsSettings } from '../network/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
-import type { AuthContext } from './auth-method.js';
+import { realTimers, type AuthContext, type Timers } from './auth-method.js';
 
 /**
  * One OAuth 2.0 token endpoint (RFC 6749 §3.2): the POST, the reading of the answer, what each
@@ -48,11 +48,6 @@ export interface OAuthErrorKeys {
   other: string;
 }
 
-export interface Timers {
-  sleep(ms: number): Promise<void>;
-}
-
-export const realTimers: Timers = { sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
@@ -405,6 +400,7 @@ export async function tokenEndpointFor(
     log: context.log,
     secrets: context.secrets,
     now: context.now,
+    ...(context.timers ? { timers: context.timers } : {}),
     retry: defaultRetryPolicy(context.common.timeout_seconds),
   });
 }

@@ -1,4 +1,4 @@
-import type { AuthMethod, Credential } from '../auth/index.js';
+import type { AuthMethod, Credential, Timers } from '../auth/index.js';
 import { loadAuthMethod, warnIfCredentialOld } from '../auth/index.js';
 import {
   checkFlatStringObject,
@@ -25,6 +25,8 @@ export interface AuthenticateOptions {
   persistConfigurationValue?: (key: string, value: string) => Promise<void>;
   filesDir?: string;
   now?: () => number;
+  /** How auth methods wait (token endpoint backoff); tests pass timers that advance a fake clock. */
+  timers?: Timers;
 }
 
 export interface Authenticated<Source extends ConnectedSource = ConnectedSource> {
@@ -110,6 +112,7 @@ export async function authenticate(
     now,
     ...(options.persistConfigurationValue ? { persistConfigurationValue: options.persistConfigurationValue } : {}),
     ...(options.filesDir ? { filesDir: options.filesDir } : {}),
+    ...(options.timers ? { timers: options.timers } : {}),
   };
   const credential = await method.create(methodKeys, context);
   const connected = await source.connect(sourceKeys, credential, context);

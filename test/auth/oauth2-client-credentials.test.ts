@@ -298,6 +298,23 @@ describe('the token cache against oidc-provider', () => {
     expect(peer.tokenRequests()).toBe(2);
   });
 
+  it('authenticate() takes injected timers: a 40 s Retry-After passes on the fake clock, not the wall clock', async () => {
+    const h = harness();
+    peer.failNextTokenRequests({ status: 429, retryAfter: '40' });
+    const sleeps: number[] = [];
+    const timers = { sleep: async (ms: number) => void (sleeps.push(ms), h.clock.advance(ms)) };
+    const started = performance.now();
+    const a = await connect(h, basic({ timeout_seconds: '60' }), { fakeClock: true, timers });
+    try {
+      expect((await a.probe()).outcome).toBe('HTTP 200');
+    } finally {
+      await a.close();
+    }
+    expect(sleeps).toEqual([40_000]);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(peer.tokenRequests()).toBe(2);
+  });
+
   it('Retry-After as an HTTP date is honoured', async () => {
     const h = harness();
     peer.failNextTokenRequests({ status: 503, retryAfter: new Date(Date.now() + 2000).toUTCString() });
