@@ -30,7 +30,7 @@ export interface RequestContext {
 }
 
 /** OpenSSL / Node codes raised when the server's certificate cannot be trusted. */
-const UNTRUSTED = new Set([
+export const UNTRUSTED = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'UNABLE_TO_GET_ISSUER_CERT',
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
@@ -45,7 +45,10 @@ const UNTRUSTED = new Set([
   'HOSTNAME_MISMATCH',
 ]);
 
-const SYSTEM: Record<string, string> = {
+/** The certificate is trusted but does not name the host connected to. */
+const HOST_MISMATCH = new Set(['ERR_TLS_CERT_ALTNAME_INVALID', 'HOSTNAME_MISMATCH']);
+
+export const SYSTEM: Record<string, string> = {
   ECONNREFUSED: 'connection refused (nothing listens there)',
   ENOTFOUND: 'host name not found (DNS)',
   EAI_AGAIN: 'host name lookup failed (DNS, temporary)',
@@ -69,6 +72,16 @@ export function classifyNetworkError(error: unknown, context: RequestContext): C
       code: 'timeout',
       key: 'timeout_seconds',
       hint: `check that the source answers at '${context.urlKey}', or raise 'timeout_seconds'`,
+      cause: error,
+    });
+  }
+  const mismatch = codes.find((c) => HOST_MISMATCH.has(c));
+  if (mismatch) {
+    // The CA is trusted; what does not match is the name the URL uses: that is the key to fix.
+    return new SourceIdentityError(`${target} failed: the server's TLS certificate is not valid for host '${context.url.hostname}' (${mismatch})`, {
+      code: 'tls_host_mismatch',
+      key: context.urlKey,
+      hint: `use in '${context.urlKey}' a host name the certificate lists, or get a certificate that names '${context.url.hostname}'`,
       cause: error,
     });
   }

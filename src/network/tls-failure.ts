@@ -1,4 +1,4 @@
-import { SourceIdentityError, isConnectorAuthError } from '../errors/index.js';
+import { SourceIdentityError, isConnectorAuthError, type ConnectorAuthError } from '../errors/index.js';
 import { isoDate, type CertificateDetails } from './certificate-details.js';
 import { clientCertificateRefused } from './classify-network-error.js';
 import { diagnoseClosedConnection, inspectServerCertificate } from './server-certificate.js';
@@ -92,7 +92,7 @@ export interface TlsFailureContext {
  */
 export async function explainTlsFailure(error: unknown, context: TlsFailureContext): Promise<unknown> {
   if (!isConnectorAuthError(error) || context.url.protocol !== 'https:') return error;
-  if (error.code === 'tls_untrusted') return explainUntrustedServer(error, context);
+  if (error.code === 'tls_untrusted' || error.code === 'tls_host_mismatch') return explainUntrustedServer(error, context);
   if (CLOSED_CODES.has(error.code)) {
     const refusal = await diagnoseClosedConnection(context.url, context.tls, context.timeoutMs).catch(() => undefined);
     if (refusal?.kind === 'alert')
@@ -111,15 +111,16 @@ export async function explainTlsFailure(error: unknown, context: TlsFailureConte
 
 const CLOSED_CODES = new Set(['und_err_socket', 'econnreset', 'epipe', 'und_err_closed']);
 
-async function explainUntrustedServer(error: Error & { code: string }, context: TlsFailureContext): Promise<unknown> {
+async function explainUntrustedServer(error: ConnectorAuthError, context: TlsFailureContext): Promise<unknown> {
   const server = await inspectServerCertificate(context.url, context.tls, context.timeoutMs).catch(() => undefined);
   if (!server) return error;
   return new SourceIdentityError(`${error.message}; the server presents ${describeServerCertificate(server)}`, {
     code: error.code,
-    key: 'tls_ca_certificate',
-    hint: altNameMismatch(error)
-      ? `the certificate is not for '${context.url.hostname}': use a host name it lists, or ask for a certificate that names this host`
-      : `if you trust '${server.issuer}', set 'tls_ca_certificate' to the PEM of that CA; otherwise check you reach the right server`,
+    key: error.key ?? 'tls_ca_certificate',
+    hint:
+      error.code === 'tls_host_mismatch'
+        ? `the certificate is not for '${context.url.hostname}': use a host name it lists, or ask for a certificate that names this host`
+        : `if you trust '${server.issuer}', set 'tls_ca_certificate' to the PEM of that CA; otherwise check you reach the right server`,
     cause: error,
   });
 }
@@ -130,6 +131,3 @@ export function describeServerCertificate(server: CertificateDetails): string {
   return `a certificate with subject '${server.subject}', issued by '${server.issuer}'${selfSigned}${names}, valid ${isoDate(server.notBefore)} to ${isoDate(server.notAfter)}`;
 }
 
-function altNameMismatch(error: Error): boolean {
-  return /ALTNAME_INVALID|HOSTNAME_MISMATCH/.test(error.message);
-}

@@ -494,6 +494,28 @@ describe('request() failures', () => {
     }
   });
 
+  it("a trusted certificate for another host name: exit 5 naming base_url and the names the certificate lists", async () => {
+    const ca = createCa();
+    const certificate = issueServer(ca, { hosts: ['db.example.test'] });
+    const secure = await serve((_req, res) => json(res, 200, {}), { key: certificate.privateKeyPem, cert: certificate.certificatePem });
+    try {
+      const source = (await open(basicConfiguration(`${secure.url}/api`, { tls_ca_certificate: ca.certificatePem }))).source;
+      for (const call of [() => source.request('items'), () => source.fetch('items')]) {
+        const error = await rejection(call());
+        expect(error.exitCode).toBe(5);
+        expect(error.code).toBe('tls_host_mismatch');
+        expect(error.key).toBe('base_url');
+        expect(error.message).toContain("not valid for host '127.0.0.1'");
+        expect(error.message).toContain('names db.example.test');
+        expectNoSecret(error);
+      }
+      expect(secure.requests).toHaveLength(0);
+    } finally {
+      await Promise.all(opened.splice(0).map((a) => a.close()));
+      await secure.stop();
+    }
+  });
+
   it('an untrusted TLS certificate: SourceIdentityError, exit 5; trusted once tls_ca_certificate names the CA', async () => {
     const ca = createCa();
     const certificate = issueServer(ca);
