@@ -8,6 +8,7 @@ missing=""
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing="$missing nginx"
 command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || missing="$missing openssh-server"
 command -v openssl >/dev/null 2>&1 || missing="$missing openssl"
+[ -x /usr/lib/postgresql/15/bin/postgres ] || missing="$missing postgresql-15"
 
 [ -z "$missing" ] && exit 0
 

@@ -18,9 +18,10 @@ export type {
   Authenticated,
 } from './connector/index.js';
 export { defineSource } from './sources/index.js';
-export type { SourceDefinition, ConnectedSource, ProbeResult, RestSource, RestRequestInit } from './sources/index.js';
+export type { SourceDefinition, ConnectedSource, ProbeResult, RestSource, RestRequestInit, PostgresSource, SslMode } from './sources/index.js';
 export { defineAuthMethod, AUTH_METHOD_NAMES } from './auth/index.js';
-export type { AuthMethod, AuthContext, Credential, OutgoingRequest } from './auth/index.js';
+export type { AuthMethod, AuthContext, Credential, OutgoingRequest, Timers, PasswordCredential } from './auth/index.js';
+export { isPasswordCredential } from './auth/index.js';
 export {
   ExitCode,
   ConnectorAuthError,

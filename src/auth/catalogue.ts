@@ -10,6 +10,7 @@ const METHODS: Record<string, () => Promise<{ default: AuthMethod }>> = {
   bearer: () => import('./methods/bearer.js'),
   api_key: () => import('./methods/api-key.js'),
   mtls: () => import('./methods/mtls.js'),
+  password: () => import('./methods/password.js'),
   signed_url: () => import('./methods/signed-url.js'),
   oauth2_client_credentials: () => import('./methods/oauth2-client-credentials.js'),
   oauth2_refresh_token: () => import('./methods/oauth2-refresh-token.js'),

@@ -2,6 +2,7 @@ export { defineAuthMethod } from './auth-method.js';
 export type { AuthMethod, AuthContext, Credential, OutgoingRequest, Timers } from './auth-method.js';
 export { AUTH_METHOD_NAMES, loadAuthMethod } from './catalogue.js';
 export { staticHeaderCredential } from './static-header-credential.js';
+export { isPasswordCredential, type PasswordCredential } from './password-credential.js';
 export { warnIfCredentialOld } from './credential-age.js';
 export { TokenCache, refreshMargin, hardMargin } from './token-cache.js';
 export type { IssuedToken, TokenCacheOptions } from './token-cache.js';

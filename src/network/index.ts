@@ -19,6 +19,8 @@ export {
 } from './tls-failure.js';
 export type { TlsFailureContext } from './tls-failure.js';
 export { clientCertificateRefused } from './classify-network-error.js';
+export { UNTRUSTED as UNTRUSTED_CERTIFICATE_CODES, SYSTEM as SYSTEM_ERROR_DESCRIPTIONS } from './classify-network-error.js';
+export { CLIENT_CERTIFICATE_ALERT } from './server-certificate.js';
 export { readSignedUrlExpiry, signedUrlSecretParts, describeSignedUrlFormat } from './signed-url.js';
 export type { SignedUrlExpiry, SignedUrlFormat } from './signed-url.js';
 export { describeUrl, isLoopbackHost } from './target.js';

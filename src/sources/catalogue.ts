@@ -5,6 +5,7 @@ import type { SourceDefinition } from './source-definition.js';
 const SOURCES: Record<string, () => Promise<{ default: SourceDefinition }>> = {
   rest: () => import('./rest.js') as Promise<{ default: SourceDefinition }>,
   'signed-url': () => import('./signed-url.js') as Promise<{ default: SourceDefinition }>,
+  postgres: () => import('./postgres/index.js') as Promise<{ default: SourceDefinition }>,
 };
 
 export const SOURCE_NAMES: readonly string[] = Object.keys(SOURCES);

@@ -3,3 +3,4 @@ export type { SourceDefinition, ConnectedSource, ProbeResult, SourceContext } fr
 export { SOURCE_NAMES, loadSource } from './catalogue.js';
 export type { RestSource, RestRequestInit } from './rest.js';
 export type { SignedUrlSource, SignedUrlRequestInit } from './signed-url.js';
+export type { PostgresSource, SslMode } from './postgres/index.js';

@@ -1,0 +1,265 @@
+import type { Credential } from '../../auth/index.js';
+import {
+  AuthenticationError,
+  ConfigurationError,
+  SourceIdentityError,
+  SourceUnreachableError,
+  isConnectorAuthError,
+  type ConnectorAuthError,
+} from '../../errors/index.js';
+import {
+  CLIENT_CERTIFICATE_ALERT,
+  SYSTEM_ERROR_DESCRIPTIONS,
+  UNTRUSTED_CERTIFICATE_CODES,
+  clientCertificateRefused,
+  describeServerCertificate,
+  type TlsSettings,
+} from '../../network/index.js';
+import { describeEndpoint, type PostgresEndpoint } from './connection-settings.js';
+import { inspectServerCertificate } from './server-certificate.js';
+
+/**
+ * What a failed PostgreSQL login means, as one of the project's errors: a line naming the method,
+ * the server and what failed, and the key to fix. Server messages are read for their SQLSTATE and a
+ * few fixed phrases of pg_hba.conf; they name users and databases, never a password, and pg puts no
+ * password in its own errors.
+ *
+ * Errors of the SQL a connector runs (a syntax error, a constraint) are not about the connection:
+ * they are returned unchanged, and the runner reports them as the connector's (exit 1).
+ */
+
+export interface PostgresFailureContext {
+  endpoint: PostgresEndpoint;
+  credential: Credential;
+  tls: TlsSettings;
+  timeoutSeconds: number;
+}
+
+export async function classifyPostgresError(error: unknown, context: PostgresFailureContext): Promise<unknown> {
+  if (isConnectorAuthError(error)) return error;
+  const { endpoint, credential } = context;
+  const target = `${credential.description}: ${describeEndpoint(endpoint)}`;
+  const chain = causeChain(error);
+  const sqlState = chain.map(sqlStateOf).find(Boolean);
+  if (sqlState) return fromSqlState(sqlState, serverMessage(chain), target, context) ?? error;
+  return (await fromConnectionFailure(chain, target, context)) ?? error;
+}
+
+/** Class 28 (authorization), 3D000 (no such database) and the refusals that happen at login. */
+function fromSqlState(state: string, message: string, target: string, context: PostgresFailureContext): ConnectorAuthError | undefined {
+  const { user, database } = context.endpoint;
+  switch (state) {
+    case '28P01':
+      return new AuthenticationError(`${target} failed: the server rejected the password for user '${user}' (SQLSTATE 28P01)`, {
+        code: 'postgres_password_rejected',
+        key: 'password',
+        hint: `check 'password', and that 'user' names an existing role: PostgreSQL answers the same for an unknown user`,
+      });
+    case '28000':
+      return invalidAuthorization(message, target, context);
+    case '3D000':
+      return new ConfigurationError(`${target} failed: database '${database}' does not exist (SQLSTATE 3D000)`, {
+        code: 'postgres_database_missing',
+        key: 'database',
+        hint: `check 'database' (names are case-sensitive), or create the database`,
+      });
+    case '42501':
+      return new AuthenticationError(`${target} failed: user '${user}' may not connect to database '${database}' (SQLSTATE 42501, missing CONNECT privilege)`, {
+        code: 'postgres_connect_denied',
+        key: 'user',
+        hint: `grant CONNECT on database '${database}' to '${user}', or use a 'user' that has it`,
+      });
+    case '53300':
+    case '57P03':
+      return new SourceUnreachableError(`${target} failed: the server cannot take the connection now (SQLSTATE ${state}: ${message})`, {
+        code: state === '53300' ? 'postgres_too_many_connections' : 'postgres_not_ready',
+        key: 'host',
+        hint: 'the server is starting up, shutting down or out of connection slots: try again later, or ask its administrator',
+      });
+    default:
+      return undefined;
+  }
+}
+
+/** 28000 is pg_hba.conf's (or a role's) "no": which key to fix depends on the phrase. */
+function invalidAuthorization(message: string, target: string, context: PostgresFailureContext): ConnectorAuthError {
+  const { user, database, sslmode } = context.endpoint;
+  if (/no pg_hba\.conf entry .*no encryption/i.test(message)) {
+    return new AuthenticationError(`${target} failed: the server accepts only encrypted connections from this host (no pg_hba.conf entry without TLS; SQLSTATE 28000)`, {
+      code: 'postgres_encryption_required',
+      key: 'sslmode',
+      hint: `set 'sslmode' to verify-full (with 'tls_ca_certificate' if the server's CA is private) instead of ${sslmode}`,
+    });
+  }
+  if (/requires a valid client certificate/i.test(message)) {
+    return clientCertificateRefused(target, `at login for user '${user}' (SQLSTATE 28000)`, context.tls.clientCertificate);
+  }
+  if (/certificate authentication failed/i.test(message)) {
+    const refused = clientCertificateRefused(
+      target,
+      `at login: its common name does not authenticate user '${user}' (SQLSTATE 28000)`,
+      context.tls.clientCertificate,
+    );
+    return new AuthenticationError(refused.message, {
+      code: refused.code,
+      key: refused.key ?? 'tls_client_certificate',
+      hint: `the certificate's common name must be '${user}' (or mapped to it in pg_ident.conf); check 'user' and '${refused.key ?? 'tls_client_certificate'}'`,
+    });
+  }
+  if (/not permitted to log in/i.test(message)) {
+    return new AuthenticationError(`${target} failed: role '${user}' is not permitted to log in (SQLSTATE 28000)`, {
+      code: 'postgres_login_not_permitted',
+      key: 'user',
+      hint: `use a 'user' with the LOGIN attribute, or ALTER ROLE ... LOGIN`,
+    });
+  }
+  return new AuthenticationError(`${target} failed: the server does not let user '${user}' connect to database '${database}' from this host (pg_hba.conf; SQLSTATE 28000)`, {
+    code: 'postgres_connection_not_allowed',
+    key: 'user',
+    hint: `check 'user' and 'database', or ask the database administrator for a pg_hba.conf entry that admits them from this host`,
+  });
+}
+
+/** Nothing listens, a name that does not resolve, a timeout, TLS that fails or is refused. */
+async function fromConnectionFailure(chain: unknown[], target: string, context: PostgresFailureContext): Promise<ConnectorAuthError | undefined> {
+  const { endpoint, credential, tls, timeoutSeconds } = context;
+  const codes = chain.map((e) => String((e as { code?: unknown }).code ?? ''));
+  const messages = chain.map((e) => (e instanceof Error ? e.message : ''));
+  const cause = chain[0];
+
+  if (messages.some((m) => /timeout expired|due to connection timeout/i.test(m))) {
+    return new SourceUnreachableError(`${target} failed: no answer within ${timeoutSeconds}s`, {
+      code: 'timeout',
+      key: 'timeout_seconds',
+      hint: `check 'host' and 'port' and that no firewall drops the connection, or raise 'timeout_seconds'`,
+      cause,
+    });
+  }
+  if (messages.some((m) => /server does not support SSL connections/i.test(m))) {
+    return new SourceIdentityError(`${target} failed: the server does not accept TLS connections, and sslmode=${endpoint.sslmode} requires TLS`, {
+      code: 'postgres_tls_not_supported',
+      key: 'sslmode',
+      hint: `turn ssl on at the server; set 'sslmode' to disable only if the whole network path is trusted`,
+      cause,
+    });
+  }
+  if (codes.includes('ERR_TLS_CERT_ALTNAME_INVALID') || codes.includes('HOSTNAME_MISMATCH')) {
+    const names = certificateNames(chain);
+    return new SourceIdentityError(
+      `${target} failed: the server's TLS certificate is not valid for host '${endpoint.host}'${names ? ` (it names ${names})` : ''}`,
+      {
+        code: 'tls_host_mismatch',
+        // The CA is trusted; what does not match is the name the connection uses.
+        key: 'host',
+        hint: `set 'host' to a name the certificate lists, or get a certificate that names '${endpoint.host}'; sslmode=verify-ca skips this check, so choose it only knowing that any server with a certificate from that CA would then pass`,
+        cause,
+      },
+    );
+  }
+  const untrusted = codes.find((c) => UNTRUSTED_CERTIFICATE_CODES.has(c));
+  if (untrusted) {
+    const server = await inspectServerCertificate(endpoint.host, endpoint.port, tls, Math.min(timeoutSeconds * 1000, 5_000)).catch(() => undefined);
+    return new SourceIdentityError(
+      `${target} failed: the server's TLS certificate is not trusted (${untrusted})${server ? `; the server presents ${describeServerCertificate(server)}` : ''}`,
+      {
+        code: 'tls_untrusted',
+        key: 'tls_ca_certificate',
+        hint: server
+          ? `if you trust '${server.issuer}', set 'tls_ca_certificate' to the PEM of that CA; otherwise check that 'host' is the right server`
+          : `set 'tls_ca_certificate' to the PEM of the CA that signs the server's certificate`,
+        cause,
+      },
+    );
+  }
+  const alert = codes.find((c) => CLIENT_CERTIFICATE_ALERT.test(c));
+  if (alert) return clientCertificateRefused(target, `during the TLS handshake (${alert})`, tls.clientCertificate, cause);
+  if (messages.some((m) => /client password must be a string|Password must be a string/i.test(m))) {
+    return new AuthenticationError(`${target} failed: the server asks user '${endpoint.user}' for a password, and auth_method '${credential.method}' has none`, {
+      code: 'postgres_password_required',
+      key: 'auth_method',
+      hint: `set 'auth_method' to password with 'password', or ask for a pg_hba.conf entry that authenticates '${endpoint.user}' by certificate`,
+      cause,
+    });
+  }
+  if (messages.some((m) => /server signature does not match/i.test(m))) {
+    return new SourceIdentityError(`${target} failed: the server could not prove it knows the password (SCRAM server signature mismatch): it may not be the server you meant`, {
+      code: 'postgres_server_signature',
+      key: 'host',
+      hint: `check that 'host' reaches the right server, and use sslmode=verify-full`,
+      cause,
+    });
+  }
+  const system = codes.find((c) => SYSTEM_ERROR_DESCRIPTIONS[c]);
+  if (system) {
+    return new SourceUnreachableError(`${target} failed: ${SYSTEM_ERROR_DESCRIPTIONS[system]}`, {
+      code: system.toLowerCase(),
+      key: 'host',
+      hint: `check 'host' and 'port', and that PostgreSQL is running and accepts TCP connections there`,
+      cause,
+    });
+  }
+  if (messages.some((m) => /Connection terminated|error establishing an SSL connection/i.test(m))) {
+    return new SourceUnreachableError(`${target} failed: the server closed the connection during login`, {
+      code: 'postgres_connection_closed',
+      key: 'host',
+      hint: `check that 'host' and 'port' point at a PostgreSQL server`,
+      cause,
+    });
+  }
+  return undefined;
+}
+
+/**
+ * An error of the login that none of the rules above knows: still the source's fault (exit 4), said
+ * on one line. Used by the probe, where every failure is about reaching and logging in.
+ */
+export function unexpectedLoginFailure(error: unknown, context: PostgresFailureContext): SourceUnreachableError {
+  const target = `${context.credential.description}: ${describeEndpoint(context.endpoint)}`;
+  const chain = causeChain(error);
+  const state = chain.map(sqlStateOf).find(Boolean);
+  const what = firstLine(serverMessage(chain) || (error instanceof Error ? error.message : String(error)));
+  return new SourceUnreachableError(`${target} failed: ${what}${state ? ` (SQLSTATE ${state})` : ''}`, {
+    code: state ? `postgres_${state.toLowerCase()}` : 'postgres_error',
+    key: 'host',
+    hint: `check 'host', 'port' and 'database', and the server's log`,
+    cause: error,
+  });
+}
+
+/** True for errors about the connection rather than the statement: worth classifying in query(). */
+export function isSqlStatementError(error: unknown): boolean {
+  const state = causeChain(error).map(sqlStateOf).find(Boolean);
+  return state !== undefined && !/^(08|28|3D|53|57P)/.test(state);
+}
+
+function sqlStateOf(error: unknown): string | undefined {
+  const e = error as { code?: unknown; severity?: unknown };
+  return typeof e?.code === 'string' && typeof e.severity === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : undefined;
+}
+
+function serverMessage(chain: unknown[]): string {
+  const found = chain.find((e) => sqlStateOf(e));
+  return found instanceof Error ? firstLine(found.message) : '';
+}
+
+/** The names a mismatched certificate lists, from Node's checkServerIdentity error. */
+function certificateNames(chain: unknown[]): string {
+  for (const e of chain) {
+    const altNames = (e as { cert?: { subjectaltname?: string } }).cert?.subjectaltname;
+    if (altNames) return altNames.replace(/IP Address:/g, '').replace(/DNS:/g, '');
+  }
+  return '';
+}
+
+function causeChain(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let e: unknown = error; e != null && chain.length < 8; e = (e as { cause?: unknown }).cause) chain.push(e);
+  // Happy eyeballs tried several addresses: the real causes are in `errors`.
+  for (const e of [...chain]) if (e instanceof AggregateError) chain.push(...e.errors);
+  return chain;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0]!.trim();
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}

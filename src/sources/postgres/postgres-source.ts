@@ -1,0 +1,124 @@
+import type { ClientConfig, Pool, QueryResultRow } from 'pg';
+import { z } from 'zod';
+import { isPasswordCredential } from '../../auth/index.js';
+import { keys } from '../../config/index.js';
+import { readTlsSettings } from '../../network/index.js';
+import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
+import { classifyPostgresError, isSqlStatementError, unexpectedLoginFailure, type PostgresFailureContext } from './classify-postgres-error.js';
+import { SSL_MODES, describeEndpoint, tlsOptionsFor, type PostgresEndpoint, type SslMode } from './connection-settings.js';
+
+/**
+ * A PostgreSQL database, through `pg`. The probe is one connection and `SELECT 1`: it proves the
+ * server is reachable, its certificate trusted (per sslmode) and the credentials accepted, and opens
+ * nothing that lasts. `query` is what a connector's update() uses: a small pool (at most
+ * POOL_SIZE connections), created on the first query, so a run that only probes never builds one.
+ *
+ * Every connection parameter is passed explicitly: pg would otherwise fill gaps from PG* environment
+ * variables and ~/.pgpass, and a run would depend on the machine it runs on.
+ */
+
+export interface PostgresSource extends ConnectedSource {
+  /** "postgres://alice@db.example.com:5432/sales (sslmode=verify-full)": no secret in it. */
+  readonly target: string;
+  readonly sslmode: SslMode;
+  /**
+   * Runs one statement with `$1`-style parameters and returns its rows. Statements may run on
+   * different pooled connections: a transaction must be one statement (or a DO block / function).
+   * A failure to connect is classified like the probe's; an error of the SQL itself is pg's own.
+   */
+  query<Row extends QueryResultRow = Record<string, unknown>>(text: string, values?: unknown[]): Promise<Row[]>;
+}
+
+/** Enough for a connector's parallel reads, small enough not to crowd a shared server. */
+export const POOL_SIZE = 4;
+
+const postgresKeys = z.object({
+  host: keys.text(),
+  port: keys.integer({ min: 1, max: 65535, default: 5432 }),
+  database: keys.text(),
+  user: keys.text(),
+  sslmode: keys.oneOf(SSL_MODES, 'verify-full'),
+});
+
+export default defineSource({
+  name: 'postgres',
+  summary: 'PostgreSQL: password (SCRAM) or client certificate, TLS per sslmode; probe = one connection and SELECT 1',
+  keys: postgresKeys,
+  acceptsMethods: ['password', 'mtls'],
+  async connect(k, credential, context): Promise<PostgresSource> {
+    const endpoint: PostgresEndpoint = { host: k.host.trim(), port: k.port, user: k.user, database: k.database, sslmode: k.sslmode };
+    const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
+    const ssl = tlsOptionsFor(endpoint, tls, credential, context.log);
+    const timeoutSeconds = context.common.timeout_seconds;
+    const failure: PostgresFailureContext = { endpoint, credential, tls, timeoutSeconds };
+    const target = describeEndpoint(endpoint);
+    const pg = (await import('pg')).default;
+
+    const passwordCredential = isPasswordCredential(credential) ? credential : undefined;
+    const clientConfig: ClientConfig = {
+      host: endpoint.host,
+      port: endpoint.port,
+      user: endpoint.user,
+      database: endpoint.database,
+      // A function, asked at each login: the password is never a property of pg's objects. Without a
+      // password method it answers nothing, rather than letting pg read PGPASSWORD or ~/.pgpass.
+      password: (async () => passwordCredential?.password()) as () => Promise<string>,
+      ssl,
+      // SCRAM-SHA-256-PLUS binds the login to the TLS session: a relay in the middle cannot reuse it.
+      enableChannelBinding: ssl !== false,
+      connectionTimeoutMillis: timeoutSeconds * 1000,
+      application_name: 'connector-auth',
+      keepAlive: true,
+    };
+
+    let pool: Pool | undefined;
+    const openPool = (): Pool => {
+      if (pool) return pool;
+      pool = new pg.Pool({ ...clientConfig, max: POOL_SIZE, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
+      // An idle connection the server drops must not take the process down; the next query reconnects.
+      pool.on('error', (error) => context.log.warning(`${target}: an idle pooled connection failed (${oneLine(error)}); it will be replaced`));
+      return pool;
+    };
+
+    return {
+      target,
+      sslmode: endpoint.sslmode,
+      async probe(): Promise<ProbeResult> {
+        const started = performance.now();
+        await credential.prepare?.();
+        const client = new pg.Client(clientConfig);
+        // A connection that breaks after the login is reported by the pending call; without a
+        // listener the 'error' event would end the process.
+        client.on('error', () => undefined);
+        try {
+          await client.connect();
+          await client.query('SELECT 1');
+        } catch (error) {
+          const classified = await classifyPostgresError(error, failure);
+          throw classified === error ? unexpectedLoginFailure(error, failure) : classified;
+        } finally {
+          await client.end().catch(() => undefined);
+        }
+        return { target, outcome: 'SELECT 1', elapsedMs: performance.now() - started };
+      },
+      async query<Row extends QueryResultRow>(text: string, values?: unknown[]): Promise<Row[]> {
+        try {
+          return (await openPool().query<Row>(text, values)).rows;
+        } catch (error) {
+          if (isSqlStatementError(error)) throw error;
+          throw await classifyPostgresError(error, failure);
+        }
+      },
+      async close() {
+        const open = pool;
+        pool = undefined;
+        await open?.end();
+        await credential.close?.();
+      },
+    };
+  },
+});
+
+function oneLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+}

@@ -1,0 +1,201 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './nginx.js';
+
+/**
+ * A real PostgreSQL (Debian's postgresql-15) in a temp directory: `initdb` with scram-sha-256 and a
+ * password file, listening on 127.0.0.1 at an ephemeral port, TLS with a test certificate when asked,
+ * and a pg_hba.conf written for the test (`host` or `hostssl`-only, plus client-certificate users).
+ * `log_connections` and `log_disconnections` are on, so a test can count the TCP connections the
+ * server received and those that have ended.
+ *
+ * PostgreSQL refuses to run as root: as root, initdb and postgres run as the `postgres` user and the
+ * directory is theirs; as anyone else, they run as that user.
+ */
+
+export interface PostgresOptions {
+  /** Password of the superuser `user`. */
+  password: string;
+  /** Created at start, owned by `user`. */
+  database: string;
+  /** The superuser initdb creates (default `connector`). */
+  user?: string;
+  /** Server certificate and key (PEM); `clientCaPem` makes the server ask for client certificates. */
+  ssl: { certificatePem: string; privateKeyPem: string; clientCaPem?: string } | false;
+  /** Only `hostssl` lines for TCP: a connection without TLS is refused by pg_hba.conf (28000). */
+  hostsslOnly?: boolean;
+  /** Roles (created at start, allowed into `database`) that log in by client certificate (`cert`). */
+  certificateUsers?: string[];
+}
+
+export interface PostgresPeer {
+  host: string;
+  port: number;
+  user: string;
+  database: string;
+  /** TCP connections the server received since start (from its log; local admin connections excluded). */
+  connectionsReceived(): number;
+  /** TCP sessions that have ended since start (from its log). */
+  connectionsClosed(): number;
+  /** The server's log so far. */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+export const INSTALL_HINT =
+  'PostgreSQL is not installed: run `scripts/install-test-peers.sh` (apt-get install -y postgresql-15; binaries in /usr/lib/postgresql/15/bin)';
+
+export function postgresBinDir(): string {
+  const preferred = '/usr/lib/postgresql/15/bin';
+  if (existsSync(join(preferred, 'postgres'))) return preferred;
+  // Another Debian major version will do: the tests use nothing specific to 15.
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres'))) : [];
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
+  if (newest) return join(root, newest, 'bin');
+  throw new Error(INSTALL_HINT);
+}
+
+export async function start(options: PostgresOptions): Promise<PostgresPeer> {
+  const bin = postgresBinDir();
+  const owner = serverUser();
+  const user = options.user ?? 'connector';
+  const dir = await mkdtemp(join(tmpdir(), 'connector-auth-postgres-'));
+  const data = join(dir, 'data');
+  const own = async (path: string) => {
+    if (owner) await chown(path, owner.uid, owner.gid);
+  };
+  let child: ChildProcess | undefined;
+  try {
+    await own(dir);
+    const pwfile = join(dir, 'pwfile');
+    await writeFile(pwfile, `${options.password}\n`, { mode: 0o600 });
+    await own(pwfile);
+    const initdb = await run(
+      join(bin, 'initdb'),
+      ['-D', data, '-U', user, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '--no-sync', '--encoding=UTF8', '--locale=C'],
+      owner,
+    );
+    await rm(pwfile);
+    if (initdb.code !== 0) throw new Error(`initdb failed (exit ${initdb.code}): ${initdb.output}`);
+
+    const settings = ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`, '-c', 'fsync=off', '-c', 'log_connections=on', '-c', 'log_disconnections=on'];
+    settings.push('-c', 'max_connections=20', '-c', 'shared_buffers=16MB');
+    if (options.ssl) {
+      await writeFile(join(dir, 'server.crt'), options.ssl.certificatePem);
+      await writeFile(join(dir, 'server.key'), options.ssl.privateKeyPem, { mode: 0o600 });
+      for (const file of ['server.crt', 'server.key']) await own(join(dir, file));
+      settings.push('-c', 'ssl=on', '-c', `ssl_cert_file=${join(dir, 'server.crt')}`, '-c', `ssl_key_file=${join(dir, 'server.key')}`);
+      if (options.ssl.clientCaPem) {
+        await writeFile(join(dir, 'client-ca.crt'), options.ssl.clientCaPem);
+        await own(join(dir, 'client-ca.crt'));
+        settings.push('-c', `ssl_ca_file=${join(dir, 'client-ca.crt')}`);
+      }
+    }
+    await writeFile(join(data, 'pg_hba.conf'), hbaLines(options));
+    await own(join(data, 'pg_hba.conf'));
+
+    const port = await freePort();
+    child = spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), ...settings], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
+    });
+    let log = '';
+    child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+    const ready = await Promise.race([waitFor(() => /ready to accept connections/.test(log), 15_000), exited.then(() => false)]);
+    if (!ready) throw new Error(`postgres did not start: ${log}`);
+
+    await setUp(dir, port, user, options);
+    const running = child;
+    // A test process that exits without stop() (a crash, a cancelled run) must not leave a server behind.
+    const killOnExit = () => running.kill('SIGKILL');
+    process.once('exit', killOnExit);
+    return {
+      host: '127.0.0.1',
+      port,
+      user,
+      database: options.database,
+      connectionsReceived: () => (log.match(/connection received: host=127\.0\.0\.1/g) ?? []).length,
+      connectionsClosed: () => (log.match(/disconnection: .* host=127\.0\.0\.1/g) ?? []).length,
+      log: () => log,
+      async stop() {
+        process.off('exit', killOnExit);
+        await stopProcess(running, exited);
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    child?.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Local (Unix socket) connections are the peer's own, trusted; TCP ones are what tests exercise. */
+function hbaLines(options: PostgresOptions): string {
+  const tcp = options.hostsslOnly ? 'hostssl' : 'host';
+  const lines = ['local all all trust'];
+  for (const role of options.certificateUsers ?? []) lines.push(`hostssl all ${role} 127.0.0.1/32 cert`);
+  lines.push(`${tcp} all all 127.0.0.1/32 scram-sha-256`);
+  return lines.join('\n') + '\n';
+}
+
+/** The test database and certificate roles, over the Unix socket as the superuser. */
+async function setUp(dir: string, port: number, user: string, options: PostgresOptions): Promise<void> {
+  const pg = (await import('pg')).default;
+  const admin = new pg.Client({ host: dir, port, user, database: 'postgres', password: '' });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${quoteIdentifier(options.database)} OWNER ${quoteIdentifier(user)}`);
+    for (const role of options.certificateUsers ?? []) await admin.query(`CREATE ROLE ${quoteIdentifier(role)} LOGIN`);
+  } finally {
+    await admin.end();
+  }
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** As root: the `postgres` user's ids; otherwise undefined (the current user runs the server). */
+function serverUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
+  const [uid, gid] = [id('-u'), id('-g')];
+  if (uid.status !== 0 || gid.status !== 0)
+    throw new Error('PostgreSQL refuses to run as root and there is no `postgres` user: install postgresql-15 (scripts/install-test-peers.sh)');
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
+
+function run(command: string, args: string[], owner: { uid: number; gid: number } | undefined): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(owner ? { uid: owner.uid, gid: owner.gid } : {}) });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (condition()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return condition();
+}
+
+/** SIGINT is PostgreSQL's fast shutdown: clients are disconnected, nothing waits for them. */
+async function stopProcess(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGINT');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,439 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadAuthMethod } from '../../src/auth/index.js';
+import { authenticate, type Authenticated, type SourceClients } from '../../src/connector/index.js';
+import { createLogger } from '../../src/log/index.js';
+import { SecretRegistry } from '../../src/secrets/index.js';
+import type { PostgresSource } from '../../src/sources/index.js';
+import { createCa, issueClient, issueServer, type Authority } from '../peers/certificates.js';
+import { freePort } from '../peers/nginx.js';
+import { start, type PostgresPeer } from '../peers/postgres.js';
+import { cli, leakForms } from '../helpers/cli.js';
+import { rejection, type Failure } from '../helpers/rejection.js';
+
+/**
+ * The postgres source against a real PostgreSQL 15 (scram-sha-256, TLS): three clusters, started
+ * once, cover good and bad credentials, every sslmode, untrusted and mismatched certificates, a
+ * server without TLS and client-certificate login.
+ */
+
+const PASSWORD = 'Pg-S3cret/+pw?&x';
+const WRONG = 'Wr0ng/+pass?&y';
+const DATABASE = 'app';
+
+let ca: Authority;
+let clientCa: Authority;
+/** TLS for 127.0.0.1, hostssl only, client certificates accepted for the role `reporter`. */
+let tls: PostgresPeer;
+/** TLS with a certificate for db.example.test only. */
+let mismatch: PostgresPeer;
+/** No TLS at all. */
+let plain: PostgresPeer;
+
+beforeAll(async () => {
+  ca = createCa();
+  clientCa = createCa({ commonName: 'connector-auth test client CA' });
+  const server = issueServer(ca, { hosts: ['127.0.0.1'] });
+  const elsewhere = issueServer(ca, { hosts: ['db.example.test'] });
+  [tls, mismatch, plain] = await Promise.all([
+    start({
+      password: PASSWORD,
+      database: DATABASE,
+      ssl: { certificatePem: server.certificatePem, privateKeyPem: server.privateKeyPem, clientCaPem: clientCa.certificatePem },
+      hostsslOnly: true,
+      certificateUsers: ['reporter'],
+    }),
+    start({ password: PASSWORD, database: DATABASE, ssl: { certificatePem: elsewhere.certificatePem, privateKeyPem: elsewhere.privateKeyPem } }),
+    start({ password: PASSWORD, database: DATABASE, ssl: false }),
+  ]);
+}, 30_000);
+
+afterAll(async () => {
+  await Promise.all([tls?.stop(), mismatch?.stop(), plain?.stop()]);
+});
+
+function configuration(peer: PostgresPeer, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    auth_method: 'password',
+    host: peer.host,
+    port: String(peer.port),
+    database: DATABASE,
+    user: peer.user,
+    password: PASSWORD,
+    tls_ca_certificate: ca.certificatePem,
+    ...extra,
+  };
+}
+
+interface Session {
+  auth: Authenticated<PostgresSource>;
+  /** Every log line, written by a logger that redacts nothing: what the code itself chose to say. */
+  lines: string[];
+}
+
+async function connect(config: Record<string, string>): Promise<Session> {
+  const lines: string[] = [];
+  const log = createLogger({ format: 'json', level: 'debug', registry: new SecretRegistry(), write: (l) => lines.push(l) });
+  // Through the catalogue by name, as a connector's `source: 'postgres'` does.
+  const auth = (await authenticate(config, { source: 'postgres' as keyof SourceClients, registry: new SecretRegistry(), log })) as unknown as Authenticated<PostgresSource>;
+  return { auth, lines };
+}
+
+/** Authenticates and probes, expecting a failure; the session is closed either way. */
+async function probeFailure(config: Record<string, string>): Promise<{ error: Failure; lines: string[] }> {
+  const lines: string[] = [];
+  const log = createLogger({ format: 'json', level: 'debug', registry: new SecretRegistry(), write: (l) => lines.push(l) });
+  const error = await rejection(
+    (async () => {
+      const auth = await authenticate(config, { source: 'postgres' as keyof SourceClients, registry: new SecretRegistry(), log });
+      try {
+        await auth.probe();
+      } finally {
+        await auth.close();
+      }
+    })(),
+  );
+  return { error, lines };
+}
+
+async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** One line, and none of the configured passwords in any form, anywhere a person could read. */
+function expectClean(error: Failure, lines: string[], passwords: string[] = [PASSWORD, WRONG]): void {
+  expect(error.message).not.toContain('\n');
+  expect(error.hint ?? '').not.toBe('');
+  const causes: string[] = [];
+  for (let e: unknown = (error as { cause?: unknown }).cause; e instanceof Error && causes.length < 8; e = (e as { cause?: unknown }).cause)
+    causes.push(e.message, e.stack ?? '');
+  const texts = [error.message, error.hint ?? '', error.stack ?? '', JSON.stringify(error), ...causes, ...lines];
+  for (const password of passwords) for (const form of leakForms(password)) for (const text of texts) expect(text).not.toContain(form);
+}
+
+describe('postgres source, password auth, sslmode=verify-full', () => {
+  it('probes with one connection and SELECT 1, then queries through the pool', async () => {
+    const { auth, lines } = await connect(configuration(tls));
+    try {
+      const [received, closed] = [tls.connectionsReceived(), tls.connectionsClosed()];
+      const probe = await auth.probe();
+      expect(probe.target).toBe(`postgres://connector@127.0.0.1:${tls.port}/${DATABASE} (sslmode=verify-full)`);
+      expect(probe.outcome).toBe('SELECT 1');
+      // One connection, and closed: the probe leaves no pooled connection behind.
+      expect(tls.connectionsReceived() - received).toBe(1);
+      await until(() => tls.connectionsClosed() - closed === 1);
+      expect(tls.connectionsClosed() - closed).toBe(1);
+
+      expect(await auth.source.query('select current_user')).toEqual([{ current_user: 'connector' }]);
+      expect(await auth.source.query<{ n: number }>('select $1::int + 1 as n', [41])).toEqual([{ n: 42 }]);
+      const [ssl] = await auth.source.query<{ ssl: boolean }>('select ssl from pg_stat_ssl where pid = pg_backend_pid()');
+      expect(ssl).toEqual({ ssl: true });
+      expect(auth.credential.description).toBe("password auth as 'connector'");
+      expect(lines.filter((l) => l.includes('"WARNING"'))).toEqual([]);
+    } finally {
+      await auth.close();
+    }
+  });
+
+  it('gives back the SQL error of a bad statement unchanged (it is the connector\'s, exit 1)', async () => {
+    const { auth } = await connect(configuration(tls));
+    try {
+      const error = await rejection(auth.source.query('selec 1'));
+      expect((error as unknown as { code: string }).code).toBe('42601');
+      expect(error.exitCode).toBeUndefined();
+    } finally {
+      await auth.close();
+    }
+  });
+
+  it('wrong password: exit 3 naming password, user in the hint, no password anywhere', async () => {
+    const { error, lines } = await probeFailure(configuration(tls, { password: WRONG }));
+    expect(error.exitCode).toBe(3);
+    expect(error.key).toBe('password');
+    expect(error.message).toBe(
+      `password auth as 'connector': postgres://connector@127.0.0.1:${tls.port}/${DATABASE} (sslmode=verify-full) failed: the server rejected the password for user 'connector' (SQLSTATE 28P01)`,
+    );
+    expect(error.hint).toContain("'user'");
+    expectClean(error, lines);
+
+    // query() without a probe first: the pool's login failure is classified the same way.
+    const { auth, lines: queryLines } = await connect(configuration(tls, { password: WRONG }));
+    try {
+      const fromQuery = await rejection(auth.source.query('select 1'));
+      expect(fromQuery.exitCode).toBe(3);
+      expect(fromQuery.key).toBe('password');
+      expectClean(fromQuery, queryLines);
+    } finally {
+      await auth.close();
+    }
+  });
+
+  it('unknown user: the same exit 3 (SCRAM does not tell them apart)', async () => {
+    const { error, lines } = await probeFailure(configuration(tls, { user: 'nobody' }));
+    expect(error.exitCode).toBe(3);
+    expect(error.key).toBe('password');
+    expect(error.message).toContain("user 'nobody'");
+    expectClean(error, lines);
+  });
+
+  it('unknown database: exit 2 naming database', async () => {
+    const { error, lines } = await probeFailure(configuration(tls, { database: 'no_such_db' }));
+    expect(error.exitCode).toBe(2);
+    expect(error.key).toBe('database');
+    expect(error.message).toContain("database 'no_such_db' does not exist");
+    expectClean(error, lines);
+  });
+
+  it('nothing listening: exit 4 naming host', async () => {
+    const { error, lines } = await probeFailure(configuration(tls, { port: String(await freePort()) }));
+    expect(error.exitCode).toBe(4);
+    expect(error.key).toBe('host');
+    expect(error.message).toContain('connection refused');
+    expect(error.hint).toContain("'port'");
+    expectClean(error, lines);
+  });
+
+  it('a server that never answers: exit 4 naming timeout_seconds, within the timeout', async () => {
+    const silent: Server = createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const started = Date.now();
+      const { error, lines } = await probeFailure(configuration(tls, { port: String(port), timeout_seconds: '0.5' }));
+      expect(error.exitCode).toBe(4);
+      expect(error.key).toBe('timeout_seconds');
+      expect(Date.now() - started).toBeLessThan(3000);
+      expectClean(error, lines);
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('a certificate from a CA not in tls_ca_certificate: exit 5, naming the issuer', async () => {
+    for (const extra of [{ tls_ca_certificate: createCa().certificatePem }, { tls_ca_certificate: '' }]) {
+      const { error, lines } = await probeFailure(configuration(tls, extra));
+      expect(error.exitCode).toBe(5);
+      expect(error.key).toBe('tls_ca_certificate');
+      expect(error.message).toContain('not trusted');
+      expect(error.message).toContain(`issued by 'CN=${ca.commonName}`);
+      expectClean(error, lines);
+    }
+  });
+
+  it('sslmode=disable against a hostssl-only server: exit 3 naming sslmode', async () => {
+    const { error, lines } = await probeFailure(configuration(tls, { sslmode: 'disable' }));
+    expect(error.exitCode).toBe(3);
+    expect(error.key).toBe('sslmode');
+    expect(error.message).toContain('accepts only encrypted connections');
+    expect(lines.some((l) => l.includes('sslmode=disable') && l.includes('127.0.0.1'))).toBe(true);
+    expectClean(error, lines);
+  });
+
+  it('sslmode=require works without a CA and warns, naming the host', async () => {
+    const { auth, lines } = await connect(configuration(tls, { sslmode: 'require', tls_ca_certificate: '' }));
+    try {
+      expect((await auth.probe()).target).toContain('(sslmode=require)');
+      const warnings = lines.map((l) => JSON.parse(l) as { level: string; message: string }).filter((l) => l.level === 'WARNING');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.message).toMatch(/sslmode=require: the connection to 127\.0\.0\.1 is encrypted but the server's certificate is not verified/);
+    } finally {
+      await auth.close();
+    }
+  });
+});
+
+describe('postgres source, host name checks', () => {
+  it('a certificate for another name: exit 5 under verify-full, naming the host and the names it has', async () => {
+    const { error, lines } = await probeFailure(configuration(mismatch));
+    expect(error.exitCode).toBe(5);
+    expect(error.key).toBe('host');
+    expect(error.message).toContain("not valid for host '127.0.0.1' (it names db.example.test)");
+    expect(error.hint).toContain('verify-ca');
+    expectClean(error, lines);
+  });
+
+  it('the same server passes under verify-ca, which says what it does not check', async () => {
+    const { auth, lines } = await connect(configuration(mismatch, { sslmode: 'verify-ca' }));
+    try {
+      expect((await auth.probe()).outcome).toBe('SELECT 1');
+      expect(lines.some((l) => l.includes('sslmode=verify-ca') && l.includes('not against the host name'))).toBe(true);
+    } finally {
+      await auth.close();
+    }
+    // verify-ca still checks the chain.
+    const { error } = await probeFailure(configuration(mismatch, { sslmode: 'verify-ca', tls_ca_certificate: createCa().certificatePem }));
+    expect(error.exitCode).toBe(5);
+    expect(error.key).toBe('tls_ca_certificate');
+  });
+
+  it('sslmode=require with a CA checks the chain, as libpq does, and warns that the host name is not', async () => {
+    const { auth, lines } = await connect(configuration(mismatch, { sslmode: 'require' }));
+    try {
+      expect((await auth.probe()).outcome).toBe('SELECT 1');
+      expect(lines.some((l) => l.includes('"WARNING"') && l.includes('sslmode=require') && l.includes('not its host name'))).toBe(true);
+    } finally {
+      await auth.close();
+    }
+    const { error } = await probeFailure(configuration(mismatch, { sslmode: 'require', tls_ca_certificate: createCa().certificatePem }));
+    expect(error.exitCode).toBe(5);
+    expect(error.key).toBe('tls_ca_certificate');
+  });
+});
+
+describe('postgres source, a server without TLS', () => {
+  it('sslmode=verify-full: exit 5 naming sslmode', async () => {
+    const { error, lines } = await probeFailure(configuration(plain));
+    expect(error.exitCode).toBe(5);
+    expect(error.key).toBe('sslmode');
+    expect(error.message).toContain('does not accept TLS connections');
+    expectClean(error, lines);
+  });
+
+  it('sslmode=disable connects, with a warning every run', async () => {
+    const { auth, lines } = await connect(configuration(plain, { sslmode: 'disable' }));
+    try {
+      await auth.probe();
+      expect(await auth.source.query('select current_user')).toEqual([{ current_user: 'connector' }]);
+      expect(lines.filter((l) => l.includes('"WARNING"') && l.includes('sslmode=disable: the connection to 127.0.0.1 is not encrypted'))).toHaveLength(1);
+    } finally {
+      await auth.close();
+    }
+  });
+});
+
+describe('postgres source, client certificate (auth_method mtls)', () => {
+  const mtls = (peer: PostgresPeer, commonName: string, issuer = () => clientCa, user = 'reporter') => {
+    const client = issueClient(issuer(), { commonName });
+    return {
+      auth_method: 'mtls',
+      host: peer.host,
+      port: String(peer.port),
+      database: DATABASE,
+      user,
+      tls_ca_certificate: ca.certificatePem,
+      tls_client_certificate: client.certificatePem,
+      tls_client_private_key: client.privateKeyPem,
+    };
+  };
+
+  it('logs in as the role named by the certificate', async () => {
+    const { auth } = await connect(mtls(tls, 'reporter'));
+    try {
+      await auth.probe();
+      expect(await auth.source.query('select current_user')).toEqual([{ current_user: 'reporter' }]);
+    } finally {
+      await auth.close();
+    }
+  });
+
+  it('a certificate for another name: exit 3 naming the client certificate', async () => {
+    const { error, lines } = await probeFailure(mtls(tls, 'someone-else'));
+    expect(error.exitCode).toBe(3);
+    expect(error.key).toBe('tls_client_certificate');
+    expect(error.message).toContain("the server refused the client certificate (subject 'CN=someone-else");
+    expectClean(error, lines);
+  });
+
+  it('a certificate from a CA the server does not trust: exit 3', async () => {
+    const { error, lines } = await probeFailure(mtls(tls, 'reporter', () => createCa()));
+    expect(error.exitCode).toBe(3);
+    expect(error.message).toContain('refused the client certificate');
+    expectClean(error, lines);
+  });
+
+  it('a role that logs in by password: exit 3 naming auth_method', async () => {
+    const { error, lines } = await probeFailure(mtls(tls, 'connector', () => clientCa, 'connector'));
+    expect(error.exitCode).toBe(3);
+    expect(error.key).toBe('auth_method');
+    expect(error.message).toContain("asks user 'connector' for a password");
+    expectClean(error, lines);
+  });
+});
+
+describe('postgres source, configuration', () => {
+  const attempt = async (config: Record<string, string>, source: string = 'postgres') =>
+    rejection(authenticate(config, { source: source as keyof SourceClients, registry: new SecretRegistry() }));
+
+  it('names the key that is missing or malformed, before any connection', async () => {
+    const before = tls.connectionsReceived();
+    const cases: [Record<string, string>, string][] = [
+      [{ host: '' }, 'host'],
+      [{ port: 'x' }, 'port'],
+      [{ sslmode: 'prefer' }, 'sslmode'],
+      [{ password: '' }, 'password'],
+      [{ tls_skip_verify: 'true' }, 'tls_skip_verify'],
+      [{ auth_method: 'bearer', token: 'tok-abcdef' }, 'auth_method'],
+    ];
+    for (const [extra, key] of cases) {
+      const error = await attempt(configuration(tls, extra));
+      expect(error.exitCode, key).toBe(2);
+      expect(error.key).toBe(key);
+      for (const form of leakForms(PASSWORD)) expect(error.message).not.toContain(form);
+    }
+    expect(tls.connectionsReceived()).toBe(before);
+  });
+
+  it('the password method is not accepted by the REST source, and authorizes no HTTP request', async () => {
+    const error = await attempt({ auth_method: 'password', password: PASSWORD, base_url: 'https://api.example.com' }, 'rest');
+    expect(error.exitCode).toBe(2);
+    expect(error.key).toBe('auth_method');
+    const method = await loadAuthMethod('password');
+    const credential = await method.create({ password: PASSWORD }, {
+      common: {} as never,
+      raw: { user: 'alice' },
+      log: createLogger({ write: () => undefined }),
+      secrets: new SecretRegistry(),
+      now: Date.now,
+    });
+    expect(credential.description).toBe("password auth as 'alice'");
+    expect(JSON.stringify(credential)).not.toContain(PASSWORD);
+    const refused = await rejection(credential.authorize({ method: 'GET', url: new URL('https://api.example.com'), headers: new Headers() }));
+    expect(refused.exitCode).toBe(2);
+    expect(refused.message).toContain('database sources');
+  });
+});
+
+describe('connector-auth CLI with a postgres connector', () => {
+  let project: string;
+  beforeAll(async () => {
+    project = await mkdtemp(join(tmpdir(), 'connector-auth-postgres-project-'));
+    await writeFile(
+      join(project, 'connector.ts'),
+      `import { defineConnector } from 'connector-auth';
+export default defineConnector({
+  source: 'postgres',
+  schema: () => [{ table: 'roles', primary_key: ['name'] }],
+  async update({ source, op }) {
+    const rows = await source.query('select rolname as name, rolcanlogin as can_login from pg_roles where rolname = any($1)', [['connector', 'reporter']]);
+    for (const row of rows) await op.upsert('roles', row);
+    await op.checkpoint({ done: true });
+  },
+});
+`,
+    );
+  });
+  afterAll(async () => {
+    await rm(project, { recursive: true, force: true });
+  });
+
+  it('probe and debug succeed; a wrong password is exit 3 without the password in the output', async () => {
+    await writeFile(join(project, 'configuration.json'), JSON.stringify(configuration(tls)));
+    const probe = await cli(['probe', project]);
+    expect(probe.code, probe.stderr).toBe(0);
+    expect(probe.stdout).toContain(`probe OK: postgres://connector@127.0.0.1:${tls.port}/${DATABASE} (sslmode=verify-full) → SELECT 1`);
+    const debug = await cli(['debug', project]);
+    expect(debug.code, debug.stderr).toBe(0);
+    expect(debug.stdout).toMatch(/Upserts\s+\|\s+2/);
+    for (const form of leakForms(PASSWORD)) expect(probe.stdout + probe.stderr + debug.stdout + debug.stderr).not.toContain(form);
+
+    await writeFile(join(project, 'configuration.json'), JSON.stringify(configuration(tls, { password: WRONG })));
+    const wrong = await cli(['probe', project]);
+    expect(wrong.code).toBe(3);
+    expect(wrong.stderr).toContain("check 'password'");
+    for (const form of [...leakForms(WRONG), ...leakForms(PASSWORD)]) expect(wrong.stdout + wrong.stderr).not.toContain(form);
+  }, 20_000);
+});
