@@ -9,9 +9,11 @@ export function parseCommandArgs<T>(command: string, parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    throw new ConfigurationError(error instanceof Error ? error.message : String(error), {
-      code: 'invalid_arguments',
-      hint: `see connector-auth ${command} --help`,
-    });
+    throw argumentError(command, error instanceof Error ? error.message : String(error));
   }
+}
+
+/** Bad input to a command (a wrong action, a missing identifier): exit 2, pointing to its --help. */
+export function argumentError(command: string, message: string): ConfigurationError {
+  return new ConfigurationError(message, { code: 'invalid_arguments', hint: `see connector-auth ${command} --help` });
 }

@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import { isLoopbackHost } from '../../network/index.js';
-import { ConfigurationError } from '../../errors/index.js';
 import type { CliIO, Command } from '../cli-io.js';
-import { parseCommandArgs } from '../parse-command-args.js';
+import { argumentError, parseCommandArgs } from '../parse-command-args.js';
 
 const HELP = `Usage: connector-auth emulator [--port N] [--host H] [--data FILE]
        connector-auth emulator --print-data > data.json
@@ -38,7 +37,7 @@ const command: Command = {
       return 0;
     }
     const port = values.port === undefined ? 0 : /^\d{1,5}$/.test(values.port) && Number(values.port) <= 65535 ? Number(values.port) : NaN;
-    if (Number.isNaN(port)) throw usage('--port must be a port number from 0 to 65535');
+    if (Number.isNaN(port)) throw argumentError('emulator', '--port must be a port number from 0 to 65535');
     const host = values.host ?? '127.0.0.1';
     if (!isLoopbackHost(host)) io.log.warning(`listening on ${host}: the /_emulator control routes need no credentials and are reachable from the network`);
 
@@ -86,6 +85,3 @@ const command: Command = {
 };
 export default command;
 
-function usage(message: string): ConfigurationError {
-  return new ConfigurationError(message, { code: 'invalid_arguments', hint: 'see connector-auth emulator --help' });
-}

@@ -6,9 +6,8 @@ import {
   type Connector,
 } from '../../clients/index.js';
 import { readConfigurationFile } from '../../config/index.js';
-import { ConfigurationError } from '../../errors/index.js';
 import type { CliIO, Command } from '../cli-io.js';
-import { parseCommandArgs } from '../parse-command-args.js';
+import { argumentError, parseCommandArgs } from '../parse-command-args.js';
 import { formatTable } from '../format-table.js';
 
 const HELP = `Usage:
@@ -38,9 +37,9 @@ const command: Command = {
     }
     const [action, id, ...extra] = positionals;
     const expected = action === 'groups' ? 0 : action === 'connectors' || action === 'upgrade' ? 1 : -1;
-    if (expected < 0) throw usage(`unknown pipeline action '${action}'; use groups, connectors or upgrade`);
+    if (expected < 0) throw argumentError('pipeline', `unknown pipeline action '${action}'; use groups, connectors or upgrade`);
     if ((expected === 1 && id === undefined) || extra.length > 0 || (expected === 0 && id !== undefined))
-      throw usage(expected === 1 ? `pipeline ${action} takes exactly one identifier` : `pipeline ${action} takes no identifier`);
+      throw argumentError('pipeline', expected === 1 ? `pipeline ${action} takes exactly one identifier` : `pipeline ${action} takes no identifier`);
     const limit = parseLimit(values.limit);
 
     const file = values.configuration ? await readConfigurationFile(values.configuration) : {};
@@ -102,10 +101,6 @@ function parseArguments(args: string[]) {
       },
     }),
   );
-}
-
-function usage(message: string): ConfigurationError {
-  return new ConfigurationError(message, { code: 'invalid_arguments', hint: 'see connector-auth pipeline --help' });
 }
 
 /** One page at --cursor, or every page. */

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { checkWebhookId, createWebhookClient, NotFoundError, resolveWebhookSettings, type ListedWebhook, type Webhook } from '../../clients/index.js';
 import { readConfigurationFile } from '../../config/index.js';
-import { ConfigurationError, SourceUnreachableError } from '../../errors/index.js';
+import { SourceUnreachableError } from '../../errors/index.js';
 import type { CliIO, Command } from '../cli-io.js';
-import { parseCommandArgs } from '../parse-command-args.js';
+import { argumentError, parseCommandArgs } from '../parse-command-args.js';
 import { formatTable } from '../format-table.js';
 
 const HELP = `Usage:
@@ -31,9 +31,9 @@ const command: Command = {
       return values.help ? 0 : 2;
     }
     const [action, idText, ...extra] = positionals;
-    if (action !== 'list' && action !== 'get' && action !== 'delete') throw usage(`unknown webhooks action '${action}'; use list, get or delete`);
+    if (action !== 'list' && action !== 'get' && action !== 'delete') throw argumentError('webhooks', `unknown webhooks action '${action}'; use list, get or delete`);
     if (action === 'list' ? idText !== undefined : idText === undefined || extra.length > 0)
-      throw usage(action === 'list' ? 'webhooks list takes no identifier' : `webhooks ${action} takes exactly one webhook id`);
+      throw argumentError('webhooks', action === 'list' ? 'webhooks list takes no identifier' : `webhooks ${action} takes exactly one webhook id`);
     const id = action === 'list' ? undefined : checkWebhookId(idText);
 
     const file = values.configuration ? await readConfigurationFile(values.configuration) : {};
@@ -85,10 +85,6 @@ function parseArguments(args: string[]) {
       },
     }),
   );
-}
-
-function usage(message: string): ConfigurationError {
-  return new ConfigurationError(message, { code: 'invalid_arguments', hint: 'see connector-auth webhooks --help' });
 }
 
 function notFound(id: number): NotFoundError {
