@@ -33,9 +33,7 @@ export class HttpClient {
    */
   async send(url: URL, init: HttpRequestInit, context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>): Promise<Response> {
     const { dispatcher, fetch } = await (this.#agent ??= this.#createAgent());
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    const method = init.method ?? 'GET';
+    const { signal, method, classify } = this.#begin(url, init, context);
     try {
       const response = await fetch(url, {
         method,
@@ -48,7 +46,7 @@ export class HttpClient {
       });
       return response as unknown as Response;
     } catch (error) {
-      throw classifyNetworkError(error, { ...context, url, method, timeoutSeconds: this.#timeoutMs / 1000 });
+      throw classify(error);
     }
   }
 
@@ -60,19 +58,16 @@ export class HttpClient {
    */
   async request(url: URL, init: HttpRequestInit, context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>): Promise<HttpReply> {
     const { dispatcher, redirecting, request } = await (this.#agent ??= this.#createAgent());
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    const method = (init.method ?? 'GET') as Dispatcher.HttpMethod;
-    const classify = (error: unknown) => classifyNetworkError(error, { ...context, url, method, timeoutSeconds: this.#timeoutMs / 1000 });
+    const { signal, method, classify } = this.#begin(url, init, context);
     try {
-      const headers = init.headers ? Object.fromEntries(init.headers) : {};
+      const headers: Record<string, string> = init.headers ? Object.fromEntries(init.headers) : {};
       // fetch() types a body the caller left untyped; request() must do the same for a server to read it.
-      if (init.body != null && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) {
+      if (init.body != null && !init.headers?.has('content-type')) {
         if (init.body instanceof URLSearchParams) headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
         else if (typeof init.body === 'string') headers['content-type'] = 'text/plain;charset=UTF-8';
       }
       const data = await request(url, {
-        method,
+        method: method as Dispatcher.HttpMethod,
         headers,
         body: init.body instanceof URLSearchParams ? init.body.toString() : (init.body ?? null),
         signal,
@@ -82,6 +77,15 @@ export class HttpClient {
     } catch (error) {
       throw classify(error);
     }
+  }
+
+  /** What both kinds of request start with: the deadline (timeout_seconds, and the caller's signal) and the error classifier. */
+  #begin(url: URL, init: HttpRequestInit, context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>) {
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    const method = init.method ?? 'GET';
+    const classify = (error: unknown) => classifyNetworkError(error, { ...context, url, method, timeoutSeconds: this.#timeoutMs / 1000 });
+    return { signal, method, classify };
   }
 
   async close(): Promise<void> {
