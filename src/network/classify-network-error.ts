@@ -46,7 +46,7 @@ export const UNTRUSTED = new Set([
 ]);
 
 /** The certificate is trusted but does not name the host connected to. */
-const HOST_MISMATCH = new Set(['ERR_TLS_CERT_ALTNAME_INVALID', 'HOSTNAME_MISMATCH']);
+export const HOST_MISMATCH = new Set(['ERR_TLS_CERT_ALTNAME_INVALID', 'HOSTNAME_MISMATCH']);
 
 export const SYSTEM: Record<string, string> = {
   ECONNREFUSED: 'connection refused (nothing listens there)',
@@ -136,7 +136,8 @@ export function clientCertificateRefused(
   );
 }
 
-function causeChain(error: unknown): unknown[] {
+/** The error and its causes, the attempts of a happy-eyeballs AggregateError included. */
+export function causeChain(error: unknown): unknown[] {
   const chain: unknown[] = [];
   for (let e: unknown = error; e != null && chain.length < 8; e = (e as { cause?: unknown }).cause) chain.push(e);
   // An AggregateError (happy eyeballs tried several addresses) keeps the real causes in `errors`.

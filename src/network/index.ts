@@ -19,7 +19,12 @@ export {
 } from './tls-failure.js';
 export type { TlsFailureContext } from './tls-failure.js';
 export { clientCertificateRefused } from './classify-network-error.js';
-export { UNTRUSTED as UNTRUSTED_CERTIFICATE_CODES, SYSTEM as SYSTEM_ERROR_DESCRIPTIONS } from './classify-network-error.js';
+export {
+  UNTRUSTED as UNTRUSTED_CERTIFICATE_CODES,
+  HOST_MISMATCH as HOST_MISMATCH_CODES,
+  SYSTEM as SYSTEM_ERROR_DESCRIPTIONS,
+  causeChain,
+} from './classify-network-error.js';
 export { CLIENT_CERTIFICATE_ALERT } from './server-certificate.js';
 export { readSignedUrlExpiry, signedUrlSecretParts, describeSignedUrlFormat } from './signed-url.js';
 export type { SignedUrlExpiry, SignedUrlFormat } from './signed-url.js';

@@ -9,8 +9,10 @@ import {
 } from '../../errors/index.js';
 import {
   CLIENT_CERTIFICATE_ALERT,
+  HOST_MISMATCH_CODES,
   SYSTEM_ERROR_DESCRIPTIONS,
   UNTRUSTED_CERTIFICATE_CODES,
+  causeChain,
   clientCertificateRefused,
   describeServerCertificate,
   type TlsSettings,
@@ -143,7 +145,7 @@ async function fromConnectionFailure(chain: unknown[], target: string, context: 
       cause,
     });
   }
-  if (codes.includes('ERR_TLS_CERT_ALTNAME_INVALID') || codes.includes('HOSTNAME_MISMATCH')) {
+  if (codes.some((c) => HOST_MISMATCH_CODES.has(c))) {
     const names = certificateNames(chain);
     return new SourceIdentityError(
       `${target} failed: the server's TLS certificate is not valid for host '${endpoint.host}'${names ? ` (it names ${names})` : ''}`,
@@ -249,14 +251,6 @@ function certificateNames(chain: unknown[]): string {
     if (altNames) return altNames.replace(/IP Address:/g, '').replace(/DNS:/g, '');
   }
   return '';
-}
-
-function causeChain(error: unknown): unknown[] {
-  const chain: unknown[] = [];
-  for (let e: unknown = error; e != null && chain.length < 8; e = (e as { cause?: unknown }).cause) chain.push(e);
-  // Happy eyeballs tried several addresses: the real causes are in `errors`.
-  for (const e of [...chain]) if (e instanceof AggregateError) chain.push(...e.errors);
-  return chain;
 }
 
 function firstLine(text: string): string {
