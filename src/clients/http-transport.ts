@@ -19,6 +19,11 @@ export interface TransportResponse {
   readonly headers: { get(name: string): string | null };
   /** The whole body; the clients always read it, so the connection goes back to the pool. */
   text(): Promise<string>;
+  /**
+   * The body piece by piece, read in place of text() when present (the REST source's reply has it):
+   * a page is then kept as bytes in a reused buffer and parsed in pieces (page-body-parse.ts).
+   */
+  eachChunk?(onChunk: (chunk: Uint8Array) => void): Promise<void>;
 }
 
 export interface HttpTransport {

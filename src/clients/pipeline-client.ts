@@ -17,8 +17,9 @@ import {
 } from './pipeline-records.js';
 import { validateRecord } from './record-validator.js';
 import { sendWithRetry, type RetryDecision, type RetryOptions } from './retry-policy.js';
+import { BodyBuffers } from './body-buffers.js';
 import { guessNextCursor } from './next-cursor-guess.js';
-import { bodyField, oneLine, parseJsonBody, readJsonBody, validate } from './service-reply.js';
+import { bodyField, oneLine, parseJsonBody, readJsonBody, validate, type JsonBody } from './service-reply.js';
 
 export interface PipelineClientOptions {
   /**
@@ -60,6 +61,8 @@ export class PipelineClient {
   readonly #registry: SecretRegistry;
   readonly #rejectedKey: string;
   readonly #onClose: (() => Promise<void>) | undefined;
+  /** Page bodies are read into these and parsed from them; see body-buffers.ts. */
+  readonly #buffers = new BodyBuffers();
 
   constructor(transport: HttpTransport, options: PipelineClientOptions = {}) {
     this.#transport = transport;
@@ -127,21 +130,32 @@ export class PipelineClient {
 
   /** Sends one page request and reads its envelope; the items are validated by the caller. */
   async #fetchPage(page: PageQuery): Promise<RawPage> {
-    return this.#parsePage(await this.#fetchPageText(page));
+    return this.#parsePage(await this.#fetchPageBody(page));
   }
 
-  /** One page request, its status checked and its body read whole but not parsed. */
-  async #fetchPageText(page: PageQuery): Promise<PageText> {
+  /**
+   * One page request, its status checked and its body read whole but not parsed: as bytes in a
+   * reused buffer when the transport streams (the REST source does), else as text.
+   */
+  async #fetchPageBody(page: PageQuery): Promise<PageBody> {
     const response = await this.#send('GET', withQuery(page.path, page.query), 'always');
     const target = describeRequest('GET', response, page.path);
     if (response.status !== 200) throw await this.#statusError(response, target, page.subject);
-    return { text: await response.text(), status: response.status, target };
+    const body = response.eachChunk
+      ? await this.#buffers.read((onChunk) => response.eachChunk!(onChunk), Number(response.headers.get('content-length') ?? undefined))
+      : await response.text();
+    return { body, status: response.status, target };
   }
 
-  #parsePage({ text, status, target }: PageText): RawPage {
-    const envelope = validate(pageEnvelopeSchema, parseJsonBody(text, status, target), target, 'body');
-    const next = envelope.data.next_cursor;
-    return { items: envelope.data.items, nextCursor: typeof next === 'string' && next.length > 0 ? next : undefined, target };
+  /** The envelope of a page; its buffer goes back to the pool whatever happens. */
+  #parsePage({ body, status, target }: PageBody): RawPage {
+    try {
+      const envelope = validate(pageEnvelopeSchema, parseJsonBody(body, status, target), target, 'body');
+      const next = envelope.data.next_cursor;
+      return { items: envelope.data.items, nextCursor: typeof next === 'string' && next.length > 0 ? next : undefined, target };
+    } finally {
+      release(body);
+    }
   }
 
   #validated<S extends z.ZodType>(raw: RawPage, schema: S): Page<z.output<S>> {
@@ -164,13 +178,13 @@ export class PipelineClient {
    */
   async *#all<S extends z.ZodType>(queryFor: (cursor: string | undefined) => PageQuery, schema: S): AsyncGenerator<z.output<S>> {
     let cursor: string | undefined;
-    let pending: Promise<PageText> | undefined = this.#fetchPageText(queryFor(undefined));
+    let pending: Promise<PageBody> | undefined = this.#fetchPageBody(queryFor(undefined));
     let prefetchedFor: string | undefined;
     try {
       while (pending) {
-        const text: PageText = await pending;
+        const fetched: PageBody = await pending;
         pending = undefined;
-        const guess = guessNextCursor(text.text);
+        const guess = guessNextCursor(bodyEnd(fetched.body));
         // A guess equal to the cursor just used would be the loop refused below: not prefetched.
         if (guess !== undefined && guess !== cursor) {
           [pending, prefetchedFor] = [this.#prefetch(queryFor(guess)), guess];
@@ -181,7 +195,7 @@ export class PipelineClient {
           await nextTurn();
           await nextTurn();
         }
-        const page = this.#parsePage(text);
+        const page = this.#parsePage(fetched);
         if (page.nextCursor !== undefined) {
           // A service that hands back the cursor it was given would page forever.
           if (page.nextCursor === cursor)
@@ -192,7 +206,10 @@ export class PipelineClient {
         }
         // A wrong guess: the prefetched page is of no use. It is left to finish on its own (its body
         // is read, its failure ignored) rather than waited for, which could mean its retries.
-        if (pending && prefetchedFor !== page.nextCursor) pending = undefined;
+        if (pending && prefetchedFor !== page.nextCursor) {
+          pending.then((dropped) => release(dropped.body), () => undefined);
+          pending = undefined;
+        }
         if (!pending && page.nextCursor !== undefined) pending = this.#prefetch(queryFor(page.nextCursor));
         // The whole page is checked before its first record is handed out: a caller never gets
         // half a page that then fails (and one tight loop is faster than checks between yields).
@@ -201,13 +218,13 @@ export class PipelineClient {
       }
     } finally {
       // A caller that stops early leaves at most one prefetched page; let it finish quietly.
-      await pending?.catch(() => undefined);
+      await pending?.then((unused) => release(unused.body), () => undefined);
     }
   }
 
   /** A page requested ahead of its turn; awaited later, so its failure must not count as unhandled until then. */
-  #prefetch(page: PageQuery): Promise<PageText> {
-    const pending = this.#fetchPageText(page);
+  #prefetch(page: PageQuery): Promise<PageBody> {
+    const pending = this.#fetchPageBody(page);
     pending.catch(() => undefined);
     return pending;
   }
@@ -255,8 +272,8 @@ interface PageQuery {
   subject: { resource: string; id: string };
 }
 
-interface PageText {
-  text: string;
+interface PageBody {
+  body: JsonBody;
   status: number;
   target: string;
 }
@@ -265,6 +282,16 @@ interface RawPage {
   items: unknown[];
   nextCursor: string | undefined;
   target: string;
+}
+
+/** The last ~2 KiB of a body, where the next cursor is (next-cursor-guess.ts). */
+function bodyEnd(body: JsonBody): string {
+  if (typeof body === 'string') return body;
+  return body.bytes.toString('utf8', Math.max(0, body.length - 2048), body.length);
+}
+
+function release(body: JsonBody): void {
+  if (typeof body !== 'string') body.release();
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import { SourceUnreachableError } from '../errors/index.js';
+import type { BodyBytes } from './body-buffers.js';
 import type { TransportResponse } from './http-transport.js';
+import { parsePageBody } from './page-body-parse.js';
 
 /**
  * Reading what a service answered: JSON or a classified error, validated records or an error that
@@ -12,11 +14,14 @@ export async function readJsonBody(response: TransportResponse, target: string):
   return parseJsonBody(await response.text(), response.status, target);
 }
 
-/** A body already read as text, parsed as JSON; undefined when empty. */
-export function parseJsonBody(text: string, status: number, target: string): unknown {
-  if (text.length === 0) return undefined;
+/** A body already read, as text or as bytes in a buffer of the client's. */
+export type JsonBody = string | BodyBytes;
+
+/** A body already read, parsed as JSON; undefined when empty. */
+export function parseJsonBody(body: JsonBody, status: number, target: string): unknown {
+  if (body.length === 0) return undefined;
   try {
-    return JSON.parse(text);
+    return typeof body === 'string' ? JSON.parse(body) : parsePageBody(body.bytes, body.length);
   } catch {
     throw new SourceUnreachableError(`${target} answered HTTP ${status} with a body that is not JSON`, {
       code: 'invalid_response',

@@ -12,6 +12,13 @@ export interface HttpReply {
   readonly headers: { get(name: string): string | null };
   /** The whole body, UTF-8 decoded. Read it (or `discard()` it) so the connection can be reused. */
   text(): Promise<string>;
+  /**
+   * Hands the body to `onChunk` piece by piece as it arrives and resolves at its end: for a reader
+   * that keeps the bytes in a buffer of its own (the paging client does, so that a large page never
+   * becomes one large string). Push, not an async iterator: a promise per chunk would cost more than
+   * the copy. Use it once, in place of text().
+   */
+  eachChunk(onChunk: (chunk: Uint8Array) => void): Promise<void>;
   /** Reads a small body to its end (keeping the connection) or drops a large one. */
   discard(): Promise<void>;
 }
@@ -35,6 +42,20 @@ export function undiciReply(data: Dispatcher.ResponseData, url: URL, onBodyError
       } catch (error) {
         throw onBodyError(error);
       }
+    },
+    eachChunk(onChunk) {
+      return new Promise<void>((resolve, reject) => {
+        const body = data.body;
+        body.on('data', (chunk: Uint8Array) => {
+          try {
+            onChunk(chunk);
+          } catch (error) {
+            body.destroy(error as Error);
+          }
+        });
+        body.once('end', () => resolve());
+        body.once('error', (error) => reject(onBodyError(error)));
+      });
     },
     async discard() {
       // dump() reads up to 128 KiB to keep the connection, and destroys it beyond.

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   AuthenticationError,
   ConfigurationError,
@@ -117,6 +117,25 @@ describe('4.1 list all connectors within a group', () => {
       expect(await all(client.connectors('grp_sandbox', { limit: 2 }))).toHaveLength(4);
     } finally {
       await control(emu, 'PUT', '/settings', { paging_style: 'look-ahead' });
+    }
+  });
+
+  it('large pages (limit 1000, ~850 KB) are read into reused buffers and parsed in pieces, record for record', async () => {
+    emu.store.addGroup({ id: 'grp_large', name: 'Large', created_at: '2024-01-01T00:00:00.000Z' });
+    const template = [...emu.store.connectors()].find((c) => c.group_id === 'grp_finance')!;
+    for (let i = 0; i < 2500; i++)
+      emu.store.addConnector({ ...structuredClone(template), id: `grp_large_${String(i).padStart(5, '0')}`, group_id: 'grp_large', schema: `large_${i}` });
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const listed = await all(client.connectors('grp_large', { limit: 1000 }));
+      expect(listed).toStrictEqual([...emu.store.connectors()].filter((c) => c.group_id === 'grp_large'));
+      // No string of a whole page was parsed: V8's large-object size is 128 KiB (page-body-parse.ts).
+      const longest = Math.max(...parse.mock.calls.map(([text]) => String(text).length));
+      expect(longest).toBeLessThan(128 * 1024);
+      expect(parse.mock.calls.length).toBeGreaterThan(3 * 10);
+    } finally {
+      parse.mockRestore();
+      emu.store.removeGroup('grp_large');
     }
   });
 
