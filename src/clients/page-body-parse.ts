@@ -45,6 +45,12 @@ export function parsePageBody(bytes: Buffer, length = bytes.length): unknown {
     for (let i = 0; i < piece.values.length; i++) items.push(piece.values[i]);
     start = piece.end + 1; // past the comma between two items
   }
+  // All but the last item too, so that the rest, which is parsed twice below, is short.
+  const last = lastPiece(bytes, start, length, separator);
+  if (last) {
+    for (let i = 0; i < last.values.length; i++) items.push(last.values[i]);
+    start = last.end + 1;
+  }
   // The rest (the last items and the envelope's end) with the head before it: the body without the
   // items already read. Parsed twice over a short text, the second time with an item 0 put first:
   // if the array that grows is `data.items`, the rest's items belong to the array the head opened
@@ -67,7 +73,6 @@ type Piece = { values: unknown[]; end: number } | 'none' | 'failed';
  * the comma after the last of them. 'none' when no cut is left before the last piece.
  */
 function nextPiece(bytes: Buffer, start: number, length: number, separator: Buffer): Piece {
-  // A cut leaves at least one piece's worth for the rest, which the envelope check needs short.
   let cut = bytes.indexOf(separator, start + PIECE_BYTES);
   for (let tries = 0; tries < TRIES_PER_PIECE; tries++) {
     if (cut < 0 || cut + separator.length >= length) return tries === 0 ? 'none' : 'failed';
@@ -77,6 +82,17 @@ function nextPiece(bytes: Buffer, start: number, length: number, separator: Buff
     cut = bytes.indexOf(separator, cut + 1);
   }
   return 'failed';
+}
+
+/** The items from `start` up to the last cut that parses (one of the last few), or undefined. */
+function lastPiece(bytes: Buffer, start: number, length: number, separator: Buffer): { values: unknown[]; end: number } | undefined {
+  let cut = bytes.lastIndexOf(separator, length - separator.length);
+  for (let tries = 0; tries < TRIES_PER_PIECE && cut > start; tries++) {
+    const values = parseBetweenBrackets(bytes, start - 1, cut + 1);
+    if (values && values.length > 0) return { values, end: cut + 1 };
+    cut = bytes.lastIndexOf(separator, cut - 1);
+  }
+  return undefined;
 }
 
 /** Bytes `from..to` (inclusive) read as `[` + the bytes between + `]`; the buffer is restored after. */
