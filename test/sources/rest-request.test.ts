@@ -217,6 +217,16 @@ describe('request() against a local API', () => {
     expect((JSON.parse(text) as { items: unknown[] }).items).toHaveLength(30_000);
   });
 
+  it('eachChunk() hands over the same large chunked body, in order, as chunks (what the paging client reads)', async () => {
+    const reply = await (await source()).request('big');
+    const chunks: Buffer[] = [];
+    await reply.eachChunk((chunk) => chunks.push(Buffer.from(chunk)));
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(Buffer.concat(chunks).toString('utf8')).toBe(big);
+    // The connection went back to the pool: the next request works.
+    expect((await (await source()).request('echo')).status).toBe(200);
+  });
+
   it('headers.get() is case-insensitive, joins repeated headers, and gives null for a missing one', async () => {
     const reply = await (await source()).request('headers');
     expect(reply.headers.get('Content-Type')).toBe('application/json');
@@ -460,6 +470,44 @@ describe('request() failures', () => {
       expectNoSecret(error);
     } finally {
       await stalling.stop();
+    }
+  });
+
+  it('a body that stalls beyond timeout_seconds: eachChunk() rejects with code timeout too', async () => {
+    const stalling = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"items":['); // and nothing more
+    });
+    try {
+      const { source } = await open(basicConfiguration(`${stalling.url}/api`, { timeout_seconds: '1' }));
+      const reply = await source.request('items');
+      let received = 0;
+      const error = await rejection(reply.eachChunk((chunk) => (received += chunk.length)));
+      expect(received).toBe('{"items":['.length);
+      expect(error).toBeInstanceOf(SourceUnreachableError);
+      expect(error.code).toBe('timeout');
+      expect(error.key).toBe('timeout_seconds');
+      expectNoSecret(error);
+    } finally {
+      await stalling.stop();
+    }
+  });
+
+  it('a connection cut mid-body: eachChunk() rejects with a classified error (exit 4), not a raw one', async () => {
+    const cutting = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': 100_000 });
+      res.write('{"items":[', () => res.socket?.destroy());
+    });
+    try {
+      const { source } = await open(basicConfiguration(`${cutting.url}/api`));
+      const reply = await source.request('items');
+      const error = await rejection(reply.eachChunk(() => undefined));
+      expect(error).toBeInstanceOf(SourceUnreachableError);
+      expect(error.exitCode).toBe(4);
+      expect(error.message).toContain(`${cutting.host}/api/items`);
+      expectNoSecret(error);
+    } finally {
+      await cutting.stop();
     }
   });
 
