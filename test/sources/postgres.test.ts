@@ -246,6 +246,52 @@ describe('postgres source, password auth, sslmode=verify-full', () => {
   });
 });
 
+describe('postgres source, roles and privileges (set up by the superuser through the source itself)', () => {
+  const ROLE_PASSWORD = 'R0le-pw/+x?&';
+  beforeAll(async () => {
+    const { auth } = await connect(configuration(tls));
+    try {
+      // CREATE ROLE without LOGIN: the password is right, the role may not log in.
+      await auth.source.query(`create role dormant password '${ROLE_PASSWORD}'`);
+      // A role that logs in, and a database it has no CONNECT privilege on.
+      await auth.source.query(`create role outsider login password '${ROLE_PASSWORD}'`);
+      await auth.source.query('create database locked');
+      await auth.source.query('revoke connect on database locked from public');
+    } finally {
+      await auth.close();
+    }
+  });
+
+  it('a role without LOGIN: exit 3 naming user (SQLSTATE 28000), the password not blamed', async () => {
+    const { error, lines } = await probeFailure(configuration(tls, { user: 'dormant', password: ROLE_PASSWORD }));
+    expect(error.exitCode).toBe(3);
+    expect(error.code).toBe('postgres_login_not_permitted');
+    expect(error.key).toBe('user');
+    expect(error.message).toContain("role 'dormant' is not permitted to log in (SQLSTATE 28000)");
+    expectClean(error, lines, [ROLE_PASSWORD]);
+  });
+
+  it('no CONNECT privilege on the database: exit 3 naming user, the grant in the hint (SQLSTATE 42501)', async () => {
+    const { error, lines } = await probeFailure(configuration(tls, { user: 'outsider', password: ROLE_PASSWORD, database: 'locked' }));
+    expect(error.exitCode).toBe(3);
+    expect(error.code).toBe('postgres_connect_denied');
+    expect(error.key).toBe('user');
+    expect(error.message).toContain("user 'outsider' may not connect to database 'locked' (SQLSTATE 42501");
+    expect(error.hint).toContain("grant CONNECT on database 'locked'");
+    expectClean(error, lines, [ROLE_PASSWORD]);
+  });
+
+  it('the same role connects to a database it may use', async () => {
+    const { auth } = await connect(configuration(tls, { user: 'outsider', password: ROLE_PASSWORD }));
+    try {
+      expect((await auth.probe()).outcome).toBe('SELECT 1');
+      expect(await auth.source.query('select current_user')).toEqual([{ current_user: 'outsider' }]);
+    } finally {
+      await auth.close();
+    }
+  });
+});
+
 describe('postgres source, host name checks', () => {
   it('a certificate for another name: exit 5 under verify-full, naming the host and the names it has', async () => {
     const { error, lines } = await probeFailure(configuration(mismatch));
