@@ -28,7 +28,8 @@ export class BodyBuffers {
 
   /**
    * Reads a body to its end: `source` hands each chunk to the function it is given and resolves when
-   * the body is whole (TransportResponse.eachChunk). `expected` (a Content-Length) sizes the buffer.
+   * the body is whole (TransportResponse.eachChunk). `expected` (a Content-Length) sizes the buffer;
+   * anything else (absent, NaN, 0) starts small and grows.
    */
   async read(source: (onChunk: (chunk: Uint8Array) => void) => Promise<void>, expected?: number): Promise<BodyBytes> {
     let bytes = this.#take(expected !== undefined && Number.isSafeInteger(expected) && expected > 0 ? expected : FIRST_SIZE);

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { AuthenticationError, SourceUnreachableError, type ConnectorAuthError } from '../errors/index.js';
 import { secrets as processSecrets, type SecretRegistry } from '../secrets/index.js';
 import { InvalidRequestError, NotFoundError } from './client-errors.js';
+import { BodyBuffers } from './body-buffers.js';
 import { describeRequest, type HttpTransport, type TransportResponse } from './http-transport.js';
 import { checkLimit } from './limit.js';
 import {
@@ -17,7 +18,6 @@ import {
 } from './pipeline-records.js';
 import { validateRecord } from './record-validator.js';
 import { sendWithRetry, type RetryDecision, type RetryOptions } from './retry-policy.js';
-import { BodyBuffers } from './body-buffers.js';
 import { guessNextCursor } from './next-cursor-guess.js';
 import { bodyField, oneLine, parseJsonBody, readJsonBody, validate, type JsonBody } from './service-reply.js';
 
@@ -142,7 +142,7 @@ export class PipelineClient {
     const target = describeRequest('GET', response, page.path);
     if (response.status !== 200) throw await this.#statusError(response, target, page.subject);
     const body = response.eachChunk
-      ? await this.#buffers.read((onChunk) => response.eachChunk!(onChunk), Number(response.headers.get('content-length') ?? undefined))
+      ? await this.#buffers.read((onChunk) => response.eachChunk!(onChunk), Number(response.headers.get('content-length')))
       : await response.text();
     return { body, status: response.status, target };
   }
