@@ -432,6 +432,8 @@ describe('request() with a refreshable credential (oauth2_client_credentials)', 
   });
 });
 
+const STALLED_BODY_START = '{"items":[';
+
 describe('request() failures', () => {
   it('nothing listening: SourceUnreachableError, exit 4, naming the host and base_url', async () => {
     const port = await closedPort();
@@ -447,11 +449,15 @@ describe('request() failures', () => {
     expectNoSecret(error);
   });
 
-  it('a body that stalls beyond timeout_seconds: text() rejects with code timeout', async () => {
-    const stalling = await serve((_req, res) => {
+  /** Sends the headers and the first bytes of a body, then nothing more. */
+  const stallingPeer = () =>
+    serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"items":['); // and nothing more
+      res.write(STALLED_BODY_START);
     });
+
+  it('a body that stalls beyond timeout_seconds: text() rejects with code timeout', async () => {
+    const stalling = await stallingPeer();
     try {
       const { source } = await open(basicConfiguration(`${stalling.url}/api`, { timeout_seconds: '1' }));
       const started = Date.now();
@@ -474,16 +480,13 @@ describe('request() failures', () => {
   });
 
   it('a body that stalls beyond timeout_seconds: eachChunk() rejects with code timeout too', async () => {
-    const stalling = await serve((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"items":['); // and nothing more
-    });
+    const stalling = await stallingPeer();
     try {
       const { source } = await open(basicConfiguration(`${stalling.url}/api`, { timeout_seconds: '1' }));
       const reply = await source.request('items');
       let received = 0;
       const error = await rejection(reply.eachChunk((chunk) => (received += chunk.length)));
-      expect(received).toBe('{"items":['.length);
+      expect(received).toBe(STALLED_BODY_START.length);
       expect(error).toBeInstanceOf(SourceUnreachableError);
       expect(error.code).toBe('timeout');
       expect(error.key).toBe('timeout_seconds');
