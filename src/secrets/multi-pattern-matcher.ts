@@ -1,3 +1,4 @@
+import { alphabetOf, type PatternAlphabet } from './pattern-alphabet.js';
 import { SparsePatternMatcher } from './sparse-pattern-matcher.js';
 
 /**
@@ -16,7 +17,7 @@ export interface Match {
 
 export class MultiPatternMatcher {
   /** code unit → alphabet column; 0 is "in no pattern", which always leads back towards the root. */
-  readonly #column = new Uint16Array(65536);
+  readonly #column: Uint16Array;
   readonly #columns: number;
   /**
    * transitions[state * columns + column] = next state * columns, pre-multiplied so the loop needs no
@@ -28,13 +29,9 @@ export class MultiPatternMatcher {
   readonly #output: Int32Array;
   readonly #lengths: Int32Array;
 
-  constructor(patterns: readonly string[]) {
-    let columns = 1;
-    for (const pattern of patterns)
-      for (let i = 0; i < pattern.length; i++) {
-        const code = pattern.charCodeAt(i);
-        if (this.#column[code] === 0) this.#column[code] = columns++;
-      }
+  constructor(patterns: readonly string[], alphabet: PatternAlphabet = alphabetOf(patterns)) {
+    const columns = alphabet.columns;
+    this.#column = alphabet.column;
     this.#columns = columns;
     this.#lengths = Int32Array.from(patterns, (p) => p.length);
 
@@ -148,11 +145,8 @@ export interface PatternMatcher {
 export const DENSE_TABLE_BUDGET = 8 * 1024 * 1024;
 
 export function compilePatterns(patterns: readonly string[]): PatternMatcher {
-  const alphabet = new Set<number>();
+  const alphabet = alphabetOf(patterns);
   let states = 1;
-  for (const pattern of patterns) {
-    states += pattern.length;
-    for (let i = 0; i < pattern.length; i++) alphabet.add(pattern.charCodeAt(i));
-  }
-  return states * (alphabet.size + 1) <= DENSE_TABLE_BUDGET ? new MultiPatternMatcher(patterns) : new SparsePatternMatcher(patterns);
+  for (const pattern of patterns) states += pattern.length;
+  return states * alphabet.columns <= DENSE_TABLE_BUDGET ? new MultiPatternMatcher(patterns, alphabet) : new SparsePatternMatcher(patterns, alphabet);
 }

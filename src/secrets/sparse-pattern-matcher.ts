@@ -1,4 +1,5 @@
 import type { Match } from './multi-pattern-matcher.js';
+import { alphabetOf, type PatternAlphabet } from './pattern-alphabet.js';
 
 /**
  * Aho–Corasick for large pattern sets: trie edges in one open-addressing hash table plus failure
@@ -8,7 +9,7 @@ import type { Match } from './multi-pattern-matcher.js';
  * per character: each failure step undoes an earlier forward step).
  */
 export class SparsePatternMatcher {
-  readonly #column = new Uint16Array(65536);
+  readonly #column: Uint16Array;
   readonly #columns: number;
   readonly #keys: Float64Array; // state * columns + column (may pass 2^31), -1 = empty slot
   readonly #values: Int32Array; // child state
@@ -18,17 +19,11 @@ export class SparsePatternMatcher {
   readonly #output: Int32Array;
   readonly #lengths: Int32Array;
 
-  constructor(patterns: readonly string[]) {
-    let columns = 1;
+  constructor(patterns: readonly string[], alphabet: PatternAlphabet = alphabetOf(patterns)) {
+    this.#column = alphabet.column;
+    this.#columns = alphabet.columns;
     let totalChars = 0;
-    for (const pattern of patterns) {
-      totalChars += pattern.length;
-      for (let i = 0; i < pattern.length; i++) {
-        const code = pattern.charCodeAt(i);
-        if (this.#column[code] === 0) this.#column[code] = columns++;
-      }
-    }
-    this.#columns = columns;
+    for (const pattern of patterns) totalChars += pattern.length;
     this.#lengths = Int32Array.from(patterns, (p) => p.length);
     let size = 1024;
     while (size < totalChars * 2) size *= 2;
