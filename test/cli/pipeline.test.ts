@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import command from '../../src/cli/commands/pipeline.js';
 import { printError } from '../../src/cli/print-error.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
-import { captureIO, emulator, expectNoLeak } from '../emulator/support.js';
+import { captureIO, control, emulator, expectNoLeak } from '../emulator/support.js';
 
 /**
  * `connector-auth pipeline …` in-process against the emulator: the command's output and the exit code
@@ -44,7 +44,7 @@ async function run(args: string[], json = false) {
   } catch (error) {
     code = printError(error, io);
   }
-  return { code, out: io.stdout.join('\n'), err: io.stderr.join('\n'), all: io.text() };
+  return { code, out: io.stdout.join('\n'), err: io.stderr.join('\n'), all: io.text(), progress: io.progressLines };
 }
 
 describe('pipeline groups', () => {
@@ -87,6 +87,25 @@ describe('pipeline connectors', () => {
     const r = await run(['connectors', 'grp_analytics', '--configuration', configuration], true);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out).items).toHaveLength(160);
+  });
+
+  it('a slow listing shows a progress line while pages come, and clears it before the result', async () => {
+    // The first page request is told to wait a second (429, Retry-After: 1), so the listing is slow enough to report.
+    const added = await control(emu, 'POST', '/faults', { path: '/v1/groups/grp_analytics/connectors', method: 'GET', status: 429, retry_after: 1, times: 1 });
+    expect(added.status).toBe(201);
+    const r = await run(['connectors', 'grp_analytics', '--configuration', configuration]);
+    expect(r.code).toBe(0);
+    expect(r.out.split('\n')).toHaveLength(2 + 160);
+    const shown = r.progress.filter((line): line is string => line !== undefined);
+    expect(shown.length).toBeGreaterThan(0);
+    for (const line of shown) expect(line).toMatch(/^ {2}listing… \d[\d,]* connectors$/);
+    expect(r.progress.at(-1)).toBeUndefined();
+  });
+
+  it('a listing that fails clears its progress line too', async () => {
+    const r = await run(['connectors', 'grp_nope', '--configuration', configuration]);
+    expect(r.code).toBe(1);
+    expect(r.progress).toEqual([undefined]);
   });
 
   it('--schema filters; --cursor fetches one page and tells the next cursor', async () => {

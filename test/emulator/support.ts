@@ -91,12 +91,15 @@ export async function failure(promise: Promise<unknown>): Promise<any> {
 }
 
 /** A CliIO that keeps what a command prints; the logger is the real one, writing into the buffer. */
-export function captureIO(json = false): CliIO & { stdout: string[]; stderr: string[]; text(): string } {
+export function captureIO(json = false): CliIO & { stdout: string[]; stderr: string[]; progressLines: Array<string | undefined>; text(): string } {
   const stdout: string[] = [];
   const stderr: string[] = [];
+  const progressLines: Array<string | undefined> = [];
   return {
     stdout,
     stderr,
+    progressLines,
+    progress: (line) => void progressLines.push(line),
     text: () => [...stdout, ...stderr].join('\n'),
     out: (t) => void stdout.push(t),
     err: (t) => void stderr.push(t),

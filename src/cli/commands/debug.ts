@@ -21,20 +21,13 @@ const command: Command = {
       }),
     );
     if (values.help) return io.out(HELP), 0;
-    const progress = io.stderrIsTTY && !io.json;
     const result = await runDebug({
       project: positionals[0] ?? '.',
       ...(values.configuration ? { configurationPath: values.configuration } : {}),
       ...(values.state ? { statePath: values.state } : {}),
       log: io.log,
-      ...(progress
-        ? {
-            onProgress: (c) =>
-              void process.stderr.write(`\r  syncing… ${c.upserts + c.updates + c.deletes} operations, ${c.checkpoints} checkpoints`),
-          }
-        : {}),
-    });
-    if (progress) process.stderr.write('\r\x1b[2K');
+      onProgress: (c) => io.progress(`  syncing… ${c.upserts + c.updates + c.deletes} operations, ${c.checkpoints} checkpoints`),
+    }).finally(() => io.progress(undefined));
     const { counts } = result;
     if (io.json) {
       io.out(JSON.stringify({ ok: true, probe: result.probe, counts, warehouse: result.paths.warehouse, state: result.paths.state, elapsed_ms: Math.round(result.elapsedMs) }));

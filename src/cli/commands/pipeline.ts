@@ -56,12 +56,14 @@ const command: Command = {
       }
       const page = { ...(limit !== undefined ? { limit } : {}) };
       if (action === 'groups') {
-        const { items, nextCursor } = await collect(values.cursor, (cursor) => client.listGroups({ ...page, cursor }), () => client.groups(page));
+        const { items, nextCursor } = await collect(io, 'groups', values.cursor, (cursor) => client.listGroups({ ...page, cursor }), () => client.groups(page));
         print(io, items, nextCursor, ['ID', 'NAME', 'CREATED_AT'], (g) => [g.id, g.name, g.created_at]);
         return 0;
       }
       const filter = { ...page, ...(values.schema ? { schema: values.schema } : {}) };
       const { items, nextCursor } = await collect(
+        io,
+        'connectors',
         values.cursor,
         (cursor) => client.listConnectors(id!, { ...filter, cursor }),
         () => client.connectors(id!, filter),
@@ -103,17 +105,32 @@ function parseArguments(args: string[]) {
   );
 }
 
-/** One page at --cursor, or every page. */
+/** One page at --cursor, or every page, with a progress line while they come (a large group is many pages). */
 async function collect<T>(
+  io: CliIO,
+  noun: string,
   cursor: string | undefined,
   onePage: (cursor: string) => Promise<{ items: T[]; nextCursor: string | undefined }>,
   all: () => AsyncIterable<T>,
 ): Promise<{ items: T[]; nextCursor: string | undefined }> {
   if (cursor !== undefined) return onePage(cursor);
   const items: T[] = [];
-  for await (const item of all()) items.push(item);
+  let shownAt = performance.now();
+  try {
+    for await (const item of all()) {
+      // Checked once per 100 records: the clock is not read per record, and a redraw is at most every 100 ms.
+      if (items.push(item) % 100 === 0 && performance.now() - shownAt >= PROGRESS_EVERY_MS) {
+        shownAt = performance.now();
+        io.progress(`  listing… ${items.length.toLocaleString('en-US')} ${noun}`);
+      }
+    }
+  } finally {
+    io.progress(undefined);
+  }
   return { items, nextCursor: undefined };
 }
+
+const PROGRESS_EVERY_MS = 100;
 
 function print<T>(io: CliIO, items: T[], nextCursor: string | undefined, header: string[], row: (item: T) => Array<string | number>): void {
   if (io.json) {
