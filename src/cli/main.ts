@@ -11,6 +11,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ default:
   debug: { summary: 'debug [project] [--configuration F] [--state F]   authenticate, probe, run update() into files/warehouse.db', load: () => import('./commands/debug.js') },
   probe: { summary: 'probe [project] [--configuration F]  authenticate and probe only', load: () => import('./commands/probe.js') },
   validate: { summary: 'validate [project] [--configuration F]   check the configuration; no network', load: () => import('./commands/validate.js') },
+  doctor: { summary: 'doctor [project] [--configuration F]   lint credential hygiene: git, file modes, secrets in files', load: () => import('./commands/doctor.js') },
   reset: { summary: 'reset [project] [--yes]              delete files/warehouse.db and files/state.json', load: () => import('./commands/reset.js') },
   pipeline: { summary: 'pipeline groups|connectors <group_id>|upgrade <id>   pipeline management interface', load: () => import('./commands/pipeline.js') },
   webhooks: { summary: 'webhooks list|get <id>|delete <id>   sync webhook interface', load: () => import('./commands/webhooks.js') },

@@ -9,3 +9,5 @@ export { loadConnector } from './load-connector.js';
 export { initProject, templateNames } from './init-project.js';
 export { createConfigurationPersister } from './persist-configuration-value.js';
 export type { ConfigurationPersisterOptions } from './persist-configuration-value.js';
+export { doctorProject } from './doctor/index.js';
+export type { DoctorReport, Finding, Severity } from './doctor/index.js';

@@ -1,5 +1,5 @@
-import { cp, mkdir, readdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { chmod, cp, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { ConfigurationError } from '../errors/index.js';
 
 /** Templates shipped in the package's `templates/` folder. */
@@ -11,8 +11,20 @@ export async function templateNames(): Promise<string[]> {
 }
 
 /**
+ * Written by init rather than shipped in the templates: npm leaves `.gitignore` files out of a
+ * published package. The credentials and the local run's output never belong in a repository.
+ */
+const GITIGNORE = `# connector-auth: credentials and local run output stay out of version control
+configuration.json
+files/
+node_modules/
+`;
+
+/**
  * `connector-auth init <dir> --template NAME`: copies a template into a new or empty directory.
  * An existing non-empty directory is refused, so init never overwrites an author's work.
+ * configuration.json is made readable by its owner only (0600) before a credential is put in it,
+ * and a .gitignore keeps it out of git: `connector-auth doctor` checks both.
  */
 export async function initProject(dir: string, template = 'rest-api'): Promise<{ dir: string; files: string[] }> {
   const names = await templateNames();
@@ -35,5 +47,7 @@ export async function initProject(dir: string, template = 'rest-api'): Promise<{
   }
   await mkdir(target, { recursive: true });
   await cp(new URL(template, TEMPLATES_DIR), target, { recursive: true });
+  await chmod(join(target, 'configuration.json'), 0o600);
+  await writeFile(join(target, '.gitignore'), GITIGNORE, { flag: 'wx' });
   return { dir: target, files: (await readdir(target)).sort() };
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile, mkdir, readdir } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile, mkdir, readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,7 +38,9 @@ describe('connector-auth debug', () => {
     const dir = join(root, 'fresh');
     const run = await cli(['init', dir]);
     expect(run.code).toBe(0);
-    expect((await readdir(dir)).sort()).toEqual(['README.md', 'configuration.json', 'connector.ts']);
+    expect((await readdir(dir)).sort()).toEqual(['.gitignore', 'README.md', 'configuration.json', 'connector.ts']);
+    // The configuration is for its owner only before a credential is written into it.
+    expect((await stat(join(dir, 'configuration.json'))).mode & 0o777).toBe(0o600);
     const again = await cli(['init', dir]);
     expect(again.code).toBe(2);
   });

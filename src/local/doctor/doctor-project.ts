@@ -1,0 +1,82 @@
+import { relative } from 'node:path';
+import { loadAuthMethod } from '../../auth/index.js';
+import { readConfigurationFile, registerConfigurationSecrets, type RawConfiguration } from '../../config/index.js';
+import { ConnectorAuthError } from '../../errors/index.js';
+import { silentLogger } from '../../log/index.js';
+import { SecretRegistry } from '../../secrets/index.js';
+import { validateProject, type ValidationReport } from '../check-project.js';
+import { projectPaths } from '../project-paths.js';
+import { configurationFindings } from './configuration-findings.js';
+import { fileModeFindings } from './file-mode-findings.js';
+import { bySeverity, type Finding } from './finding.js';
+import { gitFindings } from './git-findings.js';
+import { secretScanFindings, stateFindings } from './secret-scan-findings.js';
+
+export interface DoctorReport {
+  project: string;
+  configuration: string;
+  /** Errors first, then warnings, then notes. */
+  findings: Finding[];
+  /** True when nothing of severity `error` was found. */
+  healthy: boolean;
+}
+
+/**
+ * `connector-auth doctor`: the project's credential hygiene, offline. Each check is its own file;
+ * this runs them all and keeps going when one fails, so one report shows everything to fix.
+ * Secrets are matched through a registry of their own here (every derived form), and no finding
+ * carries a value: only keys, files and lines.
+ */
+export async function doctorProject(options: { project?: string; configurationPath?: string; now?: number } = {}): Promise<DoctorReport> {
+  const paths = projectPaths(options.project, options.configurationPath);
+  const shownConfiguration = relative(paths.project, paths.configuration) || paths.configuration;
+  const findings: Finding[] = [];
+
+  let raw: RawConfiguration | undefined;
+  try {
+    raw = await readConfigurationFile(paths.configuration);
+  } catch (error) {
+    findings.push(asFinding(error, 'configuration-unreadable'));
+  }
+
+  let report: ValidationReport | undefined;
+  if (raw) {
+    try {
+      // Silent: what validation would log (an old credential, verification off) is reported as findings below.
+      report = await validateProject({ project: paths.project, configurationPath: paths.configuration, log: silentLogger });
+    } catch (error) {
+      findings.push(asFinding(error, 'configuration-invalid'));
+    }
+  }
+
+  const registry = new SecretRegistry();
+  if (raw) {
+    if (report) for (const key of report.secretKeys) registry.register(key, raw[key] ?? '');
+    else registerConfigurationSecrets(raw, { registry });
+    const rotationDays = report ? ((await loadAuthMethod(report.authMethod)).rotationDays ?? 90) : undefined;
+    findings.push(
+      ...configurationFindings({ raw, registry, authMethod: report?.authMethod, rotationDays, unknownKeys: report?.unknownKeys ?? [], now: options.now ?? Date.now() }),
+    );
+  }
+
+  findings.push(
+    ...(await fileModeFindings({ path: paths.configuration, shown: shownConfiguration })),
+    ...(await gitFindings(paths.project, paths.configuration, paths.files)),
+    ...(await secretScanFindings({ project: paths.project, skip: new Set([paths.configuration]), files: paths.files, registry })),
+    ...(await stateFindings({ project: paths.project, state: paths.state, registry })),
+  );
+  findings.sort(bySeverity);
+  return { project: paths.project, configuration: paths.configuration, findings, healthy: !findings.some((f) => f.severity === 'error') };
+}
+
+/** A configuration that cannot be read or validated is a finding like the others, with the error's own key and hint. */
+function asFinding(error: unknown, check: string): Finding {
+  if (!(error instanceof ConnectorAuthError)) throw error;
+  return {
+    severity: 'error',
+    check,
+    message: error.message,
+    ...(error.key ? { key: error.key } : {}),
+    ...(error.hint ? { hint: error.hint } : {}),
+  };
+}

@@ -1,0 +1,3 @@
+export { doctorProject } from './doctor-project.js';
+export type { DoctorReport } from './doctor-project.js';
+export type { Finding, Severity } from './finding.js';
