@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -257,6 +257,8 @@ describe('postgres source, roles and privileges (set up by the superuser through
       await auth.source.query(`create role outsider login password '${ROLE_PASSWORD}'`);
       await auth.source.query('create database locked');
       await auth.source.query('revoke connect on database locked from public');
+      // A role allowed one session at a time.
+      await auth.source.query(`create role crowded login connection limit 1 password '${ROLE_PASSWORD}'`);
     } finally {
       await auth.close();
     }
@@ -279,6 +281,24 @@ describe('postgres source, roles and privileges (set up by the superuser through
     expect(error.message).toContain("user 'outsider' may not connect to database 'locked' (SQLSTATE 42501");
     expect(error.hint).toContain("grant CONNECT on database 'locked'");
     expectClean(error, lines, [ROLE_PASSWORD]);
+  });
+
+  it('a role at its connection limit: exit 4 naming host, "try again later" (SQLSTATE 53300), not a credential error', async () => {
+    // The first session keeps its pooled connection open, so the role has no slot left.
+    const first = await connect(configuration(tls, { user: 'crowded', password: ROLE_PASSWORD }));
+    try {
+      await first.auth.source.query('select 1');
+      const { error, lines } = await probeFailure(configuration(tls, { user: 'crowded', password: ROLE_PASSWORD }));
+      expect(error.exitCode).toBe(4);
+      expect(error.code).toBe('postgres_too_many_connections');
+      expect(error.key).toBe('host');
+      expect(error.message).toContain('SQLSTATE 53300');
+      expect(error.message).toContain('too many connections for role "crowded"');
+      expect(error.hint).toContain('try again later');
+      expectClean(error, lines, [ROLE_PASSWORD]);
+    } finally {
+      await first.auth.close();
+    }
   });
 
   it('the same role connects to a database it may use', async () => {
@@ -349,6 +369,31 @@ describe('postgres source, a server without TLS', () => {
       await auth.close();
     }
   });
+});
+
+describe('postgres source, a server that is shutting down', () => {
+  it('a new connection during a smart shutdown: exit 4 naming host (SQLSTATE 57P03), not a credential error', async () => {
+    const closing = await start({ password: PASSWORD, database: DATABASE, ssl: false });
+    const config = configuration(closing, { sslmode: 'disable' });
+    const held = await connect(config);
+    try {
+      // A session stays open, so a smart shutdown waits for it and refuses every new connection meanwhile.
+      const [{ data_directory }] = (await held.auth.source.query('show data_directory')) as Array<{ data_directory: string }>;
+      const postmaster = Number((await readFile(join(data_directory!, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      process.kill(postmaster, 'SIGTERM');
+      await until(() => /received smart shutdown request/.test(closing.log()), 5_000);
+      const { error, lines } = await probeFailure(config);
+      expect(error.exitCode).toBe(4);
+      expect(error.code).toBe('postgres_not_ready');
+      expect(error.key).toBe('host');
+      expect(error.message).toContain('SQLSTATE 57P03');
+      expect(error.message).toContain('shutting down');
+      expectClean(error, lines);
+    } finally {
+      await held.auth.close();
+      await closing.stop();
+    }
+  }, 30_000);
 });
 
 describe('postgres source, client certificate (auth_method mtls)', () => {
