@@ -12,6 +12,7 @@ const METHODS: Record<string, () => Promise<{ default: AuthMethod }>> = {
   mtls: () => import('./methods/mtls.js'),
   password: () => import('./methods/password.js'),
   signed_url: () => import('./methods/signed-url.js'),
+  ssh_key: () => import('./methods/ssh-key.js'),
   oauth2_client_credentials: () => import('./methods/oauth2-client-credentials.js'),
   oauth2_refresh_token: () => import('./methods/oauth2-refresh-token.js'),
   service_account_key: () => import('./methods/service-account-key.js'),

@@ -29,3 +29,5 @@ export { CLIENT_CERTIFICATE_ALERT } from './server-certificate.js';
 export { readSignedUrlExpiry, signedUrlSecretParts, describeSignedUrlFormat } from './signed-url.js';
 export type { SignedUrlExpiry, SignedUrlFormat } from './signed-url.js';
 export { describeUrl, isLoopbackHost } from './target.js';
+export { prepareSshTunnel, sshTunnelKeys } from './ssh-tunnel.js';
+export type { SshTunnel, SshTunnelContext, SshTunnelKeys } from './ssh-tunnel.js';

@@ -6,6 +6,7 @@ const SOURCES: Record<string, () => Promise<{ default: SourceDefinition }>> = {
   rest: () => import('./rest.js') as Promise<{ default: SourceDefinition }>,
   'signed-url': () => import('./signed-url.js') as Promise<{ default: SourceDefinition }>,
   postgres: () => import('./postgres/index.js') as Promise<{ default: SourceDefinition }>,
+  sftp: () => import('./sftp/index.js') as Promise<{ default: SourceDefinition }>,
 };
 
 export const SOURCE_NAMES: readonly string[] = Object.keys(SOURCES);

@@ -4,3 +4,4 @@ export { SOURCE_NAMES, loadSource } from './catalogue.js';
 export type { RestSource, RestRequestInit } from './rest.js';
 export type { SignedUrlSource, SignedUrlRequestInit } from './signed-url.js';
 export type { PostgresSource, SslMode } from './postgres/index.js';
+export type { SftpSource, SftpEntry, SftpEntryType, SftpStat } from './sftp/index.js';

@@ -378,8 +378,8 @@ describe('postgres source, a server that is shutting down', () => {
     const held = await connect(config);
     try {
       // A session stays open, so a smart shutdown waits for it and refuses every new connection meanwhile.
-      const [{ data_directory }] = (await held.auth.source.query('show data_directory')) as Array<{ data_directory: string }>;
-      const postmaster = Number((await readFile(join(data_directory!, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      const rows = (await held.auth.source.query('show data_directory')) as Array<{ data_directory: string }>;
+      const postmaster = Number((await readFile(join(rows[0]!.data_directory, 'postmaster.pid'), 'utf8')).split('\n')[0]);
       process.kill(postmaster, 'SIGTERM');
       await until(() => /received smart shutdown request/.test(closing.log()), 5_000);
       const { error, lines } = await probeFailure(config);

@@ -35,6 +35,8 @@ export interface PostgresFailureContext {
   credential: Credential;
   tls: TlsSettings;
   timeoutSeconds: number;
+  /** The SSH tunnel's listener, when pg connects through one: where a look at the certificate goes too. */
+  via?: { host: string; port: number };
 }
 
 export async function classifyPostgresError(error: unknown, context: PostgresFailureContext): Promise<unknown> {
@@ -160,7 +162,7 @@ async function fromConnectionFailure(chain: unknown[], target: string, context: 
   }
   const untrusted = codes.find((c) => UNTRUSTED_CERTIFICATE_CODES.has(c));
   if (untrusted) {
-    const server = await inspectServerCertificate(endpoint.host, endpoint.port, tls, Math.min(timeoutSeconds * 1000, 5_000)).catch(() => undefined);
+    const server = await inspectServerCertificate(endpoint.host, endpoint.port, tls, Math.min(timeoutSeconds * 1000, 5_000), context.via).catch(() => undefined);
     return new SourceIdentityError(
       `${target} failed: the server's TLS certificate is not trusted (${untrusted})${server ? `; the server presents ${describeServerCertificate(server)}` : ''}`,
       {

@@ -1,8 +1,9 @@
+import { isIP } from 'node:net';
 import type { ClientConfig, Pool, QueryResultRow } from 'pg';
 import { z } from 'zod';
 import { isPasswordCredential } from '../../auth/index.js';
 import { keys } from '../../config/index.js';
-import { readTlsSettings } from '../../network/index.js';
+import { prepareSshTunnel, readTlsSettings, sshTunnelKeys } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyPostgresError, isSqlStatementError, unexpectedLoginFailure, type PostgresFailureContext } from './classify-postgres-error.js';
 import { SSL_MODES, describeEndpoint, tlsOptionsFor, type PostgresEndpoint, type SslMode } from './connection-settings.js';
@@ -13,12 +14,16 @@ import { SSL_MODES, describeEndpoint, tlsOptionsFor, type PostgresEndpoint, type
  * nothing that lasts. `query` is what a connector's update() uses: a small pool (at most
  * POOL_SIZE connections), created on the first query, so a run that only probes never builds one.
  *
+ * With `ssh_tunnel_host`, every connection goes through an SSH tunnel (network/ssh-tunnel.ts): pg
+ * connects to the tunnel's 127.0.0.1 listener, and TLS still checks the certificate against the real
+ * `host` (pg would otherwise check it against 127.0.0.1).
+ *
  * Every connection parameter is passed explicitly: pg would otherwise fill gaps from PG* environment
  * variables and ~/.pgpass, and a run would depend on the machine it runs on.
  */
 
 export interface PostgresSource extends ConnectedSource {
-  /** "postgres://alice@db.example.com:5432/sales (sslmode=verify-full)": no secret in it. */
+  /** "postgres://alice@db.example.com:5432/sales (sslmode=verify-full)", "… via ssh://jump@bastion:22": no secret in it. */
   readonly target: string;
   readonly sslmode: SslMode;
   /**
@@ -38,6 +43,7 @@ const postgresKeys = z.object({
   database: keys.text(),
   user: keys.text(),
   sslmode: keys.oneOf(SSL_MODES, 'verify-full'),
+  ...sshTunnelKeys.shape,
 });
 
 export default defineSource({
@@ -48,10 +54,13 @@ export default defineSource({
   async connect(k, credential, context): Promise<PostgresSource> {
     const endpoint: PostgresEndpoint = { host: k.host.trim(), port: k.port, user: k.user, database: k.database, sslmode: k.sslmode };
     const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
-    const ssl = tlsOptionsFor(endpoint, tls, credential, context.log);
     const timeoutSeconds = context.common.timeout_seconds;
+    const tunnel = await prepareSshTunnel(k, { host: endpoint.host, port: endpoint.port }, { timeoutSeconds, log: context.log, secrets: context.secrets });
+    const direct = tlsOptionsFor(endpoint, tls, credential, context.log);
+    // Through a tunnel pg's host is 127.0.0.1: the certificate must still name the real host.
+    const ssl = direct && tunnel ? { ...direct, host: endpoint.host, ...(isIP(endpoint.host) ? {} : { servername: endpoint.host }) } : direct;
     const failure: PostgresFailureContext = { endpoint, credential, tls, timeoutSeconds };
-    const target = describeEndpoint(endpoint);
+    const target = describeEndpoint(endpoint) + (tunnel ? ` via ${tunnel.bastion}` : '');
     const pg = (await import('pg')).default;
 
     const passwordCredential = isPasswordCredential(credential) ? credential : undefined;
@@ -71,10 +80,22 @@ export default defineSource({
       keepAlive: true,
     };
 
+    /** Where pg connects: the server, or the tunnel's listener (opened, with the bastion login, on first use). */
+    const reach = async (): Promise<ClientConfig> => {
+      if (!tunnel) return clientConfig;
+      const local = await tunnel.open();
+      failure.via = local;
+      return { ...clientConfig, ...local };
+    };
+    /** A failure of the tunnel explains a connection that broke; otherwise pg's error is classified. */
+    const classify = async (error: unknown): Promise<unknown> => tunnel?.takeFailure() ?? classifyPostgresError(error, failure);
+
     let pool: Pool | undefined;
-    const openPool = (): Pool => {
+    const openPool = async (): Promise<Pool> => {
       if (pool) return pool;
-      pool = new pg.Pool({ ...clientConfig, max: POOL_SIZE, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
+      const config = await reach();
+      if (pool) return pool;
+      pool = new pg.Pool({ ...config, max: POOL_SIZE, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
       // An idle connection the server drops must not take the process down; the next query reconnects.
       pool.on('error', (error) => context.log.warning(`${target}: an idle pooled connection failed (${oneLine(error)}); it will be replaced`));
       return pool;
@@ -86,7 +107,7 @@ export default defineSource({
       async probe(): Promise<ProbeResult> {
         const started = performance.now();
         await credential.prepare?.();
-        const client = new pg.Client(clientConfig);
+        const client = new pg.Client(await reach());
         // A connection that breaks after the login is reported by the pending call; without a
         // listener the 'error' event would end the process.
         client.on('error', () => undefined);
@@ -94,7 +115,7 @@ export default defineSource({
           await client.connect();
           await client.query('SELECT 1');
         } catch (error) {
-          const classified = await classifyPostgresError(error, failure);
+          const classified = await classify(error);
           throw classified === error ? unexpectedLoginFailure(error, failure) : classified;
         } finally {
           await client.end().catch(() => undefined);
@@ -103,16 +124,17 @@ export default defineSource({
       },
       async query<Row extends QueryResultRow>(text: string, values?: unknown[]): Promise<Row[]> {
         try {
-          return (await openPool().query<Row>(text, values)).rows;
+          return (await (await openPool()).query<Row>(text, values)).rows;
         } catch (error) {
           if (isSqlStatementError(error)) throw error;
-          throw await classifyPostgresError(error, failure);
+          throw await classify(error);
         }
       },
       async close() {
         const open = pool;
         pool = undefined;
         await open?.end();
+        await tunnel?.close();
         await credential.close?.();
       },
     };

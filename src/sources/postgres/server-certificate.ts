@@ -14,10 +14,12 @@ export function inspectServerCertificate(
   port: number,
   tls: Pick<TlsSettings, 'cert' | 'key'>,
   timeoutMs: number,
+  /** An SSH tunnel's listener to connect to instead; the TLS server name stays `host`. */
+  via?: { host: string; port: number },
 ): Promise<CertificateDetails | undefined> {
   return new Promise((resolve) => {
     let settled = false;
-    const socket = connectTcp({ host, port });
+    const socket = connectTcp(via ?? { host, port });
     let secure: TLSSocket | undefined;
     const finish = (details: CertificateDetails | undefined) => {
       if (settled) return;

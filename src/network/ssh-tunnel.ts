@@ -1,0 +1,345 @@
+import { createHash } from 'node:crypto';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { AuthenticationType, Client, ClientChannel, NextAuthHandler, ParsedKey } from 'ssh2';
+import { z } from 'zod';
+import { keys } from '../config/index.js';
+import {
+  AuthenticationError,
+  ConfigurationError,
+  SourceIdentityError,
+  SourceUnreachableError,
+  isConnectorAuthError,
+  type ConnectorAuthError,
+} from '../errors/index.js';
+import type { Logger } from '../log/index.js';
+import type { SecretRegistry } from '../secrets/index.js';
+import { SYSTEM } from './classify-network-error.js';
+import { unescapeNewlines } from './tls-settings.js';
+
+/**
+ * An SSH tunnel through a bastion for any TCP source: a listener on 127.0.0.1 (ephemeral port)
+ * whose every connection is forwarded by the bastion to the source's own host and port (ssh2's
+ * `forwardOut`, a direct-tcpip channel). The source connects to the listener and keeps speaking its
+ * own protocol, TLS included: it must still verify the certificate against its real host name.
+ *
+ * The bastion is held to the same rules as the sftp source's server: its host key is checked against
+ * `ssh_tunnel_host_key_fingerprint` before the key is used (a missing fingerprint is exit 2 unless
+ * `ssh_tunnel_skip_host_key_check=true`, warned on every run), the login is the configured key only,
+ * and errors name the `ssh_tunnel_*` key to fix. The key is parsed (ssh2 imported) when the tunnel is
+ * prepared, before any connection; the bastion is reached by the first `open()`.
+ */
+
+export const sshTunnelKeys = z.object({
+  ssh_tunnel_host: keys.optionalText(),
+  ssh_tunnel_port: keys.integer({ min: 1, max: 65535, default: 22 }),
+  ssh_tunnel_user: keys.optionalText(),
+  ssh_tunnel_private_key: keys.optionalText(),
+  ssh_tunnel_host_key_fingerprint: keys.optionalText(),
+  ssh_tunnel_skip_host_key_check: keys.boolean(false),
+});
+export type SshTunnelKeys = z.output<typeof sshTunnelKeys>;
+
+export interface SshTunnel {
+  /** "ssh tunnel ssh://jump@bastion.example.com:22 → db.internal:5432": for messages. */
+  readonly description: string;
+  /** "ssh://jump@bastion.example.com:22" */
+  readonly bastion: string;
+  /** Connects to the bastion (once) and starts the listener: the address the source connects to. */
+  open(): Promise<{ host: string; port: number }>;
+  /**
+   * Why the latest forwarded connection was closed before it carried anything (the bastion refused
+   * the channel, or the SSH connection failed), once: a source whose connection broke asks first.
+   */
+  takeFailure(): ConnectorAuthError | undefined;
+  close(): Promise<void>;
+}
+
+export interface SshTunnelContext {
+  timeoutSeconds: number;
+  log: Pick<Logger, 'warning' | 'info' | 'debug'>;
+  secrets: Pick<SecretRegistry, 'register'>;
+}
+
+const SHA256_FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{43}$/;
+
+/**
+ * The tunnel a configuration asks for, or undefined without `ssh_tunnel_host`. Everything that can
+ * be wrong without the network is refused here, naming the key: a missing user, key or fingerprint,
+ * a key that does not parse.
+ */
+export async function prepareSshTunnel(k: SshTunnelKeys, destination: { host: string; port: number }, context: SshTunnelContext): Promise<SshTunnel | undefined> {
+  if (!k.ssh_tunnel_host) return undefined;
+  const bastion = { host: k.ssh_tunnel_host.trim(), port: k.ssh_tunnel_port };
+  for (const key of ['ssh_tunnel_user', 'ssh_tunnel_private_key'] as const) {
+    if (!k[key])
+      throw new ConfigurationError(`invalid configuration for the SSH tunnel: key '${key}' is missing (ssh_tunnel_host is set)`, {
+        code: 'missing_key',
+        key,
+        hint: `set '${key}', or remove 'ssh_tunnel_host' to connect directly`,
+      });
+  }
+  const user = k.ssh_tunnel_user!;
+  const via = `ssh://${encodeURIComponent(user)}@${bracketed(bastion.host)}:${bastion.port}`;
+  const description = `ssh tunnel ${via} → ${bracketed(destination.host)}:${destination.port}`;
+  const expected = fingerprints(k.ssh_tunnel_host_key_fingerprint);
+  const skip = k.ssh_tunnel_skip_host_key_check;
+  if (skip && expected.length > 0) {
+    throw new ConfigurationError(`invalid configuration: 'ssh_tunnel_host_key_fingerprint' and 'ssh_tunnel_skip_host_key_check' are both set; the bastion's host key is either checked or not`, {
+      code: 'ssh_host_key_rule_conflict',
+      key: 'ssh_tunnel_skip_host_key_check',
+      hint: "remove 'ssh_tunnel_skip_host_key_check' to check the bastion's host key against 'ssh_tunnel_host_key_fingerprint'",
+    });
+  }
+  if (skip) {
+    context.log.warning(`SSH host key checking is OFF for the bastion of the ${description} (ssh_tunnel_skip_host_key_check=true): anyone on the path can pose as the bastion and read the tunnelled traffic that TLS does not protect`);
+  } else if (expected.length === 0) {
+    throw new ConfigurationError(`invalid configuration: 'ssh_tunnel_host_key_fingerprint' is missing; the bastion's host key must be known before the key is used`, {
+      code: 'ssh_host_key_fingerprint_missing',
+      key: 'ssh_tunnel_host_key_fingerprint',
+      hint: `run \`ssh-keyscan -p ${bastion.port} ${bastion.host} | ssh-keygen -lf -\`, confirm the SHA256 fingerprint with the bastion's administrator, and set 'ssh_tunnel_host_key_fingerprint' to it`,
+    });
+  }
+  const ssh2 = (await import('ssh2')).default;
+  const privateKey = parsePrivateKey(ssh2.utils.parseKey, k.ssh_tunnel_private_key!, context.secrets);
+
+  let server: Server | undefined;
+  let listening: Promise<{ host: string; port: number }> | undefined;
+  let connection: Promise<Client> | undefined;
+  let failure: ConnectorAuthError | undefined;
+  const timeoutMs = context.timeoutSeconds * 1000;
+
+  const connectBastion = (): Promise<Client> =>
+    new Promise<Client>((resolve, reject) => {
+      const client = new ssh2.Client();
+      let presented: { type: string; fingerprint: string } | undefined;
+      let refused = false;
+      let offered: string[] | undefined;
+      let tried = false;
+      let ready = false;
+      client.on('ready', () => {
+        ready = true;
+        resolve(client);
+      });
+      // Always listened to: an SSH connection failing later must not end the process.
+      client.on('error', (error: Error & { level?: string }) => {
+        if (!ready) return reject(bastionError(error, { description, user, refused, presented, offered, expected, timeoutSeconds: context.timeoutSeconds }));
+        context.log.debug(`${description}: the SSH connection failed (${error.message.split('\n')[0]}); the next connection reconnects`);
+      });
+      client.on('close', () => {
+        if (!ready) reject(new SourceUnreachableError(`${description} failed: the bastion closed the connection during login`, { code: 'ssh_tunnel_closed', key: 'ssh_tunnel_host', hint: "check that 'ssh_tunnel_host' and 'ssh_tunnel_port' point at an SSH server" }));
+        connection = undefined;
+      });
+      client.connect({
+        host: bastion.host,
+        port: bastion.port,
+        username: user,
+        readyTimeout: timeoutMs,
+        keepaliveInterval: 15_000,
+        hostVerifier: (key: Buffer) => {
+          presented = { type: keyType(key), fingerprint: fingerprintOf(key) };
+          if (skip) return true;
+          refused = !expected.includes(presented.fingerprint);
+          return !refused;
+        },
+        authHandler: (methodsLeft: AuthenticationType[] | null, _partial: boolean, next: NextAuthHandler) => {
+          if (tried) {
+            offered = methodsLeft ?? undefined;
+            return next(false as never);
+          }
+          tried = true;
+          next({ type: 'publickey', username: user, key: privateKey });
+        },
+      });
+    });
+  const bastionClient = (): Promise<Client> => {
+    connection ??= connectBastion().catch((error: unknown) => {
+      connection = undefined;
+      throw error;
+    });
+    return connection;
+  };
+
+  const forward = (socket: Socket): void => {
+    socket.on('error', () => undefined);
+    bastionClient().then(
+      (client) =>
+        client.forwardOut('127.0.0.1', socket.remotePort ?? 0, destination.host, destination.port, (error: Error | undefined, channel: ClientChannel) => {
+          if (error) {
+            failure = forwardRefused(error, description, destination);
+            socket.destroy();
+            return;
+          }
+          channel.on('error', () => socket.destroy());
+          socket.on('close', () => channel.close());
+          socket.pipe(channel).pipe(socket);
+        }),
+      (error: unknown) => {
+        failure = isConnectorAuthError(error) ? error : undefined;
+        socket.destroy();
+      },
+    );
+  };
+
+  return {
+    description,
+    bastion: via,
+    open() {
+      listening ??= (async () => {
+        // The bastion first: its failures are the ones worth reporting, before any source traffic.
+        await bastionClient();
+        const listener = createServer(forward);
+        server = listener;
+        await new Promise<void>((resolve, reject) => {
+          listener.once('error', reject);
+          listener.listen(0, '127.0.0.1', () => resolve());
+        });
+        return { host: '127.0.0.1', port: (listener.address() as AddressInfo).port };
+      })().catch((error: unknown) => {
+        listening = undefined;
+        throw error;
+      });
+      return listening;
+    },
+    takeFailure() {
+      const taken = failure;
+      failure = undefined;
+      return taken;
+    },
+    async close() {
+      const [listener, pending] = [server, connection];
+      server = undefined;
+      listening = undefined;
+      connection = undefined;
+      if (listener) await new Promise<void>((resolve) => listener.close(() => resolve()));
+      const client = await pending?.catch(() => undefined);
+      client?.end();
+    },
+  };
+}
+
+/** One fingerprint or several, comma-separated; each `SHA256:…` as `ssh-keygen -l` prints it. */
+function fingerprints(value: string | undefined): string[] {
+  if (!value) return [];
+  const items = value.split(',').map((item) => item.trim().replace(/=+$/, ''));
+  for (const item of items) {
+    if (!SHA256_FINGERPRINT.test(item))
+      throw new ConfigurationError(`invalid configuration for the SSH tunnel: key 'ssh_tunnel_host_key_fingerprint' must be a host key fingerprint such as SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s`, {
+        code: 'malformed_key',
+        key: 'ssh_tunnel_host_key_fingerprint',
+        hint: "set 'ssh_tunnel_host_key_fingerprint' to the SHA256 fingerprint `ssh-keygen -l -E sha256` prints",
+      });
+  }
+  return items;
+}
+
+/** ssh2's own parser, so the key is read as it will sign; its reasons are not quoted (some show key bytes). */
+function parsePrivateKey(
+  parseKey: (data: string, passphrase?: string) => ParsedKey | ParsedKey[] | Error,
+  text: string,
+  secrets: Pick<SecretRegistry, 'register'>,
+): ParsedKey {
+  const material = unescapeNewlines(text).trim();
+  secrets.register('ssh_tunnel_private_key', material);
+  const result = parseKey(material);
+  const parsed = Array.isArray(result) ? result[0] : result;
+  if (parsed === undefined || parsed instanceof Error || !parsed.getPrivatePEM()) {
+    const encrypted = parsed instanceof Error && /no passphrase given/i.test(parsed.message);
+    throw new ConfigurationError(
+      encrypted
+        ? `invalid configuration: the SSH private key in 'ssh_tunnel_private_key' is encrypted; the tunnel needs an unencrypted key`
+        : `invalid configuration: 'ssh_tunnel_private_key' does not hold a readable SSH private key`,
+      {
+        code: encrypted ? 'ssh_key_encrypted' : 'ssh_key_unreadable',
+        key: 'ssh_tunnel_private_key',
+        hint: encrypted
+          ? "put an unencrypted key for the bastion in 'ssh_tunnel_private_key' (`ssh-keygen -p -N '' -f KEYFILE` removes a passphrase)"
+          : `put a whole private key file in 'ssh_tunnel_private_key' ("-----BEGIN OPENSSH PRIVATE KEY-----" … ; newlines as \\n in JSON)`,
+      },
+    );
+  }
+  secrets.register('ssh_tunnel_private_key', parsed.getPrivatePEM());
+  return parsed;
+}
+
+interface BastionFailure {
+  description: string;
+  user: string;
+  refused: boolean;
+  presented: { type: string; fingerprint: string } | undefined;
+  offered: string[] | undefined;
+  expected: string[];
+  timeoutSeconds: number;
+}
+
+/** The bastion's refusals, in the sftp source's terms, naming the ssh_tunnel_* keys. */
+function bastionError(error: Error & { level?: string; code?: unknown }, f: BastionFailure): ConnectorAuthError {
+  const target = f.description;
+  if (f.refused) {
+    const shown = f.presented ? `${f.presented.type} ${f.presented.fingerprint}` : 'an unknown key';
+    return new SourceIdentityError(`${target} failed: the bastion's host key (${shown}) does not match 'ssh_tunnel_host_key_fingerprint' (${f.expected.join(', ')})`, {
+      code: 'ssh_host_key_mismatch',
+      key: 'ssh_tunnel_host_key_fingerprint',
+      hint: `the bastion may have a new key, or someone may be posing as it: ask its administrator whether ${f.presented?.fingerprint ?? 'its fingerprint'} is its key before setting 'ssh_tunnel_host_key_fingerprint' to it`,
+      cause: error,
+    });
+  }
+  if (error.level === 'client-authentication') {
+    const noKeys = f.offered && f.offered.length > 0 && !f.offered.includes('publickey');
+    return new AuthenticationError(
+      noKeys
+        ? `${target} failed: the bastion does not accept key logins for user '${f.user}' (it offers ${f.offered!.join(', ')})`
+        : `${target} failed: the bastion did not accept the key for user '${f.user}'`,
+      {
+        code: 'ssh_tunnel_key_rejected',
+        key: 'ssh_tunnel_private_key',
+        hint: `add the public key (\`ssh-keygen -y -f KEYFILE\` prints it) to ~${f.user}/.ssh/authorized_keys on the bastion, or check 'ssh_tunnel_private_key' and 'ssh_tunnel_user'`,
+        cause: error,
+      },
+    );
+  }
+  if (error.level === 'client-timeout') {
+    return new SourceUnreachableError(`${target} failed: no SSH answer from the bastion within ${f.timeoutSeconds}s`, {
+      code: 'timeout',
+      key: 'ssh_tunnel_host',
+      hint: "check 'ssh_tunnel_host' and 'ssh_tunnel_port' and that no firewall drops the connection, or raise 'timeout_seconds'",
+      cause: error,
+    });
+  }
+  const code = typeof error.code === 'string' ? error.code : '';
+  const system = SYSTEM[code];
+  return new SourceUnreachableError(`${target} failed: ${system ? `the bastion: ${system}` : 'the SSH connection to the bastion failed'}`, {
+    code: system ? code.toLowerCase() : 'ssh_tunnel_failed',
+    key: 'ssh_tunnel_host',
+    hint: "check 'ssh_tunnel_host' and 'ssh_tunnel_port', and that the bastion's SSH server accepts connections there",
+    cause: error,
+  });
+}
+
+/** The bastion refused to open the channel: forwarding forbidden, or the source unreachable from it. */
+function forwardRefused(error: Error & { reason?: unknown }, description: string, destination: { host: string; port: number }): SourceUnreachableError {
+  // RFC 4254 §5.1 reason codes: 1 administratively prohibited, 2 connect failed.
+  const prohibited = error.reason === 1 || /prohibited/i.test(error.message);
+  const reason = prohibited ? 'forwarding is not allowed for this user' : /Connection refused/i.test(error.message) ? 'connection refused' : 'the channel could not be opened';
+  return new SourceUnreachableError(`${description} failed: the bastion could not connect to ${bracketed(destination.host)}:${destination.port} (${reason})`, {
+    code: prohibited ? 'ssh_tunnel_forwarding_refused' : 'ssh_tunnel_destination_unreachable',
+    key: prohibited ? 'ssh_tunnel_user' : 'host',
+    hint: prohibited
+      ? "ask the bastion's administrator to allow TCP forwarding (AllowTcpForwarding) for 'ssh_tunnel_user'"
+      : "check 'host' and 'port' as the bastion sees them (names resolve on the bastion)",
+    cause: error,
+  });
+}
+
+function fingerprintOf(key: Buffer): string {
+  return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
+}
+
+function keyType(key: Buffer): string {
+  if (key.length < 4) return 'unknown';
+  const length = key.readUInt32BE(0);
+  return length > 0 && length < 64 && key.length >= 4 + length ? key.toString('latin1', 4, 4 + length) : 'unknown';
+}
+
+function bracketed(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}

@@ -1,0 +1,175 @@
+import type { Credential } from '../../auth/index.js';
+import {
+  AuthenticationError,
+  ConnectorError,
+  SourceUnreachableError,
+  isConnectorAuthError,
+  type ConnectorAuthError,
+} from '../../errors/index.js';
+import { SYSTEM_ERROR_DESCRIPTIONS } from '../../network/index.js';
+import { hostKeyMismatch, type HostKeyCheck, type HostKeyRule } from './host-key.js';
+import { describeEndpoint, type SftpEndpoint } from './sftp-settings.js';
+
+/**
+ * What a failed SSH login or SFTP call means, as one of the project's errors: a line naming the
+ * method, `sftp://user@host:port` and what failed, and the key to fix.
+ *
+ * ssh2 marks its connection errors with a `level` (client-authentication, client-timeout,
+ * client-socket, client-dns); ssh2-sftp-client rewraps them without it, so the source keeps the
+ * error ssh2 emitted and passes it here. ssh2's messages are fixed phrases and socket codes; none
+ * carries a password or key material, and only recognised phrases are quoted.
+ *
+ * SFTP answers a call with a status code: 2 no such file, 3 permission denied, 4 failure.
+ */
+
+export interface SftpFailureContext {
+  endpoint: SftpEndpoint;
+  credential: Credential;
+  timeoutSeconds: number;
+  hostKeyRule: HostKeyRule;
+  hostKey: HostKeyCheck;
+  /** The methods the server still offered after refusing ours, when it said. */
+  offeredMethods?: readonly string[] | undefined;
+}
+
+const NO_SUCH_FILE = 2;
+const PERMISSION_DENIED = 3;
+
+type SshError = Error & { level?: string; code?: unknown };
+
+/** Connecting, the host key, the login, starting the SFTP subsystem. */
+export function classifyConnectError(error: unknown, context: SftpFailureContext): ConnectorAuthError {
+  if (isConnectorAuthError(error)) return error;
+  const { endpoint, credential } = context;
+  const target = `${credential.description}: ${describeEndpoint(endpoint)}`;
+  const e = (error instanceof Error ? error : new Error(String(error))) as SshError;
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = e.message.replace(/^[a-zA-Z]+: /, '');
+
+  if (context.hostKey.refused()) return hostKeyMismatch(context.hostKeyRule, context.hostKey.presented(), target, error);
+  if (e.level === 'client-authentication') return loginRefused(target, context, error);
+  if (e.level === 'client-timeout' || /timed out/i.test(message)) {
+    return new SourceUnreachableError(`${target} failed: no SSH answer within ${context.timeoutSeconds}s`, {
+      code: 'timeout',
+      key: 'timeout_seconds',
+      hint: `check 'host' and 'port' and that no firewall drops the connection, or raise 'timeout_seconds'`,
+      cause: error,
+    });
+  }
+  const system = SYSTEM_ERROR_DESCRIPTIONS[code];
+  if (system) {
+    return new SourceUnreachableError(`${target} failed: ${system}`, {
+      code: code.toLowerCase(),
+      key: 'host',
+      hint: `check 'host' and 'port', and that an SSH server runs and accepts connections there`,
+      cause: error,
+    });
+  }
+  if (/^Handshake failed: (.{1,80})$/.test(message)) {
+    return new SourceUnreachableError(`${target} failed: the SSH handshake failed (${message.replace(/^Handshake failed: /, '')})`, {
+      code: 'ssh_handshake_failed',
+      key: 'host',
+      hint: `the server and ssh2 share no algorithm: check that 'host' and 'port' point at the SSH server meant, or ask its administrator`,
+      cause: error,
+    });
+  }
+  if (/subsystem/i.test(message)) {
+    return new SourceUnreachableError(`${target} failed: the server does not start SFTP for user '${endpoint.username}'`, {
+      code: 'sftp_subsystem_unavailable',
+      key: 'username',
+      hint: `ask the server's administrator to enable the sftp subsystem for '${endpoint.username}' (Subsystem sftp in sshd_config)`,
+      cause: error,
+    });
+  }
+  const known = /^(Connection lost before handshake|Unexpected (end|close) event|Remote host has reset the connection|No SFTP connection available|Not connected)/i.exec(message);
+  return new SourceUnreachableError(`${target} failed: ${known ? known[0].toLowerCase() : 'the SSH connection failed'}`, {
+    code: 'ssh_connection_failed',
+    key: 'host',
+    hint: `check that 'host' and 'port' point at an SSH server`,
+    cause: error,
+  });
+}
+
+/** A refused login: the method's key, or auth_method when the server does not offer that method. */
+function loginRefused(target: string, context: SftpFailureContext, cause: unknown): AuthenticationError {
+  const { endpoint, credential, offeredMethods } = context;
+  const user = endpoint.username;
+  const sshMethod = credential.method === 'password' ? 'password' : 'publickey';
+  if (offeredMethods && offeredMethods.length > 0 && !offeredMethods.includes(sshMethod)) {
+    return new AuthenticationError(`${target} failed: the server does not accept ${sshMethod} logins for user '${user}' (it offers ${offeredMethods.join(', ')})`, {
+      code: 'ssh_method_not_offered',
+      key: 'auth_method',
+      hint: offeredMethods.includes(credential.method === 'password' ? 'publickey' : 'password')
+        ? `set 'auth_method' to ${credential.method === 'password' ? 'ssh_key' : 'password'}, or ask the server's administrator to allow ${sshMethod} logins`
+        : `ask the server's administrator which login methods '${user}' may use`,
+      cause,
+    });
+  }
+  if (credential.method === 'password') {
+    return new AuthenticationError(`${target} failed: the server rejected the password for user '${user}'`, {
+      code: 'ssh_password_rejected',
+      key: 'password',
+      hint: `check 'password', and that 'username' names an existing account: SSH servers answer the same for an unknown user`,
+      cause,
+    });
+  }
+  return new AuthenticationError(`${target} failed: the server did not accept the key for user '${user}'`, {
+    code: 'ssh_key_rejected',
+    key: credential.rejectedKey,
+    hint: `add the public key (\`ssh-keygen -y -f KEYFILE\` prints it) to ~${user}/.ssh/authorized_keys on the server, or check '${credential.rejectedKey}' and 'username'`,
+    cause,
+  });
+}
+
+/** The probe's readdir of `probe_path`. */
+export function classifyProbeError(error: unknown, path: string, context: SftpFailureContext): ConnectorAuthError {
+  const status = sftpStatus(error);
+  if (status === undefined) return classifyConnectError(error, context);
+  const target = `${context.credential.description}: ${describeEndpoint(context.endpoint)}`;
+  const user = context.endpoint.username;
+  if (status === NO_SUCH_FILE) {
+    return new SourceUnreachableError(`${target} failed: SFTP list ${path}: no such directory`, {
+      code: 'sftp_probe_path_missing',
+      key: 'probe_path',
+      hint: `set 'probe_path' to a directory that exists ('.' is the login directory of '${user}'; relative paths start there)`,
+      cause: error,
+    });
+  }
+  if (status === PERMISSION_DENIED) {
+    return new AuthenticationError(`${target} failed: SFTP list ${path}: permission denied for user '${user}'`, {
+      code: 'sftp_permission_denied',
+      key: 'username',
+      hint: `give '${user}' read access to ${path} on the server, or set 'probe_path' to a directory it may list`,
+      cause: error,
+    });
+  }
+  return new SourceUnreachableError(`${target} failed: SFTP list ${path}: the server could not list it (SFTP status ${status}; is it a directory?)`, {
+    code: 'sftp_probe_failed',
+    key: 'probe_path',
+    hint: `set 'probe_path' to a directory that '${user}' may list`,
+    cause: error,
+  });
+}
+
+/**
+ * A file call of the connector's update(): a missing file or a refused one is the connector's
+ * error (exit 1), said with the path; a lost connection is classified like the login.
+ */
+export function classifyFileError(error: unknown, operation: string, path: string, context: SftpFailureContext): Error {
+  const status = sftpStatus(error);
+  if (status === undefined) return classifyConnectError(error, context);
+  const target = `${describeEndpoint(context.endpoint)}: SFTP ${operation} ${path}`;
+  const [code, what] =
+    status === NO_SUCH_FILE
+      ? ['sftp_no_such_file', 'no such file or directory']
+      : status === PERMISSION_DENIED
+        ? ['sftp_permission_denied', `permission denied for user '${context.endpoint.username}'`]
+        : ['sftp_failure', `the server refused it (SFTP status ${status})`];
+  return new ConnectorError(`${target}: ${what}`, { code, cause: error });
+}
+
+/** The SFTP status of a refused call (ssh2 gives it as a numeric `code`), or undefined. */
+function sftpStatus(error: unknown): number | undefined {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'number' && code >= 1 && code <= 31 ? code : undefined;
+}

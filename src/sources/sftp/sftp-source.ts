@@ -1,0 +1,217 @@
+import { PassThrough, type Readable } from 'node:stream';
+import type { AuthenticationType, ConnectConfig, NextAuthHandler, ParsedKey } from 'ssh2';
+import type SftpClient from 'ssh2-sftp-client';
+import type { Credential, SshKeyCredential } from '../../auth/index.js';
+import { isPasswordCredential } from '../../auth/index.js';
+import { ConfigurationError } from '../../errors/index.js';
+import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
+import { classifyConnectError, classifyFileError, classifyProbeError, type SftpFailureContext } from './classify-sftp-error.js';
+import { checkHostKeyRule, hostKeyCheck, type HostKeyRule } from './host-key.js';
+import { describeEndpoint, sftpKeys, type SftpEndpoint } from './sftp-settings.js';
+
+/**
+ * An SFTP server, through ssh2-sftp-client (on ssh2), both imported by `connect`. The probe opens
+ * the SSH connection (host key checked, then the login) and lists `probe_path` once. The connection
+ * stays open for the connector's update(), which gets a small surface: list, stat, read a file whole
+ * or as a stream. A connection the server drops is reopened by the next call.
+ */
+
+export interface SftpSource extends ConnectedSource {
+  /** "sftp://alice@files.example.com:22": no secret in it. */
+  readonly target: string;
+  /** The entries of a directory (without `.` and `..`); relative paths start at the login directory. */
+  list(path?: string): Promise<SftpEntry[]>;
+  /** One file's or directory's attributes (symbolic links followed). */
+  stat(path: string): Promise<SftpStat>;
+  /** A whole file, in memory: for small files. */
+  readFile(path: string): Promise<Buffer>;
+  /** A file as a stream, for large ones; read errors arrive as the stream's 'error'. */
+  createReadStream(path: string): Promise<Readable>;
+}
+
+export interface SftpEntry {
+  name: string;
+  type: SftpEntryType;
+  size: number;
+  modifiedAt: Date;
+}
+
+export interface SftpStat {
+  type: SftpEntryType;
+  size: number;
+  modifiedAt: Date;
+}
+
+export type SftpEntryType = 'file' | 'directory' | 'symlink' | 'other';
+
+export default defineSource({
+  name: 'sftp',
+  summary: 'SFTP server: password or SSH key, host key checked against host_key_fingerprint; probe = one listing of probe_path',
+  keys: sftpKeys,
+  acceptsMethods: ['password', 'ssh_key'],
+  async connect(k, credential, context): Promise<SftpSource> {
+    const endpoint: SftpEndpoint = { host: k.host.trim(), port: k.port, username: k.username };
+    const target = describeEndpoint(endpoint);
+    if (context.common.tls_skip_verify) {
+      throw new ConfigurationError(`invalid configuration for the sftp source: 'tls_skip_verify' is not used; SFTP runs over SSH, whose server is checked by its host key`, {
+        code: 'tls_skip_verify_not_for_sftp',
+        key: 'tls_skip_verify',
+        hint: "remove 'tls_skip_verify'; set 'host_key_fingerprint' to the server's host key fingerprint",
+      });
+    }
+    const hostKeyRule: HostKeyRule = {
+      fingerprintKey: 'host_key_fingerprint',
+      skipKey: 'ssh_skip_host_key_check',
+      expected: k.host_key_fingerprint,
+      skip: k.ssh_skip_host_key_check,
+    };
+    checkHostKeyRule(hostKeyRule, { host: endpoint.host, port: endpoint.port, target }, context.log);
+    const login = loginFor(credential, endpoint.username);
+    const timeoutSeconds = context.common.timeout_seconds;
+    const log = context.log;
+    const { default: Client } = await import('ssh2-sftp-client');
+
+    /** The failure context of the latest connection: its host key check and the server's answer. */
+    let failure: SftpFailureContext = { endpoint, credential, timeoutSeconds, hostKeyRule, hostKey: hostKeyCheck(hostKeyRule) };
+    let current: SftpClient | undefined;
+    let session: Promise<SftpClient> | undefined;
+
+    const open = async (): Promise<SftpClient> => {
+      const hostKey = hostKeyCheck(hostKeyRule, (key) => log.info(`${target} presented host key ${key.type} ${key.fingerprint} (not checked)`));
+      const attempt: SftpFailureContext = { endpoint, credential, timeoutSeconds, hostKeyRule, hostKey };
+      failure = attempt;
+      let lastSshError: Error | undefined;
+      const client: SftpClient = new Client('connector-auth', {
+        // ssh2-sftp-client prints to the console by default; a connection lost between calls is
+        // reported by the next call instead, which reconnects.
+        error: (error: unknown) => log.debug(`${target}: the SSH connection failed (${oneLine(error)}); the next call reconnects`),
+        end: () => undefined,
+        close: () => {
+          if (current === client) {
+            current = undefined;
+            session = undefined;
+          }
+        },
+      });
+      current = client;
+      // ssh2's own error keeps its `level`; the wrapper's copy does not. Prepended, so it runs first.
+      client.on('error', (error: Error) => (lastSshError = error));
+      let tried = false;
+      const config: ConnectConfig = {
+        host: endpoint.host,
+        port: endpoint.port,
+        username: endpoint.username,
+        readyTimeout: timeoutSeconds * 1000,
+        keepaliveInterval: 15_000,
+        hostVerifier: (key: Buffer) => hostKey.verify(key),
+        // One login, with the configured credential only: no agent, no keys from ~/.ssh, no
+        // keyboard-interactive. When it fails, the methods the server still offers are kept
+        // to say whether the credential or the method is wrong.
+        authHandler: (methodsLeft: AuthenticationType[] | null, _partial: boolean, next: NextAuthHandler) => {
+          if (tried) {
+            attempt.offeredMethods = methodsLeft ?? undefined;
+            return next(false as never);
+          }
+          tried = true;
+          next(login());
+        },
+      };
+      try {
+        await client.connect(config);
+        return client;
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        if (current === client) current = undefined;
+        throw classifyConnectError(lastSshError ?? error, attempt);
+      }
+    };
+    const connected = (): Promise<SftpClient> => {
+      session ??= open().catch((error: unknown) => {
+        session = undefined;
+        throw error;
+      });
+      return session;
+    };
+    /** One call on the connection; its failure classified as the call's or the connection's. */
+    const call = async <T>(operation: string, path: string, work: (client: SftpClient) => Promise<T>): Promise<T> => {
+      const client = await connected();
+      try {
+        return await work(client);
+      } catch (error) {
+        throw classifyFileError(error, operation, path, failure);
+      }
+    };
+
+    return {
+      target,
+      async probe(): Promise<ProbeResult> {
+        const started = performance.now();
+        await credential.prepare?.();
+        const client = await connected();
+        let entries: number;
+        try {
+          entries = (await client.list(k.probe_path)).length;
+        } catch (error) {
+          throw classifyProbeError(error, k.probe_path, failure);
+        }
+        const shown = k.probe_path === '.' ? '. (login directory)' : k.probe_path;
+        return { target, outcome: `SFTP list ${shown}: ${entries} ${entries === 1 ? 'entry' : 'entries'}`, elapsedMs: performance.now() - started };
+      },
+      list: (path = '.') =>
+        call('list', path, async (client) =>
+          (await client.list(path)).map((item) => ({
+            name: item.name,
+            type: entryType(item.type),
+            size: item.size,
+            modifiedAt: new Date(item.modifyTime),
+          })),
+        ),
+      stat: (path) =>
+        call('stat', path, async (client) => {
+          const stats = await client.stat(path);
+          const type = stats.isDirectory ? 'directory' : stats.isFile ? 'file' : stats.isSymbolicLink ? 'symlink' : 'other';
+          return { type, size: stats.size, modifiedAt: new Date(stats.modifyTime) } satisfies SftpStat;
+        }),
+      readFile: (path) => call('get', path, async (client) => (await client.get(path)) as Buffer),
+      createReadStream: (path) =>
+        call('read', path, async (client) => {
+          const source = client.createReadStream(path);
+          const out = new PassThrough();
+          // The file is opened as the stream starts: a missing file arrives as its 'error'.
+          source.once('error', (error: unknown) => out.destroy(classifyFileError(error, 'read', path, failure)));
+          out.once('close', () => source.destroy());
+          return source.pipe(out);
+        }),
+      async close() {
+        const client = current;
+        current = undefined;
+        session = undefined;
+        if (client) await client.end().catch(() => undefined);
+        await credential.close?.();
+      },
+    };
+  },
+});
+
+/** The auth attempt for ssh2: the password is read at login, the parsed key handed over as is. */
+function loginFor(credential: Credential, username: string): () => Parameters<NextAuthHandler>[0] {
+  if (isPasswordCredential(credential)) return () => ({ type: 'password', username, password: credential.password() });
+  const keyCredential = credential as Partial<SshKeyCredential>;
+  if (credential.method === 'ssh_key' && typeof keyCredential.privateKey === 'function') {
+    const privateKey = keyCredential.privateKey.bind(credential);
+    return () => ({ type: 'publickey', username, key: privateKey() as ParsedKey });
+  }
+  throw new ConfigurationError(`the sftp source cannot log in with auth_method '${credential.method}'`, {
+    code: 'method_not_accepted',
+    key: 'auth_method',
+    hint: "set 'auth_method' to password or ssh_key",
+  });
+}
+
+function entryType(type: string): SftpEntryType {
+  return type === 'd' ? 'directory' : type === '-' ? 'file' : type === 'l' ? 'symlink' : 'other';
+}
+
+function oneLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+}

@@ -1,0 +1,239 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './nginx.js';
+
+/**
+ * A real OpenSSH server (Debian's openssh-server): `sshd -D -e -f <own config>` on 127.0.0.1 at an
+ * ephemeral port, with a host key generated at start, password and public-key login for one
+ * dedicated system user, the internal SFTP server, and TCP forwarding when asked (SSH tunnels).
+ * Nothing is chrooted; `StrictModes no`, so the temp directory's files need no special owners.
+ *
+ * Password login checks the system's password database, so the test user is a real account
+ * (`cauth-sftp`, created with useradd and given PASSWORD with chpasswd when missing). Tests run as
+ * root, in CI too; the user is shared by test files that run in parallel, so creating it tolerates
+ * a concurrent creation and the password is one constant.
+ */
+
+export const USER = 'cauth-sftp';
+/** The test user's password: the same in every test file, since they share the account. */
+export const PASSWORD = 'Sftp-S3cret/+pw?&x';
+
+export const INSTALL_HINT = 'OpenSSH server is not installed: run `scripts/install-test-peers.sh` (apt-get install -y openssh-server; /usr/sbin/sshd)';
+
+const SSHD = '/usr/sbin/sshd';
+
+export interface SshdOptions {
+  /** OpenSSH public key lines that may log in as USER. */
+  authorizedKeys?: string[];
+  /** Password login (default true). */
+  passwordAuthentication?: boolean;
+  /** `AllowTcpForwarding` (default false): what an SSH tunnel needs. */
+  allowTcpForwarding?: boolean;
+}
+
+export interface SshdPeer {
+  host: string;
+  port: number;
+  /** "SHA256:…" of the server's host key, from `ssh-keygen -l`. */
+  hostKeyFingerprint: string;
+  /** The account that may log in, and its password. */
+  user: string;
+  password: string;
+  /** A directory USER owns and may list (absolute), for test files. */
+  dataDir: string;
+  /** The server's log so far (`-e`, LogLevel VERBOSE). */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+export interface SshKeyPair {
+  privateKey: string;
+  publicKey: string;
+  /** "SHA256:…" of the public key. */
+  fingerprint: string;
+}
+
+export async function start(options: SshdOptions = {}): Promise<SshdPeer> {
+  if (!existsSync(SSHD)) throw new Error(INSTALL_HINT);
+  if (process.getuid?.() !== 0) throw new Error('the sshd peer needs root: it runs sshd and creates the test account (tests run as root, in CI too)');
+  await ensureUser();
+  // sshd's privilege separation directory; root's, not writable by others.
+  await mkdir('/run/sshd', { recursive: true, mode: 0o755 });
+
+  const dir = await mkdtemp(join(tmpdir(), 'connector-auth-sshd-'));
+  let child: ChildProcess | undefined;
+  try {
+    // The test user reads its authorized keys and lists the data directory under here.
+    await chmod(dir, 0o755);
+    const hostKey = join(dir, 'ssh_host_ed25519_key');
+    await keygen(['-t', 'ed25519', '-N', '', '-C', 'connector-auth test host', '-f', hostKey]);
+    const hostKeyFingerprint = fingerprintOf(`${hostKey}.pub`);
+    const keysDir = join(dir, 'authorized_keys');
+    await mkdir(keysDir, { mode: 0o755 });
+    await writeFile(join(keysDir, USER), (options.authorizedKeys ?? []).map((k) => `${k.trim()}\n`).join(''), { mode: 0o644 });
+    const dataDir = join(dir, 'data');
+    await mkdir(dataDir, { mode: 0o755 });
+    const { uid, gid } = userIds();
+    await chown(dataDir, uid, gid);
+
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      const config = join(dir, 'sshd_config');
+      await writeFile(config, sshdConfig(port, hostKey, keysDir, options));
+      child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let log = '';
+      child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
+      const ready = await Promise.race([waitFor(() => /Server listening on 127\.0\.0\.1 port/.test(log), 10_000), exited.then(() => false)]);
+      if (!ready) {
+        child.kill('SIGKILL');
+        // Another process took the port between freePort() and sshd's bind: try another.
+        if (/Address already in use|Cannot bind any address/.test(log) && attempt < 5) continue;
+        throw new Error(`sshd did not start: ${log}`);
+      }
+      const running = child;
+      const killOnExit = () => running.kill('SIGKILL');
+      process.once('exit', killOnExit);
+      return {
+        host: '127.0.0.1',
+        port,
+        hostKeyFingerprint,
+        user: USER,
+        password: PASSWORD,
+        dataDir,
+        log: () => log,
+        async stop() {
+          process.off('exit', killOnExit);
+          if (running.exitCode === null && running.signalCode === null) {
+            running.kill('SIGTERM');
+            const timer = setTimeout(() => running.kill('SIGKILL'), 3_000);
+            await exited;
+            clearTimeout(timer);
+          }
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    }
+  } catch (error) {
+    child?.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function sshdConfig(port: number, hostKey: string, keysDir: string, options: SshdOptions): string {
+  return [
+    `ListenAddress 127.0.0.1`,
+    `Port ${port}`,
+    `HostKey ${hostKey}`,
+    `PidFile none`,
+    `StrictModes no`,
+    `UsePAM no`,
+    `PasswordAuthentication ${options.passwordAuthentication === false ? 'no' : 'yes'}`,
+    `KbdInteractiveAuthentication no`,
+    `PubkeyAuthentication yes`,
+    `AuthorizedKeysFile ${keysDir}/%u`,
+    `PermitRootLogin no`,
+    `AllowUsers ${USER}`,
+    `Subsystem sftp internal-sftp`,
+    `AllowTcpForwarding ${options.allowTcpForwarding ? 'yes' : 'no'}`,
+    `X11Forwarding no`,
+    `PrintMotd no`,
+    `LogLevel VERBOSE`,
+    // Test files connect many times in parallel; the default 10:30:100 would drop some.
+    `MaxStartups 100`,
+    '',
+  ].join('\n');
+}
+
+/** A key pair made by ssh-keygen in a temp directory, which is removed at once. */
+export async function generateKeyPair(options: { type: 'ed25519' | 'rsa'; passphrase?: string; format?: 'openssh' | 'pem'; rounds?: number }): Promise<SshKeyPair> {
+  const dir = await mkdtemp(join(tmpdir(), 'connector-auth-ssh-key-'));
+  try {
+    const file = join(dir, 'key');
+    const args = ['-t', options.type, '-N', options.passphrase ?? '', '-C', 'connector-auth test key', '-f', file];
+    if (options.type === 'rsa') args.push('-b', '2048');
+    if (options.format === 'pem') args.push('-m', 'PEM');
+    // Fewer bcrypt rounds than ssh-keygen's 16 keep each decryption fast in tests.
+    if (options.rounds) args.push('-a', String(options.rounds));
+    await keygen(args);
+    return {
+      privateKey: await readFile(file, 'utf8'),
+      publicKey: (await readFile(`${file}.pub`, 'utf8')).trim(),
+      fingerprint: fingerprintOf(`${file}.pub`),
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function fingerprintOf(publicKeyFile: string): string {
+  const result = spawnSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', publicKeyFile], { encoding: 'utf8' });
+  const fingerprint = /SHA256:[A-Za-z0-9+/]+/.exec(result.stdout)?.[0];
+  if (!fingerprint) throw new Error(`ssh-keygen -l failed: ${result.stderr}`);
+  return fingerprint;
+}
+
+async function keygen(args: string[]): Promise<void> {
+  const result = await run('ssh-keygen', ['-q', ...args]);
+  if (result.code !== 0) throw new Error(`ssh-keygen failed (exit ${result.code}): ${result.output}`);
+}
+
+let userReady: Promise<void> | undefined;
+
+/**
+ * The test account, created once per process; another test file may be creating it at the same
+ * moment, so "already exists" is success and a busy password database is retried.
+ */
+function ensureUser(): Promise<void> {
+  userReady ??= (async () => {
+    for (let attempt = 0; ; attempt++) {
+      if (spawnSync('id', ['-u', USER]).status === 0) break;
+      const added = await run('useradd', ['--create-home', '--shell', '/bin/sh', USER]);
+      // 9: the name is taken (a parallel file won the race); 10: /etc/passwd is locked by it.
+      if (added.code === 0 || added.code === 9) break;
+      if (attempt >= 50) throw new Error(`useradd ${USER} failed (exit ${added.code}): ${added.output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    for (let attempt = 0; ; attempt++) {
+      const changed = await run('chpasswd', [], `${USER}:${PASSWORD}\n`);
+      if (changed.code === 0) break;
+      if (attempt >= 50) throw new Error(`chpasswd for ${USER} failed (exit ${changed.code}): ${changed.output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return userReady;
+}
+
+function userIds(): { uid: number; gid: number } {
+  const id = (flag: string) => spawnSync('id', [flag, USER], { encoding: 'utf8' });
+  return { uid: Number(id('-u').stdout.trim()), gid: Number(id('-g').stdout.trim()) };
+}
+
+function run(command: string, args: string[], input = ''): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+    if (child.stdin) {
+      // A command that exits before reading its input must not fail the test with EPIPE.
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(input);
+    }
+  });
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (condition()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return condition();
+}

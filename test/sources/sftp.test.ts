@@ -1,0 +1,536 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ssh2 from 'ssh2';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadAuthMethod } from '../../src/auth/index.js';
+import { authenticate, type Authenticated, type SourceClients } from '../../src/connector/index.js';
+import { createLogger } from '../../src/log/index.js';
+import { SecretRegistry } from '../../src/secrets/index.js';
+import type { SftpSource } from '../../src/sources/index.js';
+import { cli, leakForms } from '../helpers/cli.js';
+import { rejection, type Failure } from '../helpers/rejection.js';
+import { freePort } from '../peers/nginx.js';
+import { generateKeyPair, start, type SshKeyPair, type SshdPeer } from '../peers/sshd.js';
+
+/**
+ * The sftp source against a real OpenSSH server (test/peers/sshd.ts): password and key logins,
+ * encrypted keys, the host key check and its opt-out, unreachable servers and probe paths, and no
+ * form of any secret in any error or log line.
+ */
+
+const WRONG_PASSWORD = 'Wr0ng/+sftp?&y';
+const PASSPHRASE = 'Key-Pass/+phrase?&z';
+
+let peer: SshdPeer;
+/** Public-key login only: a password login is refused before the password is checked. */
+let keysOnly: SshdPeer;
+let ed25519: SshKeyPair;
+let rsaEncrypted: SshKeyPair;
+let rsaPemEncrypted: SshKeyPair;
+/** Valid, but not in authorized_keys. */
+let stranger: SshKeyPair;
+let upload: string;
+
+beforeAll(async () => {
+  [ed25519, rsaEncrypted, rsaPemEncrypted, stranger] = await Promise.all([
+    generateKeyPair({ type: 'ed25519' }),
+    generateKeyPair({ type: 'rsa', passphrase: PASSPHRASE, rounds: 4 }),
+    generateKeyPair({ type: 'rsa', passphrase: PASSPHRASE, format: 'pem' }),
+    generateKeyPair({ type: 'ed25519' }),
+  ]);
+  const authorizedKeys = [ed25519.publicKey, rsaEncrypted.publicKey, rsaPemEncrypted.publicKey];
+  [peer, keysOnly] = await Promise.all([start({ authorizedKeys }), start({ authorizedKeys, passwordAuthentication: false })]);
+  upload = join(peer.dataDir, 'upload');
+  await mkdir(join(upload, 'archive'), { recursive: true });
+  await writeFile(join(upload, 'orders.csv'), 'id,amount\n1,10\n2,20\n');
+  await symlink('orders.csv', join(upload, 'latest.csv'));
+  // Owned by root, mode 0700: the test user may not list it.
+  await mkdir(join(peer.dataDir, 'private'), { mode: 0o700 });
+}, 30_000);
+
+afterAll(async () => {
+  await Promise.all([peer?.stop(), keysOnly?.stop()]);
+});
+
+function configuration(server: SshdPeer, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    auth_method: 'password',
+    host: server.host,
+    port: String(server.port),
+    username: server.user,
+    password: server.password,
+    host_key_fingerprint: server.hostKeyFingerprint,
+    probe_path: upload,
+    ...extra,
+  };
+}
+
+function keyConfiguration(server: SshdPeer, key: SshKeyPair, extra: Record<string, string> = {}): Record<string, string> {
+  const { password: _password, ...rest } = configuration(server, { auth_method: 'ssh_key', private_key: key.privateKey, ...extra });
+  return rest;
+}
+
+interface Session {
+  auth: Authenticated<SftpSource>;
+  /** Every log line, written by a logger that redacts nothing: what the code itself chose to say. */
+  lines: string[];
+}
+
+function recordingLogger(lines: string[]) {
+  return createLogger({ format: 'json', level: 'debug', registry: new SecretRegistry(), write: (l) => lines.push(l) });
+}
+
+async function connect(config: Record<string, string>): Promise<Session> {
+  const lines: string[] = [];
+  // Through the catalogue by name, as a connector's `source: 'sftp'` does.
+  const auth = (await authenticate(config, { source: 'sftp' as keyof SourceClients, registry: new SecretRegistry(), log: recordingLogger(lines) })) as unknown as Authenticated<SftpSource>;
+  return { auth, lines };
+}
+
+/** Authenticates and probes, expecting a failure; the session is closed either way. */
+async function probeFailure(config: Record<string, string>): Promise<{ error: Failure; lines: string[] }> {
+  const lines: string[] = [];
+  const error = await rejection(
+    (async () => {
+      const auth = await authenticate(config, { source: 'sftp' as keyof SourceClients, registry: new SecretRegistry(), log: recordingLogger(lines) });
+      try {
+        await auth.probe();
+      } finally {
+        await auth.close();
+      }
+    })(),
+  );
+  return { error, lines };
+}
+
+/** Every text a secret could leak through: the password forms, each private key's PEM lines (and its decrypted form), the passphrase. */
+function secretForms(): string[] {
+  const forms = [...leakForms(PASSWORD_OF_PEER()), ...leakForms(WRONG_PASSWORD), ...leakForms(PASSPHRASE)];
+  for (const key of [ed25519, rsaEncrypted, rsaPemEncrypted, stranger]) {
+    forms.push(...leakForms(key.privateKey), ...pemLines(key.privateKey));
+    const parsed = ssh2.utils.parseKey(key.privateKey, PASSPHRASE);
+    if (!(parsed instanceof Error)) forms.push(...pemLines((Array.isArray(parsed) ? parsed[0]! : parsed).getPrivatePEM()));
+  }
+  return forms;
+}
+const PASSWORD_OF_PEER = () => peer.password;
+
+function pemLines(pem: string): string[] {
+  return pem.split('\n').filter((line) => line.length >= 16 && !line.startsWith('-----') && !line.includes(':'));
+}
+
+/** One line, a hint, and no form of any secret anywhere a person could read. */
+function expectClean(error: Failure, lines: string[]): void {
+  expect(error.message).not.toContain('\n');
+  expect(error.hint ?? '').not.toBe('');
+  const causes: string[] = [];
+  for (let e: unknown = (error as { cause?: unknown }).cause; e instanceof Error && causes.length < 8; e = (e as { cause?: unknown }).cause)
+    causes.push(e.message, e.stack ?? '');
+  const texts = [error.message, error.hint ?? '', error.stack ?? '', JSON.stringify(error), ...causes, ...lines].join('\n');
+  for (const form of secretForms()) expect(texts.includes(form), `a secret form leaked: ${form.slice(0, 12)}…`).toBe(false);
+}
+
+async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
+function warnings(lines: string[]): string[] {
+  return lines.map((l) => JSON.parse(l) as { level: string; message: string }).filter((l) => l.level === 'WARNING').map((l) => l.message);
+}
+
+/** TCP connections sshd has accepted so far (LogLevel VERBOSE logs each). */
+function connectionsTo(server: SshdPeer): number {
+  return (server.log().match(/Connection from 127\.0\.0\.1/g) ?? []).length;
+}
+
+describe('sftp source, logins', () => {
+  it('password: the probe lists probe_path once; update() gets list, stat, readFile and a stream', async () => {
+    const { auth, lines } = await connect(configuration(peer));
+    try {
+      const before = connectionsTo(peer);
+      const probe = await auth.probe();
+      expect(probe.target).toBe(`sftp://cauth-sftp@127.0.0.1:${peer.port}`);
+      expect(probe.outcome).toBe(`SFTP list ${upload}: 3 entries`);
+      expect(auth.credential.description).toBe('password auth');
+
+      const entries = await auth.source.list(upload);
+      expect(entries.map((e) => [e.name, e.type]).sort()).toEqual([
+        ['archive', 'directory'],
+        ['latest.csv', 'symlink'],
+        ['orders.csv', 'file'],
+      ]);
+      const orders = entries.find((e) => e.name === 'orders.csv')!;
+      expect(orders.size).toBe(20);
+      expect(orders.modifiedAt).toBeInstanceOf(Date);
+      expect(await auth.source.stat(join(upload, 'latest.csv'))).toMatchObject({ type: 'file', size: 20 });
+      expect((await auth.source.readFile(join(upload, 'orders.csv'))).toString()).toBe('id,amount\n1,10\n2,20\n');
+      let streamed = '';
+      for await (const chunk of await auth.source.createReadStream(join(upload, 'orders.csv'))) streamed += String(chunk);
+      expect(streamed).toBe('id,amount\n1,10\n2,20\n');
+      // The probe's connection served update() too.
+      expect(connectionsTo(peer) - before).toBe(1);
+      expect(warnings(lines)).toEqual([]);
+    } finally {
+      await auth.close();
+    }
+  });
+
+  it('the default probe_path lists the login directory', async () => {
+    const { probe_path: _unused, ...config } = configuration(peer);
+    const { auth } = await connect(config);
+    try {
+      expect((await auth.probe()).outcome).toMatch(/^SFTP list \. \(login directory\): \d+ entr(y|ies)$/);
+    } finally {
+      await auth.close();
+    }
+  });
+
+  it('an ed25519 key logs in; the description shows its public fingerprint', async () => {
+    const { auth, lines } = await connect(keyConfiguration(peer, ed25519));
+    try {
+      expect((await auth.probe()).outcome).toBe(`SFTP list ${upload}: 3 entries`);
+      expect(auth.credential.description).toBe(`ssh key auth as 'cauth-sftp' (ssh-ed25519 ${ed25519.fingerprint})`);
+      expect(JSON.stringify(auth.credential)).not.toContain('PRIVATE');
+      expect(warnings(lines)).toEqual([]);
+    } finally {
+      await auth.close();
+    }
+  });
+
+  it('RSA keys with a passphrase log in: OpenSSH format and legacy PEM', async () => {
+    for (const key of [rsaEncrypted, rsaPemEncrypted]) {
+      const { auth } = await connect(keyConfiguration(peer, key, { private_key_passphrase: PASSPHRASE }));
+      try {
+        expect((await auth.probe()).outcome).toBe(`SFTP list ${upload}: 3 entries`);
+      } finally {
+        await auth.close();
+      }
+    }
+  });
+
+  it('a key pasted with literal \\n sequences is read', async () => {
+    const { auth } = await connect(keyConfiguration(peer, ed25519, { private_key: ed25519.privateKey.trim().replace(/\n/g, '\\n') }));
+    try {
+      expect((await auth.probe()).outcome).toContain('3 entries');
+    } finally {
+      await auth.close();
+    }
+  });
+
+  it('wrong password: exit 3 naming password, and nothing of it anywhere', async () => {
+    const { error, lines } = await probeFailure(configuration(peer, { password: WRONG_PASSWORD }));
+    expect(error.exitCode).toBe(3);
+    expect(error.code).toBe('ssh_password_rejected');
+    expect(error.key).toBe('password');
+    expect(error.message).toBe(`password auth: sftp://cauth-sftp@127.0.0.1:${peer.port} failed: the server rejected the password for user 'cauth-sftp'`);
+    expect(error.hint).toContain("'username'");
+    expectClean(error, lines);
+  });
+
+  it('a key the server does not know: exit 3 naming private_key', async () => {
+    const { error, lines } = await probeFailure(keyConfiguration(peer, stranger));
+    expect(error.exitCode).toBe(3);
+    expect(error.code).toBe('ssh_key_rejected');
+    expect(error.key).toBe('private_key');
+    expect(error.message).toContain(`(ssh-ed25519 ${stranger.fingerprint}): sftp://cauth-sftp@127.0.0.1:${peer.port} failed: the server did not accept the key for user 'cauth-sftp'`);
+    expect(error.hint).toContain('authorized_keys');
+    expectClean(error, lines);
+  });
+
+  it('a password for a server that takes keys only: exit 3 naming auth_method', async () => {
+    const { error, lines } = await probeFailure(configuration(keysOnly, { probe_path: '.' }));
+    expect(error.exitCode).toBe(3);
+    expect(error.code).toBe('ssh_method_not_offered');
+    expect(error.key).toBe('auth_method');
+    expect(error.message).toContain("does not accept password logins for user 'cauth-sftp' (it offers publickey)");
+    expect(error.hint).toContain('ssh_key');
+    expectClean(error, lines);
+    // The same server, with a key it knows.
+    const { auth } = await connect(keyConfiguration(keysOnly, ed25519, { probe_path: '.' }));
+    try {
+      await auth.probe();
+    } finally {
+      await auth.close();
+    }
+  });
+});
+
+describe('sftp source, the private key is checked before any connection', () => {
+  const before = async (config: Record<string, string>) => {
+    const connections = connectionsTo(peer);
+    const lines: string[] = [];
+    const error = await rejection(authenticate(config, { source: 'sftp' as keyof SourceClients, registry: new SecretRegistry(), log: recordingLogger(lines) }));
+    expect(connectionsTo(peer)).toBe(connections);
+    expectClean(error, lines);
+    return error;
+  };
+
+  it('a wrong passphrase: exit 2 naming private_key_passphrase (both key formats)', async () => {
+    for (const key of [rsaEncrypted, rsaPemEncrypted]) {
+      const error = await before(keyConfiguration(peer, key, { private_key_passphrase: WRONG_PASSWORD }));
+      expect(error.exitCode).toBe(2);
+      expect(error.code).toBe('ssh_key_passphrase_wrong');
+      expect(error.key).toBe('private_key_passphrase');
+    }
+  });
+
+  it('a missing passphrase: exit 2 naming private_key_passphrase', async () => {
+    const error = await before(keyConfiguration(peer, rsaEncrypted));
+    expect(error.exitCode).toBe(2);
+    expect(error.code).toBe('ssh_key_passphrase_missing');
+    expect(error.key).toBe('private_key_passphrase');
+  });
+
+  it('a damaged key, a public key or no key: exit 2 naming private_key', async () => {
+    const lines = ed25519.privateKey.split('\n');
+    const damaged = [...lines.slice(0, 2), lines[2]!.replace(/[A-Za-z]/g, 'A'), ...lines.slice(3)].join('\n');
+    const cases: [string, string][] = [
+      [damaged, 'ssh_key_unreadable'],
+      [ed25519.privateKey.slice(0, 200), 'ssh_key_unreadable'],
+      ['not a key at all, just text', 'ssh_key_unreadable'],
+      [ed25519.publicKey, 'ssh_key_not_private'],
+    ];
+    for (const [privateKey, code] of cases) {
+      const error = await before(keyConfiguration(peer, ed25519, { private_key: privateKey }));
+      expect(error.exitCode, code).toBe(2);
+      expect(error.code).toBe(code);
+      expect(error.key).toBe('private_key');
+    }
+    const missing = await before(keyConfiguration(peer, ed25519, { private_key: '' }));
+    expect(missing.key).toBe('private_key');
+  });
+});
+
+describe('sftp source, host key', () => {
+  it('a host key other than host_key_fingerprint: exit 5 showing the one presented, no credential sent', async () => {
+    const logBefore = peer.log().length;
+    const { error, lines } = await probeFailure(configuration(peer, { host_key_fingerprint: stranger.fingerprint }));
+    expect(error.exitCode).toBe(5);
+    expect(error.code).toBe('ssh_host_key_mismatch');
+    expect(error.key).toBe('host_key_fingerprint');
+    expect(error.message).toContain(`the server's host key (ssh-ed25519 ${peer.hostKeyFingerprint}) does not match 'host_key_fingerprint' (${stranger.fingerprint})`);
+    expect(error.hint).toContain(peer.hostKeyFingerprint);
+    // sshd's log arrives through a pipe: wait for the connection's line before reading what followed it.
+    await until(() => peer.log().slice(logBefore).includes('Connection from 127.0.0.1'));
+    expect(peer.log().slice(logBefore)).toContain('Connection from 127.0.0.1');
+    expect(peer.log().slice(logBefore)).not.toMatch(/password|publickey/);
+    expectClean(error, lines);
+  });
+
+  it('several fingerprints (a key rotation): any one of them passes', async () => {
+    const { auth } = await connect(configuration(peer, { host_key_fingerprint: `${stranger.fingerprint}, ${peer.hostKeyFingerprint}` }));
+    try {
+      await auth.probe();
+    } finally {
+      await auth.close();
+    }
+  });
+
+  it('no host_key_fingerprint: exit 2 before any connection, the hint shows how to get it', async () => {
+    const connections = connectionsTo(peer);
+    const error = await rejection(authenticate(configuration(peer, { host_key_fingerprint: '' }), { source: 'sftp' as keyof SourceClients, registry: new SecretRegistry() }));
+    expect(error.exitCode).toBe(2);
+    expect(error.code).toBe('ssh_host_key_fingerprint_missing');
+    expect(error.key).toBe('host_key_fingerprint');
+    expect(error.hint).toContain(`ssh-keyscan -p ${peer.port} 127.0.0.1 | ssh-keygen -lf -`);
+    expect(connectionsTo(peer)).toBe(connections);
+  });
+
+  it('ssh_skip_host_key_check=true: connects, with a warning naming the server, and the key it presented at info', async () => {
+    const { auth, lines } = await connect(configuration(peer, { host_key_fingerprint: '', ssh_skip_host_key_check: 'true' }));
+    try {
+      await auth.probe();
+      expect(warnings(lines)).toEqual([
+        `SSH host key checking is OFF for sftp://cauth-sftp@127.0.0.1:${peer.port} (ssh_skip_host_key_check=true): anyone on the path can pose as the server and receive the credential`,
+      ]);
+      expect(lines.some((l) => l.includes(`presented host key ssh-ed25519 ${peer.hostKeyFingerprint} (not checked)`))).toBe(true);
+    } finally {
+      await auth.close();
+    }
+  });
+
+  it('a fingerprint and the opt-out together, a malformed or MD5 fingerprint: exit 2', async () => {
+    const cases: [Record<string, string>, string, RegExp][] = [
+      [{ ssh_skip_host_key_check: 'true' }, 'ssh_skip_host_key_check', /both set/],
+      [{ host_key_fingerprint: 'SHA256:short' }, 'host_key_fingerprint', /must be a host key fingerprint/],
+      [{ host_key_fingerprint: '16:27:ac:a5:76:28:2d:36:63:1b:56:4d:eb:df:a6:48' }, 'host_key_fingerprint', /MD5/],
+      [{ ssh_skip_host_key_check: 'maybe' }, 'ssh_skip_host_key_check', /true/],
+    ];
+    for (const [extra, key, message] of cases) {
+      const error = await rejection(authenticate(configuration(peer, extra), { source: 'sftp' as keyof SourceClients, registry: new SecretRegistry() }));
+      expect(error.exitCode, key).toBe(2);
+      expect(error.key).toBe(key);
+      expect(error.message).toMatch(message);
+    }
+  });
+});
+
+describe('sftp source, reaching the server and the probe path', () => {
+  it('nothing listening: exit 4 naming host', async () => {
+    const { error, lines } = await probeFailure(configuration(peer, { port: String(await freePort()) }));
+    expect(error.exitCode).toBe(4);
+    expect(error.key).toBe('host');
+    expect(error.message).toContain('connection refused');
+    expectClean(error, lines);
+  });
+
+  it('a host name that does not resolve: exit 4 naming host', async () => {
+    const { error, lines } = await probeFailure(configuration(peer, { host: 'no-such-host.invalid' }));
+    expect(error.exitCode).toBe(4);
+    expect(error.key).toBe('host');
+    expect(error.message).toMatch(/host name (not found|lookup failed)/);
+    expectClean(error, lines);
+  });
+
+  it('a server that never answers: exit 4 naming timeout_seconds, within the timeout', async () => {
+    const silent: Server = createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const started = Date.now();
+      const { error, lines } = await probeFailure(configuration(peer, { port: String(port), timeout_seconds: '0.5' }));
+      expect(error.exitCode).toBe(4);
+      expect(error.key).toBe('timeout_seconds');
+      expect(Date.now() - started).toBeLessThan(3000);
+      expectClean(error, lines);
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('a probe_path that does not exist: exit 4 naming probe_path', async () => {
+    const { error, lines } = await probeFailure(configuration(peer, { probe_path: '/no/such/dir' }));
+    expect(error.exitCode).toBe(4);
+    expect(error.code).toBe('sftp_probe_path_missing');
+    expect(error.key).toBe('probe_path');
+    expect(error.message).toContain('SFTP list /no/such/dir: no such directory');
+    expectClean(error, lines);
+  });
+
+  it('a probe_path the user may not list: exit 3, access denied, naming username', async () => {
+    const path = join(peer.dataDir, 'private');
+    const { error, lines } = await probeFailure(configuration(peer, { probe_path: path }));
+    expect(error.exitCode).toBe(3);
+    expect(error.code).toBe('sftp_permission_denied');
+    expect(error.key).toBe('username');
+    expect(error.message).toContain(`SFTP list ${path}: permission denied for user 'cauth-sftp'`);
+    expect(error.hint).toContain("'probe_path'");
+    expectClean(error, lines);
+  });
+
+  it("update()'s file errors are the connector's (exit 1), with the path", async () => {
+    const { auth } = await connect(configuration(peer));
+    try {
+      const missing = await rejection(auth.source.readFile(join(upload, 'nope.csv')));
+      expect(missing.exitCode).toBe(1);
+      expect(missing.code).toBe('sftp_no_such_file');
+      expect(missing.message).toBe(`sftp://cauth-sftp@127.0.0.1:${peer.port}: SFTP get ${join(upload, 'nope.csv')}: no such file or directory`);
+      const stream = await auth.source.createReadStream(join(upload, 'nope.csv'));
+      const streamed = await rejection((async () => { for await (const _ of stream) void _; })());
+      expect(streamed.code).toBe('sftp_no_such_file');
+      const denied = await rejection(auth.source.list(join(peer.dataDir, 'private')));
+      expect(denied.code).toBe('sftp_permission_denied');
+    } finally {
+      await auth.close();
+    }
+  });
+});
+
+describe('sftp source, configuration', () => {
+  const attempt = (config: Record<string, string>) => rejection(authenticate(config, { source: 'sftp' as keyof SourceClients, registry: new SecretRegistry() }));
+
+  it('names the key that is missing or malformed, before any connection', async () => {
+    const connections = connectionsTo(peer);
+    const cases: [Record<string, string>, string][] = [
+      [{ host: '' }, 'host'],
+      [{ port: '70000' }, 'port'],
+      [{ username: '' }, 'username'],
+      [{ password: '' }, 'password'],
+      [{ tls_skip_verify: 'true' }, 'tls_skip_verify'],
+      [{ auth_method: 'bearer', token: 'tok-abcdef' }, 'auth_method'],
+    ];
+    for (const [extra, key] of cases) {
+      const error = await attempt(configuration(peer, extra));
+      expect(error.exitCode, key).toBe(2);
+      expect(error.key).toBe(key);
+      for (const form of leakForms(peer.password)) expect(error.message).not.toContain(form);
+    }
+    expect(connectionsTo(peer)).toBe(connections);
+  });
+
+  it('ssh_key authorizes no HTTP request and is refused by the REST source', async () => {
+    const error = await rejection(authenticate({ auth_method: 'ssh_key', private_key: ed25519.privateKey, base_url: 'https://api.example.com' }, { registry: new SecretRegistry() }));
+    expect(error.exitCode).toBe(2);
+    expect(error.key).toBe('auth_method');
+    const method = await loadAuthMethod('ssh_key');
+    const credential = await method.create({ private_key: ed25519.privateKey }, {
+      common: {} as never,
+      raw: {},
+      log: createLogger({ write: () => undefined }),
+      secrets: new SecretRegistry(),
+      now: Date.now,
+    });
+    const refused = await rejection(credential.authorize({ method: 'GET', url: new URL('https://api.example.com'), headers: new Headers() }));
+    expect(refused.exitCode).toBe(2);
+    expect(refused.message).toContain('SSH sources');
+  });
+
+  it('the key, its decrypted form and the passphrase are registered for redaction', async () => {
+    const registry = new SecretRegistry();
+    await authenticate(keyConfiguration(peer, rsaEncrypted, { private_key_passphrase: PASSPHRASE }), { source: 'sftp' as keyof SourceClients, registry });
+    const parsed = ssh2.utils.parseKey(rsaEncrypted.privateKey, PASSPHRASE) as ssh2.ParsedKey;
+    const decryptedLine = pemLines(parsed.getPrivatePEM())[3]!;
+    const text = `a ${PASSPHRASE} b ${pemLines(rsaEncrypted.privateKey)[2]} c ${decryptedLine} d`;
+    expect(registry.redact(text)).toBe('a <redacted:private_key_passphrase> b <redacted:private_key> c <redacted:private_key> d');
+  });
+});
+
+describe('connector-auth CLI with an sftp connector', () => {
+  let project: string;
+  beforeAll(async () => {
+    project = await mkdtemp(join(tmpdir(), 'connector-auth-sftp-project-'));
+    await writeFile(
+      join(project, 'connector.ts'),
+      `import { defineConnector } from 'connector-auth';
+export default defineConnector({
+  source: 'sftp',
+  schema: () => [{ table: 'files', primary_key: ['name'] }],
+  async update({ configuration, source, op }) {
+    for (const entry of await source.list(configuration.probe_path)) await op.upsert('files', { name: entry.name, type: entry.type, size: entry.size });
+    await op.checkpoint({ done: true });
+  },
+});
+`,
+    );
+  });
+  afterAll(async () => {
+    await rm(project, { recursive: true, force: true });
+  });
+
+  it('probe and debug succeed with a key; a wrong password is exit 3; no secret in any output', async () => {
+    const forms = secretForms();
+    await writeFile(join(project, 'configuration.json'), JSON.stringify(keyConfiguration(peer, rsaEncrypted, { private_key_passphrase: PASSPHRASE })));
+    const probe = await cli(['probe', project]);
+    expect(probe.code, probe.stderr).toBe(0);
+    expect(probe.stdout).toContain(`probe OK: sftp://cauth-sftp@127.0.0.1:${peer.port} → SFTP list ${upload}: 3 entries`);
+    const debug = await cli(['debug', project]);
+    expect(debug.code, debug.stderr).toBe(0);
+    expect(debug.stdout).toMatch(/Upserts\s+\|\s+3/);
+
+    await writeFile(join(project, 'configuration.json'), JSON.stringify(configuration(peer, { password: WRONG_PASSWORD })));
+    const wrong = await cli(['probe', project]);
+    expect(wrong.code).toBe(3);
+    expect(wrong.stderr).toContain("check 'password'");
+
+    await writeFile(join(project, 'configuration.json'), JSON.stringify(keyConfiguration(peer, rsaEncrypted, { private_key_passphrase: WRONG_PASSWORD })));
+    const passphrase = await cli(['probe', project]);
+    expect(passphrase.code).toBe(2);
+    expect(passphrase.stderr).toContain('private_key_passphrase');
+
+    const output = [probe, debug, wrong, passphrase].map((r) => r.stdout + r.stderr).join('\n');
+    for (const form of forms) expect(output.includes(form), `a secret form leaked: ${form.slice(0, 12)}…`).toBe(false);
+  }, 30_000);
+});
