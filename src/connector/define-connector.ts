@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Logger } from '../log/index.js';
 import type { ConnectedSource, SourceDefinition } from '../sources/index.js';
-import type { PostgresSource, RestSource, SignedUrlSource } from '../sources/index.js';
+import type { PostgresSource, RestSource, SftpSource, SignedUrlSource } from '../sources/index.js';
 import type { Operations } from './operations.js';
 
 /** Column types of the Python connector SDK, so a schema reads the same in both. */
@@ -23,6 +23,7 @@ export interface SourceClients {
   rest: RestSource;
   'signed-url': SignedUrlSource;
   postgres: PostgresSource;
+  sftp: SftpSource;
 }
 
 export interface UpdateContext<Config, Source> {
