@@ -31,3 +31,7 @@ export type { SignedUrlExpiry, SignedUrlFormat } from './signed-url.js';
 export { describeUrl, isLoopbackHost } from './target.js';
 export { prepareSshTunnel, sshTunnelKeys } from './ssh-tunnel.js';
 export type { SshTunnel, SshTunnelContext, SshTunnelKeys } from './ssh-tunnel.js';
+export { checkHostKeyRule, hostKeyCheck, hostKeyMismatch, fingerprintList, sshFingerprint } from './ssh-host-key.js';
+export type { HostKeyRule, HostKeyCheck, HostKeyPeer, PresentedHostKey } from './ssh-host-key.js';
+export { readSshPrivateKey } from './ssh-private-key.js';
+export type { SshPrivateKeyNames } from './ssh-private-key.js';

@@ -1,12 +1,10 @@
-import { createHash } from 'node:crypto';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import type { AuthenticationType, Client, ClientChannel, NextAuthHandler, ParsedKey } from 'ssh2';
+import type { AuthenticationType, Client, ClientChannel, NextAuthHandler } from 'ssh2';
 import { z } from 'zod';
 import { keys } from '../config/index.js';
 import {
   AuthenticationError,
   ConfigurationError,
-  SourceIdentityError,
   SourceUnreachableError,
   isConnectorAuthError,
   type ConnectorAuthError,
@@ -14,7 +12,8 @@ import {
 import type { Logger } from '../log/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
 import { SYSTEM } from './classify-network-error.js';
-import { unescapeNewlines } from './tls-settings.js';
+import { checkHostKeyRule, fingerprintList, hostKeyCheck, hostKeyMismatch, type HostKeyCheck, type HostKeyRule } from './ssh-host-key.js';
+import { readSshPrivateKey } from './ssh-private-key.js';
 
 /**
  * An SSH tunnel through a bastion for any TCP source: a listener on 127.0.0.1 (ephemeral port)
@@ -22,7 +21,8 @@ import { unescapeNewlines } from './tls-settings.js';
  * `forwardOut`, a direct-tcpip channel). The source connects to the listener and keeps speaking its
  * own protocol, TLS included: it must still verify the certificate against its real host name.
  *
- * The bastion is held to the same rules as the sftp source's server: its host key is checked against
+ * The bastion is held to the same rules as the sftp source's server, through the same code
+ * (ssh-host-key.ts, ssh-private-key.ts): its host key is checked against
  * `ssh_tunnel_host_key_fingerprint` before the key is used (a missing fingerprint is exit 2 unless
  * `ssh_tunnel_skip_host_key_check=true`, warned on every run), the login is the configured key only,
  * and errors name the `ssh_tunnel_*` key to fix. The key is parsed (ssh2 imported) when the tunnel is
@@ -34,7 +34,7 @@ export const sshTunnelKeys = z.object({
   ssh_tunnel_port: keys.integer({ min: 1, max: 65535, default: 22 }),
   ssh_tunnel_user: keys.optionalText(),
   ssh_tunnel_private_key: keys.optionalText(),
-  ssh_tunnel_host_key_fingerprint: keys.optionalText(),
+  ssh_tunnel_host_key_fingerprint: fingerprintList(),
   ssh_tunnel_skip_host_key_check: keys.boolean(false),
 });
 export type SshTunnelKeys = z.output<typeof sshTunnelKeys>;
@@ -60,8 +60,6 @@ export interface SshTunnelContext {
   secrets: Pick<SecretRegistry, 'register'>;
 }
 
-const SHA256_FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{43}$/;
-
 /**
  * The tunnel a configuration asks for, or undefined without `ssh_tunnel_host`. Everything that can
  * be wrong without the network is refused here, naming the key: a missing user, key or fingerprint,
@@ -81,26 +79,20 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: { host: st
   const user = k.ssh_tunnel_user!;
   const via = `ssh://${encodeURIComponent(user)}@${bracketed(bastion.host)}:${bastion.port}`;
   const description = `ssh tunnel ${via} → ${bracketed(destination.host)}:${destination.port}`;
-  const expected = fingerprints(k.ssh_tunnel_host_key_fingerprint);
-  const skip = k.ssh_tunnel_skip_host_key_check;
-  if (skip && expected.length > 0) {
-    throw new ConfigurationError(`invalid configuration: 'ssh_tunnel_host_key_fingerprint' and 'ssh_tunnel_skip_host_key_check' are both set; the bastion's host key is either checked or not`, {
-      code: 'ssh_host_key_rule_conflict',
-      key: 'ssh_tunnel_skip_host_key_check',
-      hint: "remove 'ssh_tunnel_skip_host_key_check' to check the bastion's host key against 'ssh_tunnel_host_key_fingerprint'",
-    });
-  }
-  if (skip) {
-    context.log.warning(`SSH host key checking is OFF for the bastion of the ${description} (ssh_tunnel_skip_host_key_check=true): anyone on the path can pose as the bastion and read the tunnelled traffic that TLS does not protect`);
-  } else if (expected.length === 0) {
-    throw new ConfigurationError(`invalid configuration: 'ssh_tunnel_host_key_fingerprint' is missing; the bastion's host key must be known before the key is used`, {
-      code: 'ssh_host_key_fingerprint_missing',
-      key: 'ssh_tunnel_host_key_fingerprint',
-      hint: `run \`ssh-keyscan -p ${bastion.port} ${bastion.host} | ssh-keygen -lf -\`, confirm the SHA256 fingerprint with the bastion's administrator, and set 'ssh_tunnel_host_key_fingerprint' to it`,
-    });
-  }
+  const hostKeyRule: HostKeyRule = {
+    peer: 'bastion',
+    fingerprintKey: 'ssh_tunnel_host_key_fingerprint',
+    skipKey: 'ssh_tunnel_skip_host_key_check',
+    expected: k.ssh_tunnel_host_key_fingerprint,
+    skip: k.ssh_tunnel_skip_host_key_check,
+  };
+  checkHostKeyRule(
+    hostKeyRule,
+    { host: bastion.host, port: bastion.port, target: `the bastion ${via}`, risk: 'read the tunnelled traffic that TLS does not protect' },
+    context.log,
+  );
+  const privateKey = await readSshPrivateKey(k.ssh_tunnel_private_key!, undefined, { keyKey: 'ssh_tunnel_private_key', secrets: context.secrets });
   const ssh2 = (await import('ssh2')).default;
-  const privateKey = parsePrivateKey(ssh2.utils.parseKey, k.ssh_tunnel_private_key!, context.secrets);
 
   let server: Server | undefined;
   let listening: Promise<{ host: string; port: number }> | undefined;
@@ -111,8 +103,7 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: { host: st
   const connectBastion = (): Promise<Client> =>
     new Promise<Client>((resolve, reject) => {
       const client = new ssh2.Client();
-      let presented: { type: string; fingerprint: string } | undefined;
-      let refused = false;
+      const hostKey = hostKeyCheck(hostKeyRule);
       let offered: string[] | undefined;
       let tried = false;
       let ready = false;
@@ -122,7 +113,7 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: { host: st
       });
       // Always listened to: an SSH connection failing later must not end the process.
       client.on('error', (error: Error & { level?: string }) => {
-        if (!ready) return reject(bastionError(error, { description, user, refused, presented, offered, expected, timeoutSeconds: context.timeoutSeconds }));
+        if (!ready) return reject(bastionError(error, { description, user, hostKeyRule, hostKey, offered, timeoutSeconds: context.timeoutSeconds }));
         context.log.debug(`${description}: the SSH connection failed (${error.message.split('\n')[0]}); the next connection reconnects`);
       });
       client.on('close', () => {
@@ -135,12 +126,7 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: { host: st
         username: user,
         readyTimeout: timeoutMs,
         keepaliveInterval: 15_000,
-        hostVerifier: (key: Buffer) => {
-          presented = { type: keyType(key), fingerprint: fingerprintOf(key) };
-          if (skip) return true;
-          refused = !expected.includes(presented.fingerprint);
-          return !refused;
-        },
+        hostVerifier: (key: Buffer) => hostKey.verify(key),
         authHandler: (methodsLeft: AuthenticationType[] | null, _partial: boolean, next: NextAuthHandler) => {
           if (tried) {
             offered = methodsLeft ?? undefined;
@@ -217,72 +203,19 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: { host: st
   };
 }
 
-/** One fingerprint or several, comma-separated; each `SHA256:…` as `ssh-keygen -l` prints it. */
-function fingerprints(value: string | undefined): string[] {
-  if (!value) return [];
-  const items = value.split(',').map((item) => item.trim().replace(/=+$/, ''));
-  for (const item of items) {
-    if (!SHA256_FINGERPRINT.test(item))
-      throw new ConfigurationError(`invalid configuration for the SSH tunnel: key 'ssh_tunnel_host_key_fingerprint' must be a host key fingerprint such as SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s`, {
-        code: 'malformed_key',
-        key: 'ssh_tunnel_host_key_fingerprint',
-        hint: "set 'ssh_tunnel_host_key_fingerprint' to the SHA256 fingerprint `ssh-keygen -l -E sha256` prints",
-      });
-  }
-  return items;
-}
-
-/** ssh2's own parser, so the key is read as it will sign; its reasons are not quoted (some show key bytes). */
-function parsePrivateKey(
-  parseKey: (data: string, passphrase?: string) => ParsedKey | ParsedKey[] | Error,
-  text: string,
-  secrets: Pick<SecretRegistry, 'register'>,
-): ParsedKey {
-  const material = unescapeNewlines(text).trim();
-  secrets.register('ssh_tunnel_private_key', material);
-  const result = parseKey(material);
-  const parsed = Array.isArray(result) ? result[0] : result;
-  if (parsed === undefined || parsed instanceof Error || !parsed.getPrivatePEM()) {
-    const encrypted = parsed instanceof Error && /no passphrase given/i.test(parsed.message);
-    throw new ConfigurationError(
-      encrypted
-        ? `invalid configuration: the SSH private key in 'ssh_tunnel_private_key' is encrypted; the tunnel needs an unencrypted key`
-        : `invalid configuration: 'ssh_tunnel_private_key' does not hold a readable SSH private key`,
-      {
-        code: encrypted ? 'ssh_key_encrypted' : 'ssh_key_unreadable',
-        key: 'ssh_tunnel_private_key',
-        hint: encrypted
-          ? "put an unencrypted key for the bastion in 'ssh_tunnel_private_key' (`ssh-keygen -p -N '' -f KEYFILE` removes a passphrase)"
-          : `put a whole private key file in 'ssh_tunnel_private_key' ("-----BEGIN OPENSSH PRIVATE KEY-----" … ; newlines as \\n in JSON)`,
-      },
-    );
-  }
-  secrets.register('ssh_tunnel_private_key', parsed.getPrivatePEM());
-  return parsed;
-}
-
 interface BastionFailure {
   description: string;
   user: string;
-  refused: boolean;
-  presented: { type: string; fingerprint: string } | undefined;
+  hostKeyRule: HostKeyRule;
+  hostKey: HostKeyCheck;
   offered: string[] | undefined;
-  expected: string[];
   timeoutSeconds: number;
 }
 
 /** The bastion's refusals, in the sftp source's terms, naming the ssh_tunnel_* keys. */
 function bastionError(error: Error & { level?: string; code?: unknown }, f: BastionFailure): ConnectorAuthError {
   const target = f.description;
-  if (f.refused) {
-    const shown = f.presented ? `${f.presented.type} ${f.presented.fingerprint}` : 'an unknown key';
-    return new SourceIdentityError(`${target} failed: the bastion's host key (${shown}) does not match 'ssh_tunnel_host_key_fingerprint' (${f.expected.join(', ')})`, {
-      code: 'ssh_host_key_mismatch',
-      key: 'ssh_tunnel_host_key_fingerprint',
-      hint: `the bastion may have a new key, or someone may be posing as it: ask its administrator whether ${f.presented?.fingerprint ?? 'its fingerprint'} is its key before setting 'ssh_tunnel_host_key_fingerprint' to it`,
-      cause: error,
-    });
-  }
+  if (f.hostKey.refused()) return hostKeyMismatch(f.hostKeyRule, f.hostKey.presented(), target, error);
   if (error.level === 'client-authentication') {
     const noKeys = f.offered && f.offered.length > 0 && !f.offered.includes('publickey');
     return new AuthenticationError(
@@ -328,16 +261,6 @@ function forwardRefused(error: Error & { reason?: unknown }, description: string
       : "check 'host' and 'port' as the bastion sees them (names resolve on the bastion)",
     cause: error,
   });
-}
-
-function fingerprintOf(key: Buffer): string {
-  return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
-}
-
-function keyType(key: Buffer): string {
-  if (key.length < 4) return 'unknown';
-  const length = key.readUInt32BE(0);
-  return length > 0 && length < 64 && key.length >= 4 + length ? key.toString('latin1', 4, 4 + length) : 'unknown';
 }
 
 function bracketed(host: string): string {

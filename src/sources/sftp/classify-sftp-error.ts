@@ -6,8 +6,7 @@ import {
   isConnectorAuthError,
   type ConnectorAuthError,
 } from '../../errors/index.js';
-import { SYSTEM_ERROR_DESCRIPTIONS } from '../../network/index.js';
-import { hostKeyMismatch, type HostKeyCheck, type HostKeyRule } from './host-key.js';
+import { SYSTEM_ERROR_DESCRIPTIONS, hostKeyMismatch, type HostKeyCheck, type HostKeyRule } from '../../network/index.js';
 import { describeEndpoint, type SftpEndpoint } from './sftp-settings.js';
 
 /**

@@ -4,9 +4,9 @@ import type SftpClient from 'ssh2-sftp-client';
 import type { Credential, SshKeyCredential } from '../../auth/index.js';
 import { isPasswordCredential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
+import { checkHostKeyRule, hostKeyCheck, type HostKeyRule } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyConnectError, classifyFileError, classifyProbeError, type SftpFailureContext } from './classify-sftp-error.js';
-import { checkHostKeyRule, hostKeyCheck, type HostKeyRule } from './host-key.js';
 import { describeEndpoint, sftpKeys, type SftpEndpoint } from './sftp-settings.js';
 
 /**
@@ -60,12 +60,13 @@ export default defineSource({
       });
     }
     const hostKeyRule: HostKeyRule = {
+      peer: 'server',
       fingerprintKey: 'host_key_fingerprint',
       skipKey: 'ssh_skip_host_key_check',
       expected: k.host_key_fingerprint,
       skip: k.ssh_skip_host_key_check,
     };
-    checkHostKeyRule(hostKeyRule, { host: endpoint.host, port: endpoint.port, target }, context.log);
+    checkHostKeyRule(hostKeyRule, { host: endpoint.host, port: endpoint.port, target, risk: 'receive the credential' }, context.log);
     const login = loginFor(credential, endpoint.username);
     const timeoutSeconds = context.common.timeout_seconds;
     const log = context.log;
