@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, type Authenticated, type SourceClients } from '../../src/connector/index.js';
-import { createLogger } from '../../src/log/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
 import type { PostgresSource } from '../../src/sources/index.js';
 import { leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
+import { expectNoSecretIn, pemLines, probeFailure as probeFailureOf, recordingLogger } from '../helpers/source-session.js';
 import { createCa, issueServer, type Authority } from '../peers/certificates.js';
 import { freePort } from '../peers/nginx.js';
 import { start as startPostgres, type PostgresPeer } from '../peers/postgres.js';
@@ -66,38 +66,12 @@ function configuration(db: PostgresPeer, through: SshdPeer, extra: Record<string
   };
 }
 
-function recordingLogger(lines: string[]) {
-  return createLogger({ format: 'json', level: 'debug', registry: new SecretRegistry(), write: (l) => lines.push(l) });
-}
+const probeFailure = (config: Record<string, string>) => probeFailureOf(config, 'postgres');
 
-async function probeFailure(config: Record<string, string>): Promise<{ error: Failure; lines: string[] }> {
-  const lines: string[] = [];
-  const error = await rejection(
-    (async () => {
-      const auth = await authenticate(config, { source: 'postgres' as keyof SourceClients, registry: new SecretRegistry(), log: recordingLogger(lines) });
-      try {
-        await auth.probe();
-      } finally {
-        await auth.close();
-      }
-    })(),
-  );
-  return { error, lines };
-}
-
-function pemLines(pem: string): string[] {
-  return pem.split('\n').filter((line) => line.length >= 16 && !line.startsWith('-----') && !line.includes(':'));
-}
-
+/** One line, a hint, and no form of the database password or of either private key anywhere. */
 function expectClean(error: Failure, lines: string[]): void {
-  expect(error.message).not.toContain('\n');
-  expect(error.hint ?? '').not.toBe('');
-  const causes: string[] = [];
-  for (let e: unknown = (error as { cause?: unknown }).cause; e instanceof Error && causes.length < 8; e = (e as { cause?: unknown }).cause)
-    causes.push(e.message, e.stack ?? '');
-  const text = [error.message, error.hint ?? '', error.stack ?? '', JSON.stringify(error), ...causes, ...lines].join('\n');
   const forms = [...leakForms(DB_PASSWORD), ...leakForms(key.privateKey), ...pemLines(key.privateKey), ...pemLines(stranger.privateKey)];
-  for (const form of forms) expect(text.includes(form), `a secret form leaked: ${form.slice(0, 12)}…`).toBe(false);
+  expectNoSecretIn(error, lines, forms);
 }
 
 describe('postgres through an SSH tunnel', () => {

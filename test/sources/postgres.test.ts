@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAuthMethod } from '../../src/auth/index.js';
-import { authenticate, type Authenticated, type SourceClients } from '../../src/connector/index.js';
+import { authenticate, type SourceClients } from '../../src/connector/index.js';
 import { createLogger } from '../../src/log/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
 import type { PostgresSource } from '../../src/sources/index.js';
@@ -13,6 +13,7 @@ import { freePort } from '../peers/nginx.js';
 import { start, type PostgresPeer } from '../peers/postgres.js';
 import { cli, leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
+import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf, until } from '../helpers/source-session.js';
 
 /**
  * The postgres source against a real PostgreSQL 15 (scram-sha-256, TLS): three clusters, started
@@ -68,51 +69,12 @@ function configuration(peer: PostgresPeer, extra: Record<string, string> = {}): 
   };
 }
 
-interface Session {
-  auth: Authenticated<PostgresSource>;
-  /** Every log line, written by a logger that redacts nothing: what the code itself chose to say. */
-  lines: string[];
-}
-
-async function connect(config: Record<string, string>): Promise<Session> {
-  const lines: string[] = [];
-  const log = createLogger({ format: 'json', level: 'debug', registry: new SecretRegistry(), write: (l) => lines.push(l) });
-  // Through the catalogue by name, as a connector's `source: 'postgres'` does.
-  const auth = (await authenticate(config, { source: 'postgres' as keyof SourceClients, registry: new SecretRegistry(), log })) as unknown as Authenticated<PostgresSource>;
-  return { auth, lines };
-}
-
-/** Authenticates and probes, expecting a failure; the session is closed either way. */
-async function probeFailure(config: Record<string, string>): Promise<{ error: Failure; lines: string[] }> {
-  const lines: string[] = [];
-  const log = createLogger({ format: 'json', level: 'debug', registry: new SecretRegistry(), write: (l) => lines.push(l) });
-  const error = await rejection(
-    (async () => {
-      const auth = await authenticate(config, { source: 'postgres' as keyof SourceClients, registry: new SecretRegistry(), log });
-      try {
-        await auth.probe();
-      } finally {
-        await auth.close();
-      }
-    })(),
-  );
-  return { error, lines };
-}
-
-async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-}
+const connect = (config: Record<string, string>) => connectSource<PostgresSource>(config, 'postgres');
+const probeFailure = (config: Record<string, string>) => probeFailureOf(config, 'postgres');
 
 /** One line, and none of the configured passwords in any form, anywhere a person could read. */
 function expectClean(error: Failure, lines: string[], passwords: string[] = [PASSWORD, WRONG]): void {
-  expect(error.message).not.toContain('\n');
-  expect(error.hint ?? '').not.toBe('');
-  const causes: string[] = [];
-  for (let e: unknown = (error as { cause?: unknown }).cause; e instanceof Error && causes.length < 8; e = (e as { cause?: unknown }).cause)
-    causes.push(e.message, e.stack ?? '');
-  const texts = [error.message, error.hint ?? '', error.stack ?? '', JSON.stringify(error), ...causes, ...lines];
-  for (const password of passwords) for (const form of leakForms(password)) for (const text of texts) expect(text).not.toContain(form);
+  expectNoSecretIn(error, lines, passwords.flatMap((password) => leakForms(password)));
 }
 
 describe('postgres source, password auth, sslmode=verify-full', () => {

@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import ssh2 from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAuthMethod } from '../../src/auth/index.js';
-import { authenticate, type Authenticated, type SourceClients } from '../../src/connector/index.js';
+import { authenticate, type SourceClients } from '../../src/connector/index.js';
 import { createLogger } from '../../src/log/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
 import type { SftpSource } from '../../src/sources/index.js';
 import { cli, leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
+import { connectSource, expectNoSecretIn, pemLines, probeFailure as probeFailureOf, recordingLogger, until } from '../helpers/source-session.js';
 import { freePort } from '../peers/nginx.js';
 import { generateKeyPair, start, type SshKeyPair, type SshdPeer } from '../peers/sshd.js';
 
@@ -72,38 +73,8 @@ function keyConfiguration(server: SshdPeer, key: SshKeyPair, extra: Record<strin
   return rest;
 }
 
-interface Session {
-  auth: Authenticated<SftpSource>;
-  /** Every log line, written by a logger that redacts nothing: what the code itself chose to say. */
-  lines: string[];
-}
-
-function recordingLogger(lines: string[]) {
-  return createLogger({ format: 'json', level: 'debug', registry: new SecretRegistry(), write: (l) => lines.push(l) });
-}
-
-async function connect(config: Record<string, string>): Promise<Session> {
-  const lines: string[] = [];
-  // Through the catalogue by name, as a connector's `source: 'sftp'` does.
-  const auth = (await authenticate(config, { source: 'sftp' as keyof SourceClients, registry: new SecretRegistry(), log: recordingLogger(lines) })) as unknown as Authenticated<SftpSource>;
-  return { auth, lines };
-}
-
-/** Authenticates and probes, expecting a failure; the session is closed either way. */
-async function probeFailure(config: Record<string, string>): Promise<{ error: Failure; lines: string[] }> {
-  const lines: string[] = [];
-  const error = await rejection(
-    (async () => {
-      const auth = await authenticate(config, { source: 'sftp' as keyof SourceClients, registry: new SecretRegistry(), log: recordingLogger(lines) });
-      try {
-        await auth.probe();
-      } finally {
-        await auth.close();
-      }
-    })(),
-  );
-  return { error, lines };
-}
+const connect = (config: Record<string, string>) => connectSource<SftpSource>(config, 'sftp');
+const probeFailure = (config: Record<string, string>) => probeFailureOf(config, 'sftp');
 
 /** Every text a secret could leak through: the password forms, each private key's PEM lines (and its decrypted form), the passphrase. */
 function secretForms(): string[] {
@@ -117,24 +88,9 @@ function secretForms(): string[] {
 }
 const PASSWORD_OF_PEER = () => peer.password;
 
-function pemLines(pem: string): string[] {
-  return pem.split('\n').filter((line) => line.length >= 16 && !line.startsWith('-----') && !line.includes(':'));
-}
-
 /** One line, a hint, and no form of any secret anywhere a person could read. */
 function expectClean(error: Failure, lines: string[]): void {
-  expect(error.message).not.toContain('\n');
-  expect(error.hint ?? '').not.toBe('');
-  const causes: string[] = [];
-  for (let e: unknown = (error as { cause?: unknown }).cause; e instanceof Error && causes.length < 8; e = (e as { cause?: unknown }).cause)
-    causes.push(e.message, e.stack ?? '');
-  const texts = [error.message, error.hint ?? '', error.stack ?? '', JSON.stringify(error), ...causes, ...lines].join('\n');
-  for (const form of secretForms()) expect(texts.includes(form), `a secret form leaked: ${form.slice(0, 12)}…`).toBe(false);
-}
-
-async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  expectNoSecretIn(error, lines, secretForms());
 }
 
 function warnings(lines: string[]): string[] {

@@ -1,0 +1,61 @@
+import { expect } from 'vitest';
+import { authenticate, type Authenticated, type SourceClients } from '../../src/connector/index.js';
+import { createLogger, type Logger } from '../../src/log/index.js';
+import { SecretRegistry } from '../../src/secrets/index.js';
+import type { ConnectedSource } from '../../src/sources/index.js';
+import { rejection, type Failure } from './rejection.js';
+
+/**
+ * What the tests of sources reached by name (postgres, sftp, postgres through a tunnel) share: a
+ * session through `authenticate`, a probe expected to fail, and the check that a failure is one line
+ * with a hint and no form of any secret anywhere a person could read.
+ */
+
+/** A logger that redacts nothing (its registry is empty): the lines show what the code itself chose to say. */
+export function recordingLogger(lines: string[]): Logger {
+  return createLogger({ format: 'json', level: 'debug', registry: new SecretRegistry(), write: (l) => lines.push(l) });
+}
+
+/** Authenticates through the catalogue by name, as a connector's `source: '<name>'` does. */
+export async function connectSource<S extends ConnectedSource>(config: Record<string, string>, source: string): Promise<{ auth: Authenticated<S>; lines: string[] }> {
+  const lines: string[] = [];
+  const auth = await authenticate(config, { source: source as keyof SourceClients, registry: new SecretRegistry(), log: recordingLogger(lines) });
+  return { auth: auth as unknown as Authenticated<S>, lines };
+}
+
+/** Authenticates and probes, expecting a failure; the session is closed either way. */
+export async function probeFailure(config: Record<string, string>, source: string): Promise<{ error: Failure; lines: string[] }> {
+  const lines: string[] = [];
+  const error = await rejection(
+    (async () => {
+      const auth = await authenticate(config, { source: source as keyof SourceClients, registry: new SecretRegistry(), log: recordingLogger(lines) });
+      try {
+        await auth.probe();
+      } finally {
+        await auth.close();
+      }
+    })(),
+  );
+  return { error, lines };
+}
+
+/** The body lines of a PEM block, each long enough to be recognisable if it leaked. */
+export function pemLines(pem: string): string[] {
+  return pem.split('\n').filter((line) => line.length >= 16 && !line.startsWith('-----') && !line.includes(':'));
+}
+
+/** One line, a hint, and none of `forms` in the message, hint, stack, causes, JSON form or log lines. */
+export function expectNoSecretIn(error: Failure, lines: string[], forms: string[]): void {
+  expect(error.message).not.toContain('\n');
+  expect(error.hint ?? '').not.toBe('');
+  const causes: string[] = [];
+  for (let e: unknown = (error as { cause?: unknown }).cause; e instanceof Error && causes.length < 8; e = (e as { cause?: unknown }).cause)
+    causes.push(e.message, e.stack ?? '');
+  const text = [error.message, error.hint ?? '', error.stack ?? '', JSON.stringify(error), ...causes, ...lines].join('\n');
+  for (const form of forms) expect(text.includes(form), `a secret form leaked: ${form.slice(0, 12)}…`).toBe(false);
+}
+
+export async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
