@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { authenticate, type Authenticated, type SourceClients } from '../../src/connector/index.js';
 import { createLogger, type Logger } from '../../src/log/index.js';
@@ -58,4 +59,11 @@ export function expectNoSecretIn(error: Failure, lines: string[], forms: string[
 export async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** A TCP server on 127.0.0.1 that accepts connections and never says a word: a source that hangs. */
+export async function silentServer(): Promise<{ port: number; close(): void }> {
+  const server = createServer(() => undefined);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as AddressInfo).port, close: () => void server.close() };
 }

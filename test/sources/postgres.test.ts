@@ -1,5 +1,4 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +12,7 @@ import { freePort } from '../peers/nginx.js';
 import { start, type PostgresPeer } from '../peers/postgres.js';
 import { cli, leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
-import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf, until } from '../helpers/source-session.js';
+import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf, silentServer, until } from '../helpers/source-session.js';
 
 /**
  * The postgres source against a real PostgreSQL 15 (scram-sha-256, TLS): three clusters, started
@@ -160,12 +159,10 @@ describe('postgres source, password auth, sslmode=verify-full', () => {
   });
 
   it('a server that never answers: exit 4 naming timeout_seconds, within the timeout', async () => {
-    const silent: Server = createServer(() => undefined);
-    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const silent = await silentServer();
     try {
-      const port = (silent.address() as { port: number }).port;
       const started = Date.now();
-      const { error, lines } = await probeFailure(configuration(tls, { port: String(port), timeout_seconds: '0.5' }));
+      const { error, lines } = await probeFailure(configuration(tls, { port: String(silent.port), timeout_seconds: '0.5' }));
       expect(error.exitCode).toBe(4);
       expect(error.key).toBe('timeout_seconds');
       expect(Date.now() - started).toBeLessThan(3000);

@@ -1,5 +1,4 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
@@ -11,7 +10,7 @@ import { SecretRegistry } from '../../src/secrets/index.js';
 import type { SftpSource } from '../../src/sources/index.js';
 import { cli, leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
-import { connectSource, expectNoSecretIn, pemLines, probeFailure as probeFailureOf, recordingLogger, until } from '../helpers/source-session.js';
+import { connectSource, expectNoSecretIn, pemLines, probeFailure as probeFailureOf, silentServer, recordingLogger, until } from '../helpers/source-session.js';
 import { freePort } from '../peers/nginx.js';
 import { generateKeyPair, start, type SshKeyPair, type SshdPeer } from '../peers/sshd.js';
 
@@ -342,12 +341,10 @@ describe('sftp source, reaching the server and the probe path', () => {
   });
 
   it('a server that never answers: exit 4 naming timeout_seconds, within the timeout', async () => {
-    const silent: Server = createServer(() => undefined);
-    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const silent = await silentServer();
     try {
-      const port = (silent.address() as { port: number }).port;
       const started = Date.now();
-      const { error, lines } = await probeFailure(configuration(peer, { port: String(port), timeout_seconds: '0.5' }));
+      const { error, lines } = await probeFailure(configuration(peer, { port: String(silent.port), timeout_seconds: '0.5' }));
       expect(error.exitCode).toBe(4);
       expect(error.key).toBe('timeout_seconds');
       expect(Date.now() - started).toBeLessThan(3000);
