@@ -1,9 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../peers/nginx.js';
+import { freePort, portOpen, spawnDaemon } from '../peers/daemon.js';
 
 /**
  * `openssl s_server -Verify` as a TLS peer that, unlike nginx, refuses a missing or untrusted client
@@ -30,7 +29,7 @@ export async function startOpensslServer(options: {
   await writeFile(join(dir, 'server.key'), options.keyPem, { mode: 0o600 });
   await writeFile(join(dir, 'ca.crt'), options.clientCaPem);
   const port = await freePort();
-  const child = spawn(
+  const server = spawnDaemon(
     'openssl',
     [
       's_server',
@@ -49,31 +48,17 @@ export async function startOpensslServer(options: {
       '-quiet',
       `-${options.version}`,
     ],
-    { stdio: ['pipe', 'ignore', 'ignore'] },
+    { keepStdinOpen: true },
   );
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => (socket.destroy(), resolve(true)));
-      socket.once('error', () => resolve(false));
-    });
-    if (open) break;
-    if (Date.now() > deadline || child.exitCode !== null) {
-      child.kill('SIGKILL');
-      await rm(dir, { recursive: true, force: true });
-      throw new Error('openssl s_server did not start');
-    }
-    await new Promise((r) => setTimeout(r, 50));
+  if (!(await server.until(() => portOpen(port), 5_000))) {
+    server.kill();
+    await rm(dir, { recursive: true, force: true });
+    throw new Error(`openssl s_server did not start: ${server.log()}`);
   }
   return {
     url: `https://127.0.0.1:${port}`,
     async stop() {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await server.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };

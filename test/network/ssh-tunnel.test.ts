@@ -6,7 +6,7 @@ import { leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
 import { expectNoSecretIn, pemLines, probeFailure as probeFailureOf, recordingLogger } from '../helpers/source-session.js';
 import { createCa, issueServer, type Authority } from '../peers/certificates.js';
-import { freePort } from '../peers/nginx.js';
+import { freePort } from '../peers/daemon.js';
 import { start as startPostgres, type PostgresPeer } from '../peers/postgres.js';
 import { generateKeyPair, start as startSshd, type SshKeyPair, type SshdPeer } from '../peers/sshd.js';
 

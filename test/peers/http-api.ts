@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { freePort } from './daemon.js';
 
 /**
  * A real HTTP API on 127.0.0.1 for the header auth methods: it checks one expected credential
@@ -63,11 +64,5 @@ export async function start(options: { auth: ExpectedAuth; items?: number; pageS
   };
 }
 
-/** A port on which nothing listens (bound, then released). */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+/** A port on which nothing listens: one bound by the OS and released, as a free port is found. */
+export const closedPort = freePort;

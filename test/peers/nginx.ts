@@ -1,10 +1,10 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { get } from 'node:http';
-import { createServer, connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, portOpen, spawnDaemon } from './daemon.js';
 
 /**
  * A real nginx (Debian's package) for mutual TLS: its own configuration in a temp directory,
@@ -67,17 +67,13 @@ export async function start(options: NginxOptions): Promise<NginxPeer> {
   await writeFile(join(dir, 'client-ca.crt'), options.clientCaPem);
   await writeFile(join(dir, 'nginx.conf'), configuration(dir, port, statusPort, options));
 
-  const child = spawn(binary, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-
-  const ready = await Promise.race([waitForPort(statusPort, 10_000), exited.then(() => false)]);
-  if (!ready || !(await waitForPort(port, 2_000))) {
-    child.kill('SIGKILL');
+  const server = spawnDaemon(binary, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')]);
+  const ready = await server.until(() => portOpen(statusPort), 10_000);
+  if (!ready || !(await server.until(() => portOpen(port), 2_000))) {
+    server.kill();
     const log = await readFile(join(dir, 'error.log'), 'utf8').catch(() => '');
     await rm(dir, { recursive: true, force: true });
-    throw new Error(`nginx did not start: ${stderr}${log}`);
+    throw new Error(`nginx did not start: ${server.log()}${log}`);
   }
 
   // One fresh connection per status request (agent: false), so each adds exactly one accept.
@@ -113,7 +109,7 @@ export async function start(options: NginxOptions): Promise<NginxPeer> {
     },
     errorLog: () => readFile(join(dir, 'error.log'), 'utf8').catch(() => ''),
     async stop() {
-      await stopProcess(child, exited);
+      await server.stop();
       await rm(dir, { recursive: true, force: true });
     },
   };
@@ -165,35 +161,4 @@ http {
   }
 }
 `;
-}
-
-/** An ephemeral port: bound by the OS, released, then given to nginx. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-async function waitForPort(port: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => (socket.destroy(), resolve(true)));
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return false;
-}
-
-async function stopProcess(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
 }

@@ -1,9 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './nginx.js';
+import { freePort, runToEnd, spawnDaemon, type Daemon } from './daemon.js';
 
 /**
  * A real PostgreSQL (Debian's postgresql-15) in a temp directory: `initdb` with scram-sha-256 and a
@@ -68,16 +68,16 @@ export async function start(options: PostgresOptions): Promise<PostgresPeer> {
   const own = async (path: string) => {
     if (owner) await chown(path, owner.uid, owner.gid);
   };
-  let child: ChildProcess | undefined;
+  let server: Daemon | undefined;
   try {
     await own(dir);
     const pwfile = join(dir, 'pwfile');
     await writeFile(pwfile, `${options.password}\n`, { mode: 0o600 });
     await own(pwfile);
-    const initdb = await run(
+    const initdb = await runToEnd(
       join(bin, 'initdb'),
       ['-D', data, '-U', user, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '--no-sync', '--encoding=UTF8', '--locale=C'],
-      owner,
+      owner ? { owner } : {},
     );
     await rm(pwfile);
     if (initdb.code !== 0) throw new Error(`initdb failed (exit ${initdb.code}): ${initdb.output}`);
@@ -99,37 +99,27 @@ export async function start(options: PostgresOptions): Promise<PostgresPeer> {
     await own(join(data, 'pg_hba.conf'));
 
     const port = await freePort();
-    child = spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), ...settings], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
-    });
-    let log = '';
-    child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
-    const ready = await Promise.race([waitFor(() => /ready to accept connections/.test(log), 15_000), exited.then(() => false)]);
-    if (!ready) throw new Error(`postgres did not start: ${log}`);
+    // SIGINT is PostgreSQL's fast shutdown: clients are disconnected, nothing waits for them.
+    server = spawnDaemon(join(bin, 'postgres'), ['-D', data, '-p', String(port), ...settings], { stopSignal: 'SIGINT', ...(owner ? { owner } : {}) });
+    const running = server;
+    if (!(await running.until(() => /ready to accept connections/.test(running.log()), 15_000))) throw new Error(`postgres did not start: ${running.log()}`);
 
     await setUp(dir, port, user, options);
-    const running = child;
-    // A test process that exits without stop() (a crash, a cancelled run) must not leave a server behind.
-    const killOnExit = () => running.kill('SIGKILL');
-    process.once('exit', killOnExit);
     return {
       host: '127.0.0.1',
       port,
       user,
       database: options.database,
-      connectionsReceived: () => (log.match(/connection received: host=127\.0\.0\.1/g) ?? []).length,
-      connectionsClosed: () => (log.match(/disconnection: .* host=127\.0\.0\.1/g) ?? []).length,
-      log: () => log,
+      connectionsReceived: () => (running.log().match(/connection received: host=127\.0\.0\.1/g) ?? []).length,
+      connectionsClosed: () => (running.log().match(/disconnection: .* host=127\.0\.0\.1/g) ?? []).length,
+      log: running.log,
       async stop() {
-        process.off('exit', killOnExit);
-        await stopProcess(running, exited);
+        await running.stop();
         await rm(dir, { recursive: true, force: true });
       },
     };
   } catch (error) {
-    child?.kill('SIGKILL');
+    server?.kill();
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
@@ -169,33 +159,4 @@ function serverUser(): { uid: number; gid: number } | undefined {
   if (uid.status !== 0 || gid.status !== 0)
     throw new Error('PostgreSQL refuses to run as root and there is no `postgres` user: install postgresql-15 (scripts/install-test-peers.sh)');
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
-}
-
-function run(command: string, args: string[], owner: { uid: number; gid: number } | undefined): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(owner ? { uid: owner.uid, gid: owner.gid } : {}) });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
-
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (condition()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return condition();
-}
-
-/** SIGINT is PostgreSQL's fast shutdown: clients are disconnected, nothing waits for them. */
-async function stopProcess(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGINT');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
 }

@@ -1,9 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './nginx.js';
+import { freePort, runToEnd, spawnDaemon, type Daemon } from './daemon.js';
 
 /**
  * A real OpenSSH server (Debian's openssh-server): `sshd -D -e -f <own config>` on 127.0.0.1 at an
@@ -64,7 +64,7 @@ export async function start(options: SshdOptions = {}): Promise<SshdPeer> {
   await mkdir('/run/sshd', { recursive: true, mode: 0o755 });
 
   const dir = await mkdtemp(join(tmpdir(), 'connector-auth-sshd-'));
-  let child: ChildProcess | undefined;
+  let server: Daemon | undefined;
   try {
     // The test user reads its authorized keys and lists the data directory under here.
     await chmod(dir, 0o755);
@@ -83,20 +83,14 @@ export async function start(options: SshdOptions = {}): Promise<SshdPeer> {
       const port = await freePort();
       const config = join(dir, 'sshd_config');
       await writeFile(config, sshdConfig(port, hostKey, keysDir, options));
-      child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
-      let log = '';
-      child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-      const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
-      const ready = await Promise.race([waitFor(() => /Server listening on 127\.0\.0\.1 port/.test(log), 10_000), exited.then(() => false)]);
-      if (!ready) {
-        child.kill('SIGKILL');
+      server = spawnDaemon(SSHD, ['-D', '-e', '-f', config]);
+      const running = server;
+      if (!(await running.until(() => /Server listening on 127\.0\.0\.1 port/.test(running.log()), 10_000))) {
+        running.kill();
         // Another process took the port between freePort() and sshd's bind: try another.
-        if (/Address already in use|Cannot bind any address/.test(log) && attempt < 5) continue;
-        throw new Error(`sshd did not start: ${log}`);
+        if (/Address already in use|Cannot bind any address/.test(running.log()) && attempt < 5) continue;
+        throw new Error(`sshd did not start: ${running.log()}`);
       }
-      const running = child;
-      const killOnExit = () => running.kill('SIGKILL');
-      process.once('exit', killOnExit);
       return {
         host: '127.0.0.1',
         port,
@@ -104,21 +98,15 @@ export async function start(options: SshdOptions = {}): Promise<SshdPeer> {
         user: USER,
         password: PASSWORD,
         dataDir,
-        log: () => log,
+        log: running.log,
         async stop() {
-          process.off('exit', killOnExit);
-          if (running.exitCode === null && running.signalCode === null) {
-            running.kill('SIGTERM');
-            const timer = setTimeout(() => running.kill('SIGKILL'), 3_000);
-            await exited;
-            clearTimeout(timer);
-          }
+          await running.stop();
           await rm(dir, { recursive: true, force: true });
         },
       };
     }
   } catch (error) {
-    child?.kill('SIGKILL');
+    server?.kill();
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
@@ -178,7 +166,7 @@ function fingerprintOf(publicKeyFile: string): string {
 }
 
 async function keygen(args: string[]): Promise<void> {
-  const result = await run('ssh-keygen', ['-q', ...args]);
+  const result = await runToEnd('ssh-keygen', ['-q', ...args]);
   if (result.code !== 0) throw new Error(`ssh-keygen failed (exit ${result.code}): ${result.output}`);
 }
 
@@ -192,14 +180,14 @@ function ensureUser(): Promise<void> {
   userReady ??= (async () => {
     for (let attempt = 0; ; attempt++) {
       if (spawnSync('id', ['-u', USER]).status === 0) break;
-      const added = await run('useradd', ['--create-home', '--shell', '/bin/sh', USER]);
+      const added = await runToEnd('useradd', ['--create-home', '--shell', '/bin/sh', USER]);
       // 9: the name is taken (a parallel file won the race); 10: /etc/passwd is locked by it.
       if (added.code === 0 || added.code === 9) break;
       if (attempt >= 50) throw new Error(`useradd ${USER} failed (exit ${added.code}): ${added.output}`);
       await new Promise((r) => setTimeout(r, 100));
     }
     for (let attempt = 0; ; attempt++) {
-      const changed = await run('chpasswd', [], `${USER}:${PASSWORD}\n`);
+      const changed = await runToEnd('chpasswd', [], { input: `${USER}:${PASSWORD}\n` });
       if (changed.code === 0) break;
       if (attempt >= 50) throw new Error(`chpasswd for ${USER} failed (exit ${changed.code}): ${changed.output}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -211,29 +199,4 @@ function ensureUser(): Promise<void> {
 function userIds(): { uid: number; gid: number } {
   const id = (flag: string) => spawnSync('id', [flag, USER], { encoding: 'utf8' });
   return { uid: Number(id('-u').stdout.trim()), gid: Number(id('-g').stdout.trim()) };
-}
-
-function run(command: string, args: string[], input = ''): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-    if (child.stdin) {
-      // A command that exits before reading its input must not fail the test with EPIPE.
-      child.stdin.on('error', () => undefined);
-      child.stdin.end(input);
-    }
-  });
-}
-
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (condition()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return condition();
 }

@@ -8,7 +8,7 @@ import { createLogger } from '../../src/log/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
 import type { PostgresSource } from '../../src/sources/index.js';
 import { createCa, issueClient, issueServer, type Authority } from '../peers/certificates.js';
-import { freePort } from '../peers/nginx.js';
+import { freePort } from '../peers/daemon.js';
 import { start, type PostgresPeer } from '../peers/postgres.js';
 import { cli, leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';

@@ -11,7 +11,7 @@ import type { SftpSource } from '../../src/sources/index.js';
 import { cli, leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
 import { connectSource, expectNoSecretIn, pemLines, probeFailure as probeFailureOf, silentServer, recordingLogger, until } from '../helpers/source-session.js';
-import { freePort } from '../peers/nginx.js';
+import { freePort } from '../peers/daemon.js';
 import { generateKeyPair, start, type SshKeyPair, type SshdPeer } from '../peers/sshd.js';
 
 /**

@@ -1,0 +1,103 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, createServer, type AddressInfo } from 'node:net';
+
+/**
+ * What the peers that run a real server binary (PostgreSQL, sshd, nginx) share: start it with its
+ * stderr kept, wait until it is ready or has exited, stop it with its own graceful signal (SIGKILL
+ * after a grace period), and never leave it running when the test process ends without stop().
+ * Also: run a set-up command to its end, and find a free port.
+ */
+
+export interface Daemon {
+  readonly child: ChildProcess;
+  /** Everything the server wrote to stderr so far. */
+  log(): string;
+  /** True once `condition` holds; false when the time is up or the server exited first. */
+  until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean>;
+  /** The graceful signal, SIGKILL after 5 s; resolves when the process is gone. */
+  stop(): Promise<void>;
+  /** SIGKILL at once: for a start that failed. */
+  kill(): void;
+}
+
+export function spawnDaemon(
+  command: string,
+  args: string[],
+  options: { stopSignal?: NodeJS.Signals; owner?: { uid: number; gid: number }; keepStdinOpen?: boolean } = {},
+): Daemon {
+  // keepStdinOpen: a server that reads commands on stdin (openssl s_server) must not see it end.
+  const child = spawn(command, args, { stdio: [options.keepStdinOpen ? 'pipe' : 'ignore', 'ignore', 'pipe'], ...(options.owner ?? {}) });
+  let log = '';
+  child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A test process that exits without stop() (a crash, a cancelled run) must not leave a server behind.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const running = () => child.exitCode === null && child.signalCode === null;
+  return {
+    child,
+    log: () => log,
+    until: (condition, timeoutMs) => Promise.race([waitFor(condition, timeoutMs), exited.then(() => false)]),
+    async stop() {
+      process.off('exit', killOnExit);
+      if (!running()) return;
+      child.kill(options.stopSignal ?? 'SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+    kill() {
+      process.off('exit', killOnExit);
+      child.kill('SIGKILL');
+    },
+  };
+}
+
+/** Polls `condition` until it holds (true) or the time is up (false). */
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return condition();
+}
+
+/** A set-up command (initdb, useradd, ssh-keygen…) run to its end: its exit code and all it printed. */
+export function runToEnd(
+  command: string,
+  args: string[],
+  options: { owner?: { uid: number; gid: number }; input?: string } = {},
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'], ...(options.owner ?? {}) });
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+    if (child.stdin) {
+      // A command that exits before reading its input must not fail the test with EPIPE.
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(options.input);
+    }
+  });
+}
+
+/** An ephemeral port: bound by the OS, released, then given to the server. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** True when something accepts TCP connections on 127.0.0.1:port. */
+export function portOpen(port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
