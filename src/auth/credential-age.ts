@@ -2,6 +2,16 @@ import type { Logger } from '../log/index.js';
 
 const DAY_MS = 86_400_000;
 
+/** The rotation rule of a method: its own (30 days for service account keys), else 90 days. */
+export function rotationDaysOf(method: { rotationDays?: number }): number {
+  return method.rotationDays ?? 90;
+}
+
+/** Whole days since the credential was issued. */
+export function credentialAgeDays(issuedAt: Date, now: number): number {
+  return Math.floor((now - issuedAt.getTime()) / DAY_MS);
+}
+
 /**
  * The specification recommends rotating API keys every 90 days and service account keys every 30;
  * none of the well-known libraries says so when a credential is older. `credential_issued_at`
@@ -15,7 +25,7 @@ export function warnIfCredentialOld(
   log: Logger,
 ): void {
   if (!issuedAt) return;
-  const ageDays = Math.floor((now - issuedAt.getTime()) / DAY_MS);
+  const ageDays = credentialAgeDays(issuedAt, now);
   if (ageDays > rotationDays) {
     log.warning(
       `the ${method} credential is ${ageDays} days old (credential_issued_at ${issuedAt.toISOString().slice(0, 10)}); ` +

@@ -1,5 +1,5 @@
 import type { AuthMethod, Credential, Timers } from '../auth/index.js';
-import { loadAuthMethod, warnIfCredentialOld } from '../auth/index.js';
+import { loadAuthMethod, rotationDaysOf, warnIfCredentialOld } from '../auth/index.js';
 import {
   checkFlatStringObject,
   commonKeys,
@@ -101,7 +101,7 @@ export async function authenticate(
   const { raw, common, method, methodKeys, source, sourceKeys, secretKeys } = await resolveConfiguration(configuration, options);
   const log = options.log ?? silentLogger;
   const now = options.now ?? Date.now;
-  warnIfCredentialOld(method.name, method.rotationDays ?? 90, common.credential_issued_at, now(), log);
+  warnIfCredentialOld(method.name, rotationDaysOf(method), common.credential_issued_at, now(), log);
   if (common.environment) log.info(`environment: ${common.environment} (auth_method ${method.name}, source ${source.name})`);
 
   const context = {

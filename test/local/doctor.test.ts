@@ -143,6 +143,10 @@ describe('connector-auth doctor', () => {
     expect(Number(/\d+/.exec(age)![0])).toBeGreaterThan(2000);
     expect(report.healthy).toBe(true);
 
+    // Any spelling the configuration reads as true turns verification off, so doctor reads it the same way.
+    const spelled = await project('spelled', { configuration: { ...base, credential_issued_at: today(), allow_plain_http: 'yes', tls_skip_verify: '1' } });
+    expect(checks((await doctor(spelled)).findings)).toEqual(['warning verification-off', 'warning verification-off']);
+
     const undated = await project('undated', { configuration: base });
     expect(checks((await doctor(undated)).findings)).toEqual(['note credential-age-unknown']);
   });

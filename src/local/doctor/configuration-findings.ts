@@ -1,8 +1,7 @@
-import type { RawConfiguration } from '../../config/index.js';
+import { credentialAgeDays } from '../../auth/index.js';
+import { keys, type RawConfiguration } from '../../config/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 import type { Finding } from './finding.js';
-
-const DAY_MS = 86_400_000;
 
 /** Settings that run but trade safety away, each a choice someone made once and may have forgotten. */
 const RELAXED_CHECKS: Array<{ key: string; what: string }> = [
@@ -14,20 +13,21 @@ const RELAXED_CHECKS: Array<{ key: string; what: string }> = [
 /**
  * What the configuration itself says about its credentials: settings that relax verification, a
  * credential past its rotation age or without an issue date, secrets too short to redact.
- * `rotationDays` is the auth method's rule (90 for keys and tokens, 30 for service account keys).
+ * `credential` is known once the configuration validates: its method, that method's rotation rule
+ * and `credential_issued_at` as the configuration reads it.
  */
 export function configurationFindings(options: {
   raw: RawConfiguration;
   registry: SecretRegistry;
-  authMethod: string | undefined;
-  rotationDays: number | undefined;
+  credential: { method: string; rotationDays: number; issuedAt: Date | undefined } | undefined;
   unknownKeys: readonly string[];
   now: number;
 }): Finding[] {
   const { raw } = options;
   const findings: Finding[] = [];
   for (const { key, what } of RELAXED_CHECKS)
-    if (raw[key]?.trim().toLowerCase() === 'true')
+    // Read as the configuration reads it: "yes", "1" and "on" turn the check off too.
+    if (keys.boolean(false).safeParse(raw[key]).data === true)
       findings.push({ severity: 'warning', check: 'verification-off', message: `${key} is true: ${what}`, key, hint: `remove '${key}' and trust the server properly` });
 
   for (const key of options.registry.tooShort)
@@ -42,27 +42,25 @@ export function configurationFindings(options: {
   for (const key of options.unknownKeys)
     findings.push({ severity: 'warning', check: 'unknown-key', message: `configuration key '${key}' is not read by any schema (a typo?)`, key });
 
-  if (options.authMethod !== undefined && options.rotationDays !== undefined) {
-    const issued = raw.credential_issued_at ? Date.parse(raw.credential_issued_at) : Number.NaN;
-    if (Number.isNaN(issued))
+  const credential = options.credential;
+  if (credential && !credential.issuedAt)
+    findings.push({
+      severity: 'note',
+      check: 'credential-age-unknown',
+      message: `no credential_issued_at: runs cannot warn when the ${credential.method} credential is due for rotation (every ${credential.rotationDays} days)`,
+      key: 'credential_issued_at',
+      hint: "set 'credential_issued_at' to the date the credential was issued (YYYY-MM-DD)",
+    });
+  else if (credential?.issuedAt) {
+    const ageDays = credentialAgeDays(credential.issuedAt, options.now);
+    if (ageDays > credential.rotationDays)
       findings.push({
-        severity: 'note',
-        check: 'credential-age-unknown',
-        message: `no credential_issued_at: runs cannot warn when the ${options.authMethod} credential is due for rotation (every ${options.rotationDays} days)`,
+        severity: 'warning',
+        check: 'credential-due-for-rotation',
+        message: `the ${credential.method} credential is ${ageDays} days old; the rule for it is every ${credential.rotationDays} days`,
         key: 'credential_issued_at',
-        hint: "set 'credential_issued_at' to the date the credential was issued (YYYY-MM-DD)",
+        hint: "rotate the credential, then update 'credential_issued_at'",
       });
-    else {
-      const ageDays = Math.floor((options.now - issued) / DAY_MS);
-      if (ageDays > options.rotationDays)
-        findings.push({
-          severity: 'warning',
-          check: 'credential-due-for-rotation',
-          message: `the ${options.authMethod} credential is ${ageDays} days old; the rule for it is every ${options.rotationDays} days`,
-          key: 'credential_issued_at',
-          hint: "rotate the credential, then update 'credential_issued_at'",
-        });
-    }
   }
   return findings;
 }

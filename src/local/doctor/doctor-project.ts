@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
-import { loadAuthMethod } from '../../auth/index.js';
-import { readConfigurationFile, registerConfigurationSecrets, type RawConfiguration } from '../../config/index.js';
+import { loadAuthMethod, rotationDaysOf } from '../../auth/index.js';
+import { commonKeys, readConfigurationFile, registerConfigurationSecrets, type RawConfiguration } from '../../config/index.js';
 import { ConnectorAuthError } from '../../errors/index.js';
 import { silentLogger } from '../../log/index.js';
 import { SecretRegistry } from '../../secrets/index.js';
@@ -53,10 +53,13 @@ export async function doctorProject(options: { project?: string; configurationPa
   if (raw) {
     if (report) for (const key of report.secretKeys) registry.register(key, raw[key] ?? '');
     else registerConfigurationSecrets(raw, { registry });
-    const rotationDays = report ? ((await loadAuthMethod(report.authMethod)).rotationDays ?? 90) : undefined;
-    findings.push(
-      ...configurationFindings({ raw, registry, authMethod: report?.authMethod, rotationDays, unknownKeys: report?.unknownKeys ?? [], now: options.now ?? Date.now() }),
-    );
+    const credential = report && {
+      method: report.authMethod,
+      rotationDays: rotationDaysOf(await loadAuthMethod(report.authMethod)),
+      // The configuration validated, so its common keys parse.
+      issuedAt: commonKeys.parse(raw).credential_issued_at,
+    };
+    findings.push(...configurationFindings({ raw, registry, credential, unknownKeys: report?.unknownKeys ?? [], now: options.now ?? Date.now() }));
   }
 
   findings.push(
