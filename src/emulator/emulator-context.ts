@@ -1,6 +1,7 @@
 import type { WebhookAuthScheme } from './auth-check.js';
 import type { EventDelivery } from './event-delivery.js';
 import type { FaultInjector } from './faults.js';
+import type { PageBuffers } from './page-buffers.js';
 import type { PagingStyle } from './paging.js';
 import type { EmulatorStore } from './store.js';
 import type { SyncSimulator } from './sync-simulation.js';
@@ -35,6 +36,8 @@ export interface EmulatorContext {
   readonly simulator: SyncSimulator;
   readonly delivery: EventDelivery;
   readonly faults: FaultInjector;
+  /** Where page bodies are assembled, reused between responses. */
+  readonly pageBuffers: PageBuffers;
   readonly credentials: EmulatorCredentials;
   readonly settings: EmulatorSettings;
   readonly now: () => Date;

@@ -45,7 +45,7 @@ function listGroups(res: ServerResponse, url: URL, ctx: EmulatorContext): void {
   const query = readPageQuery(url.searchParams, 'groups');
   if (!query.ok) return error(res, 400, 'InvalidInput', query.message);
   const page = takePage(ctx.store.groupIndex, 'groups', query.after, query.limit, ctx.settings.pagingStyle);
-  sendPage(res, page.values, page.nextCursor);
+  sendPage(res, ctx, page.values, page.nextCursor);
 }
 
 function listConnectors(res: ServerResponse, url: URL, ctx: EmulatorContext, groupId: string): void {
@@ -57,23 +57,21 @@ function listConnectors(res: ServerResponse, url: URL, ctx: EmulatorContext, gro
   const index = ctx.store.connectorIndex(groupId, schema === null || schema === '' ? undefined : schema);
   if (!index) return error(res, 404, 'NotFound_Group', `Group with id '${groupId}' does not exist.`);
   const page = takePage(index, scope, query.after, query.limit, ctx.settings.pagingStyle);
-  sendPage(res, page.values, page.nextCursor);
+  sendPage(res, ctx, page.values, page.nextCursor);
 }
 
 const PAGE_HEAD = Buffer.from('{"code":"Success","message":"Operation performed.","data":{"items":[');
 const COMMA = Buffer.from(',');
 
 /** The envelope of 2.5, assembled from each record's stored JSON bytes in one copy. */
-function sendPage<T>(res: ServerResponse, records: StoredRecord<T>[], nextCursor: string | undefined): void {
+function sendPage<T>(res: ServerResponse, ctx: EmulatorContext, records: StoredRecord<T>[], nextCursor: string | undefined): void {
   const parts: Buffer[] = [PAGE_HEAD];
-  records.forEach((record, i) => {
+  for (let i = 0; i < records.length; i++) {
     if (i > 0) parts.push(COMMA);
-    parts.push(jsonOf(record));
-  });
+    parts.push(jsonOf(records[i]!));
+  }
   parts.push(Buffer.from(`]${nextCursor === undefined ? '' : `,"next_cursor":${JSON.stringify(nextCursor)}`}}}`));
-  const body = Buffer.concat(parts);
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
-  res.end(body);
+  ctx.pageBuffers.send(res, parts);
 }
 
 function notAllowed(res: ServerResponse, allow: string): void {

@@ -7,6 +7,7 @@ import type { EmulatorContext, EmulatorCredentials, EmulatorSettings } from './e
 import { parseEmulatorData, readEmulatorData, seedStore, type EmulatorData, type EmulatorDataInput } from './emulator-data.js';
 import { EventDelivery, type Delivery } from './event-delivery.js';
 import { FaultInjector } from './faults.js';
+import { PageBuffers } from './page-buffers.js';
 import { sendJson } from './http-reply.js';
 import type { PagingStyle } from './paging.js';
 import { handlePipeline } from './pipeline-routes.js';
@@ -97,7 +98,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     baselineStartTime: options.baselineStartTime ?? '00:00',
   };
   const delivery = new EventDelivery({ now, ...(options.deliveryCa ? { ca: options.deliveryCa } : {}) });
-  const ctx: EmulatorContext = { store, simulator: new SyncSimulator(store, now), delivery, faults: new FaultInjector(), credentials, settings, now };
+  const ctx: EmulatorContext = { store, simulator: new SyncSimulator(store, now), delivery, faults: new FaultInjector(), pageBuffers: new PageBuffers(), credentials, settings, now };
 
   let requests = 0;
   const recentRequests: RequestRecord[] = [];

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeCursor, type RunningEmulator } from '../../src/emulator/index.js';
-import { basic, control, emulator, raw } from './support.js';
+import { get as httpGet, type IncomingMessage } from 'node:http';
+import { basic, control, emulator, minimalConnector, raw } from './support.js';
 
 /**
  * The emulator's pipeline interface on the wire: statuses, headers and bodies exactly, for every
@@ -138,6 +139,77 @@ describe('2.5 the paging envelope and 4.7 cursors', () => {
     const reply = await raw(emu, `/v1/groups/grp_analytics/connectors?schema=${schema}`);
     expect(reply.body.data.items.map((c: { id: string }) => c.id)).toEqual(all.filter((c) => c.schema === schema).map((c) => c.id));
     expect((await raw(emu, '/v1/groups/grp_analytics/connectors?schema=none_such')).body.data).toEqual({ items: [] });
+  });
+});
+
+describe('page bodies are assembled in reused buffers (page-buffers.ts)', () => {
+  const pageOf = async (limit: number, cursor?: string) =>
+    (await raw(emu, `/v1/groups/grp_analytics/connectors?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`)).body.data;
+
+  it('pages requested at once each get their own body, equal to the same page asked alone', async () => {
+    const limits = [1000, 7, 160, 1, 99, 1000, 33, 500];
+    const alone = [];
+    for (const limit of limits) alone.push(await pageOf(limit));
+    const together = await Promise.all(limits.map((limit) => pageOf(limit)));
+    expect(together).toEqual(alone);
+  });
+
+  it("a slow reader's page is not overwritten by the pages served while it is still being written", async () => {
+    const big = await emulator({
+      data: { groups: ['g', 'h'].map((id) => ({ id, name: id, created_at: '2024-01-01T00:00:00.000Z' })) },
+    });
+    try {
+      const padding = (group: string, n: number) => `s_${group.repeat(12_000)}_${n}`;
+      for (const group of ['g', 'h'])
+        for (let i = 0; i < 1000; i++) big.store.addConnector({ ...minimalConnector(`${group}${String(i).padStart(4, '0')}`, group), schema: padding(group, i) });
+      const authorization = basic(big.credentials.apiKey, big.credentials.apiSecret);
+      // Page g (~12 MB, more than the socket buffers hold) is asked for and not read: the server is
+      // left holding the rest of its bytes.
+      const slow = await new Promise<IncomingMessage>((resolve, reject) =>
+        httpGet(`${big.url}/v1/groups/g/connectors?limit=1000`, { headers: { authorization } }, resolve).on('error', reject),
+      );
+      slow.pause();
+      // Pages of the same size are served meanwhile.
+      for (let i = 0; i < 3; i++) expect((await raw(big, '/v1/groups/h/connectors?limit=1000')).body.data.items[999].schema).toBe(padding('h', 999));
+      const chunks: Buffer[] = [];
+      for await (const chunk of slow) chunks.push(chunk as Buffer);
+      const items = JSON.parse(Buffer.concat(chunks).toString('utf8')).data.items as Array<{ schema: string }>;
+      expect(items.map((c) => c.schema)).toEqual(Array.from({ length: 1000 }, (_, n) => padding('g', n)));
+    } finally {
+      await big.stop();
+    }
+  });
+
+  it('a reader that hangs up in the middle of a big page leaves the next pages whole', async () => {
+    const big = await emulator({ data: { groups: [{ id: 'g', name: 'G', created_at: '2024-01-01T00:00:00.000Z' }] } });
+    try {
+      for (let i = 0; i < 1000; i++) big.store.addConnector({ ...minimalConnector(`c${String(i).padStart(4, '0')}`, 'g'), schema: `s_${'x'.repeat(2000)}_${i}` });
+      const url = `${big.url}/v1/groups/g/connectors?limit=1000`;
+      const authorization = basic(big.credentials.apiKey, big.credentials.apiSecret);
+      // ~2 MB: more than the socket takes at once, so the server is still writing when the reader goes.
+      for (let i = 0; i < 3; i++) {
+        await new Promise<void>((resolve, reject) => {
+          const request = httpGet(url, { headers: { authorization } }, (response) => {
+            response.once('data', () => {
+              request.destroy();
+              resolve();
+            });
+          });
+          request.on('error', (error) => (request.destroyed ? resolve() : reject(error)));
+        });
+      }
+      const expected = big.store.snapshot();
+      for (let i = 0; i < 3; i++) {
+        const reply = await raw(big, '/v1/groups/g/connectors?limit=1000');
+        expect(reply.status).toBe(200);
+        expect(reply.body.data.items.map((c: { schema: string }) => c.schema)).toEqual(
+          Array.from({ length: 1000 }, (_, n) => `s_${'x'.repeat(2000)}_${n}`),
+        );
+      }
+      expect(big.store.snapshot()).toBe(expected);
+    } finally {
+      await big.stop();
+    }
   });
 });
 
