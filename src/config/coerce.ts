@@ -77,18 +77,24 @@ export const oneOf = <const T extends readonly [string, ...string[]]>(values: T,
 export const url = (schemes: readonly string[] = ['https:', 'http:']) =>
   z
     .string({ error: 'is missing' })
-    .transform((v, ctx) => {
-      if (v === '') return reject(ctx, 'is empty', v);
-      let parsed: URL;
-      try {
-        parsed = new URL(v);
-      } catch {
-        return reject(ctx, 'must be an absolute URL such as https://api.example.com', v);
-      }
-      return schemes.includes(parsed.protocol)
-        ? parsed
-        : reject(ctx, `must start with ${schemes.map((s) => s.replace(':', '://')).join(' or ')}`, v);
-    });
+    .transform((v, ctx) => (v === '' ? reject(ctx, 'is empty', v) : absoluteUrl(v, schemes, ctx)));
+
+/** An optional absolute URL: absent and empty both mean "not given". */
+export const optionalUrl = (schemes: readonly string[] = ['https:', 'http:']) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => (v === undefined || v.trim() === '' ? undefined : absoluteUrl(v, schemes, ctx)));
+
+function absoluteUrl(v: string, schemes: readonly string[], ctx: Issue): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(v);
+  } catch {
+    return reject(ctx, 'must be an absolute URL such as https://api.example.com', v);
+  }
+  return schemes.includes(parsed.protocol) ? parsed : reject(ctx, `must start with ${schemes.map((s) => s.replace(':', '://')).join(' or ')}`, v);
+}
 
 /** A comma-separated list of HTTP statuses, e.g. "200,204". */
 export const statusList = (fallback: readonly number[]) =>
