@@ -16,6 +16,7 @@ const METHODS: Record<string, () => Promise<{ default: AuthMethod }>> = {
   oauth2_client_credentials: () => import('./methods/oauth2-client-credentials.js'),
   oauth2_refresh_token: () => import('./methods/oauth2-refresh-token.js'),
   service_account_key: () => import('./methods/service-account-key.js'),
+  aws_access_key: () => import('./methods/aws-access-key.js'),
 };
 
 export const AUTH_METHOD_NAMES: readonly string[] = Object.keys(METHODS);

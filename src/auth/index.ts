@@ -5,6 +5,7 @@ export { staticHeaderCredential } from './static-header-credential.js';
 export { isPasswordCredential, type PasswordCredential } from './password-credential.js';
 // Type only: the method's file (and ssh2) load when a configuration names ssh_key.
 export type { SshKeyCredential } from './methods/ssh-key.js';
+export type { AwsCredential, AwsCredentialIdentity } from './methods/aws-access-key.js';
 export { warnIfCredentialOld, rotationDaysOf, credentialAgeDays } from './credential-age.js';
 export { TokenCache, refreshMargin, hardMargin } from './token-cache.js';
 export type { IssuedToken, TokenCacheOptions } from './token-cache.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
-import { ConfigurationError } from '../../errors/index.js';
 import { defineAuthMethod } from '../auth-method.js';
+import { notForHttp } from '../not-for-http.js';
 import type { PasswordCredential } from '../password-credential.js';
 
 /**
@@ -23,14 +23,7 @@ export default defineAuthMethod({
       rejectedKey: 'password',
       sendsSecret: true,
       password: () => password,
-      async authorize() {
-        // Sources that take HTTP requests do not accept this method; this guards a custom source that would.
-        throw new ConfigurationError("auth_method 'password' is for database sources such as postgres; it cannot authorize an HTTP request", {
-          code: 'password_not_for_http',
-          key: 'auth_method',
-          hint: "for an HTTP API with a user name and password, set 'auth_method' to basic",
-        });
-      },
+      authorize: notForHttp('password', 'database sources such as postgres', "for an HTTP API with a user name and password, set 'auth_method' to basic"),
     };
   },
 });

@@ -1,10 +1,10 @@
 import type { ParsedKey } from 'ssh2';
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
-import { ConfigurationError } from '../../errors/index.js';
 import { readSshPrivateKey, sshFingerprint } from '../../network/index.js';
 import type { Credential } from '../auth-method.js';
 import { defineAuthMethod } from '../auth-method.js';
+import { notForHttp } from '../not-for-http.js';
 
 /**
  * An SSH private key (OpenSSH, PEM or PuTTY format, optionally encrypted) that an SSH source such
@@ -49,14 +49,7 @@ export default defineAuthMethod({
       keyType: parsed.type,
       publicKeyFingerprint: fingerprint,
       privateKey: () => parsed,
-      async authorize() {
-        // Sources that take HTTP requests do not accept this method; this guards a custom source that would.
-        throw new ConfigurationError("auth_method 'ssh_key' is for SSH sources such as sftp; it cannot authorize an HTTP request", {
-          code: 'ssh_key_not_for_http',
-          key: 'auth_method',
-          hint: "for an HTTP API, choose a method such as bearer, basic or oauth2_client_credentials in 'auth_method'",
-        });
-      },
+      authorize: notForHttp('ssh_key', 'SSH sources such as sftp', "for an HTTP API, choose a method such as bearer, basic or oauth2_client_credentials in 'auth_method'"),
     };
   },
 });
