@@ -18,9 +18,25 @@ export type {
   Authenticated,
 } from './connector/index.js';
 export { defineSource } from './sources/index.js';
-export type { SourceDefinition, ConnectedSource, ProbeResult, RestSource, RestRequestInit, PostgresSource, SslMode } from './sources/index.js';
+export type {
+  SourceDefinition,
+  ConnectedSource,
+  ProbeResult,
+  RestSource,
+  RestRequestInit,
+  SignedUrlSource,
+  PostgresSource,
+  SslMode,
+  SftpSource,
+  SftpEntry,
+  SftpStat,
+  S3Source,
+  S3Object,
+  S3ObjectStat,
+  S3ListOptions,
+} from './sources/index.js';
 export { defineAuthMethod, AUTH_METHOD_NAMES } from './auth/index.js';
-export type { AuthMethod, AuthContext, Credential, OutgoingRequest, Timers, PasswordCredential } from './auth/index.js';
+export type { AuthMethod, AuthContext, Credential, OutgoingRequest, Timers, PasswordCredential, SshKeyCredential, AwsCredential } from './auth/index.js';
 export { isPasswordCredential } from './auth/index.js';
 export {
   ExitCode,

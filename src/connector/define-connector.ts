@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Logger } from '../log/index.js';
 import type { ConnectedSource, SourceDefinition } from '../sources/index.js';
-import type { PostgresSource, RestSource, SftpSource, SignedUrlSource } from '../sources/index.js';
+import type { PostgresSource, RestSource, S3Source, SftpSource, SignedUrlSource } from '../sources/index.js';
 import type { Operations } from './operations.js';
 
 /** Column types of the Python connector SDK, so a schema reads the same in both. */
@@ -24,6 +24,7 @@ export interface SourceClients {
   'signed-url': SignedUrlSource;
   postgres: PostgresSource;
   sftp: SftpSource;
+  s3: S3Source;
 }
 
 export interface UpdateContext<Config, Source> {

@@ -7,6 +7,7 @@ const SOURCES: Record<string, () => Promise<{ default: SourceDefinition }>> = {
   'signed-url': () => import('./signed-url.js') as Promise<{ default: SourceDefinition }>,
   postgres: () => import('./postgres/index.js') as Promise<{ default: SourceDefinition }>,
   sftp: () => import('./sftp/index.js') as Promise<{ default: SourceDefinition }>,
+  s3: () => import('./s3/index.js') as Promise<{ default: SourceDefinition }>,
 };
 
 export const SOURCE_NAMES: readonly string[] = Object.keys(SOURCES);

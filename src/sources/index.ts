@@ -5,3 +5,4 @@ export type { RestSource, RestRequestInit } from './rest.js';
 export type { SignedUrlSource, SignedUrlRequestInit } from './signed-url.js';
 export type { PostgresSource, SslMode } from './postgres/index.js';
 export type { SftpSource, SftpEntry, SftpEntryType, SftpStat } from './sftp/index.js';
+export type { S3Source, S3Object, S3ObjectStat, S3ListOptions } from './s3/index.js';

@@ -1,0 +1,171 @@
+import type { Credential } from '../../auth/index.js';
+import { AuthenticationError, ConnectorError, SourceUnreachableError, isConnectorAuthError, type ConnectorAuthError } from '../../errors/index.js';
+import { classifyNetworkError, explainTlsFailure, type TlsSettings } from '../../network/index.js';
+import { describeLocation, type S3Location } from './s3-settings.js';
+
+/**
+ * What a failed S3 call means, as one of the project's errors: a line naming the key id, the bucket
+ * and what S3 said, and the key to fix.
+ *
+ * The AWS SDK throws two kinds of error. An answer from S3 carries its error code as `name` and the
+ * HTTP status in `$metadata.httpStatusCode`; S3's codes are documented and stable, and its messages
+ * never hold a secret (a SignatureDoesNotMatch body holds the string to sign, which the SDK keeps
+ * out of the message; only the message is quoted here). Anything else is the network's: refused,
+ * unreachable, a TLS failure, a timeout, classified as for any HTTP source.
+ */
+
+export interface S3FailureContext {
+  location: S3Location;
+  credential: Credential & { accessKeyId?: string };
+  timeoutSeconds: number;
+  tls: TlsSettings;
+  /** The URL the requests go to: the endpoint, or AWS's for the bucket's region. */
+  url: URL;
+  /** The key that names `url`: `endpoint` when configured, else `region`. */
+  urlKey: string;
+  /** True when the call's own deadline ran out (the SDK then reports only that it was aborted). */
+  timedOut?: boolean;
+}
+
+interface ServiceError {
+  name: string;
+  message: string;
+  status: number;
+  /** The bucket's region, when S3 names it in a redirect. */
+  region: string | undefined;
+}
+
+/** The probe's listing, and the connection faults of any call. */
+export async function classifyS3Error(error: unknown, operation: string, context: S3FailureContext): Promise<ConnectorAuthError> {
+  if (isConnectorAuthError(error)) return error;
+  const target = `${context.credential.description}: S3 ${operation} ${describeLocation(context.location)}`;
+  const service = serviceError(error);
+  if (!service) return networkFailure(error, target, context);
+  const said = `${service.name}${service.message && service.message !== service.name ? `: ${oneLine(service.message)}` : ''} (HTTP ${service.status})`;
+  const { bucket } = context.location;
+  const keyId = context.credential.accessKeyId ?? 'the access key';
+  switch (service.name) {
+    case 'InvalidAccessKeyId':
+      return new AuthenticationError(`${target} failed: S3 does not know access key id ${keyId} (${said})`, {
+        code: 's3_access_key_unknown',
+        key: 'aws_access_key_id',
+        hint: "check 'aws_access_key_id': the key may be deleted or inactive, or belong to another AWS partition or S3 service",
+        cause: error,
+      });
+    case 'SignatureDoesNotMatch':
+      return new AuthenticationError(`${target} failed: the request signature did not match: the secret access key is not the one of ${keyId} (${said})`, {
+        code: 's3_signature_mismatch',
+        key: 'aws_secret_access_key',
+        hint: "check 'aws_secret_access_key': it must be the secret issued with 'aws_access_key_id'",
+        cause: error,
+      });
+    case 'InvalidToken':
+    case 'ExpiredToken':
+    case 'TokenRefreshRequired':
+      return new AuthenticationError(`${target} failed: S3 refused the session token (${said})`, {
+        code: 's3_session_token_refused',
+        key: 'aws_session_token',
+        hint: "temporary credentials expire: set fresh 'aws_access_key_id', 'aws_secret_access_key' and 'aws_session_token' together",
+        cause: error,
+      });
+    case 'RequestTimeTooSkewed':
+      return new AuthenticationError(`${target} failed: this machine's clock is too far from S3's for a signature to be accepted (${said})`, {
+        code: 's3_clock_skew',
+        key: 'aws_access_key_id',
+        hint: "set this machine's clock right (NTP); S3 accepts signatures within 15 minutes of its own time",
+        cause: error,
+      });
+    case 'AccessDenied':
+    case 'AllAccessDisabled':
+    case 'Forbidden':
+      return new AuthenticationError(`${target} failed: access denied to ${keyId} (${said})`, {
+        code: 's3_access_denied',
+        key: 'aws_access_key_id',
+        hint: `give the key's user or role s3:ListBucket on arn:aws:s3:::${bucket} (and s3:GetObject on its objects), or check 'bucket'`,
+        cause: error,
+      });
+    case 'NoSuchBucket':
+      return new SourceUnreachableError(`${target} failed: no bucket '${bucket}' (${said})`, {
+        code: 's3_no_such_bucket',
+        key: 'bucket',
+        hint: `check 'bucket'${context.urlKey === 'endpoint' ? " and 'endpoint'" : " and 'region'"}`,
+        cause: error,
+      });
+    case 'PermanentRedirect':
+    case 'AuthorizationHeaderMalformed':
+    case 'IllegalLocationConstraintException':
+      return new SourceUnreachableError(`${target} failed: the bucket is not in region '${context.location.region}'${service.region ? ` but in '${service.region}'` : ''} (${said})`, {
+        code: 's3_wrong_region',
+        key: 'region',
+        hint: service.region ? `set 'region' to ${service.region}` : "set 'region' to the bucket's region (the S3 console shows it)",
+        cause: error,
+      });
+    default:
+      return new SourceUnreachableError(`${target} failed: S3 answered ${said}`, {
+        code: service.status >= 500 || service.status === 429 ? 's3_unavailable' : 's3_error',
+        key: context.urlKey === 'endpoint' ? 'endpoint' : 'bucket',
+        hint:
+          service.status >= 500 || service.status === 429
+            ? 'S3 failed or is throttling this key after retries; try again later'
+            : `check 'bucket' and 'prefix'${context.urlKey === 'endpoint' ? ", and that 'endpoint' is an S3 API" : ''}`,
+        cause: error,
+      });
+  }
+}
+
+/**
+ * A call of the connector's update() on one object: a missing or refused object is the connector's
+ * error (exit 1), said with its s3:// name; a lost connection or a rejected key is classified as in
+ * the probe.
+ */
+export async function classifyObjectError(error: unknown, operation: string, key: string, context: S3FailureContext): Promise<Error> {
+  const service = serviceError(error);
+  const name = `s3://${context.location.bucket}/${key}`;
+  if (service && (service.name === 'NoSuchKey' || service.name === 'NotFound' || (service.status === 404 && service.name !== 'NoSuchBucket')))
+    return new ConnectorError(`S3 ${operation} ${name}: no such object`, { code: 's3_no_such_key', cause: error });
+  if (service && (service.name === 'AccessDenied' || service.name === 'Forbidden' || service.status === 403) && service.name !== 'InvalidAccessKeyId' && service.name !== 'SignatureDoesNotMatch')
+    return new ConnectorError(`S3 ${operation} ${name}: access denied to ${context.credential.accessKeyId ?? 'the access key'} (${service.name}, HTTP ${service.status})`, {
+      code: 's3_access_denied',
+      cause: error,
+    });
+  return classifyS3Error(error, `${operation} ${key}`, context);
+}
+
+async function networkFailure(error: unknown, target: string, context: S3FailureContext): Promise<ConnectorAuthError> {
+  // The SDK reports a socket timeout as TimeoutError, and our deadline as an abort: both are a timeout here.
+  const timedOut = context.timedOut === true || hasName(error, 'TimeoutError');
+  const request = {
+    method: 'GET',
+    url: context.url,
+    credential: context.credential.description,
+    timeoutSeconds: context.timeoutSeconds,
+    urlKey: context.urlKey,
+    clientCertificate: context.tls.clientCertificate,
+  };
+  const classified = classifyNetworkError(timedOut ? Object.assign(new Error('timed out', { cause: error }), { name: 'TimeoutError' }) : error, request);
+  const explained = await explainTlsFailure(classified, { url: context.url, tls: context.tls, target, timeoutMs: context.timeoutSeconds * 1000 });
+  return isConnectorAuthError(explained) ? explained : classified;
+}
+
+function serviceError(error: unknown): ServiceError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const status = (error as { $metadata?: { httpStatusCode?: unknown } }).$metadata?.httpStatusCode;
+  if (typeof status !== 'number') return undefined;
+  const region = (error as { Region?: unknown }).Region ?? headerOf(error, 'x-amz-bucket-region');
+  return { name: error.name, message: error.message, status, region: typeof region === 'string' && region ? region : undefined };
+}
+
+function headerOf(error: Error, name: string): unknown {
+  const headers = (error as { $response?: { headers?: Record<string, unknown> } }).$response?.headers;
+  return headers?.[name];
+}
+
+function hasName(error: unknown, name: string): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = (e as { cause?: unknown }).cause, depth++) if (e.name === name) return true;
+  return false;
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}

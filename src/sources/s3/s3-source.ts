@@ -1,0 +1,221 @@
+import { Agent } from 'node:https';
+import { PassThrough, type Readable } from 'node:stream';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { AwsCredential, Credential } from '../../auth/index.js';
+import { ConfigurationError } from '../../errors/index.js';
+import { isLoopbackHost, readTlsSettings } from '../../network/index.js';
+import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
+import { classifyObjectError, classifyS3Error, type S3FailureContext } from './classify-s3-error.js';
+import { DEFAULT_REGION, describeLocation, s3Keys, type S3Location } from './s3-settings.js';
+
+/**
+ * An S3 bucket (AWS, or any S3-compatible server through `endpoint`), through the AWS SDK's S3
+ * client, imported by `connect`. The probe lists at most one object under `prefix`: it proves the
+ * key, its signature, the bucket and the permission to list it, in one request. The client stays
+ * for the connector's update(), which gets the same small surface as the sftp source: list, stat,
+ * read an object whole or as a stream.
+ *
+ * Only configuration.json decides where requests go and with which key: no credentials, region or
+ * endpoint are taken from the environment or ~/.aws (the SDK's defaults would).
+ */
+
+export interface S3Source extends ConnectedSource {
+  /** "s3://orders/exports/ (eu-west-1)": no secret in it. */
+  readonly target: string;
+  readonly bucket: string;
+  /** The configured `prefix` ('' when none). */
+  readonly prefix: string;
+  /** Every object under `prefix` (default: the configured one), in key order, page by page as it is read. */
+  list(options?: S3ListOptions): AsyncIterable<S3Object>;
+  /** One object's size, time and ETag (a HEAD request). */
+  stat(key: string): Promise<S3ObjectStat>;
+  /** A whole object, in memory: for small objects. */
+  readFile(key: string): Promise<Buffer>;
+  /** An object as a stream, for large ones; read errors arrive as the stream's 'error'. */
+  createReadStream(key: string): Promise<Readable>;
+  /**
+   * The SDK client itself, for calls this surface lacks (its requests are signed with the same key
+   * and go to the same place). Errors it throws are the SDK's, not classified.
+   */
+  client(): S3Client;
+}
+
+export interface S3ListOptions {
+  prefix?: string;
+  /** Only keys after this one: resume a listing where the last sync stopped. */
+  startAfter?: string;
+  /** Keys asked for per request, 1..1000 (default 1000, S3's maximum). */
+  pageSize?: number;
+}
+
+export interface S3Object {
+  key: string;
+  size: number;
+  modifiedAt: Date;
+  etag: string | undefined;
+}
+
+export interface S3ObjectStat {
+  size: number;
+  modifiedAt: Date;
+  etag: string | undefined;
+  contentType: string | undefined;
+}
+
+export default defineSource({
+  name: 's3',
+  summary: 'S3 bucket (AWS or S3-compatible via endpoint): requests signed with the access key; probe = list one object under prefix',
+  keys: s3Keys,
+  acceptsMethods: ['aws_access_key'],
+  async connect(k, credential, context): Promise<S3Source> {
+    const aws = awsCredential(credential);
+    const location: S3Location = { bucket: k.bucket, prefix: k.prefix, region: k.region?.trim() || aws.region || DEFAULT_REGION, endpoint: k.endpoint };
+    const target = describeLocation(location);
+    const endpoint = k.endpoint;
+    if (endpoint && endpoint.protocol === 'http:' && !isLoopbackHost(endpoint.hostname)) {
+      if (!context.common.allow_plain_http)
+        throw new ConfigurationError(`refusing to use ${endpoint.host} over plain http://: anyone on the network could read the bucket's data and replay signed requests`, {
+          code: 'plain_http_refused',
+          key: 'endpoint',
+          hint: "use https:// in 'endpoint', or set 'allow_plain_http' to \"true\" if you must",
+        });
+      context.log.warning(`using S3 at ${endpoint.host} over plain http:// (allow_plain_http=true)`);
+    }
+    const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
+    if (!tls.verify) context.log.warning(`TLS verification is OFF for S3 at ${endpoint?.host ?? `s3.${location.region}.amazonaws.com`} (tls_skip_verify=true)`);
+    const timeoutMs = context.common.timeout_seconds * 1000;
+    const url = endpoint ? new URL(`${endpoint.origin}/${location.bucket}/`) : new URL(`https://s3.${location.region}.amazonaws.com/${location.bucket}/`);
+    const failure = (timedOut?: boolean): S3FailureContext => ({
+      location,
+      credential: aws,
+      timeoutSeconds: context.common.timeout_seconds,
+      tls,
+      url,
+      urlKey: endpoint ? 'endpoint' : 'region',
+      ...(timedOut ? { timedOut } : {}),
+    });
+
+    const s3 = await import('@aws-sdk/client-s3');
+    const httpsAgent = new Agent({
+      keepAlive: true,
+      rejectUnauthorized: tls.verify,
+      ...(tls.ca ? { ca: tls.ca } : {}),
+      ...(tls.cert ? { cert: tls.cert } : {}),
+      ...(tls.key ? { key: tls.key } : {}),
+    });
+    const client = new s3.S3Client({
+      region: location.region,
+      credentials: aws.identity(),
+      ...(endpoint ? { endpoint: endpoint.origin, forcePathStyle: true } : {}),
+      // The endpoint comes from configuration.json alone, not AWS_ENDPOINT_URL or ~/.aws/config.
+      ignoreConfiguredEndpointUrls: true,
+      maxAttempts: 3,
+      requestHandler: { httpsAgent, connectionTimeout: timeoutMs, requestTimeout: timeoutMs },
+    });
+
+    /** One SDK call under the timeout_seconds deadline; its failure classified by `classify`. */
+    const call = async <T>(work: (signal: AbortSignal) => Promise<T>, classify: (error: unknown, timedOut: boolean) => Promise<Error>): Promise<T> => {
+      const deadline = AbortSignal.timeout(timeoutMs);
+      try {
+        return await work(deadline);
+      } catch (error) {
+        throw await classify(error, deadline.aborted);
+      }
+    };
+    const onObject = (operation: string, key: string) => (error: unknown, timedOut: boolean) => classifyObjectError(error, operation, key, failure(timedOut));
+
+    return {
+      target,
+      bucket: location.bucket,
+      prefix: location.prefix,
+      async probe(): Promise<ProbeResult> {
+        const started = performance.now();
+        await credential.prepare?.();
+        const listed = await call(
+          (abortSignal) => client.send(new s3.ListObjectsV2Command({ Bucket: location.bucket, Prefix: location.prefix || undefined, MaxKeys: 1 }), { abortSignal }),
+          (error, timedOut) => classifyS3Error(error, 'list', failure(timedOut)),
+        );
+        const count = listed.KeyCount ?? listed.Contents?.length ?? 0;
+        const where = location.prefix ? `under '${location.prefix}'` : 'in the bucket';
+        return {
+          target,
+          outcome: `S3 list ${where}: ${count === 0 ? 'no objects' : listed.IsTruncated ? 'objects found (listed 1)' : '1 object'}`,
+          elapsedMs: performance.now() - started,
+        };
+      },
+      list(options = {}) {
+        const prefix = options.prefix ?? location.prefix;
+        const pageSize = checkPageSize(options.pageSize);
+        return {
+          async *[Symbol.asyncIterator]() {
+            let continuationToken: string | undefined;
+            do {
+              const page = await call(
+                (abortSignal) =>
+                  client.send(
+                    new s3.ListObjectsV2Command({
+                      Bucket: location.bucket,
+                      Prefix: prefix || undefined,
+                      MaxKeys: pageSize,
+                      ...(continuationToken ? { ContinuationToken: continuationToken } : options.startAfter ? { StartAfter: options.startAfter } : {}),
+                    }),
+                    { abortSignal },
+                  ),
+                (error, timedOut) => classifyS3Error(error, `list '${prefix}'`, failure(timedOut)),
+              );
+              for (const item of page.Contents ?? [])
+                if (item.Key !== undefined) yield { key: item.Key, size: item.Size ?? 0, modifiedAt: item.LastModified ?? new Date(0), etag: item.ETag };
+              continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+            } while (continuationToken);
+          },
+        };
+      },
+      stat: (key) =>
+        call(async (abortSignal) => {
+          const head = await client.send(new s3.HeadObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal });
+          return { size: head.ContentLength ?? 0, modifiedAt: head.LastModified ?? new Date(0), etag: head.ETag, contentType: head.ContentType };
+        }, onObject('stat', key)),
+      readFile: (key) =>
+        call(async (abortSignal) => {
+          const object = await client.send(new s3.GetObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal });
+          return Buffer.from(await object.Body!.transformToByteArray());
+        }, onObject('get', key)),
+      // No deadline on the stream itself: a large object may take longer than timeout_seconds to read.
+      createReadStream: async (key) => {
+        const object = await call(
+          (abortSignal) => client.send(new s3.GetObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal }),
+          onObject('get', key),
+        );
+        const body = object.Body as Readable;
+        const out = new PassThrough();
+        body.once('error', (error: unknown) => void classifyObjectError(error, 'read', key, failure()).then((classified) => out.destroy(classified)));
+        out.once('close', () => body.destroy());
+        return body.pipe(out);
+      },
+      client: () => client,
+      async close() {
+        client.destroy();
+        httpsAgent.destroy();
+        await credential.close?.();
+      },
+    };
+  },
+});
+
+function awsCredential(credential: Credential): AwsCredential {
+  const candidate = credential as Partial<AwsCredential>;
+  if (candidate.method !== 'aws_access_key' || typeof candidate.identity !== 'function')
+    throw new ConfigurationError(`invalid configuration for the s3 source: auth_method '${credential.method}' cannot sign S3 requests`, {
+      code: 'auth_method_not_accepted',
+      key: 'auth_method',
+      hint: "set 'auth_method' to aws_access_key",
+    });
+  return candidate as AwsCredential;
+}
+
+function checkPageSize(pageSize: number | undefined): number {
+  if (pageSize === undefined) return 1000;
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000)
+    throw new ConfigurationError(`S3 list: pageSize must be a whole number from 1 to 1000`, { code: 'invalid_page_size' });
+  return pageSize;
+}
