@@ -13,8 +13,9 @@ export function parseKeys<T extends z.ZodType>(schema: T, raw: RawConfiguration,
   const issue = result.error.issues[0]!;
   const key = String(issue.path[0] ?? '');
   const missing = raw[key] === undefined;
-  const what =
-    issue.code === 'custom' || issue.code === 'invalid_value' ? issue.message : missing ? 'is missing' : 'must be a string';
+  // A wrong type is the one issue whose zod message says nothing useful here; the others (refine,
+  // enum, regex, length) carry the schema's own words.
+  const what = issue.code !== 'invalid_type' ? issue.message : missing ? 'is missing' : 'must be a string';
   throw new ConfigurationError(`invalid configuration for ${scope}: key '${key}' ${what}`, {
     code: missing ? 'missing_key' : 'malformed_key',
     key,
