@@ -1,0 +1,139 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli, exists, leakForms, readTree } from '../helpers/cli.js';
+import { start, type S3rverPeer } from '../peers/s3rver.js';
+
+/**
+ * Through the built CLI (`npm test` builds first), as a user runs it: `init --template file-storage`,
+ * the placeholder configuration validated, then the connector pointed at a real S3 API (s3rver, with
+ * Signature Version 4 checked in front of it: test/peers/s3rver.ts) and synced by `debug`; a second
+ * debug reads only the file added since, and a file it cannot parse stops the sync before its key is
+ * saved.
+ */
+
+const ACCESS_KEY_ID = 'AKIAFILESTORAGETEMPLATE1';
+const SECRET = 'wJalrXUtn/T3mplate+K7MDENG?bPxRf&EXAMPLE=KEY';
+const WRONG_SECRET = 'Wr0ng/T3mplate+secret?&AKIAxx=yy';
+const BUCKET = 'exports';
+/** Rows of the file added before the second sync: about 250 kB. */
+const BIG = 5000;
+
+let peer: S3rverPeer;
+let root: string;
+
+beforeAll(async () => {
+  [peer, root] = await Promise.all([
+    start({ buckets: [BUCKET], credentials: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET } }),
+    mkdtemp(join(tmpdir(), 'connector-auth-file-storage-template-')),
+  ]);
+  await peer.putMany(BUCKET, [
+    // CRLF, a byte order mark, quoted commas, an escaped quote, a line break inside a field, a blank line.
+    ['daily/2024-01-01.csv', '\uFEFFid,name,note\r\n1,Ada,"likes ""maths"", a lot"\r\n2,Brian,"two\r\nlines"\r\n\r\n3,Chloé,\r\n'],
+    ['daily/2024-01-02.csv', 'id,name,note\n4,Dan,plain\n5,Eve,"x,y"'],
+    // Not CSV, and not under the prefix: neither is read.
+    ['daily/readme.txt', 'not a csv'],
+    ['elsewhere/2024-01-01.csv', 'id,name,note\n9,Zed,outside\n'],
+  ]);
+}, 30_000);
+
+afterAll(async () => {
+  await peer?.stop();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** `init --template file-storage`; with `overrides`, configuration.json is the template's own plus them. */
+async function project(name: string, overrides?: Record<string, string>): Promise<string> {
+  const dir = join(root, name);
+  const init = await cli(['init', dir, '--template', 'file-storage']);
+  expect(init.code, init.stderr).toBe(0);
+  if (overrides) {
+    const template = JSON.parse(await readFile(join(dir, 'configuration.json'), 'utf8')) as Record<string, string>;
+    await writeFile(join(dir, 'configuration.json'), JSON.stringify({ ...template, ...overrides }, null, 2));
+  }
+  return dir;
+}
+
+const bucket = (secret = SECRET) => ({
+  aws_access_key_id: ACCESS_KEY_ID,
+  aws_secret_access_key: secret,
+  bucket: BUCKET,
+  prefix: 'daily/',
+  endpoint: peer.endpoint,
+});
+
+async function warehouse(dir: string, sql: string): Promise<unknown[][]> {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const db = await DuckDBInstance.create(join(dir, 'files', 'warehouse.db'));
+  const connection = await db.connect();
+  try {
+    return (await connection.runAndReadAll(sql)).getRowsJS();
+  } finally {
+    connection.closeSync();
+    db.closeSync();
+  }
+}
+
+const state = async (dir: string) => JSON.parse(await readFile(join(dir, 'files', 'state.json'), 'utf8')) as unknown;
+
+describe('templates/file-storage', () => {
+  it('init writes the template; its placeholder configuration validates (no network)', async () => {
+    const dir = await project('fresh');
+    const run = await cli(['validate', dir, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, authMethod: 'aws_access_key', source: 's3', secretKeys: ['aws_secret_access_key'], unknownKeys: [] });
+  });
+
+  it('debug syncs every CSV under prefix, one checkpoint a file; the next debug reads only the new file; a bad file stops before its key is saved', async () => {
+    const dir = await project('sync', bucket());
+    const first = await cli(['debug', dir]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/Upserts\s+\|\s+5\b/);
+    expect(first.stdout).toMatch(/Checkpoints\s+\|\s+2\b/);
+    expect(await state(dir)).toEqual({ bucket: BUCKET, prefix: 'daily/', last_key: 'daily/2024-01-02.csv' });
+    expect(await warehouse(dir, 'select _file, _line, id, name, note from tester.rows order by _file, _line')).toEqual([
+      ['daily/2024-01-01.csv', 2n, '1', 'Ada', 'likes "maths", a lot'],
+      ['daily/2024-01-01.csv', 3n, '2', 'Brian', 'two\r\nlines'],
+      ['daily/2024-01-01.csv', 6n, '3', 'Chloé', ''],
+      ['daily/2024-01-02.csv', 2n, '4', 'Dan', 'plain'],
+      ['daily/2024-01-02.csv', 3n, '5', 'Eve', 'x,y'],
+    ]);
+
+    // Large enough to arrive in several chunks: records and multi-byte characters split across them.
+    const big = ['id,name,note', ...Array.from({ length: BIG }, (_, i) => `${i},Fay ${i},"row ${i}\nwith ""quotes"", commas and é"`)].join('\n');
+    await peer.put(BUCKET, 'daily/2024-01-03.csv', big);
+    const second = await cli(['debug', dir]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(new RegExp(`Upserts\\s+\\|\\s+${BIG}\\b`));
+    expect(second.stdout).toMatch(/Checkpoints\s+\|\s+1\b/);
+    expect(await state(dir)).toEqual({ bucket: BUCKET, prefix: 'daily/', last_key: 'daily/2024-01-03.csv' });
+    expect(await warehouse(dir, 'select _file, count(*) from tester.rows group by _file order by _file')).toEqual([
+      ['daily/2024-01-01.csv', 3n],
+      ['daily/2024-01-02.csv', 2n],
+      ['daily/2024-01-03.csv', BigInt(BIG)],
+    ]);
+    expect(
+      await warehouse(dir, `select count(*), max(_line) from tester.rows where _file = 'daily/2024-01-03.csv' and note = 'row ' || id || chr(10) || 'with "quotes", commas and é' and name = 'Fay ' || id and _line = 2 + 2 * id::int`),
+    ).toEqual([[BigInt(BIG), BigInt(2 * BIG)]]);
+
+    // A record with a field too many: exit 1 naming the file and line; the saved key stays before it.
+    await peer.put(BUCKET, 'daily/2024-01-04.csv', 'id,name,note\n8,Hal,ok\n9,Ida,one,too many\n');
+    const broken = await cli(['debug', dir]);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain('daily/2024-01-04.csv line 3: 4 field(s), but the header has 3');
+    expect(await state(dir)).toEqual({ bucket: BUCKET, prefix: 'daily/', last_key: 'daily/2024-01-03.csv' });
+
+    const output = [first, second, broken].map((r) => r.stdout + r.stderr).join('\n') + (await readTree(join(dir, 'files')));
+    for (const form of leakForms(SECRET)) expect(output).not.toContain(form);
+  }, 20_000);
+
+  it('a wrong secret: exit 3 before update(), naming the key, the secret nowhere, nothing written', async () => {
+    const dir = await project('wrong', bucket(WRONG_SECRET));
+    const run = await cli(['debug', dir]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain("check 'aws_secret_access_key'");
+    for (const form of [...leakForms(WRONG_SECRET), ...leakForms(SECRET)]) expect(run.stdout + run.stderr).not.toContain(form);
+    expect(await exists(join(dir, 'files'))).toBe(false);
+  }, 20_000);
+});
