@@ -1,9 +1,9 @@
-import { readFile, rm, writeFile, mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, exists, leakForms, readTree } from '../helpers/cli.js';
+import { cli, exists, initTemplate, leakForms, readTree } from '../helpers/cli.js';
 import { createCa, issueServer, type Authority } from '../peers/certificates.js';
 import { start, type PostgresPeer } from '../peers/postgres.js';
 
@@ -53,17 +53,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** `init --template database`; with `overrides`, configuration.json is the template's own plus them. */
-async function project(name: string, overrides?: Record<string, string>): Promise<string> {
-  const dir = join(root, name);
-  const init = await cli(['init', dir, '--template', 'database']);
-  expect(init.code, init.stderr).toBe(0);
-  if (overrides) {
-    const template = JSON.parse(await readFile(join(dir, 'configuration.json'), 'utf8')) as Record<string, string>;
-    await writeFile(join(dir, 'configuration.json'), JSON.stringify({ ...template, ...overrides }, null, 2));
-  }
-  return dir;
-}
+const project = (name: string, overrides?: Record<string, string>) => initTemplate(root, name, 'database', overrides);
 
 const connection = (password = PASSWORD) => ({
   host: peer.host,

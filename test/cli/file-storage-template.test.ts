@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, exists, leakForms, readTree } from '../helpers/cli.js';
+import { cli, exists, initTemplate, leakForms, readTree } from '../helpers/cli.js';
 import { start, type S3rverPeer } from '../peers/s3rver.js';
 
 /**
@@ -43,17 +43,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** `init --template file-storage`; with `overrides`, configuration.json is the template's own plus them. */
-async function project(name: string, overrides?: Record<string, string>): Promise<string> {
-  const dir = join(root, name);
-  const init = await cli(['init', dir, '--template', 'file-storage']);
-  expect(init.code, init.stderr).toBe(0);
-  if (overrides) {
-    const template = JSON.parse(await readFile(join(dir, 'configuration.json'), 'utf8')) as Record<string, string>;
-    await writeFile(join(dir, 'configuration.json'), JSON.stringify({ ...template, ...overrides }, null, 2));
-  }
-  return dir;
-}
+const project = (name: string, overrides?: Record<string, string>) => initTemplate(root, name, 'file-storage', overrides);
 
 const bucket = (secret = SECRET) => ({
   aws_access_key_id: ACCESS_KEY_ID,
