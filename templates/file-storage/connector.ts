@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { defineConnector, z } from 'connector-auth';
+import { CsvError, parse } from 'connector-auth/csv';
 
 /**
  * An S3 connector: every CSV object under `prefix`, one row per CSV record. Before update() runs,
@@ -23,7 +24,7 @@ export default defineConnector({
   // The connector's own keys: strings in configuration.json, typed here.
   configuration: settings,
   // schema() gets configuration.json as it is (strings, no defaults): parsed with the same rules.
-  schema: (raw) => [{ table: settings.parse(raw).table, primary_key: ['_file', '_line'] }],
+  schema: (raw) => [{ table: settings.parse(raw).table, primary_key: ['_file', '_record'] }],
 
   async update({ configuration, state, source, op, log }) {
     // A key saved for another bucket or prefix means nothing here: start from the beginning.
@@ -49,25 +50,39 @@ export default defineConnector({
 
 /**
  * Reads one CSV file (UTF-8, first record the header) and upserts each record as an object of the
- * header's columns, plus `_file` and `_line` (the line the record starts on; the header is line 1).
+ * header's columns, plus `_file` and `_record` (its place in the file: 1 for the first after the header).
  * Every value is a string: CSV has no types. Returns the number of records.
+ *
+ * The parser is csv-parse (`connector-auth/csv`), fed the object's stream: a record may span chunks
+ * and a file is never held in memory whole. RFC 4180 as files are written in practice: quoted fields
+ * may hold commas, line breaks and `""`; records end at CRLF, LF or CR, mixed in one file; a byte order
+ * mark is dropped, blank lines skipped, a stray quote inside an unquoted field kept as it is. A record
+ * with more or fewer fields than the header, text after a closing quote or a quote never closed stops
+ * the sync (exit 1) with the file and line: usually a quoting mistake upstream, better fixed than guessed.
  */
 async function upsertCsv(stream: Readable, file: string, upsert: (row: Record<string, unknown>) => Promise<void>): Promise<number> {
-  // Decodes UTF-8 across chunk boundaries: a character split between two chunks stays whole.
-  stream.setEncoding('utf8');
+  const parser = stream.pipe(
+    parse({ bom: true, skip_empty_lines: true, relax_quotes: true, record_delimiter: ['\r\n', '\n', '\r'] }),
+  );
+  // A stream error (the connection lost mid-file) reaches the loop below through the parser.
+  stream.once('error', (error) => parser.destroy(error));
   let header: string[] | undefined;
   let count = 0;
-  for await (const { fields, line } of csvRecords(stream, file)) {
-    if (!header) {
-      header = checkHeader(fields, file);
-      continue;
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) {
+      if (!header) {
+        header = checkHeader(record, file);
+        continue;
+      }
+      const row: Record<string, unknown> = { _file: file, _record: count + 1 };
+      header.forEach((column, i) => (row[column] = record[i]));
+      await upsert(row);
+      count++;
     }
-    // A record with more or fewer fields is usually a quoting mistake upstream: stop rather than guess.
-    if (fields.length !== header.length) throw new Error(`${file} line ${line}: ${fields.length} field(s), but the header has ${header.length}`);
-    const row: Record<string, unknown> = { _file: file, _line: line };
-    header.forEach((column, i) => (row[column] = fields[i]));
-    await upsert(row);
-    count++;
+  } catch (error) {
+    // csv-parse's message names the line: "Invalid Record Length: expect 3, got 4 on line 3".
+    if (error instanceof CsvError) throw new Error(`${file}: ${error.message}`);
+    throw error;
   }
   return count;
 }
@@ -78,90 +93,9 @@ function checkHeader(fields: string[], file: string): string[] {
   for (const name of names) {
     // The warehouse's names are case-insensitive: `Id` and `id` would be one column.
     const folded = name.toLowerCase();
-    if (folded === '_file' || folded === '_line') throw new Error(`${file}: the header has a column '${name}', a name this connector uses itself`);
+    if (folded === '_file' || folded === '_record') throw new Error(`${file}: the header has a column '${name}', a name this connector uses itself`);
     if (seen.has(folded)) throw new Error(`${file}: the header names the column '${name}' twice`);
     seen.add(folded);
   }
   return names;
-}
-
-/**
- * CSV as RFC 4180 writes it: fields separated by commas, records by CRLF, LF or CR; a field in double
- * quotes may hold commas, line breaks and `""` (one quote). A quote inside an unquoted field is kept as
- * it is; text after a closing quote is an error. Blank lines are skipped and a byte order mark dropped.
- * Fed chunk by chunk, so a record may span chunks and a file is never held in memory whole.
- */
-async function* csvRecords(chunks: AsyncIterable<string>, file: string): AsyncGenerator<{ fields: string[]; line: number }> {
-  let fields: string[] = [];
-  let field = '';
-  let inQuotes = false;
-  let quoteInQuotes = false; // a quote inside quotes: the closing one, or the first of `""`
-  let closed = false; // the field's closing quote has been read
-  let quotedRecord = false; // `""` alone on a line is a record with one empty value, not a blank line
-  let afterCr = false; // the LF of a CRLF ends nothing more
-  let line = 1; // the line being read
-  let recordLine = 1; // the line the current record starts on
-  let start = true;
-
-  const endField = () => {
-    fields.push(field);
-    field = '';
-    closed = false;
-  };
-  const endRecord = () => {
-    endField();
-    const record = fields.length === 1 && fields[0] === '' && !quotedRecord ? undefined : { fields, line: recordLine };
-    fields = [];
-    quotedRecord = false;
-    recordLine = ++line;
-    return record;
-  };
-
-  for await (let text of chunks) {
-    if (start && text.length > 0) {
-      if (text.startsWith('\uFEFF')) text = text.slice(1);
-      start = false;
-    }
-    for (const c of text) {
-      const crlf = afterCr && c === '\n';
-      afterCr = false;
-      if (quoteInQuotes) {
-        quoteInQuotes = false;
-        if (c === '"') {
-          field += '"';
-          continue;
-        }
-        inQuotes = false;
-        closed = true;
-      }
-      if (inQuotes) {
-        if (c === '"') quoteInQuotes = true;
-        else {
-          if (c === '\n') line++;
-          field += c;
-        }
-      } else if (c === ',') {
-        endField();
-      } else if (c === '\n' || c === '\r') {
-        afterCr = c === '\r';
-        if (crlf) continue;
-        const record = endRecord();
-        if (record) yield record;
-      } else if (closed) {
-        throw new Error(`${file} line ${line}: text after the closing quote of a field (a quote inside quotes is written "")`);
-      } else if (c === '"' && field === '') {
-        inQuotes = true;
-        quotedRecord = true;
-      } else {
-        field += c;
-      }
-    }
-  }
-  if (quoteInQuotes) inQuotes = false;
-  if (inQuotes) throw new Error(`${file} line ${recordLine}: a quoted field is not closed before the end of the file`);
-  // The last record, when the file does not end with a line break.
-  if (fields.length > 0 || field !== '' || quotedRecord) {
-    const record = endRecord();
-    if (record) yield record;
-  }
 }

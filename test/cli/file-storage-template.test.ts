@@ -82,12 +82,12 @@ describe('templates/file-storage', () => {
     expect(first.stdout).toMatch(/Upserts\s+\|\s+5\b/);
     expect(first.stdout).toMatch(/Checkpoints\s+\|\s+2\b/);
     expect(await state(dir)).toEqual({ bucket: BUCKET, prefix: 'daily/', last_key: 'daily/2024-01-02.csv' });
-    expect(await warehouse(dir, 'select _file, _line, id, name, note from tester.rows order by _file, _line')).toEqual([
-      ['daily/2024-01-01.csv', 2n, '1', 'Ada', 'likes "maths", a lot'],
-      ['daily/2024-01-01.csv', 3n, '2', 'Brian', 'two\r\nlines'],
-      ['daily/2024-01-01.csv', 6n, '3', 'Chloé', ''],
-      ['daily/2024-01-02.csv', 2n, '4', 'Dan', 'plain'],
-      ['daily/2024-01-02.csv', 3n, '5', 'Eve', 'x,y'],
+    expect(await warehouse(dir, 'select _file, _record, id, name, note from tester.rows order by _file, _record')).toEqual([
+      ['daily/2024-01-01.csv', 1n, '1', 'Ada', 'likes "maths", a lot'],
+      ['daily/2024-01-01.csv', 2n, '2', 'Brian', 'two\r\nlines'],
+      ['daily/2024-01-01.csv', 3n, '3', 'Chloé', ''],
+      ['daily/2024-01-02.csv', 1n, '4', 'Dan', 'plain'],
+      ['daily/2024-01-02.csv', 2n, '5', 'Eve', 'x,y'],
     ]);
 
     // Large enough to arrive in several chunks: records and multi-byte characters split across them.
@@ -104,14 +104,14 @@ describe('templates/file-storage', () => {
       ['daily/2024-01-03.csv', BigInt(BIG)],
     ]);
     expect(
-      await warehouse(dir, `select count(*), max(_line) from tester.rows where _file = 'daily/2024-01-03.csv' and note = 'row ' || id || chr(10) || 'with "quotes", commas and é' and name = 'Fay ' || id and _line = 2 + 2 * id::int`),
-    ).toEqual([[BigInt(BIG), BigInt(2 * BIG)]]);
+      await warehouse(dir, `select count(*), max(_record) from tester.rows where _file = 'daily/2024-01-03.csv' and note = 'row ' || id || chr(10) || 'with "quotes", commas and é' and name = 'Fay ' || id and _record = 1 + id::int`),
+    ).toEqual([[BigInt(BIG), BigInt(BIG)]]);
 
     // A record with a field too many: exit 1 naming the file and line; the saved key stays before it.
     await peer.put(BUCKET, 'daily/2024-01-04.csv', 'id,name,note\n8,Hal,ok\n9,Ida,one,too many\n');
     const broken = await cli(['debug', dir]);
     expect(broken.code).toBe(1);
-    expect(broken.stderr).toContain('daily/2024-01-04.csv line 3: 4 field(s), but the header has 3');
+    expect(broken.stderr).toContain('daily/2024-01-04.csv: Invalid Record Length: expect 3, got 4 on line 3');
     expect(await state(dir)).toEqual({ bucket: BUCKET, prefix: 'daily/', last_key: 'daily/2024-01-03.csv' });
 
     const output = [first, second, broken].map((r) => r.stdout + r.stderr).join('\n') + (await readTree(join(dir, 'files')));
