@@ -19,7 +19,8 @@ import {
 import { validateRecord } from './record-validator.js';
 import { sendWithRetry, type RetryDecision, type RetryOptions } from './retry-policy.js';
 import { guessNextCursor } from './next-cursor-guess.js';
-import { bodyField, oneLine, parseJsonBody, readJsonBody, validate, type JsonBody } from './service-reply.js';
+import { oneLine } from '../network/index.js';
+import { bodyField, parseJsonBody, readJsonBody, validate, type JsonBody } from './service-reply.js';
 
 export interface PipelineClientOptions {
   /**

@@ -55,13 +55,6 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   }
 }
 
-/** A service's message, made safe to put in one line of ours. */
-export function oneLine(text: unknown, max = 200): string | undefined {
-  if (typeof text !== 'string' || text.length === 0) return undefined;
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
-}
-
 export function bodyField(body: unknown, field: string): unknown {
   return body !== null && typeof body === 'object' ? (body as Record<string, unknown>)[field] : undefined;
 }

@@ -2,7 +2,8 @@ import { AuthenticationError, SourceUnreachableError } from '../errors/index.js'
 import { FeatureNotAvailableError, InvalidRequestError } from './client-errors.js';
 import { describeRequest, type HttpTransport, type TransportResponse } from './http-transport.js';
 import { sendWithRetry, type RetryDecision, type RetryOptions } from './retry-policy.js';
-import { bodyField, oneLine, readJsonBody, validate } from './service-reply.js';
+import { oneLine } from '../network/index.js';
+import { bodyField, readJsonBody, validate } from './service-reply.js';
 import {
   listedWebhookSchema,
   webhookSchema,

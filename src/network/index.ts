@@ -29,6 +29,7 @@ export { CLIENT_CERTIFICATE_ALERT } from './server-certificate.js';
 export { readSignedUrlExpiry, signedUrlSecretParts, describeSignedUrlFormat } from './signed-url.js';
 export type { SignedUrlExpiry, SignedUrlFormat } from './signed-url.js';
 export { describeUrl, isLoopbackHost } from './target.js';
+export { oneLine } from './one-line.js';
 export { prepareSshTunnel, sshTunnelKeys } from './ssh-tunnel.js';
 export type { SshTunnel, SshTunnelContext, SshTunnelKeys } from './ssh-tunnel.js';
 export { checkHostKeyRule, hostKeyCheck, hostKeyMismatch, fingerprintList, sshFingerprint } from './ssh-host-key.js';

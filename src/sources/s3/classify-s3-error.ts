@@ -1,6 +1,6 @@
 import type { Credential } from '../../auth/index.js';
 import { AuthenticationError, ConnectorError, SourceUnreachableError, isConnectorAuthError, type ConnectorAuthError } from '../../errors/index.js';
-import { classifyNetworkError, explainTlsFailure, type TlsSettings } from '../../network/index.js';
+import { causeChain, classifyNetworkError, explainTlsFailure, oneLine, type TlsSettings } from '../../network/index.js';
 import { describeLocation, type S3Location } from './s3-settings.js';
 
 /**
@@ -133,7 +133,7 @@ export async function classifyObjectError(error: unknown, operation: string, key
 
 async function networkFailure(error: unknown, target: string, context: S3FailureContext): Promise<ConnectorAuthError> {
   // The SDK reports a socket timeout as TimeoutError, and our deadline as an abort: both are a timeout here.
-  const timedOut = context.timedOut === true || hasName(error, 'TimeoutError');
+  const timedOut = context.timedOut === true || causeChain(error).some((e) => e instanceof Error && e.name === 'TimeoutError');
   const request = {
     method: 'GET',
     url: context.url,
@@ -160,12 +160,3 @@ function headerOf(error: Error, name: string): unknown {
   return headers?.[name];
 }
 
-function hasName(error: unknown, name: string): boolean {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = (e as { cause?: unknown }).cause, depth++) if (e.name === name) return true;
-  return false;
-}
-
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
-}
