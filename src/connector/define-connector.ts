@@ -49,7 +49,8 @@ export interface ConnectorDefinition<
   configuration?: Keys;
   /** Keys of the connector's own that hold secrets, beyond those whose names say so. */
   secretKeys?: readonly string[];
-  schema?: (configuration: Readonly<Record<string, string>>) => TableDefinition[] | Promise<TableDefinition[]>;
+  /** The tables to declare, from the same configuration update() gets: the connector's own keys typed, defaults applied. */
+  schema?: (configuration: Readonly<Record<string, string>> & z.output<Keys>) => TableDefinition[] | Promise<TableDefinition[]>;
   update(
     context: UpdateContext<
       Readonly<Record<string, string>> & z.output<Keys>,

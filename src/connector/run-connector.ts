@@ -51,7 +51,7 @@ export async function runConnector(options: RunConnectorOptions): Promise<RunRes
     const destination = await options.openDestination();
     try {
       const configuration = protectConfiguration({ ...raw, ...(own as object) }, new Set([...auth.secretKeys, ...connectorSecretKeys]));
-      if (connector.schema) await destination.declare(await connector.schema(raw));
+      if (connector.schema) await destination.declare(await connector.schema(configuration as never));
       const { op, counts } = createOperations(destination, options.stateStore, registry);
       options.onOperations?.(counts);
       try {

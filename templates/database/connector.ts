@@ -39,11 +39,8 @@ export default defineConnector({
   source: 'postgres',
   // The connector's own keys: strings in configuration.json, typed here.
   configuration: settings,
-  // schema() gets configuration.json as it is (strings, no defaults): parsed with the same rules.
-  schema: (raw) => {
-    const c = settings.parse(raw);
-    return [{ table: destinationTable(c.table), primary_key: columnList(c.primary_key) }];
-  },
+  // schema() gets the configuration update() gets: these keys typed, defaults applied.
+  schema: (configuration) => [{ table: destinationTable(configuration.table), primary_key: columnList(configuration.primary_key) }],
 
   async update({ configuration, state, source, op, log }) {
     const key = columnList(configuration.primary_key);

@@ -23,8 +23,8 @@ export default defineConnector({
   source: 's3',
   // The connector's own keys: strings in configuration.json, typed here.
   configuration: settings,
-  // schema() gets configuration.json as it is (strings, no defaults): parsed with the same rules.
-  schema: (raw) => [{ table: settings.parse(raw).table, primary_key: ['_file', '_record'] }],
+  // schema() gets the configuration update() gets: `table` typed, its default applied.
+  schema: (configuration) => [{ table: configuration.table, primary_key: ['_file', '_record'] }],
 
   async update({ configuration, state, source, op, log }) {
     // A key saved for another bucket or prefix means nothing here: start from the beginning.

@@ -128,6 +128,37 @@ describe('connector-auth debug', () => {
     expect(run.stderr).toContain('does not exist');
   });
 
+  it("schema() gets the configuration update() gets: the connector's keys typed, their defaults applied", async () => {
+    const dir = await project('typed-schema', good());
+    await writeFile(
+      join(dir, 'connector.ts'),
+      `import { defineConnector, z } from 'connector-auth';
+export default defineConnector({
+  source: 'rest',
+  configuration: z.object({ table: z.string().default('widgets'), key: z.string().default('id,kind').transform((v) => v.split(',')) }),
+  schema: (configuration) => [{ table: configuration.table, primary_key: configuration.key }],
+  async update({ op }) {
+    await op.upsert('widgets', { id: 1, kind: 'a' });
+    await op.upsert('widgets', { id: 1, kind: 'b' });
+    await op.upsert('widgets', { id: 1, kind: 'a' });
+  },
+});
+`,
+    );
+    const run = await cli(['debug', dir]);
+    expect(run.code, run.stderr).toBe(0);
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const db = await DuckDBInstance.create(join(dir, 'files', 'warehouse.db'));
+    const connection = await db.connect();
+    // The declared two-column key merges the third upsert into the first.
+    expect((await connection.runAndReadAll('SELECT id, kind FROM tester.widgets ORDER BY kind')).getRows()).toEqual([
+      [1n, 'a'],
+      [1n, 'b'],
+    ]);
+    connection.closeSync();
+    db.closeSync();
+  });
+
   it('redacts a secret the connector prints itself, and refuses a state that holds one (exit 1)', async () => {
     const dir = await project('leaky', good());
     await writeFile(
