@@ -13,7 +13,9 @@ import type { SecretRegistry } from '../secrets/index.js';
 import { realTimers, type AuthContext, type Timers } from './auth-method.js';
 
 /**
- * One OAuth 2.0 token endpoint (RFC 6749 §3.2): the POST, the reading of the answer, what each
+ * One token endpoint: an OAuth 2.0 token endpoint (RFC 6749 §3.2, a POST of a grant), or a cloud
+ * metadata service's (a GET: the GCE metadata server, Azure IMDS), which answer with the same
+ * `access_token` / `expires_in` fields. Here: the request, the reading of the answer, what each
  * failure means, and the bounded retries.
  *
  * What is retried: 408, 429, 500, 502, 503, 504, the OAuth errors `server_error` and
@@ -46,6 +48,8 @@ export interface OAuthErrorKeys {
   invalid_target?: string;
   /** Any other refusal (invalid_request, access_denied, an unknown code, a bare 401). */
   other: string;
+  /** Codes of other services that answer in the OAuth error form (Azure IMDS: `invalid_resource`). */
+  readonly [error: string]: string | undefined;
 }
 
 
@@ -83,6 +87,16 @@ export interface TokenEndpointOptions {
   timers?: Timers;
   /** [0, 1); injectable so a test can pin the jitter. */
   random?: () => number;
+  /** `POST` (default): an OAuth grant, sent by request(). `GET`: a metadata service, asked by get(). */
+  method?: 'POST' | 'GET';
+  /** Statuses that are retried (default 408, 429, 500, 502, 503, 504). */
+  retryStatuses?: ReadonlySet<number>;
+  /** Statuses that are a final refusal naming a key (exit 3), e.g. the GCE server's 404 for an unknown service account. */
+  refusalStatuses?: Readonly<Record<number, string>>;
+  /** Checked on every answer before anything else; an error returned is thrown as final (the GCE server's Metadata-Flavor header). */
+  checkAnswer?: (response: Response) => ConnectorAuthError | undefined;
+  /** The hint when the endpoint cannot be reached at all, after the retries (default: about a token endpoint). */
+  unreachableHint?: string;
 }
 
 /** One attempt's body and headers; built again for each attempt (an assertion is single-use). */
@@ -95,7 +109,7 @@ type Attempt =
   | { kind: 'token'; token: TokenResponse }
   | { kind: 'retry'; error: ConnectorAuthError; what: string; retryAfterMs: number | undefined };
 
-const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
+export const RETRY_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 const RETRY_OAUTH_ERRORS = new Set(['server_error', 'temporarily_unavailable']);
 
 export class TokenEndpoint {
@@ -114,17 +128,31 @@ export class TokenEndpoint {
   }
 
   /** POSTs the grant until a token arrives, a refusal is final, or the retry budget is spent. */
-  async request(grantType: string, build: () => Promise<TokenRequest> | TokenRequest): Promise<TokenResponse> {
-    const { now, retry, log } = this.#o;
-    const started = now();
-    const deadline = started + retry.budgetMs;
-    for (let attempt = 1; ; attempt++) {
+  request(grantType: string, build: () => Promise<TokenRequest> | TokenRequest): Promise<TokenResponse> {
+    return this.#run(`grant ${grantType}, `, async (remainingMs) => {
       const { body, headers } = await build();
       headers.set('content-type', 'application/x-www-form-urlencoded');
       headers.set('accept', 'application/json');
       body.set('grant_type', grantType);
-      log.debug(`${this.#o.credential}: requesting a token from ${this.#target()} (grant ${grantType}, attempt ${attempt})`);
-      const outcome = await this.#attempt(body, headers, Math.max(1, deadline - now()));
+      return this.#attempt(this.#o.url, { method: 'POST', headers, body: body.toString() }, remainingMs);
+    });
+  }
+
+  /** GETs the endpoint's URL with `query` and `headers` (a metadata service), under the same rules. */
+  get(query: URLSearchParams, headers: Headers): Promise<TokenResponse> {
+    const url = new URL(this.#o.url);
+    for (const [name, value] of query) url.searchParams.set(name, value);
+    headers.set('accept', 'application/json');
+    return this.#run('', (remainingMs) => this.#attempt(url, { method: 'GET', headers }, remainingMs));
+  }
+
+  async #run(what: string, attemptOnce: (remainingMs: number) => Promise<Attempt>): Promise<TokenResponse> {
+    const { now, retry, log } = this.#o;
+    const started = now();
+    const deadline = started + retry.budgetMs;
+    for (let attempt = 1; ; attempt++) {
+      log.debug(`${this.#o.credential}: requesting a token from ${this.#target()} (${what}attempt ${attempt})`);
+      const outcome = await attemptOnce(Math.max(1, deadline - now()));
       if (outcome.kind === 'token') return outcome.token;
 
       const elapsed = now() - started;
@@ -145,13 +173,14 @@ export class TokenEndpoint {
     }
   }
 
-  async #attempt(body: URLSearchParams, headers: Headers, remainingMs: number): Promise<Attempt> {
+  async #attempt(url: URL, init: { method: 'POST' | 'GET'; headers: Headers; body?: string }, remainingMs: number): Promise<Attempt> {
     let response: Response;
     try {
       response = await this.#o.http.send(
-        this.#o.url,
-        // Never redirected: a POST that carries a client secret must go where token_url says, nowhere else.
-        { method: 'POST', headers, body: body.toString(), redirect: 'manual', signal: AbortSignal.timeout(remainingMs) },
+        url,
+        // Never redirected: a POST that carries a client secret must go where token_url says, nowhere
+        // else, and a metadata service that redirects is not one.
+        { ...init, redirect: 'manual', signal: AbortSignal.timeout(remainingMs) },
         { credential: this.#o.credential, urlKey: this.#o.urlKey },
       );
     } catch (error) {
@@ -165,12 +194,14 @@ export class TokenEndpoint {
   async #interpret(response: Response): Promise<Attempt> {
     const status = response.status;
     const text = await response.text().catch(() => '');
+    const refused = this.#o.checkAnswer?.(response);
+    if (refused) throw refused;
     const json = parseObject(text);
     if (status >= 200 && status < 300) return { kind: 'token', token: this.#readToken(json, response) };
 
     // An OAuth error code is a short token (RFC 6749 §5.2); anything else is not echoed into a message.
     const oauthError = typeof json?.error === 'string' ? (/^[A-Za-z0-9_.-]{1,64}$/.test(json.error) ? json.error : 'unrecognised_error') : undefined;
-    if (RETRY_STATUSES.has(status) || (oauthError && RETRY_OAUTH_ERRORS.has(oauthError))) {
+    if ((this.#o.retryStatuses ?? RETRY_STATUSES).has(status) || (oauthError && RETRY_OAUTH_ERRORS.has(oauthError))) {
       const what = `answered HTTP ${status}${oauthError ? ` ${oauthError}` : ''}`;
       const error = new SourceUnreachableError(`${this.#prefix()} ${what}`, {
         code: `http_${status}`,
@@ -187,6 +218,8 @@ export class TokenEndpoint {
       );
     }
     if (oauthError && status >= 400 && status < 500) throw this.#refusal(oauthError, json!.error_description, status);
+    const refusalKey = this.#o.refusalStatuses?.[status];
+    if (refusalKey !== undefined) throw this.#refusal(undefined, text.trimStart().startsWith('<') ? undefined : text, status, refusalKey);
     if (status === 401 || status === 403) throw this.#refusal(undefined, undefined, status);
     throw new SourceUnreachableError(`${this.#prefix()} answered HTTP ${status}; expected a token`, {
       code: `http_${status}`,
@@ -227,15 +260,15 @@ export class TokenEndpoint {
   }
 
   /** A final refusal: exit 3, the OAuth error and its description, and the key to fix. */
-  #refusal(error: string | undefined, description: unknown, status: number): AuthenticationError {
+  #refusal(error: string | undefined, description: unknown, status: number, statusKey?: string): AuthenticationError {
     const keys = this.#o.errorKeys;
-    const key = (error !== undefined && error !== 'other' ? keys[error as keyof OAuthErrorKeys] : undefined) ?? keys.other;
+    const key = (error !== undefined && error !== 'other' ? keys[error] : undefined) ?? statusKey ?? keys.other;
     // The description is the server's text: one line, bounded, and redacted in case it echoes a value.
     const detail =
       typeof description === 'string' && description.trim() !== ''
         ? ` (${this.#o.secrets.redact(description.replace(/\s+/g, ' ').trim()).slice(0, 200)})`
         : '';
-    const what = error ? `${error}${detail}` : `HTTP ${status}`;
+    const what = error ? `${error}${detail}` : `HTTP ${status}${statusKey ? detail : ''}`;
     return new AuthenticationError(`${this.#prefix()} refused the token request: ${what}; check '${key}'`, {
       code: error ? `oauth_${error}` : `http_${status}`,
       key,
@@ -253,7 +286,7 @@ export class TokenEndpoint {
         key: timedOut ? 'timeout_seconds' : this.#o.urlKey,
         hint: timedOut
           ? `check that the token endpoint answers at '${this.#o.urlKey}', or raise 'timeout_seconds'`
-          : `the token endpoint at '${this.#o.urlKey}' is unavailable; retry later (a larger 'timeout_seconds' allows longer retries)`,
+          : (this.#o.unreachableHint ?? `the token endpoint at '${this.#o.urlKey}' is unavailable; retry later (a larger 'timeout_seconds' allows longer retries)`),
         cause: last,
       },
     );
@@ -271,7 +304,7 @@ export class TokenEndpoint {
   }
 
   #prefix(): string {
-    return `${this.#o.credential}: POST ${this.#target()}`;
+    return `${this.#o.credential}: ${this.#o.method ?? 'POST'} ${this.#target()}`;
   }
 
   close(): Promise<void> {
@@ -392,7 +425,8 @@ export function describeError(error: unknown): string {
  */
 export async function tokenEndpointFor(
   context: AuthContext,
-  options: Pick<TokenEndpointOptions, 'url' | 'urlKey' | 'credential' | 'errorKeys'>,
+  options: Pick<TokenEndpointOptions, 'url' | 'urlKey' | 'credential' | 'errorKeys'> &
+    Partial<Pick<TokenEndpointOptions, 'method' | 'retryStatuses' | 'refusalStatuses' | 'checkAnswer' | 'unreachableHint'>>,
 ): Promise<TokenEndpoint> {
   return new TokenEndpoint({
     ...options,
