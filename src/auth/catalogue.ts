@@ -17,6 +17,8 @@ const METHODS: Record<string, () => Promise<{ default: AuthMethod }>> = {
   oauth2_refresh_token: () => import('./methods/oauth2-refresh-token.js'),
   service_account_key: () => import('./methods/service-account-key.js'),
   aws_access_key: () => import('./methods/aws-access-key.js'),
+  gcp_metadata: () => import('./methods/gcp-metadata.js'),
+  azure_managed_identity: () => import('./methods/azure-managed-identity.js'),
 };
 
 export const AUTH_METHOD_NAMES: readonly string[] = Object.keys(METHODS);

@@ -55,6 +55,8 @@ export const HTTP_AUTH_METHODS = [
   'oauth2_client_credentials',
   'oauth2_refresh_token',
   'service_account_key',
+  'gcp_metadata',
+  'azure_managed_identity',
   'mtls',
 ] as const;
 

@@ -1,0 +1,217 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * The token endpoints of the two clouds' instance metadata services, as their documentation and the
+ * official SDKs describe them, plus an API that accepts only the tokens issued here.
+ *
+ * The real services exist only inside Google Cloud and Azure (on 169.254.169.254 of each machine), and
+ * no emulator of them is published where these machines can reach; this peer reproduces what a client
+ * can observe of them, including the checks they make of the client:
+ *
+ * GCE metadata server, `GET /computeMetadata/v1/instance/service-accounts/<account>/token[?scopes=a,b]`
+ * - `Metadata-Flavor: Google` is required (403 without it) and every answer carries it back;
+ *   a request with `X-Forwarded-For` is refused (403), as a proxied request is;
+ * - `<account>` is `default` or the email of an attached account, else 404 `Not Found`;
+ * - `{access_token, expires_in (number), token_type: "Bearer"}`.
+ *
+ * Azure IMDS, `GET /metadata/identity/oauth2/token?api-version=…&resource=…[&client_id|object_id|msi_res_id=…]`
+ * - `Metadata: true` is required: 400 `{error: "invalid_request", error_description: "Required metadata header not specified"}`;
+ * - `api-version` is required; `resource` must be one Entra ID knows, else 400 `invalid_resource` (AADSTS500011);
+ * - the identity must be assigned to the machine, else 400 `invalid_request` "Identity not found";
+ * - `{access_token, refresh_token: "", expires_in, expires_on, not_before (strings), resource, token_type: "Bearer", client_id}`.
+ *
+ * `GET /api/health` and `/api/items` answer 200 to a Bearer token issued here and still valid, for the
+ * audience the API is (`apiResource` for Azure tokens; any GCP token), else 401.
+ */
+
+export interface IssuedMetadataToken {
+  cloud: 'gcp' | 'azure';
+  value: string;
+  /** GCP: the account; Azure: the identity's client id. */
+  identity: string;
+  /** GCP: the scopes asked for; Azure: [resource]. */
+  audience: string[];
+  expiresAt: number;
+}
+
+export interface MetadataRequest {
+  path: string;
+  query: Record<string, string>;
+  headers: IncomingMessage['headers'];
+  status: number;
+}
+
+export interface CloudMetadataPeer {
+  /** The base URL to give as `metadata_endpoint`. */
+  url: string;
+  /** The API, as `base_url` (probe_path `health`). */
+  apiUrl: string;
+  /** The Azure resource the API accepts tokens for. */
+  apiResource: string;
+  gcpAccounts: string[];
+  azure: { systemAssigned: boolean; userAssigned: { clientId: string; objectId: string; resourceId: string }[] };
+  tokenRequests: MetadataRequest[];
+  apiRequests: { path: string; status: number }[];
+  issued: IssuedMetadataToken[];
+  /** The next `count` token requests get `status` (and `body`), before any other check. */
+  failNext(status: number, count: number, body?: string, headers?: Record<string, string>): void;
+  /** Lifetime of the tokens issued from now on (default 3599 s, as both clouds issue). */
+  setTokenTtl(seconds: number): void;
+  /** Forgets the answer it should give and the log; keeps identities. */
+  reset(): void;
+  stop(): Promise<void>;
+}
+
+export interface CloudMetadataOptions {
+  gcpAccounts?: string[];
+  azureSystemAssigned?: boolean;
+}
+
+const GCP_TOKEN_PATH = /^\/computeMetadata\/v1\/instance\/service-accounts\/([^/]+)\/token$/;
+const AZURE_TOKEN_PATH = '/metadata/identity/oauth2/token';
+const KNOWN_RESOURCES = ['https://management.azure.com/', 'https://storage.azure.com/', 'api://connector-api'];
+
+export async function start(options: CloudMetadataOptions = {}): Promise<CloudMetadataPeer> {
+  const gcpAccounts = options.gcpAccounts ?? ['connector@example-project.iam.gserviceaccount.com'];
+  const systemIdentity = { clientId: crypto.randomUUID(), objectId: crypto.randomUUID(), resourceId: '' };
+  const azure: CloudMetadataPeer['azure'] = {
+    systemAssigned: options.azureSystemAssigned ?? true,
+    userAssigned: [
+      {
+        clientId: crypto.randomUUID(),
+        objectId: crypto.randomUUID(),
+        resourceId: '/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/connectors/providers/Microsoft.ManagedIdentity/userAssignedIdentities/connector',
+      },
+    ],
+  };
+  const apiResource = 'api://connector-api';
+  const tokenRequests: MetadataRequest[] = [];
+  const apiRequests: CloudMetadataPeer['apiRequests'] = [];
+  const issued: IssuedMetadataToken[] = [];
+  let failures: { status: number; count: number; body: string; headers: Record<string, string> } | undefined;
+  let ttl = 3599;
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://peer');
+    const query = Object.fromEntries(url.searchParams);
+    const reply = (status: number, body: string, headers: Record<string, string> = {}) => {
+      res.writeHead(status, headers);
+      res.end(body);
+      return status;
+    };
+    const log = (status: number) => void tokenRequests.push({ path: url.pathname, query, headers: req.headers, status });
+
+    const gcp = GCP_TOKEN_PATH.exec(url.pathname);
+    if (gcp || url.pathname === AZURE_TOKEN_PATH) {
+      if (failures && failures.count > 0) {
+        failures.count--;
+        return log(reply(failures.status, failures.body, failures.headers));
+      }
+      if (gcp) return log(gcpToken(req, decodeURIComponent(gcp[1]!), url, reply));
+      return log(azureToken(req, url, reply));
+    }
+    if (url.pathname.startsWith('/api/')) {
+      const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+      const found = issued.find((t) => t.value === token);
+      const valid = found !== undefined && found.expiresAt > Date.now() && (found.cloud === 'gcp' || found.audience[0] === apiResource);
+      const status = valid ? 200 : 401;
+      apiRequests.push({ path: url.pathname, status });
+      if (!valid) return void reply(401, JSON.stringify({ error: 'invalid_token' }), { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' });
+      const body = url.pathname === '/api/items' ? { items: [{ id: 1 }, { id: 2 }] } : { ok: true };
+      return void reply(200, JSON.stringify(body), { 'content-type': 'application/json' });
+    }
+    reply(404, 'Not Found', { 'content-type': 'text/plain' });
+  });
+
+  type Reply = (status: number, body: string, headers?: Record<string, string>) => number;
+
+  function gcpToken(req: IncomingMessage, account: string, url: URL, reply: Reply): number {
+    const flavor = { 'metadata-flavor': 'Google' };
+    if (req.method !== 'GET') return reply(405, 'Method Not Allowed', flavor);
+    if (req.headers['metadata-flavor'] !== 'Google')
+      return reply(403, `Your client does not have permission to get URL ${url.pathname} from this server. Missing Metadata-Flavor:Google header.`, { ...flavor, 'content-type': 'text/html' });
+    if (req.headers['x-forwarded-for'] !== undefined) return reply(403, 'Forbidden', { ...flavor, 'content-type': 'text/html' });
+    const email = account === 'default' ? gcpAccounts[0] : gcpAccounts.find((a) => a === account);
+    if (!email) return reply(404, 'Not Found\n', { ...flavor, 'content-type': 'text/plain' });
+    const scopes = (url.searchParams.get('scopes') ?? 'https://www.googleapis.com/auth/cloud-platform').split(',');
+    const value = `ya29.${randomBytes(48).toString('base64url')}`;
+    issued.push({ cloud: 'gcp', value, identity: email, audience: scopes, expiresAt: Date.now() + ttl * 1000 });
+    return reply(200, JSON.stringify({ access_token: value, expires_in: ttl, token_type: 'Bearer' }), { ...flavor, 'content-type': 'application/json' });
+  }
+
+  function azureToken(req: IncomingMessage, url: URL, reply: Reply): number {
+    const json = { 'content-type': 'application/json; charset=utf-8' };
+    const error = (status: number, code: string, description: string) => reply(status, JSON.stringify({ error: code, error_description: description }), json);
+    if (req.method !== 'GET') return error(405, 'method_not_allowed', 'Only GET is allowed');
+    if (req.headers.metadata !== 'true') return error(400, 'invalid_request', 'Required metadata header not specified');
+    if (!url.searchParams.get('api-version')) return error(400, 'invalid_request', "Required query variable 'api-version' is missing");
+    const resource = url.searchParams.get('resource') ?? '';
+    if (!resource) return error(400, 'invalid_request', "Required query variable 'resource' is missing");
+    const clientId = url.searchParams.get('client_id');
+    const objectId = url.searchParams.get('object_id');
+    const resourceId = url.searchParams.get('msi_res_id');
+    const identity =
+      clientId !== null
+        ? azure.userAssigned.find((i) => i.clientId === clientId)
+        : objectId !== null
+          ? azure.userAssigned.find((i) => i.objectId === objectId)
+          : resourceId !== null
+            ? azure.userAssigned.find((i) => i.resourceId.toLowerCase() === resourceId.toLowerCase())
+            : azure.systemAssigned
+              ? systemIdentity
+              : undefined;
+    if (!identity) return error(400, 'invalid_request', 'Identity not found');
+    if (!KNOWN_RESOURCES.includes(resource))
+      return error(400, 'invalid_resource', `AADSTS500011: The resource principal named ${resource} was not found in the tenant. Trace ID: ${crypto.randomUUID()}`);
+    const now = Math.floor(Date.now() / 1000);
+    const value = `eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.${randomBytes(64).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
+    issued.push({ cloud: 'azure', value, identity: identity.clientId, audience: [resource], expiresAt: Date.now() + ttl * 1000 });
+    return reply(
+      200,
+      JSON.stringify({
+        access_token: value,
+        refresh_token: '',
+        expires_in: String(ttl),
+        expires_on: String(now + ttl),
+        not_before: String(now),
+        resource,
+        token_type: 'Bearer',
+        client_id: identity.clientId,
+      }),
+      json,
+    );
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    apiUrl: `${url}/api/`,
+    apiResource,
+    gcpAccounts,
+    azure,
+    tokenRequests,
+    apiRequests,
+    issued,
+    failNext(status, count, body = '', headers = {}) {
+      failures = { status, count, body, headers };
+    },
+    setTokenTtl(seconds) {
+      ttl = seconds;
+    },
+    reset() {
+      failures = undefined;
+      ttl = 3599;
+      tokenRequests.length = 0;
+      apiRequests.length = 0;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
