@@ -1,5 +1,5 @@
-import { ConfigurationError } from '../errors/index.js';
-import { describeUrl, isLoopbackHost } from '../network/index.js';
+import { keys } from '../config/index.js';
+import { isLoopbackHost } from '../network/index.js';
 
 /**
  * Where a cloud's instance metadata service is: the endpoint that hands a workload the access tokens
@@ -16,18 +16,17 @@ import { describeUrl, isLoopbackHost } from '../network/index.js';
 export const LINK_LOCAL_METADATA_BASE = 'http://169.254.169.254';
 
 /**
- * The URL of `path` below `configured` (the `metadata_endpoint` key: a base URL, a test's or a
- * proxy-free sidecar's) or below `fallback`. Throws a ConfigurationError naming the key when the
- * base would send tokens in clear over a network.
+ * The `metadata_endpoint` key: an optional base URL (a test's, or a sidecar's). Checked with the
+ * other keys, so `validate` refuses an address that would carry tokens in clear over a network.
  */
-export function metadataUrl(configured: URL | undefined, fallback: string, path: string, method: string): URL {
+export const metadataEndpointKey = () =>
+  keys.optionalUrl().refine((url) => url === undefined || url.protocol === 'https:' || isLinkLocalHost(url.hostname) || isLoopbackHost(url.hostname), {
+    message: 'must be https://, or http:// on a link-local or loopback host (tokens minted there must not cross a network in clear)',
+  });
+
+/** The URL of `path` below the `metadata_endpoint` key's base, or below `fallback` without one. */
+export function metadataUrl(configured: URL | undefined, fallback: string, path: string): URL {
   const base = new URL(configured ?? fallback);
-  if (base.protocol === 'http:' && !isLinkLocalHost(base.hostname) && !isLoopbackHost(base.hostname)) {
-    throw new ConfigurationError(
-      `invalid configuration for auth_method '${method}': key 'metadata_endpoint' must be a link-local or loopback http:// address, or https:// (${describeUrl(base)} would carry access tokens in clear)`,
-      { code: 'metadata_endpoint_not_local', key: 'metadata_endpoint', hint: "leave 'metadata_endpoint' out to use the cloud's own metadata service" },
-    );
-  }
   if (!base.pathname.endsWith('/')) base.pathname += '/';
   return new URL(path, base);
 }

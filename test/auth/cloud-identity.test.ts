@@ -140,7 +140,7 @@ describe('gcp_metadata against the GCE metadata token endpoint', () => {
     const error = await rejection(probeWith(h, gcp({ metadata_endpoint: 'http://metadata.example.com' })));
     expect(error.exitCode).toBe(2);
     expect(error.key).toBe('metadata_endpoint');
-    expect(error.message).toContain('link-local or loopback');
+    expect(error.message).toContain("key 'metadata_endpoint' must be https://, or http:// on a link-local or loopback host");
   });
 
   it('one token per lifetime: 200 concurrent callers at expiry make one request; expires_in is honoured', async () => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { defineAuthMethod } from '../auth-method.js';
-import { LINK_LOCAL_METADATA_BASE, metadataUrl } from '../metadata-endpoint.js';
+import { LINK_LOCAL_METADATA_BASE, metadataEndpointKey, metadataUrl } from '../metadata-endpoint.js';
 import { tokenCredential } from '../token-credential.js';
 import { RETRY_STATUSES, tokenEndpointFor } from '../token-endpoint.js';
 
@@ -33,14 +33,14 @@ export default defineAuthMethod({
       azure_client_id: keys.optionalText(),
       azure_object_id: keys.optionalText(),
       azure_resource_id: keys.optionalText(),
-      metadata_endpoint: keys.optionalUrl(),
+      metadata_endpoint: metadataEndpointKey(),
     })
     .refine((k) => IDENTITY_KEYS.filter(([key]) => k[key] !== undefined).length <= 1, {
       path: ['azure_client_id'],
       message: 'names a user-assigned identity, and so do azure_object_id or azure_resource_id: give only one of the three',
     }),
   async create(k, context) {
-    const url = metadataUrl(k.metadata_endpoint, LINK_LOCAL_METADATA_BASE, 'metadata/identity/oauth2/token', 'azure_managed_identity');
+    const url = metadataUrl(k.metadata_endpoint, LINK_LOCAL_METADATA_BASE, 'metadata/identity/oauth2/token');
     const chosen = IDENTITY_KEYS.find(([key]) => k[key] !== undefined);
     // With no identity key, IMDS uses the system-assigned identity; "Identity not found" then means
     // there is none, and naming a user-assigned one is the other fix.

@@ -3,7 +3,7 @@ import { keys } from '../../config/index.js';
 import { SourceUnreachableError } from '../../errors/index.js';
 import { describeUrl } from '../../network/index.js';
 import { defineAuthMethod } from '../auth-method.js';
-import { LINK_LOCAL_METADATA_BASE, metadataUrl } from '../metadata-endpoint.js';
+import { LINK_LOCAL_METADATA_BASE, metadataEndpointKey, metadataUrl } from '../metadata-endpoint.js';
 import { tokenCredential } from '../token-credential.js';
 import { tokenEndpointFor } from '../token-endpoint.js';
 
@@ -24,11 +24,11 @@ export default defineAuthMethod({
   keys: z.object({
     gcp_service_account: keys.textWithDefault('default'),
     scope: keys.optionalText(),
-    metadata_endpoint: keys.optionalUrl(),
+    metadata_endpoint: metadataEndpointKey(),
   }),
   async create(k, context) {
     const account = k.gcp_service_account.trim();
-    const url = metadataUrl(k.metadata_endpoint, LINK_LOCAL_METADATA_BASE, `computeMetadata/v1/instance/service-accounts/${encodeURIComponent(account)}/token`, 'gcp_metadata');
+    const url = metadataUrl(k.metadata_endpoint, LINK_LOCAL_METADATA_BASE, `computeMetadata/v1/instance/service-accounts/${encodeURIComponent(account)}/token`);
     // OAuth writes scopes space-separated, the metadata server wants them comma-separated: take either.
     const scopes = (k.scope ?? '').split(/[\s,]+/).filter(Boolean);
     const description = `GCP metadata identity '${account}'`;

@@ -1,0 +1,38 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { resolveConfiguration } from '../../src/connector/index.js';
+import { SecretRegistry } from '../../src/secrets/index.js';
+
+/**
+ * The configuration.json examples of the auth pages are meant to be copied: each one must pass the
+ * same checks a run makes before its first request (keys, their forms, the method's own rules).
+ */
+
+const dir = new URL('../../docs/auth/', import.meta.url);
+const pages = (await readdir(dir)).filter((f) => f.endsWith('.md'));
+
+async function examples(page: string): Promise<Record<string, string>[]> {
+  const text = await readFile(new URL(page, dir), 'utf8');
+  return [...text.matchAll(/```json\n([\s\S]*?)```/g)]
+    .map((m) => JSON.parse(m[1]!) as Record<string, string>)
+    .filter((c) => typeof c.auth_method === 'string');
+}
+
+/** An example with an elided value (a key's PEM body shown as `MIIEv…`) shows a shape, not a value to copy. */
+const complete = (c: Record<string, string>) => !Object.values(c).some((v) => v.includes('…'));
+
+describe('configuration examples in docs/auth', () => {
+  it.each(pages)('%s', async (page) => {
+    for (const configuration of (await examples(page)).filter(complete)) {
+      await expect(resolveConfiguration(configuration, { registry: new SecretRegistry() })).resolves.toBeDefined();
+    }
+  });
+
+  it('the cloud identity pages have complete examples, so the check above checks them, and it can fail', async () => {
+    for (const page of ['gcp-metadata.md', 'azure-managed-identity.md']) {
+      const [example] = (await examples(page)).filter(complete);
+      expect(example).toBeDefined();
+      await expect(resolveConfiguration({ ...example!, metadata_endpoint: 'http://10.1.1.1' }, { registry: new SecretRegistry() })).rejects.toThrow(/metadata_endpoint/);
+    }
+  });
+});
