@@ -1,8 +1,8 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, readTree } from '../helpers/cli.js';
+import { cli, initTemplate, readTree } from '../helpers/cli.js';
 import { start, type CloudMetadataPeer } from '../peers/cloud-metadata.js';
 import { expectNoLeak } from './support.js';
 
@@ -19,13 +19,8 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-async function project(name: string, configuration: Record<string, string>): Promise<string> {
-  const dir = join(root, name);
-  const init = await cli(['init', dir, '--template', 'rest-api']);
-  expect(init.code, init.stderr).toBe(0);
-  await writeFile(join(dir, 'configuration.json'), JSON.stringify({ base_url: peer.apiUrl, probe_path: 'health', items_path: 'items', metadata_endpoint: peer.url, ...configuration }, null, 2) + '\n');
-  return dir;
-}
+const project = (name: string, configuration: Record<string, string>) =>
+  initTemplate(root, name, 'rest-api', { base_url: peer.apiUrl, probe_path: 'health', items_path: 'items', metadata_endpoint: peer.url, ...configuration }, { replaceConfiguration: true });
 
 describe('connector-auth debug with cloud identity', () => {
   it('gcp_metadata: exit 0, rows synced with the workload token, no token printed or stored', async () => {

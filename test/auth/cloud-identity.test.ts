@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { start, type CloudMetadataPeer } from '../peers/cloud-metadata.js';
 import { start as startHttpApi } from '../peers/http-api.js';
-import { bearerOf, connect, expectNoLeak, harness, rejection, request, type Harness } from './support.js';
+import { bearerOf, connect, expectNoLeak, harness, probeWith, rejection, request } from './support.js';
 
 /**
  * gcp_metadata and azure_managed_identity against the peer that reproduces the two clouds' metadata
@@ -36,17 +36,6 @@ const azure = (extra: Record<string, string> = {}) => ({
 });
 
 const tokens = () => peer.issued.map((t) => t.value);
-
-async function probeWith(h: Harness, configuration: Record<string, string>) {
-  const a = await connect(h, configuration);
-  try {
-    const probe = await a.probe();
-    const items = await a.source.json<{ items: unknown[] }>('items');
-    return { probe, items };
-  } finally {
-    await a.close();
-  }
-}
 
 describe('gcp_metadata against the GCE metadata token endpoint', () => {
   it('the default account: one token, asked with Metadata-Flavor: Google, serves the probe and the fetch', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort } from '../peers/http-api.js';
 import { start, type OidcPeer } from '../peers/oidc-provider.js';
-import { bearerOf, connect, expectNoLeak, harness, rejection, request, type Harness } from './support.js';
+import { bearerOf, connect, expectNoLeak, harness, probeWith, rejection, request } from './support.js';
 
 /**
  * oauth2_client_credentials against oidc-provider: the three client authentications, the errors a
@@ -42,17 +42,6 @@ const allSecrets = () => [
   ...peer.seen.accessTokens,
   ...peer.seen.assertions,
 ];
-
-async function probeWith(h: Harness, configuration: Record<string, string>) {
-  const a = await connect(h, configuration);
-  try {
-    const probe = await a.probe();
-    const items = await a.source.json<{ items: unknown[] }>('items');
-    return { probe, items };
-  } finally {
-    await a.close();
-  }
-}
 
 describe('oauth2_client_credentials against oidc-provider', () => {
   it('client_secret_basic: the token is acquired as part of the probe, then the API answers 200', async () => {

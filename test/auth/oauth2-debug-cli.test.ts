@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, readTree } from '../helpers/cli.js';
+import { cli, initTemplate, readTree } from '../helpers/cli.js';
 import { start, type OidcPeer } from '../peers/oidc-provider.js';
 import { expectNoLeak } from './support.js';
 
@@ -22,13 +22,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-async function project(name: string, configuration: Record<string, string>): Promise<string> {
-  const dir = join(root, name);
-  const init = await cli(['init', dir, '--template', 'rest-api']);
-  expect(init.code, init.stderr).toBe(0);
-  await writeFile(join(dir, 'configuration.json'), JSON.stringify(configuration, null, 2) + '\n');
-  return dir;
-}
+const project = (name: string, configuration: Record<string, string>) => initTemplate(root, name, 'rest-api', configuration, { replaceConfiguration: true });
 
 const clientCredentials = (secret: string) => ({
   auth_method: 'oauth2_client_credentials',

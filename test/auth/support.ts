@@ -40,6 +40,18 @@ export function connect(h: Harness, configuration: Record<string, string>, optio
   return authenticate(configuration, { source: 'rest', registry: h.registry, log: h.log, ...(useFake ? { now: h.clock.now } : {}), ...rest });
 }
 
+/** authenticate(), the probe, then one fetch of `items` through the authenticated source; closed whatever happens. */
+export async function probeWith(h: Harness, configuration: Record<string, string>) {
+  const a = await connect(h, configuration);
+  try {
+    const probe = await a.probe();
+    const items = await a.source.json<{ items: unknown[] }>('items');
+    return { probe, items };
+  } finally {
+    await a.close();
+  }
+}
+
 export function request(url: string): OutgoingRequest {
   return { method: 'GET', url: new URL(url), headers: new Headers() };
 }

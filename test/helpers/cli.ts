@@ -65,13 +65,19 @@ export async function exists(path: string): Promise<boolean> {
  * `connector-auth init <root>/<name> --template <template>`; with `overrides`, configuration.json is
  * the template's own with them laid over it. Returns the project directory.
  */
-export async function initTemplate(root: string, name: string, template: string, overrides?: Record<string, string>): Promise<string> {
+export async function initTemplate(
+  root: string,
+  name: string,
+  template: string,
+  overrides?: Record<string, string>,
+  options: { replaceConfiguration?: boolean } = {},
+): Promise<string> {
   const dir = join(root, name);
   const init = await cli(['init', dir, '--template', template]);
   if (init.code !== 0) throw new Error(`init --template ${template} failed (${init.code}): ${init.stderr}`);
   if (overrides) {
-    const configuration = JSON.parse(await readFile(join(dir, 'configuration.json'), 'utf8')) as Record<string, string>;
-    await writeFile(join(dir, 'configuration.json'), JSON.stringify({ ...configuration, ...overrides }, null, 2));
+    const scaffolded = options.replaceConfiguration ? {} : (JSON.parse(await readFile(join(dir, 'configuration.json'), 'utf8')) as Record<string, string>);
+    await writeFile(join(dir, 'configuration.json'), JSON.stringify({ ...scaffolded, ...overrides }, null, 2) + '\n');
   }
   return dir;
 }
