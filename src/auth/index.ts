@@ -3,6 +3,7 @@ export type { AuthMethod, AuthContext, Credential, OutgoingRequest, Timers } fro
 export { AUTH_METHOD_NAMES, loadAuthMethod } from './catalogue.js';
 export { staticHeaderCredential } from './static-header-credential.js';
 export { isPasswordCredential, type PasswordCredential } from './password-credential.js';
+export { isAccessTokenCredential, type AccessTokenCredential } from './token-credential.js';
 // Type only: the method's file (and ssh2) load when a configuration names ssh_key.
 export type { SshKeyCredential } from './methods/ssh-key.js';
 export type { AwsCredential, AwsCredentialIdentity } from './methods/aws-access-key.js';

@@ -17,7 +17,20 @@ export interface TokenCredentialOptions {
   obtain: () => Promise<TokenResponse>;
 }
 
-export function tokenCredential(o: TokenCredentialOptions): Credential {
+/**
+ * A credential whose secret is a short-lived access token, also asked for as such: a database that
+ * accepts a cloud token as its password (Cloud SQL IAM login, Azure Database for PostgreSQL with
+ * Entra ID) asks for one at each login, from the same cache, so logins share one token per lifetime.
+ */
+export interface AccessTokenCredential extends Credential {
+  accessToken(): Promise<string>;
+}
+
+export function isAccessTokenCredential(credential: Credential): credential is AccessTokenCredential {
+  return typeof (credential as Partial<AccessTokenCredential>).accessToken === 'function';
+}
+
+export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredential {
   const { context } = o;
   const cache = new TokenCache({
     description: o.description,
@@ -38,6 +51,7 @@ export function tokenCredential(o: TokenCredentialOptions): Credential {
     async authorize(request: OutgoingRequest) {
       request.headers.set('authorization', `Bearer ${await cache.token()}`);
     },
+    accessToken: () => cache.token(),
     async prepare() {
       await cache.token();
     },

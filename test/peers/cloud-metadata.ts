@@ -59,6 +59,11 @@ export interface CloudMetadataPeer {
   failNext(status: number, count: number, body?: string, headers?: Record<string, string>): void;
   /** Lifetime of the tokens issued from now on (default 3599 s, as both clouds issue). */
   setTokenTtl(seconds: number): void;
+  /**
+   * Every token issued from now on has this value (undefined: random again). A test sets it as a
+   * database role's password, so that a real PostgreSQL can check the token a method logs in with.
+   */
+  setTokenValue(value: string | undefined): void;
   /** Forgets the answer it should give and the log; keeps identities. */
   reset(): void;
   stop(): Promise<void>;
@@ -71,7 +76,7 @@ export interface CloudMetadataOptions {
 
 const GCP_TOKEN_PATH = /^\/computeMetadata\/v1\/instance\/service-accounts\/([^/]+)\/token$/;
 const AZURE_TOKEN_PATH = '/metadata/identity/oauth2/token';
-const KNOWN_RESOURCES = ['https://management.azure.com/', 'https://storage.azure.com/', 'api://connector-api'];
+const KNOWN_RESOURCES = ['https://management.azure.com/', 'https://storage.azure.com/', 'https://ossrdbms-aad.database.windows.net', 'api://connector-api'];
 
 export async function start(options: CloudMetadataOptions = {}): Promise<CloudMetadataPeer> {
   const gcpAccounts = options.gcpAccounts ?? ['connector@example-project.iam.gserviceaccount.com'];
@@ -92,6 +97,7 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
   const issued: IssuedMetadataToken[] = [];
   let failures: { status: number; count: number; body: string; headers: Record<string, string> } | undefined;
   let ttl = 3599;
+  let fixedValue: string | undefined;
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://peer');
@@ -136,7 +142,7 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     const email = account === 'default' ? gcpAccounts[0] : gcpAccounts.find((a) => a === account);
     if (!email) return reply(404, 'Not Found\n', { ...flavor, 'content-type': 'text/plain' });
     const scopes = (url.searchParams.get('scopes') ?? 'https://www.googleapis.com/auth/cloud-platform').split(',');
-    const value = `ya29.${randomBytes(48).toString('base64url')}`;
+    const value = fixedValue ?? `ya29.${randomBytes(48).toString('base64url')}`;
     issued.push({ cloud: 'gcp', value, identity: email, audience: scopes, expiresAt: Date.now() + ttl * 1000 });
     return reply(200, JSON.stringify({ access_token: value, expires_in: ttl, token_type: 'Bearer' }), { ...flavor, 'content-type': 'application/json' });
   }
@@ -166,7 +172,7 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     if (!KNOWN_RESOURCES.includes(resource))
       return error(400, 'invalid_resource', `AADSTS500011: The resource principal named ${resource} was not found in the tenant. Trace ID: ${crypto.randomUUID()}`);
     const now = Math.floor(Date.now() / 1000);
-    const value = `eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.${randomBytes(64).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
+    const value = fixedValue ?? `eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.${randomBytes(64).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
     issued.push({ cloud: 'azure', value, identity: identity.clientId, audience: [resource], expiresAt: Date.now() + ttl * 1000 });
     return reply(
       200,
@@ -202,9 +208,13 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     setTokenTtl(seconds) {
       ttl = seconds;
     },
+    setTokenValue(value) {
+      fixedValue = value;
+    },
     reset() {
       failures = undefined;
       ttl = 3599;
+      fixedValue = undefined;
       tokenRequests.length = 0;
       apiRequests.length = 0;
     },

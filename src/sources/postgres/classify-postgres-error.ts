@@ -54,6 +54,16 @@ function fromSqlState(state: string, message: string, target: string, context: P
   const { user, database } = context.endpoint;
   switch (state) {
     case '28P01':
+      if (context.credential.method !== 'password') {
+        // A cloud access token given as the password (Cloud SQL IAM login, Entra ID): the usual causes
+        // are a token for another audience or a role that is not the identity's.
+        const key = context.credential.rejectedKey;
+        return new AuthenticationError(`${target} failed: the server rejected the access token given as the password for user '${user}' (SQLSTATE 28P01)`, {
+          code: 'postgres_token_rejected',
+          key,
+          hint: `check '${key}' (the token must be for the database service), and that 'user' is the database role of this identity`,
+        });
+      }
       return new AuthenticationError(`${target} failed: the server rejected the password for user '${user}' (SQLSTATE 28P01)`, {
         code: 'postgres_password_rejected',
         key: 'password',

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { ClientConfig, Pool, QueryResultRow } from 'pg';
 import { z } from 'zod';
-import { isPasswordCredential } from '../../auth/index.js';
+import { isAccessTokenCredential, isPasswordCredential } from '../../auth/index.js';
 import { keys } from '../../config/index.js';
 import { prepareSshTunnel, readTlsSettings, sshTunnelKeys } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
@@ -48,9 +48,9 @@ const postgresKeys = z.object({
 
 export default defineSource({
   name: 'postgres',
-  summary: 'PostgreSQL: password (SCRAM) or client certificate, TLS per sslmode; probe = one connection and SELECT 1',
+  summary: 'PostgreSQL: password (SCRAM), client certificate or a cloud access token, TLS per sslmode; probe = one connection and SELECT 1',
   keys: postgresKeys,
-  acceptsMethods: ['password', 'mtls'],
+  acceptsMethods: ['password', 'mtls', 'gcp_metadata', 'azure_managed_identity', 'service_account_key', 'oauth2_client_credentials'],
   async connect(k, credential, context): Promise<PostgresSource> {
     const endpoint: PostgresEndpoint = { host: k.host.trim(), port: k.port, user: k.user, database: k.database, sslmode: k.sslmode };
     const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
@@ -63,7 +63,13 @@ export default defineSource({
     const target = describeEndpoint(endpoint) + (tunnel ? ` via ${tunnel.bastion}` : '');
     const pg = (await import('pg')).default;
 
-    const passwordCredential = isPasswordCredential(credential) ? credential : undefined;
+    // The password: the configured one, or a cloud access token (Cloud SQL IAM login, Entra ID for
+    // Azure Database for PostgreSQL), fresh from the credential's token cache at each login.
+    const password = isPasswordCredential(credential)
+      ? async () => credential.password()
+      : isAccessTokenCredential(credential)
+        ? () => credential.accessToken()
+        : async () => undefined;
     const clientConfig: ClientConfig = {
       host: endpoint.host,
       port: endpoint.port,
@@ -71,7 +77,7 @@ export default defineSource({
       database: endpoint.database,
       // A function, asked at each login: the password is never a property of pg's objects. Without a
       // password method it answers nothing, rather than letting pg read PGPASSWORD or ~/.pgpass.
-      password: (async () => passwordCredential?.password()) as () => Promise<string>,
+      password: password as () => Promise<string>,
       ssl,
       // SCRAM-SHA-256-PLUS binds the login to the TLS session: a relay in the middle cannot reuse it.
       enableChannelBinding: ssl !== false,
