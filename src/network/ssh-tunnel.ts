@@ -34,6 +34,7 @@ export const sshTunnelKeys = z.object({
   ssh_tunnel_port: keys.integer({ min: 1, max: 65535, default: 22 }),
   ssh_tunnel_user: keys.optionalText(),
   ssh_tunnel_private_key: keys.optionalText(),
+  ssh_tunnel_private_key_passphrase: keys.optionalText(),
   ssh_tunnel_host_key_fingerprint: fingerprintList(),
   ssh_tunnel_skip_host_key_check: keys.boolean(false),
 });
@@ -91,7 +92,11 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: { host: st
     { host: bastion.host, port: bastion.port, target: `the bastion ${via}`, risk: 'read the tunnelled traffic that TLS does not protect' },
     context.log,
   );
-  const privateKey = await readSshPrivateKey(k.ssh_tunnel_private_key!, undefined, { keyKey: 'ssh_tunnel_private_key', secrets: context.secrets });
+  const privateKey = await readSshPrivateKey(k.ssh_tunnel_private_key!, k.ssh_tunnel_private_key_passphrase, {
+    keyKey: 'ssh_tunnel_private_key',
+    passphraseKey: 'ssh_tunnel_private_key_passphrase',
+    secrets: context.secrets,
+  });
   const ssh2 = (await import('ssh2')).default;
 
   let server: Server | undefined;

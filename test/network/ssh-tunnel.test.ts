@@ -29,14 +29,21 @@ let database: PostgresPeer;
 let elsewhere: PostgresPeer;
 let key: SshKeyPair;
 let stranger: SshKeyPair;
+/** Encrypted with PASSPHRASE. */
+let encrypted: SshKeyPair;
+const PASSPHRASE = 'tunnel key/+phrase?&z';
 
 beforeAll(async () => {
   ca = createCa();
-  [key, stranger] = await Promise.all([generateKeyPair({ type: 'ed25519' }), generateKeyPair({ type: 'ed25519' })]);
+  [key, stranger, encrypted] = await Promise.all([
+    generateKeyPair({ type: 'ed25519' }),
+    generateKeyPair({ type: 'ed25519' }),
+    generateKeyPair({ type: 'ed25519', passphrase: PASSPHRASE, rounds: 4 }),
+  ]);
   const localhostOnly = issueServer(ca, { hosts: ['localhost'] });
   const other = issueServer(ca, { hosts: ['db.example.test'] });
   [bastion, closedBastion, database, elsewhere] = await Promise.all([
-    startSshd({ authorizedKeys: [key.publicKey], allowTcpForwarding: true, passwordAuthentication: false }),
+    startSshd({ authorizedKeys: [key.publicKey, encrypted.publicKey], allowTcpForwarding: true, passwordAuthentication: false }),
     startSshd({ authorizedKeys: [key.publicKey], allowTcpForwarding: false, passwordAuthentication: false }),
     startPostgres({ password: DB_PASSWORD, database: DATABASE, ssl: { certificatePem: localhostOnly.certificatePem, privateKeyPem: localhostOnly.privateKeyPem } }),
     startPostgres({ password: DB_PASSWORD, database: DATABASE, ssl: { certificatePem: other.certificatePem, privateKeyPem: other.privateKeyPem } }),
@@ -95,6 +102,35 @@ describe('postgres through an SSH tunnel', () => {
     } finally {
       await auth.close();
     }
+  });
+
+  it('an encrypted bastion key logs in with ssh_tunnel_private_key_passphrase; missing or wrong, exit 2 before any connection', async () => {
+    const lines: string[] = [];
+    const withKey = (extra: Record<string, string>) => configuration(database, bastion, { ssh_tunnel_private_key: encrypted.privateKey, ...extra });
+    const auth = await authenticate(withKey({ ssh_tunnel_private_key_passphrase: PASSPHRASE }), {
+      source: 'postgres' as keyof SourceClients,
+      registry: new SecretRegistry(),
+      log: recordingLogger(lines),
+    });
+    try {
+      expect((await auth.probe()).outcome).toBe('SELECT 1');
+    } finally {
+      await auth.close();
+    }
+    const connections = (bastion.log().match(/Connection from/g) ?? []).length;
+    for (const [passphrase, code] of [
+      [undefined, 'ssh_key_passphrase_missing'],
+      ['not the passphrase', 'ssh_key_passphrase_wrong'],
+    ] as const) {
+      const error = await rejection(
+        authenticate(withKey(passphrase ? { ssh_tunnel_private_key_passphrase: passphrase } : {}), { source: 'postgres' as keyof SourceClients, registry: new SecretRegistry(), log: recordingLogger(lines) }),
+      );
+      expect(error.exitCode).toBe(2);
+      expect(error.key).toBe('ssh_tunnel_private_key_passphrase');
+      expect(error.code).toBe(code);
+      expectNoSecretIn(error, lines, [...leakForms(PASSPHRASE), ...pemLines(encrypted.privateKey)]);
+    }
+    expect((bastion.log().match(/Connection from/g) ?? []).length).toBe(connections);
   });
 
   it('a certificate for another name is still refused through the tunnel: exit 5 naming host', async () => {
