@@ -1,4 +1,4 @@
-import type { Credential } from '../../auth/index.js';
+import { isAccessTokenCredential, type Credential } from '../../auth/index.js';
 import {
   AuthenticationError,
   ConfigurationError,
@@ -54,9 +54,9 @@ function fromSqlState(state: string, message: string, target: string, context: P
   const { user, database } = context.endpoint;
   switch (state) {
     case '28P01':
-      if (context.credential.method !== 'password') {
-        // A cloud access token given as the password (Cloud SQL IAM login, Entra ID): the usual causes
-        // are a token for another audience or a role that is not the identity's.
+      if (isAccessTokenCredential(context.credential)) {
+        // The password was an access token (Cloud SQL IAM login, Entra ID; postgres-source.ts picks it
+        // the same way): the usual causes are a token for another audience or a role that is not the identity's.
         const key = context.credential.rejectedKey;
         return new AuthenticationError(`${target} failed: the server rejected the access token given as the password for user '${user}' (SQLSTATE 28P01)`, {
           code: 'postgres_token_rejected',
