@@ -17,3 +17,11 @@ export function parseCommandArgs<T>(command: string, parse: () => T): T {
 export function argumentError(command: string, message: string): ConfigurationError {
   return new ConfigurationError(message, { code: 'invalid_arguments', hint: `see connector-auth ${command} --help` });
 }
+
+/** The options of the commands that act on a project (`[project] [--configuration FILE]`). */
+export const PROJECT_OPTIONS = { configuration: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+
+/** Where the project and its configuration are, from a project command's parsed arguments. */
+export function projectLocation(positionals: string[], values: { configuration?: string | undefined }): { project: string; configurationPath?: string } {
+  return { project: positionals[0] ?? '.', ...(values.configuration ? { configurationPath: values.configuration } : {}) };
+}

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { runDebug } from '../../local/index.js';
 import type { CliIO, Command } from '../cli-io.js';
-import { parseCommandArgs } from '../parse-command-args.js';
+import { PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
 import { formatTable } from '../format-table.js';
 
 const HELP = `Usage: connector-auth debug [project] [--configuration FILE] [--state FILE] [--json]
@@ -17,13 +17,12 @@ const command: Command = {
       parseArgs({
         args,
         allowPositionals: true,
-        options: { configuration: { type: 'string' }, state: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+        options: { ...PROJECT_OPTIONS, state: { type: 'string' } },
       }),
     );
     if (values.help) return io.out(HELP), 0;
     const result = await runDebug({
-      project: positionals[0] ?? '.',
-      ...(values.configuration ? { configurationPath: values.configuration } : {}),
+      ...projectLocation(positionals, values),
       ...(values.state ? { statePath: values.state } : {}),
       log: io.log,
       onProgress: (c) => io.progress(`  syncing… ${c.upserts + c.updates + c.deletes} operations, ${c.checkpoints} checkpoints`),

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { doctorProject, type Finding } from '../../local/index.js';
 import type { CliIO, Command } from '../cli-io.js';
-import { parseCommandArgs } from '../parse-command-args.js';
+import { PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
 
 const HELP = `Usage: connector-auth doctor [project] [--configuration FILE] [--json]
 
@@ -15,12 +15,11 @@ Exit codes: 0 nothing to fix (warnings and notes may remain) · 2 at least one e
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
     const { values, positionals } = parseCommandArgs('doctor', () =>
-      parseArgs({ args, allowPositionals: true, options: { configuration: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }),
+      parseArgs({ args, allowPositionals: true, options: PROJECT_OPTIONS }),
     );
     if (values.help) return io.out(HELP), 0;
     const report = await doctorProject({
-      project: positionals[0] ?? '.',
-      ...(values.configuration ? { configurationPath: values.configuration } : {}),
+      ...projectLocation(positionals, values),
     });
     if (io.json) io.out(JSON.stringify({ ok: report.healthy, project: report.project, configuration: report.configuration, findings: report.findings }));
     else io.out(humanReport(report.project, report.findings));

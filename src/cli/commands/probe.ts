@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { probeProject } from '../../local/index.js';
 import type { CliIO, Command } from '../cli-io.js';
-import { parseCommandArgs } from '../parse-command-args.js';
+import { PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
 
 const HELP = `Usage: connector-auth probe [project] [--configuration FILE] [--json]
 
@@ -10,12 +10,11 @@ Authenticates and runs the source's lightweight probe only: no update(), nothing
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
     const { values, positionals } = parseCommandArgs('probe', () =>
-      parseArgs({ args, allowPositionals: true, options: { configuration: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }),
+      parseArgs({ args, allowPositionals: true, options: PROJECT_OPTIONS }),
     );
     if (values.help) return io.out(HELP), 0;
     const result = await probeProject({
-      project: positionals[0] ?? '.',
-      ...(values.configuration ? { configurationPath: values.configuration } : {}),
+      ...projectLocation(positionals, values),
       log: io.log,
     });
     io.out(

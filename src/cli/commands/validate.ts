@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { validateProject } from '../../local/index.js';
 import type { CliIO, Command } from '../cli-io.js';
-import { parseCommandArgs } from '../parse-command-args.js';
+import { PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
 
 const HELP = `Usage: connector-auth validate [project] [--configuration FILE] [--json]
 
@@ -11,12 +11,11 @@ Sends nothing over the network.`;
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
     const { values, positionals } = parseCommandArgs('validate', () =>
-      parseArgs({ args, allowPositionals: true, options: { configuration: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }),
+      parseArgs({ args, allowPositionals: true, options: PROJECT_OPTIONS }),
     );
     if (values.help) return io.out(HELP), 0;
     const report = await validateProject({
-      project: positionals[0] ?? '.',
-      ...(values.configuration ? { configurationPath: values.configuration } : {}),
+      ...projectLocation(positionals, values),
       log: io.log,
     });
     for (const key of report.unknownKeys) io.log.warning(`configuration key '${key}' is not read by any schema (a typo?)`);
