@@ -1,3 +1,5 @@
+import type { JsonBody } from './service-reply.js';
+
 /**
  * The `next_cursor` of a page, read from the end of its body before the body is parsed.
  *
@@ -11,6 +13,11 @@
 const TAIL = 2048;
 /** `"next_cursor" : "<JSON string>" } }` at the very end of the body. */
 const NEXT_CURSOR_AT_END = /"next_cursor"\s*:\s*"((?:[^"\\]|\\.)*)"\s*\}\s*\}\s*$/;
+
+/** The guess from a page body as the client holds it: text, or bytes in a reused buffer, of which only the end is decoded. */
+export function guessNextCursorOf(body: JsonBody): string | undefined {
+  return guessNextCursor(typeof body === 'string' ? body : body.bytes.toString('utf8', Math.max(0, body.length - TAIL), body.length));
+}
 
 export function guessNextCursor(body: string): string | undefined {
   const match = NEXT_CURSOR_AT_END.exec(body.length > TAIL ? body.slice(-TAIL) : body);

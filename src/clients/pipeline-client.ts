@@ -18,7 +18,7 @@ import {
 } from './pipeline-records.js';
 import { validateRecord } from './record-validator.js';
 import { sendWithRetry, type RetryDecision, type RetryOptions } from './retry-policy.js';
-import { guessNextCursor } from './next-cursor-guess.js';
+import { guessNextCursorOf } from './next-cursor-guess.js';
 import { oneLine } from '../network/index.js';
 import { bodyField, parseJsonBody, readJsonBody, validate, type JsonBody } from './service-reply.js';
 
@@ -145,13 +145,14 @@ export class PipelineClient {
     const body = response.eachChunk
       ? await this.#buffers.read((onChunk) => response.eachChunk!(onChunk), Number(response.headers.get('content-length')))
       : await response.text();
-    return { body, status: response.status, target };
+    return { body, target };
   }
 
   /** The envelope of a page; its buffer goes back to the pool whatever happens. */
-  #parsePage({ body, status, target }: PageBody): RawPage {
+  #parsePage({ body, target }: PageBody): RawPage {
     try {
-      const envelope = validate(pageEnvelopeSchema, parseJsonBody(body, status, target), target, 'body');
+      // Only a 200's body is read as a page (#fetchPageBody throws for any other status).
+      const envelope = validate(pageEnvelopeSchema, parseJsonBody(body, 200, target), target, 'body');
       const next = envelope.data.next_cursor;
       return { items: envelope.data.items, nextCursor: typeof next === 'string' && next.length > 0 ? next : undefined, target };
     } finally {
@@ -180,15 +181,14 @@ export class PipelineClient {
   async *#all<S extends z.ZodType>(queryFor: (cursor: string | undefined) => PageQuery, schema: S): AsyncGenerator<z.output<S>> {
     let cursor: string | undefined;
     let pending: Promise<PageBody> | undefined = this.#fetchPageBody(queryFor(undefined));
-    let prefetchedFor: string | undefined;
     try {
       while (pending) {
         const fetched: PageBody = await pending;
         pending = undefined;
-        const guess = guessNextCursor(bodyEnd(fetched.body));
+        const guess = guessNextCursorOf(fetched.body);
         // A guess equal to the cursor just used would be the loop refused below: not prefetched.
         if (guess !== undefined && guess !== cursor) {
-          [pending, prefetchedFor] = [this.#prefetch(queryFor(guess)), guess];
+          pending = this.#prefetch(queryFor(guess));
           // Parsing and handing out a page is all one macrotask, and undici writes a request on a
           // reused connection only after a full turn of the event loop (it first checks the idle
           // socket for bytes the server sent unasked). Two turns here put the request on the wire
@@ -205,9 +205,10 @@ export class PipelineClient {
             });
           cursor = page.nextCursor;
         }
-        // A wrong guess: the prefetched page is of no use. It is left to finish on its own (its body
-        // is read, its failure ignored) rather than waited for, which could mean its retries.
-        if (pending && prefetchedFor !== page.nextCursor) {
+        // A wrong guess (a page pending here was prefetched for `guess`): it is of no use. It is left
+        // to finish on its own (its body is read, its failure ignored) rather than waited for, which
+        // could mean its retries.
+        if (pending && guess !== page.nextCursor) {
           pending.then((dropped) => release(dropped.body), () => undefined);
           pending = undefined;
         }
@@ -275,7 +276,6 @@ interface PageQuery {
 
 interface PageBody {
   body: JsonBody;
-  status: number;
   target: string;
 }
 
@@ -283,12 +283,6 @@ interface RawPage {
   items: unknown[];
   nextCursor: string | undefined;
   target: string;
-}
-
-/** The last ~2 KiB of a body, where the next cursor is (next-cursor-guess.ts). */
-function bodyEnd(body: JsonBody): string {
-  if (typeof body === 'string') return body;
-  return body.bytes.toString('utf8', Math.max(0, body.length - 2048), body.length);
 }
 
 function release(body: JsonBody): void {
