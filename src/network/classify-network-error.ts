@@ -29,7 +29,7 @@ export interface RequestContext {
   clientCertificate?: ClientCertificateSummary | undefined;
 }
 
-/** OpenSSL / Node codes raised when the server's certificate cannot be trusted. */
+/** OpenSSL / Node codes raised when the server's certificate cannot be trusted (a wrong name is HOST_MISMATCH, which callers check first). */
 export const UNTRUSTED = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'UNABLE_TO_GET_ISSUER_CERT',
@@ -41,8 +41,6 @@ export const UNTRUSTED = new Set([
   'CERT_NOT_YET_VALID',
   'CERT_REVOKED',
   'CERT_SIGNATURE_FAILURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  'HOSTNAME_MISMATCH',
 ]);
 
 /** The certificate is trusted but does not name the host connected to. */

@@ -1,6 +1,6 @@
 import type { Credential } from '../../auth/index.js';
 import { AuthenticationError, ConnectorError, SourceUnreachableError, isConnectorAuthError, type ConnectorAuthError } from '../../errors/index.js';
-import { causeChain, classifyNetworkError, explainTlsFailure, oneLine, type TlsSettings } from '../../network/index.js';
+import { classifyNetworkError, explainTlsFailure, oneLine, type TlsSettings } from '../../network/index.js';
 import { describeLocation, type S3Location } from './s3-settings.js';
 
 /**
@@ -132,8 +132,9 @@ export async function classifyObjectError(error: unknown, operation: string, key
 }
 
 async function networkFailure(error: unknown, target: string, context: S3FailureContext): Promise<ConnectorAuthError> {
-  // The SDK reports a socket timeout as TimeoutError, and our deadline as an abort: both are a timeout here.
-  const timedOut = context.timedOut === true || causeChain(error).some((e) => e instanceof Error && e.name === 'TimeoutError');
+  // Our deadline ends the request as an abort, which is a timeout here; the SDK's own socket timeout
+  // (a TimeoutError in the cause chain) classifyNetworkError recognises by itself.
+  const timedOut = context.timedOut === true;
   const request = {
     method: 'GET',
     url: context.url,
