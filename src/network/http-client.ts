@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { classifyNetworkError, type RequestContext } from './classify-network-error.js';
 import { undiciReply, type HttpReply } from './http-reply.js';
-import type { TlsSettings } from './tls-settings.js';
+import { tlsConnectOptions, type TlsSettings } from './tls-settings.js';
 
 /**
  * One HTTP client per source: an undici Agent that keeps connections alive (a TLS handshake per
@@ -96,17 +96,9 @@ export class HttpClient {
 
   async #createAgent(): Promise<Transport> {
     const { Agent, fetch, request, interceptors } = await import('undici');
-    const tls = this.#tls;
     const dispatcher = new Agent({
       keepAliveTimeout: 30_000,
-      connect: {
-        rejectUnauthorized: tls.verify,
-        ...(tls.ca ? { ca: tls.ca } : {}),
-        ...(tls.cert ? { cert: tls.cert } : {}),
-        ...(tls.key ? { key: tls.key } : {}),
-        ...(tls.pfx ? { pfx: tls.pfx } : {}),
-        ...(tls.passphrase ? { passphrase: tls.passphrase } : {}),
-      },
+      connect: tlsConnectOptions(this.#tls),
     });
     // fetch follows redirects itself; request() needs the interceptor (20 hops, as fetch allows).
     const redirecting = dispatcher.compose(interceptors.redirect({ maxRedirections: 20 }));

@@ -7,3 +7,8 @@ export function oneLine(text: unknown, max = 200): string | undefined {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
+
+/** The first line of an error's message: for a log line about a failure whose details are the library's. */
+export function firstLineOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+}

@@ -14,6 +14,8 @@ import type { SecretRegistry } from '../secrets/index.js';
 import { SYSTEM } from './classify-network-error.js';
 import { checkHostKeyRule, fingerprintList, hostKeyCheck, hostKeyMismatch, type HostKeyCheck, type HostKeyRule } from './ssh-host-key.js';
 import { readSshPrivateKey } from './ssh-private-key.js';
+import { firstLineOf } from './one-line.js';
+import { bracketed } from './target.js';
 
 /**
  * An SSH tunnel through a bastion for any TCP source: a listener on 127.0.0.1 (ephemeral port)
@@ -119,7 +121,7 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: { host: st
       // Always listened to: an SSH connection failing later must not end the process.
       client.on('error', (error: Error & { level?: string }) => {
         if (!ready) return reject(bastionError(error, { description, user, hostKeyRule, hostKey, offered, timeoutSeconds: context.timeoutSeconds }));
-        context.log.debug(`${description}: the SSH connection failed (${error.message.split('\n')[0]}); the next connection reconnects`);
+        context.log.debug(`${description}: the SSH connection failed (${firstLineOf(error)}); the next connection reconnects`);
       });
       client.on('close', () => {
         if (!ready) reject(new SourceUnreachableError(`${description} failed: the bastion closed the connection during login`, { code: 'ssh_tunnel_closed', key: 'ssh_tunnel_host', hint: "check that 'ssh_tunnel_host' and 'ssh_tunnel_port' point at an SSH server" }));
@@ -266,8 +268,4 @@ function forwardRefused(error: Error & { reason?: unknown }, description: string
       : "check 'host' and 'port' as the bastion sees them (names resolve on the bastion)",
     cause: error,
   });
-}
-
-function bracketed(host: string): string {
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }

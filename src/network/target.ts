@@ -18,3 +18,8 @@ function safeUrl(text: string): URL | undefined {
     return undefined;
   }
 }
+
+/** A host as it stands before `:port`: an IPv6 address in brackets, anything else as it is. */
+export function bracketed(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}

@@ -28,6 +28,18 @@ export interface TlsSettings {
   clientCertificate?: ClientCertificateSummary;
 }
 
+/** The settings as Node's TLS connect options (an undici or https Agent's): verification and the material given. */
+export function tlsConnectOptions(tls: TlsSettings): { rejectUnauthorized: boolean; ca?: string; cert?: string; key?: string; pfx?: Buffer; passphrase?: string } {
+  return {
+    rejectUnauthorized: tls.verify,
+    ...(tls.ca ? { ca: tls.ca } : {}),
+    ...(tls.cert ? { cert: tls.cert } : {}),
+    ...(tls.key ? { key: tls.key } : {}),
+    ...(tls.pfx ? { pfx: tls.pfx } : {}),
+    ...(tls.passphrase ? { passphrase: tls.passphrase } : {}),
+  };
+}
+
 export interface TlsReadOptions {
   /** Receives the warning about a client certificate close to expiry. */
   log?: Pick<Logger, 'warning'>;

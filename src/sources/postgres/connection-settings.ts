@@ -2,7 +2,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type { Credential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
-import type { TlsSettings } from '../../network/index.js';
+import { bracketed, type TlsSettings } from '../../network/index.js';
 
 /**
  * libpq's sslmode values that connector-auth supports, with libpq's meanings:
@@ -27,8 +27,7 @@ export interface PostgresEndpoint {
 
 /** "postgres://alice@db.example.com:5432/sales (sslmode=verify-full)": what messages and the probe show. */
 export function describeEndpoint(endpoint: PostgresEndpoint): string {
-  const host = endpoint.host.includes(':') && !endpoint.host.startsWith('[') ? `[${endpoint.host}]` : endpoint.host;
-  return `postgres://${encodeURIComponent(endpoint.user)}@${host}:${endpoint.port}/${encodeURIComponent(endpoint.database)} (sslmode=${endpoint.sslmode})`;
+  return `postgres://${encodeURIComponent(endpoint.user)}@${bracketed(endpoint.host)}:${endpoint.port}/${encodeURIComponent(endpoint.database)} (sslmode=${endpoint.sslmode})`;
 }
 
 /**

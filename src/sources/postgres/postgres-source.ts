@@ -3,7 +3,7 @@ import type { ClientConfig, Pool, QueryResultRow } from 'pg';
 import { z } from 'zod';
 import { isAccessTokenCredential, isPasswordCredential } from '../../auth/index.js';
 import { keys } from '../../config/index.js';
-import { prepareSshTunnel, readTlsSettings, sshTunnelKeys } from '../../network/index.js';
+import { firstLineOf, prepareSshTunnel, readTlsSettings, sshTunnelKeys } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyPostgresError, isSqlStatementError, unexpectedLoginFailure, type PostgresFailureContext } from './classify-postgres-error.js';
 import { SSL_MODES, describeEndpoint, tlsOptionsFor, type PostgresEndpoint, type SslMode } from './connection-settings.js';
@@ -103,7 +103,7 @@ export default defineSource({
       if (pool) return pool;
       pool = new pg.Pool({ ...config, max: POOL_SIZE, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
       // An idle connection the server drops must not take the process down; the next query reconnects.
-      pool.on('error', (error) => context.log.warning(`${target}: an idle pooled connection failed (${oneLine(error)}); it will be replaced`));
+      pool.on('error', (error) => context.log.warning(`${target}: an idle pooled connection failed (${firstLineOf(error)}); it will be replaced`));
       return pool;
     };
 
@@ -146,7 +146,3 @@ export default defineSource({
     };
   },
 });
-
-function oneLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
-}

@@ -3,7 +3,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { AwsCredential, Credential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
-import { isLoopbackHost, readTlsSettings } from '../../network/index.js';
+import { isLoopbackHost, readTlsSettings, tlsConnectOptions } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyObjectError, classifyS3Error, type S3FailureContext } from './classify-s3-error.js';
 import { DEFAULT_REGION, describeLocation, s3Keys, type S3Location } from './s3-settings.js';
@@ -96,13 +96,7 @@ export default defineSource({
     });
 
     const s3 = await import('@aws-sdk/client-s3');
-    const httpsAgent = new Agent({
-      keepAlive: true,
-      rejectUnauthorized: tls.verify,
-      ...(tls.ca ? { ca: tls.ca } : {}),
-      ...(tls.cert ? { cert: tls.cert } : {}),
-      ...(tls.key ? { key: tls.key } : {}),
-    });
+    const httpsAgent = new Agent({ keepAlive: true, ...tlsConnectOptions(tls) });
     const client = new s3.S3Client({
       region: location.region,
       credentials: aws.identity(),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
-import { fingerprintList } from '../../network/index.js';
+import { bracketed, fingerprintList } from '../../network/index.js';
 
 /**
  * The sftp source's keys and what they make: the server to reach, the directory the probe lists and
@@ -27,6 +27,5 @@ export interface SftpEndpoint {
 
 /** "sftp://alice@files.example.com:22": what messages and the probe show. */
 export function describeEndpoint(endpoint: SftpEndpoint): string {
-  const host = endpoint.host.includes(':') && !endpoint.host.startsWith('[') ? `[${endpoint.host}]` : endpoint.host;
-  return `sftp://${encodeURIComponent(endpoint.username)}@${host}:${endpoint.port}`;
+  return `sftp://${encodeURIComponent(endpoint.username)}@${bracketed(endpoint.host)}:${endpoint.port}`;
 }

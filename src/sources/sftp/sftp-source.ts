@@ -4,7 +4,7 @@ import type SftpClient from 'ssh2-sftp-client';
 import type { Credential, SshKeyCredential } from '../../auth/index.js';
 import { isPasswordCredential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
-import { checkHostKeyRule, hostKeyCheck, type HostKeyRule } from '../../network/index.js';
+import { checkHostKeyRule, firstLineOf, hostKeyCheck, type HostKeyRule } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyConnectError, classifyFileError, classifyProbeError, type SftpFailureContext } from './classify-sftp-error.js';
 import { describeEndpoint, sftpKeys, type SftpEndpoint } from './sftp-settings.js';
@@ -85,7 +85,7 @@ export default defineSource({
       const client: SftpClient = new Client('connector-auth', {
         // ssh2-sftp-client prints to the console by default; a connection lost between calls is
         // reported by the next call instead, which reconnects.
-        error: (error: unknown) => log.debug(`${target}: the SSH connection failed (${oneLine(error)}); the next call reconnects`),
+        error: (error: unknown) => log.debug(`${target}: the SSH connection failed (${firstLineOf(error)}); the next call reconnects`),
         end: () => undefined,
         close: () => {
           if (current === client) {
@@ -211,8 +211,4 @@ function loginFor(credential: Credential, username: string): () => Parameters<Ne
 
 function entryType(type: string): SftpEntryType {
   return type === 'd' ? 'directory' : type === '-' ? 'file' : type === 'l' ? 'symlink' : 'other';
-}
-
-function oneLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
 }
