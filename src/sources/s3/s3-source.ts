@@ -1,9 +1,10 @@
 import { Agent } from 'node:https';
-import { PassThrough, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { AwsCredential, Credential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { isLoopbackHost, readTlsSettings, tlsConnectOptions } from '../../network/index.js';
+import { classifiedStream } from '../classified-stream.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyObjectError, classifyS3Error, type S3FailureContext } from './classify-s3-error.js';
 import { DEFAULT_REGION, describeLocation, s3Keys, type S3Location } from './s3-settings.js';
@@ -180,11 +181,7 @@ export default defineSource({
           (abortSignal) => client.send(new s3.GetObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal }),
           onObject('get', key),
         );
-        const body = object.Body as Readable;
-        const out = new PassThrough();
-        body.once('error', (error: unknown) => void classifyObjectError(error, 'read', key, failure()).then((classified) => out.destroy(classified)));
-        out.once('close', () => body.destroy());
-        return body.pipe(out);
+        return classifiedStream(object.Body as Readable, (error) => classifyObjectError(error, 'read', key, failure()));
       },
       client: () => client,
       async close() {

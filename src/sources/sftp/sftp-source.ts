@@ -1,10 +1,11 @@
-import { PassThrough, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { AuthenticationType, ConnectConfig, NextAuthHandler, ParsedKey } from 'ssh2';
 import type SftpClient from 'ssh2-sftp-client';
 import type { Credential, SshKeyCredential } from '../../auth/index.js';
 import { isPasswordCredential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { checkHostKeyRule, firstLineOf, hostKeyCheck, type HostKeyRule } from '../../network/index.js';
+import { classifiedStream } from '../classified-stream.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyConnectError, classifyFileError, classifyProbeError, type SftpFailureContext } from './classify-sftp-error.js';
 import { describeEndpoint, sftpKeys, type SftpEndpoint } from './sftp-settings.js';
@@ -176,12 +177,8 @@ export default defineSource({
       readFile: (path) => call('get', path, async (client) => (await client.get(path)) as Buffer),
       createReadStream: (path) =>
         call('read', path, async (client) => {
-          const source = client.createReadStream(path);
-          const out = new PassThrough();
           // The file is opened as the stream starts: a missing file arrives as its 'error'.
-          source.once('error', (error: unknown) => out.destroy(classifyFileError(error, 'read', path, failure)));
-          out.once('close', () => source.destroy());
-          return source.pipe(out);
+          return classifiedStream(client.createReadStream(path), (error) => classifyFileError(error, 'read', path, failure));
         }),
       async close() {
         const client = current;
