@@ -12,6 +12,12 @@ export function credentialAgeDays(issuedAt: Date, now: number): number {
   return Math.floor((now - issuedAt.getTime()) / DAY_MS);
 }
 
+/** The credential's age in whole days when it is past its rotation rule, else undefined. */
+export function overdueAgeDays(issuedAt: Date, rotationDays: number, now: number): number | undefined {
+  const ageDays = credentialAgeDays(issuedAt, now);
+  return ageDays > rotationDays ? ageDays : undefined;
+}
+
 /**
  * The specification recommends rotating API keys every 90 days and service account keys every 30;
  * none of the well-known libraries says so when a credential is older. `credential_issued_at`
@@ -25,8 +31,8 @@ export function warnIfCredentialOld(
   log: Logger,
 ): void {
   if (!issuedAt) return;
-  const ageDays = credentialAgeDays(issuedAt, now);
-  if (ageDays > rotationDays) {
+  const ageDays = overdueAgeDays(issuedAt, rotationDays, now);
+  if (ageDays !== undefined) {
     log.warning(
       `the ${method} credential is ${ageDays} days old (credential_issued_at ${issuedAt.toISOString().slice(0, 10)}); ` +
         `rotate it: the rule for this kind of credential is every ${rotationDays} days`,

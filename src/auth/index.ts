@@ -7,7 +7,7 @@ export { isAccessTokenCredential, type AccessTokenCredential } from './token-cre
 // Type only: the method's file (and ssh2) load when a configuration names ssh_key.
 export type { SshKeyCredential } from './methods/ssh-key.js';
 export type { AwsCredential, AwsCredentialIdentity } from './methods/aws-access-key.js';
-export { warnIfCredentialOld, rotationDaysOf, credentialAgeDays } from './credential-age.js';
+export { warnIfCredentialOld, rotationDaysOf, credentialAgeDays, overdueAgeDays } from './credential-age.js';
 export { TokenCache, refreshMargin, hardMargin } from './token-cache.js';
 export type { IssuedToken, TokenCacheOptions } from './token-cache.js';
 export { TokenEndpoint, defaultRetryPolicy, retryAfterMs, tokenLifetime, DEFAULT_TOKEN_LIFETIME_SECONDS } from './token-endpoint.js';

@@ -1,5 +1,5 @@
 import { KEY_CATALOGUE, parseKeys, readConfigurationFile, registerConfigurationSecrets } from '../config/index.js';
-import { authenticate, resolveConfiguration, type ConnectorDefinition } from '../connector/index.js';
+import { authenticate, resolveConfiguration, type ConnectorDefinition, type ResolvedConfiguration } from '../connector/index.js';
 import type { Logger } from '../log/index.js';
 import type { ProbeResult } from '../sources/index.js';
 import { secrets } from '../secrets/index.js';
@@ -22,6 +22,15 @@ export interface ValidationReport {
 }
 
 export async function validateProject(options: { project?: string; configurationPath?: string; log: Logger }): Promise<ValidationReport> {
+  return (await checkConfiguration(options)).report;
+}
+
+/** validateProject's checks, with what they resolved (doctor reads the auth method and common keys from it). */
+export async function checkConfiguration(options: {
+  project?: string;
+  configurationPath?: string;
+  log: Logger;
+}): Promise<{ report: ValidationReport; resolved: ResolvedConfiguration }> {
   const { paths, raw, connector } = await prepare(options);
   const resolved = await resolveConfiguration(raw, {
     source: (connector?.source as never) ?? 'rest',
@@ -30,7 +39,7 @@ export async function validateProject(options: { project?: string; configuration
   });
   const connectorKeys = connector?.configuration ? Object.keys(parseKeys(connector.configuration, raw, 'the connector') as object) : [];
   const unknownKeys = Object.keys(raw).filter((k) => !(k in KEY_CATALOGUE) && !connectorKeys.includes(k));
-  return {
+  const report: ValidationReport = {
     configuration: paths.configuration,
     authMethod: resolved.method.name,
     source: resolved.source.name,
@@ -38,6 +47,7 @@ export async function validateProject(options: { project?: string; configuration
     secretKeys: [...resolved.secretKeys],
     unknownKeys,
   };
+  return { report, resolved };
 }
 
 export async function probeProject(options: { project?: string; configurationPath?: string; log: Logger }): Promise<ProbeResult> {

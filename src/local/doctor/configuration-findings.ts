@@ -1,4 +1,4 @@
-import { credentialAgeDays } from '../../auth/index.js';
+import { overdueAgeDays } from '../../auth/index.js';
 import { keys, type RawConfiguration } from '../../config/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 import type { Finding } from './finding.js';
@@ -52,8 +52,8 @@ export function configurationFindings(options: {
       hint: "set 'credential_issued_at' to the date the credential was issued (YYYY-MM-DD)",
     });
   else if (credential?.issuedAt) {
-    const ageDays = credentialAgeDays(credential.issuedAt, options.now);
-    if (ageDays > credential.rotationDays)
+    const ageDays = overdueAgeDays(credential.issuedAt, credential.rotationDays, options.now);
+    if (ageDays !== undefined)
       findings.push({
         severity: 'warning',
         check: 'credential-due-for-rotation',

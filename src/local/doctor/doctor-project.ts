@@ -1,14 +1,13 @@
-import { relative } from 'node:path';
-import { loadAuthMethod, rotationDaysOf } from '../../auth/index.js';
-import { commonKeys, readConfigurationFile, registerConfigurationSecrets, type RawConfiguration } from '../../config/index.js';
+import { rotationDaysOf } from '../../auth/index.js';
+import { readConfigurationFile, registerConfigurationSecrets, type RawConfiguration } from '../../config/index.js';
 import { ConnectorAuthError } from '../../errors/index.js';
 import { silentLogger } from '../../log/index.js';
 import { SecretRegistry } from '../../secrets/index.js';
-import { validateProject, type ValidationReport } from '../check-project.js';
+import { checkConfiguration } from '../check-project.js';
 import { projectPaths } from '../project-paths.js';
 import { configurationFindings } from './configuration-findings.js';
 import { fileModeFindings } from './file-mode-findings.js';
-import { bySeverity, type Finding } from './finding.js';
+import { bySeverity, shown, type Finding } from './finding.js';
 import { gitFindings } from './git-findings.js';
 import { secretScanFindings, stateFindings } from './secret-scan-findings.js';
 
@@ -29,7 +28,7 @@ export interface DoctorReport {
  */
 export async function doctorProject(options: { project?: string; configurationPath?: string; now?: number } = {}): Promise<DoctorReport> {
   const paths = projectPaths(options.project, options.configurationPath);
-  const shownConfiguration = relative(paths.project, paths.configuration) || paths.configuration;
+  const shownConfiguration = shown(paths.project, paths.configuration);
   const findings: Finding[] = [];
 
   let raw: RawConfiguration | undefined;
@@ -39,11 +38,11 @@ export async function doctorProject(options: { project?: string; configurationPa
     findings.push(asFinding(error, 'configuration-unreadable'));
   }
 
-  let report: ValidationReport | undefined;
+  let checked: Awaited<ReturnType<typeof checkConfiguration>> | undefined;
   if (raw) {
     try {
       // Silent: what validation would log (an old credential, verification off) is reported as findings below.
-      report = await validateProject({ project: paths.project, configurationPath: paths.configuration, log: silentLogger });
+      checked = await checkConfiguration({ project: paths.project, configurationPath: paths.configuration, log: silentLogger });
     } catch (error) {
       findings.push(asFinding(error, 'configuration-invalid'));
     }
@@ -51,15 +50,14 @@ export async function doctorProject(options: { project?: string; configurationPa
 
   const registry = new SecretRegistry();
   if (raw) {
-    if (report) for (const key of report.secretKeys) registry.register(key, raw[key] ?? '');
-    else registerConfigurationSecrets(raw, { registry });
-    const credential = report && {
-      method: report.authMethod,
-      rotationDays: rotationDaysOf(await loadAuthMethod(report.authMethod)),
-      // The configuration validated, so its common keys parse.
-      issuedAt: commonKeys.parse(raw).credential_issued_at,
+    // The keys validation found secret (the connector's own among them), else the catalogue's.
+    registerConfigurationSecrets(raw, { registry, connectorSecretKeys: new Set(checked?.report.secretKeys) });
+    const credential = checked && {
+      method: checked.resolved.method.name,
+      rotationDays: rotationDaysOf(checked.resolved.method),
+      issuedAt: checked.resolved.common.credential_issued_at,
     };
-    findings.push(...configurationFindings({ raw, registry, credential, unknownKeys: report?.unknownKeys ?? [], now: options.now ?? Date.now() }));
+    findings.push(...configurationFindings({ raw, registry, credential, unknownKeys: checked?.report.unknownKeys ?? [], now: options.now ?? Date.now() }));
   }
 
   findings.push(

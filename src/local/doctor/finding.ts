@@ -1,3 +1,4 @@
+import { relative } from 'node:path';
 /**
  * One thing `connector-auth doctor` found. Never a secret value: a finding names the key, the file
  * and the line, which is what the person fixing it needs.
@@ -25,4 +26,10 @@ const ORDER: Record<Severity, number> = { error: 0, warning: 1, note: 2 };
 
 export function bySeverity(a: Finding, b: Finding): number {
   return ORDER[a.severity] - ORDER[b.severity];
+}
+
+/** A path as findings show it: relative to the project, or whole when it is outside it. */
+export function shown(project: string, path: string): string {
+  const rel = relative(project, path);
+  return rel === '' || rel.startsWith('..') ? path : rel;
 }

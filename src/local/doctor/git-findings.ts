@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { relative } from 'node:path';
-import type { Finding } from './finding.js';
+import { shown, type Finding } from './finding.js';
 
 /**
  * configuration.json holds the credentials and `files/` the local warehouse and state: neither
@@ -31,20 +30,16 @@ export async function gitFindings(project: string, configuration: string, files:
       hint: `add ${shownConfiguration} to .gitignore`,
     });
   // A path under files/, which need not exist yet: the rule is what matters.
+  const shownFiles = `${shown(project, files)}/`;
   if ((await git(project, ['check-ignore', '-q', '--no-index', '--', `${files}/state.json`])).code !== 0)
     findings.push({
       severity: 'warning',
       check: 'files-not-ignored',
-      message: `${shown(project, files)}/ (the local warehouse and state) is not ignored by git`,
-      where: `${shown(project, files)}/`,
-      hint: `add ${shown(project, files)}/ to .gitignore`,
+      message: `${shownFiles} (the local warehouse and state) is not ignored by git`,
+      where: shownFiles,
+      hint: `add ${shownFiles} to .gitignore`,
     });
   return findings;
-}
-
-function shown(project: string, path: string): string {
-  const rel = relative(project, path);
-  return rel === '' || rel.startsWith('..') ? path : rel;
 }
 
 function git(cwd: string, args: string[]): Promise<{ code: number; stdout: string }> {
