@@ -59,9 +59,12 @@ export const SYSTEM: Record<string, string> = {
 };
 
 export function classifyNetworkError(error: unknown, context: RequestContext): ConnectorAuthError {
-  if (isConnectorAuthError(error)) return error;
-  const target = `${context.credential}: ${context.method} ${describeUrl(context.url)}`;
   const chain = causeChain(error);
+  // Classified where it happened, and perhaps wrapped since (fetch() reports a failed connect as
+  // "fetch failed" with the cause inside): an SSH tunnel whose bastion refused the login, say.
+  const classified = chain.find(isConnectorAuthError);
+  if (classified) return classified;
+  const target = `${context.credential}: ${context.method} ${describeUrl(context.url)}`;
   const codes = chain.map((e) => String((e as { code?: unknown }).code ?? ''));
   const names = chain.map((e) => (e as { name?: unknown }).name);
 

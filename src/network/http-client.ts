@@ -1,12 +1,14 @@
 import type { Dispatcher } from 'undici';
 import { classifyNetworkError, type RequestContext } from './classify-network-error.js';
 import { undiciReply, type HttpReply } from './http-reply.js';
+import { identityOf, routeCarries, type HttpRoute } from './http-route.js';
 import { tlsConnectOptions, type TlsSettings } from './tls-settings.js';
 
 /**
  * One HTTP client per source: an undici Agent that keeps connections alive (a TLS handshake per
- * connection, not per request) and carries the source's TLS material. undici is imported on the
- * first request, so a CLI command that never sends one does not load it.
+ * connection, not per request) and carries the source's TLS material, and, for a source behind a
+ * bastion, the route that dials its origin through the SSH tunnel (http-route.ts). undici is
+ * imported on the first request, so a CLI command that never sends one does not load it.
  */
 
 export interface HttpRequestInit {
@@ -20,11 +22,13 @@ export interface HttpRequestInit {
 export class HttpClient {
   readonly #tls: TlsSettings;
   readonly #timeoutMs: number;
+  readonly #route: HttpRoute | undefined;
   #agent: Promise<Transport> | undefined;
 
-  constructor(options: { tls: TlsSettings; timeoutSeconds: number }) {
+  constructor(options: { tls: TlsSettings; timeoutSeconds: number; route?: HttpRoute }) {
     this.#tls = options.tls;
     this.#timeoutMs = options.timeoutSeconds * 1000;
+    this.#route = options.route;
   }
 
   /**
@@ -95,15 +99,35 @@ export class HttpClient {
   }
 
   async #createAgent(): Promise<Transport> {
-    const { Agent, fetch, request, interceptors } = await import('undici');
+    const { Agent, fetch, request, interceptors, buildConnector } = await import('undici');
+    const tls = tlsConnectOptions(this.#tls);
     const dispatcher = new Agent({
       keepAliveTimeout: 30_000,
-      connect: tlsConnectOptions(this.#tls),
+      connect: this.#route ? routedConnector(buildConnector, tls, this.#route) : tls,
     });
     // fetch follows redirects itself; request() needs the interceptor (20 hops, as fetch allows).
     const redirecting = dispatcher.compose(interceptors.redirect({ maxRedirections: 20 }));
     return { dispatcher, redirecting, fetch, request };
   }
+}
+
+/**
+ * undici's own connector, except that connections to the route's origin are dialled at the route's
+ * local address. Their certificate is checked against the origin's host, never the address dialled
+ * (undici already takes the SNI name from the origin). A route that cannot open (the bastion
+ * refused the login, say) fails the request with its own classified error.
+ */
+function routedConnector(build: typeof import('undici').buildConnector, tls: ReturnType<typeof tlsConnectOptions>, route: HttpRoute): import('undici').buildConnector.connector {
+  const direct = build(tls);
+  const routed = build({ ...tls, checkServerIdentity: identityOf(route.destination.host) });
+  return (options, callback) => {
+    const port = Number(options.port || (options.protocol === 'https:' ? 443 : 80));
+    if (!routeCarries(route, options.hostname, port)) return direct(options, callback);
+    route.open().then(
+      (local) => routed({ ...options, hostname: local.host, port: String(local.port) }, callback),
+      (error: Error) => callback(error, null),
+    );
+  };
 }
 
 interface Transport {

@@ -1,5 +1,7 @@
 export { HttpClient } from './http-client.js';
 export type { HttpRequestInit } from './http-client.js';
+export { portOf } from './http-route.js';
+export type { HttpRoute } from './http-route.js';
 export type { HttpReply } from './http-reply.js';
 export { classifyNetworkError } from './classify-network-error.js';
 export type { RequestContext } from './classify-network-error.js';
@@ -28,10 +30,10 @@ export {
 export { CLIENT_CERTIFICATE_ALERT } from './server-certificate.js';
 export { readSignedUrlExpiry, signedUrlSecretParts, describeSignedUrlFormat } from './signed-url.js';
 export type { SignedUrlExpiry, SignedUrlFormat } from './signed-url.js';
-export { bracketed, describeUrl, isLoopbackHost } from './target.js';
+export { bracketed, describeUrl, isLoopbackHost, unbracketed } from './target.js';
 export { firstLineOf, oneLine } from './one-line.js';
 export { prepareSshTunnel, sshTunnelKeys } from './ssh-tunnel.js';
-export type { SshTunnel, SshTunnelContext, SshTunnelKeys } from './ssh-tunnel.js';
+export type { SshTunnel, SshTunnelContext, SshTunnelKeys, TunnelDestination } from './ssh-tunnel.js';
 export { checkHostKeyRule, hostKeyCheck, hostKeyMismatch, fingerprintList, sshFingerprint } from './ssh-host-key.js';
 export type { HostKeyRule, HostKeyCheck, HostKeyPeer, PresentedHostKey } from './ssh-host-key.js';
 export { readSshPrivateKey } from './ssh-private-key.js';

@@ -1,7 +1,13 @@
 import { X509Certificate } from 'node:crypto';
-import { isIP } from 'node:net';
 import { certificateDetails, type CertificateDetails } from './certificate-details.js';
+import { tlsDialOptions, type HttpRoute } from './http-route.js';
 import type { TlsSettings } from './tls-settings.js';
+
+/** How long a look-only handshake may take, and the route that reaches the server (http-route.ts). */
+export interface HandshakeOptions {
+  timeoutMs?: number;
+  route?: HttpRoute;
+}
 
 /** TLS alerts by which a server refuses the client certificate, or its absence. */
 export const CLIENT_CERTIFICATE_ALERT =
@@ -16,12 +22,11 @@ export const CLIENT_CERTIFICATE_ALERT =
 export async function inspectServerCertificate(
   url: URL,
   tls: Pick<TlsSettings, 'cert' | 'key'>,
-  timeoutMs = 5_000,
+  { timeoutMs = 5_000, route }: HandshakeOptions = {},
 ): Promise<CertificateDetails | undefined> {
   if (url.protocol !== 'https:') return undefined;
   const { connect } = await import('node:tls');
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const port = Number(url.port || 443);
+  const dial = await tlsDialOptions(url, route);
   return new Promise((resolve) => {
     let settled = false;
     const finish = (details: CertificateDetails | undefined) => {
@@ -32,9 +37,7 @@ export async function inspectServerCertificate(
       resolve(details);
     };
     const socket = connect({
-      host,
-      port,
-      ...(isIP(host) ? {} : { servername: host }),
+      ...dial,
       rejectUnauthorized: false,
       // Servers that abort the handshake without a client certificate would hide theirs.
       ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
@@ -59,11 +62,10 @@ export type ClosedConnectionDiagnosis = { kind: 'alert'; code: string } | { kind
 export async function diagnoseClosedConnection(
   url: URL,
   tls: Pick<TlsSettings, 'ca' | 'cert' | 'key' | 'verify'>,
-  timeoutMs = 5_000,
-  quietMs = 1_000,
+  { timeoutMs = 5_000, quietMs = 1_000, route }: HandshakeOptions & { quietMs?: number } = {},
 ): Promise<ClosedConnectionDiagnosis | undefined> {
   const { connect } = await import('node:tls');
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const dial = await tlsDialOptions(url, route);
   return new Promise((resolve) => {
     let settled = false;
     let handshakeDone = false;
@@ -75,9 +77,7 @@ export async function diagnoseClosedConnection(
       resolve(result);
     };
     const socket = connect({
-      host,
-      port: Number(url.port || 443),
-      ...(isIP(host) ? {} : { servername: host }),
+      ...dial,
       rejectUnauthorized: tls.verify,
       ...(tls.ca ? { ca: tls.ca } : {}),
       ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),

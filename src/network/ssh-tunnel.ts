@@ -57,6 +57,13 @@ export interface SshTunnel {
   close(): Promise<void>;
 }
 
+/** Where the bastion forwards to, and the configuration key that names it (default `host`, with `port`). */
+export interface TunnelDestination {
+  host: string;
+  port: number;
+  key?: string;
+}
+
 export interface SshTunnelContext {
   timeoutSeconds: number;
   log: Pick<Logger, 'warning' | 'info' | 'debug'>;
@@ -68,7 +75,7 @@ export interface SshTunnelContext {
  * be wrong without the network is refused here, naming the key: a missing user, key or fingerprint,
  * a key that does not parse.
  */
-export async function prepareSshTunnel(k: SshTunnelKeys, destination: { host: string; port: number }, context: SshTunnelContext): Promise<SshTunnel | undefined> {
+export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDestination, context: SshTunnelContext): Promise<SshTunnel | undefined> {
   if (!k.ssh_tunnel_host) return undefined;
   const bastion = { host: k.ssh_tunnel_host.trim(), port: k.ssh_tunnel_port };
   for (const key of ['ssh_tunnel_user', 'ssh_tunnel_private_key'] as const) {
@@ -256,16 +263,18 @@ function bastionError(error: Error & { level?: string; code?: unknown }, f: Bast
 }
 
 /** The bastion refused to open the channel: forwarding forbidden, or the source unreachable from it. */
-function forwardRefused(error: Error & { reason?: unknown }, description: string, destination: { host: string; port: number }): SourceUnreachableError {
+function forwardRefused(error: Error & { reason?: unknown }, description: string, destination: TunnelDestination): SourceUnreachableError {
   // RFC 4254 §5.1 reason codes: 1 administratively prohibited, 2 connect failed.
   const prohibited = error.reason === 1 || /prohibited/i.test(error.message);
   const reason = prohibited ? 'forwarding is not allowed for this user' : /Connection refused/i.test(error.message) ? 'connection refused' : 'the channel could not be opened';
   return new SourceUnreachableError(`${description} failed: the bastion could not connect to ${bracketed(destination.host)}:${destination.port} (${reason})`, {
     code: prohibited ? 'ssh_tunnel_forwarding_refused' : 'ssh_tunnel_destination_unreachable',
-    key: prohibited ? 'ssh_tunnel_user' : 'host',
+    key: prohibited ? 'ssh_tunnel_user' : (destination.key ?? 'host'),
     hint: prohibited
       ? "ask the bastion's administrator to allow TCP forwarding (AllowTcpForwarding) for 'ssh_tunnel_user'"
-      : "check 'host' and 'port' as the bastion sees them (names resolve on the bastion)",
+      : destination.key
+        ? `check '${destination.key}' as the bastion sees it (names resolve on the bastion)`
+        : "check 'host' and 'port' as the bastion sees them (names resolve on the bastion)",
     cause: error,
   });
 }

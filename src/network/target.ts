@@ -7,7 +7,7 @@ export function describeUrl(url: URL | string): string {
 
 /** True for hosts that never leave the machine: plain http there exposes nothing on a network. */
 export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const host = unbracketed(hostname).toLowerCase();
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
@@ -22,4 +22,9 @@ function safeUrl(text: string): URL | undefined {
 /** A host as it stands before `:port`: an IPv6 address in brackets, anything else as it is. */
 export function bracketed(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/** A host as a URL's `hostname` gives it, without the brackets of an IPv6 address. */
+export function unbracketed(host: string): string {
+  return host.replace(/^\[|\]$/g, '');
 }

@@ -1,6 +1,7 @@
 import { SourceIdentityError, isConnectorAuthError, type ConnectorAuthError } from '../errors/index.js';
 import { isoDate, type CertificateDetails } from './certificate-details.js';
 import { clientCertificateRefused } from './classify-network-error.js';
+import type { HttpRoute } from './http-route.js';
 import { diagnoseClosedConnection, inspectServerCertificate } from './server-certificate.js';
 import type { TlsSettings } from './tls-settings.js';
 
@@ -79,6 +80,8 @@ export interface TlsFailureContext {
   /** "<credential>: GET <url>", the start of the message. */
   target: string;
   timeoutMs?: number;
+  /** The route the request took (an SSH tunnel): the look-only handshakes take it too. */
+  route?: HttpRoute;
 }
 
 /**
@@ -94,7 +97,7 @@ export async function explainTlsFailure(error: unknown, context: TlsFailureConte
   if (!isConnectorAuthError(error) || context.url.protocol !== 'https:') return error;
   if (error.code === 'tls_untrusted' || error.code === 'tls_host_mismatch') return explainUntrustedServer(error, context);
   if (CLOSED_CODES.has(error.code)) {
-    const refusal = await diagnoseClosedConnection(context.url, context.tls, context.timeoutMs).catch(() => undefined);
+    const refusal = await diagnoseClosedConnection(context.url, context.tls, context).catch(() => undefined);
     if (refusal?.kind === 'alert')
       return clientCertificateRefused(context.target, `during the TLS handshake (${refusal.code})`, context.tls.clientCertificate, error);
     // A silent close says little when no certificate was offered; with one, it is the usual refusal.
@@ -112,7 +115,7 @@ export async function explainTlsFailure(error: unknown, context: TlsFailureConte
 const CLOSED_CODES = new Set(['und_err_socket', 'econnreset', 'epipe', 'und_err_closed']);
 
 async function explainUntrustedServer(error: ConnectorAuthError, context: TlsFailureContext): Promise<unknown> {
-  const server = await inspectServerCertificate(context.url, context.tls, context.timeoutMs).catch(() => undefined);
+  const server = await inspectServerCertificate(context.url, context.tls, context).catch(() => undefined);
   if (!server) return error;
   return new SourceIdentityError(`${error.message}; the server presents ${describeServerCertificate(server)}`, {
     code: error.code,

@@ -8,11 +8,16 @@ import {
   describeUrl,
   explainTlsFailure,
   isLoopbackHost,
+  portOf,
+  prepareSshTunnel,
   readBodyStart,
   readTlsSettings,
   recognizeClientCertificateRefusal,
+  sshTunnelKeys,
+  unbracketed,
   type HttpReply,
   type HttpRequestInit,
+  type HttpRoute,
   type TlsSettings,
 } from '../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from './source-definition.js';
@@ -21,6 +26,11 @@ import { defineSource, type ConnectedSource, type ProbeResult } from './source-d
  * A REST or HTTP API. `fetch` is what a connector's update() uses: paths join `base_url`, the
  * credential is applied, `timeout_seconds` bounds each request, and a 401 triggers one retry with a
  * fresh credential where the method can refresh (OAuth). The probe is one GET of `probe_path`.
+ *
+ * With `ssh_tunnel_host`, connections to base_url's origin go through an SSH tunnel (an API reached
+ * only through a bastion): the HTTP client dials the tunnel's listener, and the Host header, SNI and
+ * certificate check stay base_url's host. Other origins (a token endpoint, an absolute URL) are
+ * reached directly.
  */
 
 export interface RestSource extends ConnectedSource {
@@ -45,6 +55,7 @@ const restKeys = z.object({
   base_url: keys.url(),
   probe_path: keys.textWithDefault(''),
   probe_expect_status: keys.statusList([200]),
+  ...sshTunnelKeys.shape,
 });
 
 /** Methods that put a credential on HTTP requests; REST accepts all of them. */
@@ -71,7 +82,12 @@ export default defineSource({
     const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
     if (!tls.verify)
       context.log.warning(`TLS verification is OFF for ${baseUrl.host} (tls_skip_verify=true): anyone on the path can read the credential`);
-    const http = new HttpClient({ tls, timeoutSeconds: context.common.timeout_seconds });
+    const timeoutSeconds = context.common.timeout_seconds;
+    const destination = { host: unbracketed(baseUrl.hostname), port: portOf(baseUrl) };
+    const tunnel = await prepareSshTunnel(k, { ...destination, key: 'base_url' }, { timeoutSeconds, log: context.log, secrets: context.secrets });
+    const route: HttpRoute | undefined = tunnel && { destination, open: () => tunnel.open() };
+    const via = tunnel ? ` via ${tunnel.bastion}` : '';
+    const http = new HttpClient({ tls, timeoutSeconds, route });
 
     /**
      * One authenticated request: the credential goes to base_url's origin only, as browsers do on
@@ -95,10 +111,11 @@ export default defineSource({
         try {
           return await transmit(request.url, { ...init, headers });
         } catch (error) {
-          // Name the untrusted server's certificate, or find the client-certificate alert behind a
-          // closed connection: in update() as in the probe, since certificates change mid-run too.
+          // A connection the tunnel broke is explained by the tunnel (the bastion refused the channel).
+          // Otherwise name the untrusted server's certificate, or find the client-certificate alert
+          // behind a closed connection: in update() as in the probe, since certificates change mid-run too.
           const target = `${credential.description}: ${request.method} ${describeUrl(request.url)}`;
-          throw await explainTlsFailure(error, { url: request.url, tls, target, timeoutMs: context.common.timeout_seconds * 1000 });
+          throw tunnel?.takeFailure() ?? (await explainTlsFailure(error, { url: request.url, tls, target, timeoutMs: timeoutSeconds * 1000, route }));
         }
       };
       const reply = await attempt();
@@ -119,7 +136,7 @@ export default defineSource({
       const started = performance.now();
       await credential.prepare?.();
       const url = resolveUrl(baseUrl, k.probe_path);
-      const target = `GET ${describeUrl(url)}`;
+      const target = `GET ${describeUrl(url)}${via}`;
       const response = await send(url);
       if (k.probe_expect_status.includes(response.status)) {
         // Read a small body to its end rather than cancel it: undici drops a connection whose body
@@ -149,6 +166,7 @@ export default defineSource({
       close: async () => {
         await credential.close?.();
         await http.close();
+        await tunnel?.close();
       },
     };
   },

@@ -4,6 +4,7 @@ import { authenticate, type Authenticated, type SourceClients } from '../../src/
 import { createLogger, type Logger } from '../../src/log/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
 import type { ConnectedSource } from '../../src/sources/index.js';
+import type { SshKeyPair, SshdPeer } from '../peers/sshd.js';
 import { rejection, type Failure } from './rejection.js';
 
 /**
@@ -66,4 +67,15 @@ export async function silentServer(): Promise<{ port: number; close(): void }> {
   const server = createServer(() => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { port: (server.address() as AddressInfo).port, close: () => void server.close() };
+}
+
+/** The `ssh_tunnel_*` keys that reach a source through `bastion`, logging in with `key`. */
+export function tunnelKeys(bastion: SshdPeer, key: SshKeyPair): Record<string, string> {
+  return {
+    ssh_tunnel_host: bastion.host,
+    ssh_tunnel_port: String(bastion.port),
+    ssh_tunnel_user: bastion.user,
+    ssh_tunnel_private_key: key.privateKey,
+    ssh_tunnel_host_key_fingerprint: bastion.hostKeyFingerprint,
+  };
 }

@@ -4,7 +4,7 @@ import { SecretRegistry } from '../../src/secrets/index.js';
 import type { PostgresSource } from '../../src/sources/index.js';
 import { leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
-import { expectNoSecretIn, pemLines, probeFailure as probeFailureOf, recordingLogger } from '../helpers/source-session.js';
+import { expectNoSecretIn, pemLines, probeFailure as probeFailureOf, recordingLogger, tunnelKeys } from '../helpers/source-session.js';
 import { createCa, issueServer, type Authority } from '../peers/certificates.js';
 import { freePort } from '../peers/daemon.js';
 import { start as startPostgres, type PostgresPeer } from '../peers/postgres.js';
@@ -64,11 +64,7 @@ function configuration(db: PostgresPeer, through: SshdPeer, extra: Record<string
     user: db.user,
     password: DB_PASSWORD,
     tls_ca_certificate: ca.certificatePem,
-    ssh_tunnel_host: through.host,
-    ssh_tunnel_port: String(through.port),
-    ssh_tunnel_user: through.user,
-    ssh_tunnel_private_key: key.privateKey,
-    ssh_tunnel_host_key_fingerprint: through.hostKeyFingerprint,
+    ...tunnelKeys(through, key),
     ...extra,
   };
 }

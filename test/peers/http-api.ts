@@ -1,11 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { freePort } from './daemon.js';
 
 /**
  * A real HTTP API on 127.0.0.1 for the header auth methods: it checks one expected credential
  * (Basic, Bearer or an API key in a header or query parameter), serves `/health` and a paged
- * `/items`, and counts every request so tests can assert "one round trip".
+ * `/items`, and counts every request so tests can assert "one round trip". With `tls` it speaks
+ * HTTPS with that certificate, at `https://localhost:<port>`.
  */
 export type ExpectedAuth =
   | { kind: 'basic'; username: string; password: string }
@@ -16,10 +18,18 @@ export type ExpectedAuth =
 export interface HttpApiPeer {
   url: string;
   requests: { method: string; path: string; headers: IncomingMessage['headers'] }[];
+  /** TCP connections accepted so far (a TLS handshake that failed counts too). */
+  connections(): number;
   stop(): Promise<void>;
 }
 
-export async function start(options: { auth: ExpectedAuth; items?: number; pageSize?: number; healthStatus?: number }): Promise<HttpApiPeer> {
+export async function start(options: {
+  auth: ExpectedAuth;
+  items?: number;
+  pageSize?: number;
+  healthStatus?: number;
+  tls?: { certificatePem: string; privateKeyPem: string };
+}): Promise<HttpApiPeer> {
   const items = Array.from({ length: options.items ?? 25 }, (_, i) => ({ id: i + 1, name: `item ${i + 1}`, price: (i + 1) * 1.25, active: i % 2 === 0 }));
   const pageSize = options.pageSize ?? 10;
   const requests: HttpApiPeer['requests'] = [];
@@ -38,7 +48,7 @@ export async function start(options: { auth: ExpectedAuth; items?: number; pageS
     }
   };
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://peer');
     requests.push({ method: req.method ?? 'GET', path: url.pathname, headers: req.headers });
     const send = (status: number, body: unknown) => {
@@ -54,11 +64,15 @@ export async function start(options: { auth: ExpectedAuth; items?: number; pageS
       return send(200, { items: page, ...(next ? { next_cursor: next } : {}) });
     }
     send(404, { error: 'not found' });
-  });
+  };
+  const server = options.tls ? createTlsServer({ cert: options.tls.certificatePem, key: options.tls.privateKeyPem }, handle) : createServer(handle);
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    connections: () => connections,
+    url: options.tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`,
     requests,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

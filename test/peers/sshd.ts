@@ -32,6 +32,11 @@ export interface SshdOptions {
   passwordAuthentication?: boolean;
   /** `AllowTcpForwarding` (default false): what an SSH tunnel needs. */
   allowTcpForwarding?: boolean;
+  /**
+   * `LogLevel` (default VERBOSE). DEBUG1 also logs every forwarded channel
+   * (`server_request_direct_tcpip: … target <host> port <port>`), for tests that count them.
+   */
+  logLevel?: 'VERBOSE' | 'DEBUG1';
 }
 
 export interface SshdPeer {
@@ -44,8 +49,10 @@ export interface SshdPeer {
   password: string;
   /** A directory USER owns and may list (absolute), for test files. */
   dataDir: string;
-  /** The server's log so far (`-e`, LogLevel VERBOSE). */
+  /** The server's log so far (`-e`, at `logLevel`). */
   log(): string;
+  /** Forwarded channels opened to `port` so far: counted from the log, so `logLevel: 'DEBUG1'` only. */
+  channelsTo(port: number): number;
   stop(): Promise<void>;
 }
 
@@ -99,6 +106,12 @@ export async function start(options: SshdOptions = {}): Promise<SshdPeer> {
         password: PASSWORD,
         dataDir,
         log: running.log,
+        channelsTo: (to) =>
+          running
+            .log()
+            // sshd's -e lines end in CR LF.
+            .split(/\r?\n/)
+            .filter((line) => line.includes('server_request_direct_tcpip') && line.endsWith(` port ${to}`)).length,
         async stop() {
           await running.stop();
           await rm(dir, { recursive: true, force: true });
@@ -130,7 +143,7 @@ function sshdConfig(port: number, hostKey: string, keysDir: string, options: Ssh
     `AllowTcpForwarding ${options.allowTcpForwarding ? 'yes' : 'no'}`,
     `X11Forwarding no`,
     `PrintMotd no`,
-    `LogLevel VERBOSE`,
+    `LogLevel ${options.logLevel ?? 'VERBOSE'}`,
     // Test files connect many times in parallel; the default 10:30:100 would drop some.
     `MaxStartups 100`,
     '',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
-import { bracketed, fingerprintList } from '../../network/index.js';
+import { bracketed, fingerprintList, sshTunnelKeys } from '../../network/index.js';
 
 /**
  * The sftp source's keys and what they make: the server to reach, the directory the probe lists and
@@ -16,6 +16,7 @@ export const sftpKeys = z.object({
   host_key_fingerprint: fingerprintList(),
   ssh_skip_host_key_check: keys.boolean(false),
   probe_path: keys.textWithDefault('.'),
+  ...sshTunnelKeys.shape,
 });
 export type SftpKeys = z.output<typeof sftpKeys>;
 

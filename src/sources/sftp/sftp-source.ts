@@ -4,7 +4,7 @@ import type SftpClient from 'ssh2-sftp-client';
 import type { Credential, SshKeyCredential } from '../../auth/index.js';
 import { isPasswordCredential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
-import { checkHostKeyRule, firstLineOf, hostKeyCheck, type HostKeyRule } from '../../network/index.js';
+import { checkHostKeyRule, firstLineOf, hostKeyCheck, prepareSshTunnel, type HostKeyRule } from '../../network/index.js';
 import { classifiedStream } from '../classified-stream.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyConnectError, classifyFileError, classifyProbeError, type SftpFailureContext } from './classify-sftp-error.js';
@@ -15,6 +15,10 @@ import { describeEndpoint, sftpKeys, type SftpEndpoint } from './sftp-settings.j
  * the SSH connection (host key checked, then the login) and lists `probe_path` once. The connection
  * stays open for the connector's update(), which gets a small surface: list, stat, read a file whole
  * or as a stream. A connection the server drops is reopened by the next call.
+ *
+ * With `ssh_tunnel_host` the server is reached through an SSH tunnel (a server behind a bastion):
+ * the SFTP connection is made to the tunnel's listener and, inside it, checks the server's own
+ * host key against `host_key_fingerprint` as it would directly.
  */
 
 export interface SftpSource extends ConnectedSource {
@@ -52,7 +56,9 @@ export default defineSource({
   acceptsMethods: ['password', 'ssh_key'],
   async connect(k, credential, context): Promise<SftpSource> {
     const endpoint: SftpEndpoint = { host: k.host.trim(), port: k.port, username: k.username };
-    const target = describeEndpoint(endpoint);
+    const timeoutSeconds = context.common.timeout_seconds;
+    const tunnel = await prepareSshTunnel(k, endpoint, { timeoutSeconds, log: context.log, secrets: context.secrets });
+    const target = describeEndpoint(endpoint) + (tunnel ? ` via ${tunnel.bastion}` : '');
     if (context.common.tls_skip_verify) {
       throw new ConfigurationError(`invalid configuration for the sftp source: 'tls_skip_verify' is not used; SFTP runs over SSH, whose server is checked by its host key`, {
         code: 'tls_skip_verify_not_for_sftp',
@@ -69,7 +75,6 @@ export default defineSource({
     };
     checkHostKeyRule(hostKeyRule, { host: endpoint.host, port: endpoint.port, target, risk: 'receive the credential' }, context.log);
     const login = loginFor(credential, endpoint.username);
-    const timeoutSeconds = context.common.timeout_seconds;
     const log = context.log;
     const { default: Client } = await import('ssh2-sftp-client');
 
@@ -79,6 +84,8 @@ export default defineSource({
     let session: Promise<SftpClient> | undefined;
 
     const open = async (): Promise<SftpClient> => {
+      // Directly, or the tunnel's listener (opened, with the bastion login, on first use).
+      const reach = tunnel ? await tunnel.open() : endpoint;
       const hostKey = hostKeyCheck(hostKeyRule, (key) => log.info(`${target} presented host key ${key.type} ${key.fingerprint} (not checked)`));
       const attempt: SftpFailureContext = { endpoint, credential, timeoutSeconds, hostKeyRule, hostKey };
       failure = attempt;
@@ -100,8 +107,8 @@ export default defineSource({
       client.on('error', (error: Error) => (lastSshError = error));
       let tried = false;
       const config: ConnectConfig = {
-        host: endpoint.host,
-        port: endpoint.port,
+        host: reach.host,
+        port: reach.port,
         username: endpoint.username,
         readyTimeout: timeoutSeconds * 1000,
         keepaliveInterval: 15_000,
@@ -124,7 +131,8 @@ export default defineSource({
       } catch (error) {
         await client.end().catch(() => undefined);
         if (current === client) current = undefined;
-        throw classifyConnectError(lastSshError ?? error, attempt);
+        // A connection the tunnel broke (the bastion refused the channel) is the tunnel's to explain.
+        throw tunnel?.takeFailure() ?? classifyConnectError(lastSshError ?? error, attempt);
       }
     };
     const connected = (): Promise<SftpClient> => {
@@ -185,6 +193,7 @@ export default defineSource({
         current = undefined;
         session = undefined;
         if (client) await client.end().catch(() => undefined);
+        await tunnel?.close();
         await credential.close?.();
       },
     };
