@@ -33,7 +33,7 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   tls_client_pkcs12: secret('tls', 'base64 PKCS#12 bundle of client certificate and key'),
   tls_client_pkcs12_passphrase: secret('tls', 'passphrase of the PKCS#12 bundle'),
   // SSH tunnel, any TCP source (postgres today)
-  ssh_tunnel_host: plain('ssh_tunnel', 'bastion host; when set, the source (postgres, sftp, or a rest API at base_url) is reached through an SSH tunnel'),
+  ssh_tunnel_host: plain('ssh_tunnel', 'bastion host; when set, the source (postgres, sftp, a rest API at base_url, an s3 endpoint) is reached through an SSH tunnel'),
   ssh_tunnel_port: plain('ssh_tunnel', 'bastion port (default 22)'),
   ssh_tunnel_user: plain('ssh_tunnel', 'bastion user'),
   ssh_tunnel_private_key: secret('ssh_tunnel', 'SSH private key for the bastion (OpenSSH, PEM or PuTTY file content)'),

@@ -1,4 +1,6 @@
+import type { Agent } from 'node:http';
 import { isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { unbracketed } from './target.js';
 
@@ -40,6 +42,34 @@ export async function tlsDialOptions(
   const port = portOf(url);
   const dial = routeCarries(route, host, port) ? await route.open() : { host, port };
   return { ...dial, ...(isIP(host) ? {} : { servername: host }), checkServerIdentity: identityOf(host) };
+}
+
+type CreateConnection = (options: { host?: string; port?: number | string }, oncreate: (error: Error | null, socket?: Duplex) => void) => Duplex | undefined;
+
+/**
+ * A node:http or node:https Agent (what the AWS SDK's request handler takes) that dials the route's
+ * origin through it, by the HTTP client's rule: only the address changes, and the certificate is
+ * checked against the origin's host. Node's Agent lets createConnection answer later through
+ * `oncreate`, which is how the tunnel gets to open first.
+ */
+export function routeAgent<A extends Agent>(agent: A, route: HttpRoute): A {
+  const target = agent as unknown as { createConnection: CreateConnection };
+  const direct = target.createConnection.bind(agent);
+  target.createConnection = (options, oncreate) => {
+    if (!routeCarries(route, options.host ?? '', Number(options.port))) return direct(options, oncreate);
+    route.open().then(
+      (local) => {
+        try {
+          oncreate(null, direct({ ...options, ...local, checkServerIdentity: identityOf(route.destination.host) } as typeof options, oncreate));
+        } catch (error) {
+          oncreate(error as Error);
+        }
+      },
+      (error: Error) => oncreate(error),
+    );
+    return undefined;
+  };
+  return agent;
 }
 
 /** Node's certificate name check, held to `host` whatever address the socket was dialled at. */

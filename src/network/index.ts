@@ -1,6 +1,6 @@
 export { HttpClient } from './http-client.js';
 export type { HttpRequestInit } from './http-client.js';
-export { portOf } from './http-route.js';
+export { portOf, routeAgent } from './http-route.js';
 export type { HttpRoute } from './http-route.js';
 export type { HttpReply } from './http-reply.js';
 export { classifyNetworkError } from './classify-network-error.js';

@@ -34,8 +34,10 @@ export interface S3rverCredentials {
 }
 
 export interface S3rverPeer {
-  /** http://127.0.0.1:<port>, or https:// when started with `tls`. */
+  /** http://127.0.0.1:<port>, or https:// when started with `tls` (`host` in place of 127.0.0.1 when given). */
   endpoint: string;
+  /** TCP connections accepted so far. */
+  connections(): number;
   accessKeyId: string;
   secretAccessKey: string;
   /** Requests received so far (method and path; the query holds the signature and is not kept). */
@@ -54,6 +56,8 @@ export interface S3rverOptions {
   tls?: { key: string; cert: string };
   /** With `tls`: the PEM the peer's own SDK client (put, presign) trusts, the issuer of `cert`. */
   ca?: string;
+  /** The host name `endpoint` gives (default 127.0.0.1), e.g. the one name `cert` lists; the server listens on 127.0.0.1 either way. */
+  host?: string;
 }
 
 interface S3rverConstructor {
@@ -135,9 +139,11 @@ export async function start(options: S3rverOptions = {}): Promise<S3rverPeer> {
     await rm(directory, { recursive: true, force: true });
     throw error;
   }
-  const endpoint = `${options.tls ? 'https' : 'http'}://127.0.0.1:${address.port}`;
+  const endpoint = `${options.tls ? 'https' : 'http'}://${options.host ?? '127.0.0.1'}:${address.port}`;
   const requests: S3rverPeer['requests'] = [];
   const httpServer = server.httpServer;
+  let connections = 0;
+  httpServer.on('connection', () => connections++);
   const s3rverHandlers = httpServer.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   httpServer.removeAllListeners('request');
   httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -170,6 +176,7 @@ export async function start(options: S3rverOptions = {}): Promise<S3rverPeer> {
 
   return {
     endpoint,
+    connections: () => connections,
     accessKeyId,
     secretAccessKey,
     requests,

@@ -1,6 +1,6 @@
 import type { Credential } from '../../auth/index.js';
 import { AuthenticationError, ConnectorError, SourceUnreachableError, isConnectorAuthError, type ConnectorAuthError } from '../../errors/index.js';
-import { classifyNetworkError, explainTlsFailure, oneLine, type TlsSettings } from '../../network/index.js';
+import { classifyNetworkError, explainTlsFailure, oneLine, type HttpRoute, type TlsSettings } from '../../network/index.js';
 import { describeLocation, type S3Location } from './s3-settings.js';
 
 /**
@@ -25,6 +25,8 @@ export interface S3FailureContext {
   urlKey: string;
   /** True when the call's own deadline ran out (the SDK then reports only that it was aborted). */
   timedOut?: boolean;
+  /** Through an SSH tunnel: the look-only handshake that names an untrusted certificate goes that way too. */
+  route?: HttpRoute;
 }
 
 interface ServiceError {
@@ -144,7 +146,7 @@ async function networkFailure(error: unknown, target: string, context: S3Failure
     clientCertificate: context.tls.clientCertificate,
   };
   const classified = classifyNetworkError(timedOut ? Object.assign(new Error('timed out', { cause: error }), { name: 'TimeoutError' }) : error, request);
-  const explained = await explainTlsFailure(classified, { url: context.url, tls: context.tls, target, timeoutMs: context.timeoutSeconds * 1000 });
+  const explained = await explainTlsFailure(classified, { url: context.url, tls: context.tls, target, timeoutMs: context.timeoutSeconds * 1000, route: context.route });
   return isConnectorAuthError(explained) ? explained : classified;
 }
 

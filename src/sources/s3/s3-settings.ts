@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
+import { sshTunnelKeys } from '../../network/index.js';
 
 /**
  * The s3 source's keys. `endpoint` points the source at an S3-compatible server (MinIO, Ceph,
@@ -19,6 +20,7 @@ export const s3Keys = z.object({
   region: keys.optionalText(),
   endpoint: keys.optionalUrl(),
   prefix: keys.textWithDefault(''),
+  ...sshTunnelKeys.shape,
 });
 export type S3Keys = z.output<typeof s3Keys>;
 

@@ -1,9 +1,10 @@
+import { Agent as HttpAgent } from 'node:http';
 import { Agent } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { AwsCredential, Credential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
-import { isLoopbackHost, readTlsSettings, tlsConnectOptions } from '../../network/index.js';
+import { isLoopbackHost, portOf, prepareSshTunnel, readTlsSettings, routeAgent, tlsConnectOptions, unbracketed, type HttpRoute } from '../../network/index.js';
 import { classifiedStream } from '../classified-stream.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyObjectError, classifyS3Error, type S3FailureContext } from './classify-s3-error.js';
@@ -71,7 +72,6 @@ export default defineSource({
   async connect(k, credential, context): Promise<S3Source> {
     const aws = awsCredential(credential);
     const location: S3Location = { bucket: k.bucket, prefix: k.prefix, region: k.region?.trim() || aws.region || DEFAULT_REGION, endpoint: k.endpoint };
-    const target = describeLocation(location);
     const endpoint = k.endpoint;
     if (endpoint && endpoint.protocol === 'http:' && !isLoopbackHost(endpoint.hostname)) {
       if (!context.common.allow_plain_http)
@@ -86,6 +86,22 @@ export default defineSource({
     if (!tls.verify) context.log.warning(`TLS verification is OFF for S3 at ${endpoint?.host ?? `s3.${location.region}.amazonaws.com`} (tls_skip_verify=true)`);
     const timeoutMs = context.common.timeout_seconds * 1000;
     const url = endpoint ? new URL(`${endpoint.origin}/${location.bucket}/`) : new URL(`https://s3.${location.region}.amazonaws.com/${location.bucket}/`);
+    // Through a bastion: an S3-compatible server at `endpoint`, one origin that the bastion reaches.
+    // AWS itself is addressed by virtual-hosted bucket names, not one host a tunnel can be set up for.
+    if (k.ssh_tunnel_host && !endpoint)
+      throw new ConfigurationError(`invalid configuration for the s3 source: an SSH tunnel needs 'endpoint', the S3-compatible server behind the bastion`, {
+        code: 'ssh_tunnel_needs_endpoint',
+        key: 'endpoint',
+        hint: "set 'endpoint' to the server as the bastion reaches it, or remove 'ssh_tunnel_host'",
+      });
+    const destination = { host: unbracketed(url.hostname), port: portOf(url) };
+    const tunnel = await prepareSshTunnel(k, { ...destination, key: 'endpoint' }, {
+      timeoutSeconds: context.common.timeout_seconds,
+      log: context.log,
+      secrets: context.secrets,
+    });
+    const route: HttpRoute | undefined = tunnel && { destination, open: () => tunnel.open() };
+    const target = describeLocation(location) + (tunnel ? ` via ${tunnel.bastion}` : '');
     const failure = (timedOut?: boolean): S3FailureContext => ({
       location,
       credential: aws,
@@ -93,11 +109,13 @@ export default defineSource({
       tls,
       url,
       urlKey: endpoint ? 'endpoint' : 'region',
+      route,
       ...(timedOut ? { timedOut } : {}),
     });
 
     const s3 = await import('@aws-sdk/client-s3');
     const httpsAgent = new Agent({ keepAlive: true, ...tlsConnectOptions(tls) });
+    const agents = route ? { httpsAgent: routeAgent(httpsAgent, route), httpAgent: routeAgent(new HttpAgent({ keepAlive: true }), route) } : { httpsAgent };
     const client = new s3.S3Client({
       region: location.region,
       credentials: aws.identity(),
@@ -105,7 +123,7 @@ export default defineSource({
       // The endpoint comes from configuration.json alone, not AWS_ENDPOINT_URL or ~/.aws/config.
       ignoreConfiguredEndpointUrls: true,
       maxAttempts: 3,
-      requestHandler: { httpsAgent, connectionTimeout: timeoutMs, requestTimeout: timeoutMs },
+      requestHandler: { ...agents, connectionTimeout: timeoutMs, requestTimeout: timeoutMs },
     });
 
     /** One SDK call under the timeout_seconds deadline; its failure classified by `classify`. */
@@ -114,7 +132,8 @@ export default defineSource({
       try {
         return await work(deadline);
       } catch (error) {
-        throw await classify(error, deadline.aborted);
+        // A connection the tunnel broke (the bastion refused the channel) is the tunnel's to explain.
+        throw tunnel?.takeFailure() ?? (await classify(error, deadline.aborted));
       }
     };
     const onObject = (operation: string, key: string) => (error: unknown, timedOut: boolean) => classifyObjectError(error, operation, key, failure(timedOut));
@@ -187,6 +206,8 @@ export default defineSource({
       async close() {
         client.destroy();
         httpsAgent.destroy();
+        agents.httpAgent?.destroy();
+        await tunnel?.close();
         await credential.close?.();
       },
     };
