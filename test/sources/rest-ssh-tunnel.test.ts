@@ -1,6 +1,9 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestSource } from '../../src/sources/index.js';
-import { leakForms } from '../helpers/cli.js';
+import { cli, exists, initTemplate, leakForms, readTree } from '../helpers/cli.js';
 import type { Failure } from '../helpers/rejection.js';
 import { connectSource, expectNoSecretIn, pemLines, probeFailure, tunnelKeys } from '../helpers/source-session.js';
 import { createCa, issueServer, type Authority } from '../peers/certificates.js';
@@ -154,5 +157,41 @@ describe('rest through an SSH tunnel', () => {
     expect(error.exitCode).toBe(2);
     expect(error.key).toBe('ssh_tunnel_user');
     expect((bastion.log().match(/Connection from/g) ?? []).length).toBe(connections);
+  });
+});
+
+describe('rest through an SSH tunnel, from the built CLI', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'connector-auth-tunnel-cli-'));
+  });
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  const project = (name: string, extra: Record<string, string> = {}) =>
+    initTemplate(root, name, 'rest-api', { ...configuration(api, bastion, extra), items_path: 'items' }, { replaceConfiguration: true });
+
+  it('debug syncs the rest-api template through the bastion', async () => {
+    const dir = await project('tunnelled');
+    const run = await cli(['debug', dir]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Upserts\s+\|\s+25\b/);
+    expect(run.stderr).toContain(`via ssh://cauth-sftp@127.0.0.1:${bastion.port}`);
+  });
+
+  it('a key the bastion refuses: exit 3, one error line naming ssh_tunnel_private_key, nothing written, no key material anywhere', async () => {
+    const dir = await project('refused', { ssh_tunnel_private_key: stranger.privateKey });
+    const run = await cli(['debug', dir]);
+    expect(run.code).toBe(3);
+    const errors = run.stderr.trim().split('\n').filter((l) => l.startsWith('error'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain("check 'ssh_tunnel_private_key'");
+    expect(await exists(join(dir, 'files'))).toBe(false);
+    const everything = run.stdout + run.stderr + (await readTree(dir));
+    for (const form of [...leakForms(TOKEN), ...pemLines(stranger.privateKey)])
+      expect(run.stdout + run.stderr, 'a secret form leaked').not.toContain(form);
+    // configuration.json holds the key itself; nothing else under the project does.
+    expect(everything.split(pemLines(stranger.privateKey)[0]!).length - 1).toBe(1);
   });
 });
