@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { classifyNetworkError, type RequestContext } from './classify-network-error.js';
 import { undiciReply, type HttpReply } from './http-reply.js';
-import { identityOf, routeCarries, type HttpRoute } from './http-route.js';
+import { identityOf, portOf, routeCarries, type HttpRoute } from './http-route.js';
 import { tlsConnectOptions, type TlsSettings } from './tls-settings.js';
 
 /**
@@ -121,12 +121,11 @@ function routedConnector(build: typeof import('undici').buildConnector, tls: Ret
   const direct = build(tls);
   const routed = build({ ...tls, checkServerIdentity: identityOf(route.destination.host) });
   return (options, callback) => {
-    const port = Number(options.port || (options.protocol === 'https:' ? 443 : 80));
-    if (!routeCarries(route, options.hostname, port)) return direct(options, callback);
-    route.open().then(
-      (local) => routed({ ...options, hostname: local.host, port: String(local.port) }, callback),
-      (error: Error) => callback(error, null),
-    );
+    if (!routeCarries(route, options.hostname, portOf(options))) return direct(options, callback);
+    route
+      .open()
+      .then((local) => routed({ ...options, hostname: local.host, port: String(local.port) }, callback))
+      .catch((error: Error) => callback(error, null));
   };
 }
 

@@ -10,8 +10,9 @@ import { unbracketed } from './target.js';
  * the address dialled changes. The Host header, the SNI name and the certificate check all stay
  * the origin's own, so a tunnel can never make an untrusted server acceptable.
  *
- * One route carries one origin, the source's `base_url`; any other origin (a token endpoint, an
- * absolute URL in update()) is dialled directly, as without a route.
+ * One route carries one origin (a rest source's `base_url`, an s3 source's `endpoint`); any other
+ * origin (a token endpoint, an absolute URL in update()) is dialled directly, as without a route.
+ * An SshTunnel is an HttpRoute.
  */
 export interface HttpRoute {
   /** The origin's host (IPv6 without brackets) and port. */
@@ -25,9 +26,14 @@ export function routeCarries(route: HttpRoute | undefined, host: string, port: n
   return route !== undefined && unbracketed(host) === route.destination.host && port === route.destination.port;
 }
 
-/** The port a URL names, or its scheme's default. */
-export function portOf(url: URL): number {
+/** The port a URL (or undici's connect options, which have the same two fields) names, or its scheme's default. */
+export function portOf(url: { port: string | number; protocol: string }): number {
   return Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+}
+
+/** The tunnel destination that carries `url`'s origin; `key` is the configuration key that names it. */
+export function urlDestination(url: URL, key: string): { host: string; port: number; key: string } {
+  return { host: unbracketed(url.hostname), port: portOf(url), key };
 }
 
 /**
@@ -57,16 +63,10 @@ export function routeAgent<A extends Agent>(agent: A, route: HttpRoute): A {
   const direct = target.createConnection.bind(agent);
   target.createConnection = (options, oncreate) => {
     if (!routeCarries(route, options.host ?? '', Number(options.port))) return direct(options, oncreate);
-    route.open().then(
-      (local) => {
-        try {
-          oncreate(null, direct({ ...options, ...local, checkServerIdentity: identityOf(route.destination.host) } as typeof options, oncreate));
-        } catch (error) {
-          oncreate(error as Error);
-        }
-      },
-      (error: Error) => oncreate(error),
-    );
+    route
+      .open()
+      .then((local) => oncreate(null, direct({ ...options, ...local, checkServerIdentity: identityOf(route.destination.host) } as typeof options, oncreate)))
+      .catch((error: Error) => oncreate(error));
     return undefined;
   };
   return agent;

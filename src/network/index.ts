@@ -1,6 +1,6 @@
 export { HttpClient } from './http-client.js';
 export type { HttpRequestInit } from './http-client.js';
-export { portOf, routeAgent } from './http-route.js';
+export { routeAgent, urlDestination } from './http-route.js';
 export type { HttpRoute } from './http-route.js';
 export type { HttpReply } from './http-reply.js';
 export { classifyNetworkError } from './classify-network-error.js';
@@ -30,7 +30,7 @@ export {
 export { CLIENT_CERTIFICATE_ALERT } from './server-certificate.js';
 export { readSignedUrlExpiry, signedUrlSecretParts, describeSignedUrlFormat } from './signed-url.js';
 export type { SignedUrlExpiry, SignedUrlFormat } from './signed-url.js';
-export { bracketed, describeUrl, isLoopbackHost, unbracketed } from './target.js';
+export { bracketed, describeUrl, isLoopbackHost } from './target.js';
 export { firstLineOf, oneLine } from './one-line.js';
 export { prepareSshTunnel, sshTunnelKeys } from './ssh-tunnel.js';
 export type { SshTunnel, SshTunnelContext, SshTunnelKeys, TunnelDestination } from './ssh-tunnel.js';

@@ -47,6 +47,8 @@ export interface SshTunnel {
   readonly description: string;
   /** "ssh://jump@bastion.example.com:22" */
   readonly bastion: string;
+  /** Where the bastion forwards to: with open(), what an HttpRoute is (http-route.ts). */
+  readonly destination: { readonly host: string; readonly port: number };
   /** Connects to the bastion (once) and starts the listener: the address the source connects to. */
   open(): Promise<{ host: string; port: number }>;
   /**
@@ -183,6 +185,7 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
   return {
     description,
     bastion: via,
+    destination: { host: destination.host, port: destination.port },
     open() {
       listening ??= (async () => {
         // The bastion first: its failures are the ones worth reporting, before any source traffic.

@@ -8,16 +8,14 @@ import {
   describeUrl,
   explainTlsFailure,
   isLoopbackHost,
-  portOf,
   prepareSshTunnel,
   readBodyStart,
   readTlsSettings,
   recognizeClientCertificateRefusal,
   sshTunnelKeys,
-  unbracketed,
+  urlDestination,
   type HttpReply,
   type HttpRequestInit,
-  type HttpRoute,
   type TlsSettings,
 } from '../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from './source-definition.js';
@@ -83,11 +81,9 @@ export default defineSource({
     if (!tls.verify)
       context.log.warning(`TLS verification is OFF for ${baseUrl.host} (tls_skip_verify=true): anyone on the path can read the credential`);
     const timeoutSeconds = context.common.timeout_seconds;
-    const destination = { host: unbracketed(baseUrl.hostname), port: portOf(baseUrl) };
-    const tunnel = await prepareSshTunnel(k, { ...destination, key: 'base_url' }, { timeoutSeconds, log: context.log, secrets: context.secrets });
-    const route: HttpRoute | undefined = tunnel && { destination, open: () => tunnel.open() };
+    const tunnel = await prepareSshTunnel(k, urlDestination(baseUrl, 'base_url'), { timeoutSeconds, log: context.log, secrets: context.secrets });
     const via = tunnel ? ` via ${tunnel.bastion}` : '';
-    const http = new HttpClient({ tls, timeoutSeconds, route });
+    const http = new HttpClient({ tls, timeoutSeconds, route: tunnel });
 
     /**
      * One authenticated request: the credential goes to base_url's origin only, as browsers do on
@@ -115,7 +111,7 @@ export default defineSource({
           // Otherwise name the untrusted server's certificate, or find the client-certificate alert
           // behind a closed connection: in update() as in the probe, since certificates change mid-run too.
           const target = `${credential.description}: ${request.method} ${describeUrl(request.url)}`;
-          throw tunnel?.takeFailure() ?? (await explainTlsFailure(error, { url: request.url, tls, target, timeoutMs: timeoutSeconds * 1000, route }));
+          throw tunnel?.takeFailure() ?? (await explainTlsFailure(error, { url: request.url, tls, target, timeoutMs: timeoutSeconds * 1000, route: tunnel }));
         }
       };
       const reply = await attempt();

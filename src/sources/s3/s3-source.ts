@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { AwsCredential, Credential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
-import { isLoopbackHost, portOf, prepareSshTunnel, readTlsSettings, routeAgent, tlsConnectOptions, unbracketed, type HttpRoute } from '../../network/index.js';
+import { isLoopbackHost, prepareSshTunnel, readTlsSettings, routeAgent, tlsConnectOptions, urlDestination } from '../../network/index.js';
 import { classifiedStream } from '../classified-stream.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyObjectError, classifyS3Error, type S3FailureContext } from './classify-s3-error.js';
@@ -94,13 +94,7 @@ export default defineSource({
         key: 'endpoint',
         hint: "set 'endpoint' to the server as the bastion reaches it, or remove 'ssh_tunnel_host'",
       });
-    const destination = { host: unbracketed(url.hostname), port: portOf(url) };
-    const tunnel = await prepareSshTunnel(k, { ...destination, key: 'endpoint' }, {
-      timeoutSeconds: context.common.timeout_seconds,
-      log: context.log,
-      secrets: context.secrets,
-    });
-    const route: HttpRoute | undefined = tunnel && { destination, open: () => tunnel.open() };
+    const tunnel = await prepareSshTunnel(k, urlDestination(url, 'endpoint'), { timeoutSeconds: context.common.timeout_seconds, log: context.log, secrets: context.secrets });
     const target = describeLocation(location) + (tunnel ? ` via ${tunnel.bastion}` : '');
     const failure = (timedOut?: boolean): S3FailureContext => ({
       location,
@@ -109,13 +103,13 @@ export default defineSource({
       tls,
       url,
       urlKey: endpoint ? 'endpoint' : 'region',
-      route,
+      route: tunnel,
       ...(timedOut ? { timedOut } : {}),
     });
 
     const s3 = await import('@aws-sdk/client-s3');
     const httpsAgent = new Agent({ keepAlive: true, ...tlsConnectOptions(tls) });
-    const agents = route ? { httpsAgent: routeAgent(httpsAgent, route), httpAgent: routeAgent(new HttpAgent({ keepAlive: true }), route) } : { httpsAgent };
+    const agents = tunnel ? { httpsAgent: routeAgent(httpsAgent, tunnel), httpAgent: routeAgent(new HttpAgent({ keepAlive: true }), tunnel) } : { httpsAgent };
     const client = new s3.S3Client({
       region: location.region,
       credentials: aws.identity(),

@@ -56,9 +56,6 @@ export default defineSource({
   acceptsMethods: ['password', 'ssh_key'],
   async connect(k, credential, context): Promise<SftpSource> {
     const endpoint: SftpEndpoint = { host: k.host.trim(), port: k.port, username: k.username };
-    const timeoutSeconds = context.common.timeout_seconds;
-    const tunnel = await prepareSshTunnel(k, endpoint, { timeoutSeconds, log: context.log, secrets: context.secrets });
-    const target = describeEndpoint(endpoint) + (tunnel ? ` via ${tunnel.bastion}` : '');
     if (context.common.tls_skip_verify) {
       throw new ConfigurationError(`invalid configuration for the sftp source: 'tls_skip_verify' is not used; SFTP runs over SSH, whose server is checked by its host key`, {
         code: 'tls_skip_verify_not_for_sftp',
@@ -66,6 +63,9 @@ export default defineSource({
         hint: "remove 'tls_skip_verify'; set 'host_key_fingerprint' to the server's host key fingerprint",
       });
     }
+    const timeoutSeconds = context.common.timeout_seconds;
+    const tunnel = await prepareSshTunnel(k, endpoint, { timeoutSeconds, log: context.log, secrets: context.secrets });
+    const target = describeEndpoint(endpoint) + (tunnel ? ` via ${tunnel.bastion}` : '');
     const hostKeyRule: HostKeyRule = {
       peer: 'server',
       fingerprintKey: 'host_key_fingerprint',
