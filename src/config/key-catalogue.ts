@@ -62,7 +62,7 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   aws_access_key_id: plain('aws', 'AWS access key id'),
   aws_secret_access_key: secret('aws', 'AWS secret access key'),
   aws_session_token: secret('aws', 'AWS session token of temporary credentials'),
-  aws_region: plain('aws', 'AWS region, used by sources with no region key of their own'),
+  aws_region: plain('aws', 'AWS region, used by sources with no region key of their own (postgres: the region an IAM database token is signed for; default: the one an RDS host name carries)'),
   aws_role_arn: plain('aws', 'role to assume: not supported yet, refused (give the role\'s temporary credentials instead)'),
   aws_external_id: plain('aws', 'external id of a role trust policy: not supported yet, refused'),
   web_identity_token_file: plain('aws_web_identity', 'file holding the web identity token'),

@@ -1,11 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sigv4Signature } from './sigv4.js';
 
 /**
  * A real S3 API (s3rver, npm) on 127.0.0.1 at an ephemeral port, over HTTP or (with `tls`) HTTPS,
@@ -265,7 +266,7 @@ function refuse(req: IncomingMessage): Refusal | undefined {
       signedHeaders,
       get('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD',
     );
-    return signature(secret, credential.scope, get('X-Amz-Date') ?? '', canonical) === get('X-Amz-Signature') ? undefined : SIGNATURE_DOES_NOT_MATCH;
+    return sigv4Signature(secret, credential.scope, get('X-Amz-Date') ?? '', canonical) === get('X-Amz-Signature') ? undefined : SIGNATURE_DOES_NOT_MATCH;
   }
 
   const match = /^AWS4-HMAC-SHA256 (.*)$/s.exec(authorization ?? '');
@@ -288,7 +289,7 @@ function refuse(req: IncomingMessage): Refusal | undefined {
   const skew = requestTimeSkew(amzDate);
   if (skew) return skew;
   const canonical = canonicalRequest(req, path, params, signedHeaders, String(req.headers['x-amz-content-sha256'] ?? ''));
-  return signature(secret, credential.scope, amzDate, canonical) === provided ? undefined : SIGNATURE_DOES_NOT_MATCH;
+  return sigv4Signature(secret, credential.scope, amzDate, canonical) === provided ? undefined : SIGNATURE_DOES_NOT_MATCH;
 }
 
 /** Query parameters decoded, in order; a name without `=` has the empty value, as for S3. */
@@ -354,16 +355,6 @@ function canonicalRequest(req: IncomingMessage, path: string, params: [string, s
 }
 
 /** The hex signature of a canonical request: string to sign, HMAC'd with the scope's signing key. */
-function signature(secret: string, scope: string, amzDate: string, canonical: string): string {
-  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, createHash('sha256').update(canonical).digest('hex')].join('\n');
-  return createHmac('sha256', signingKey(secret, scope)).update(stringToSign).digest('hex');
-}
-
-/** `AWS4<secret>` → date → region → service → `aws4_request`, the scope's parts in order. */
-function signingKey(secret: string, scope: string): Buffer {
-  return scope.split('/').reduce<Buffer | string>((key, part) => createHmac('sha256', key).update(part).digest(), `AWS4${secret}`) as Buffer;
-}
-
 function respondError(res: ServerResponse, refusal: Refusal): void {
   const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const requestId = randomBytes(8).toString('hex').toUpperCase();

@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
-import type { Credential } from '../auth-method.js';
 import { defineAuthMethod } from '../auth-method.js';
+import type { AwsCredential, AwsCredentialIdentity } from '../aws-credential.js';
 import { notForHttp } from '../not-for-http.js';
 
 /**
  * An AWS access key: an access key id and its secret, with a session token when the key is
- * temporary (an `ASIA…` id from STS). AWS sources sign each request with it (Signature Version 4):
- * the secret only keys an HMAC and never crosses the network; the session token does, in a header.
+ * temporary (an `ASIA…` id from STS). AWS sources sign with it (Signature Version 4): s3 each
+ * request, postgres an IAM database login token. The secret only keys an HMAC and never crosses the
+ * network; the session token does, in a header.
  *
  * Checked here, before any connection, as far as the key's form allows: AWS documents an access key
  * id as 16–128 word characters, and a temporary key (`ASIA…`) is useless without its session token.
@@ -19,29 +20,12 @@ import { notForHttp } from '../not-for-http.js';
  * it is refused by name rather than half built (docs/decisions.md).
  */
 
-/** What an AWS SDK client takes as `credentials`. */
-export interface AwsCredentialIdentity {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string;
-}
-
-export interface AwsCredential extends Credential {
-  readonly method: 'aws_access_key';
-  /** The access key id: public (it is sent with every request), safe to show. */
-  readonly accessKeyId: string;
-  /** The region in `aws_region`, when given: a default for sources with no region of their own. */
-  readonly region: string | undefined;
-  /** The key for an AWS SDK client; an object, so it cannot end up in a message by accident. */
-  identity(): AwsCredentialIdentity;
-}
-
 /** Access key ids as AWS documents them (IAM AccessKeyMetadata): 16 to 128 word characters. */
 const ACCESS_KEY_ID = /^\w{16,128}$/;
 
 export default defineAuthMethod({
   name: 'aws_access_key',
-  summary: 'an AWS access key id and secret (and session token for temporary keys), signing each request (s3)',
+  summary: 'an AWS access key id and secret (and session token for temporary keys): s3 signs each request with it, postgres an IAM database login token (RDS, Aurora)',
   // AWS's guidance for IAM user access keys.
   rotationDays: 90,
   keys: z.object({

@@ -1,4 +1,4 @@
-import { isAccessTokenCredential, type Credential } from '../../auth/index.js';
+import { isAccessTokenCredential, isAwsCredential, type Credential } from '../../auth/index.js';
 import {
   AuthenticationError,
   ConfigurationError,
@@ -54,6 +54,15 @@ function fromSqlState(state: string, message: string, target: string, context: P
   const { user, database } = context.endpoint;
   switch (state) {
     case '28P01':
+      if (isAwsCredential(context.credential)) {
+        // An IAM database token (RDS, Aurora: "PAM authentication failed"): signed with the wrong key or
+        // region, or not allowed by IAM, or for a role the database does not let log in by IAM.
+        return new AuthenticationError(`${target} failed: the server rejected the IAM database token of ${context.credential.description} for user '${user}' (SQLSTATE 28P01)`, {
+          code: 'postgres_iam_token_rejected',
+          key: 'aws_secret_access_key',
+          hint: `check 'aws_access_key_id', 'aws_secret_access_key' and 'aws_region'; the key's IAM policy must allow rds-db:connect for user '${user}', and the role must be granted rds_iam`,
+        });
+      }
       if (isAccessTokenCredential(context.credential)) {
         // The password was an access token (Cloud SQL IAM login, Entra ID; postgres-source.ts picks it
         // the same way): the usual causes are a token for another audience or a role that is not the identity's.

@@ -58,6 +58,14 @@ export function tlsOptionsFor(
         hint: "set 'sslmode' to verify-full (or verify-ca), or remove the 'tls_client_*' keys",
       });
     }
+    if (credential.method === 'aws_access_key') {
+      // RDS refuses an IAM database login without TLS; the token would cross the network in clear.
+      throw new ConfigurationError(`invalid configuration for the postgres source: an IAM database login (aws_access_key) needs TLS, but sslmode=disable`, {
+        code: 'iam_login_without_tls',
+        key: 'sslmode',
+        hint: "set 'sslmode' to verify-full, with 'tls_ca_certificate' set to the RDS CA bundle",
+      });
+    }
     log.warning(`sslmode=disable: the connection to ${host} is not encrypted; the login exchange, queries and results cross the network in clear`);
     return false;
   }

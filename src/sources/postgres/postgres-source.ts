@@ -1,12 +1,14 @@
 import { isIP } from 'node:net';
 import type { ClientConfig, Pool, QueryResultRow } from 'pg';
 import { z } from 'zod';
-import { isAccessTokenCredential, isPasswordCredential } from '../../auth/index.js';
+import { isAccessTokenCredential, isAwsCredential, isPasswordCredential } from '../../auth/index.js';
 import { keys } from '../../config/index.js';
+import { ConfigurationError } from '../../errors/index.js';
 import { firstLineOf, prepareSshTunnel, readTlsSettings, sshTunnelKeys } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyPostgresError, isSqlStatementError, unexpectedLoginFailure, type PostgresFailureContext } from './classify-postgres-error.js';
 import { SSL_MODES, describeEndpoint, tlsOptionsFor, type PostgresEndpoint, type SslMode } from './connection-settings.js';
+import { rdsAuthTokens, rdsRegion } from './rds-auth-token.js';
 
 /**
  * A PostgreSQL database, through `pg`. The probe is one connection and `SELECT 1`: it proves the
@@ -17,6 +19,9 @@ import { SSL_MODES, describeEndpoint, tlsOptionsFor, type PostgresEndpoint, type
  * With `ssh_tunnel_host`, every connection goes through an SSH tunnel (network/ssh-tunnel.ts): pg
  * connects to the tunnel's 127.0.0.1 listener, and TLS still checks the certificate against the real
  * `host` (pg would otherwise check it against 127.0.0.1).
+ *
+ * The password is the configured one, a cloud access token (Cloud SQL IAM login, Entra ID), or, with
+ * an AWS access key, an IAM database token for RDS and Aurora signed at each login (rds-auth-token.ts).
  *
  * Every connection parameter is passed explicitly: pg would otherwise fill gaps from PG* environment
  * variables and ~/.pgpass, and a run would depend on the machine it runs on.
@@ -50,7 +55,7 @@ export default defineSource({
   name: 'postgres',
   summary: 'PostgreSQL: password (SCRAM), client certificate or a cloud access token, TLS per sslmode; probe = one connection and SELECT 1',
   keys: postgresKeys,
-  acceptsMethods: ['password', 'mtls', 'gcp_metadata', 'azure_managed_identity', 'service_account_key', 'oauth2_client_credentials'],
+  acceptsMethods: ['password', 'mtls', 'gcp_metadata', 'azure_managed_identity', 'service_account_key', 'oauth2_client_credentials', 'aws_access_key'],
   async connect(k, credential, context): Promise<PostgresSource> {
     const endpoint: PostgresEndpoint = { host: k.host.trim(), port: k.port, user: k.user, database: k.database, sslmode: k.sslmode };
     const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
@@ -63,13 +68,16 @@ export default defineSource({
     const target = describeEndpoint(endpoint) + (tunnel ? ` via ${tunnel.bastion}` : '');
     const pg = (await import('pg')).default;
 
-    // The password: the configured one, or a cloud access token (Cloud SQL IAM login, Entra ID for
-    // Azure Database for PostgreSQL), fresh from the credential's token cache at each login.
+    // The password: the configured one, a cloud access token (Cloud SQL IAM login, Entra ID for
+    // Azure Database for PostgreSQL) fresh from the credential's token cache at each login, or an
+    // IAM database token (RDS, Aurora) signed at each login.
     const password = isPasswordCredential(credential)
       ? async () => credential.password()
       : isAccessTokenCredential(credential)
         ? () => credential.accessToken()
-        : async () => undefined;
+        : isAwsCredential(credential)
+          ? await rdsAuthTokens(credential, endpoint, rdsRegion(endpoint.host, credential.region), context.secrets)
+          : async () => undefined;
     const clientConfig: ClientConfig = {
       host: endpoint.host,
       port: endpoint.port,

@@ -2,7 +2,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { AwsCredential, Credential } from '../../auth/index.js';
+import { isAwsCredential, type AwsCredential, type Credential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { isLoopbackHost, prepareSshTunnel, readTlsSettings, routeAgent, tlsConnectOptions, urlDestination } from '../../network/index.js';
 import { classifiedStream } from '../classified-stream.js';
@@ -209,14 +209,13 @@ export default defineSource({
 });
 
 function awsCredential(credential: Credential): AwsCredential {
-  const candidate = credential as Partial<AwsCredential>;
-  if (candidate.method !== 'aws_access_key' || typeof candidate.identity !== 'function')
+  if (!isAwsCredential(credential))
     throw new ConfigurationError(`invalid configuration for the s3 source: auth_method '${credential.method}' cannot sign S3 requests`, {
       code: 'auth_method_not_accepted',
       key: 'auth_method',
       hint: "set 'auth_method' to aws_access_key",
     });
-  return candidate as AwsCredential;
+  return credential;
 }
 
 function checkPageSize(pageSize: number | undefined): number {
