@@ -3,7 +3,6 @@ import type { ClientConfig, Pool, QueryResultRow } from 'pg';
 import { z } from 'zod';
 import { isAccessTokenCredential, isAwsCredential, isPasswordCredential } from '../../auth/index.js';
 import { keys } from '../../config/index.js';
-import { ConfigurationError } from '../../errors/index.js';
 import { firstLineOf, prepareSshTunnel, readTlsSettings, sshTunnelKeys } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyPostgresError, isSqlStatementError, unexpectedLoginFailure, type PostgresFailureContext } from './classify-postgres-error.js';
