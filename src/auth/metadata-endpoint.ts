@@ -1,5 +1,5 @@
 import { keys } from '../config/index.js';
-import { isLoopbackHost } from '../network/index.js';
+import { isLoopbackHost, unbracketed } from '../network/index.js';
 
 /**
  * Where a cloud's instance metadata service is: the endpoint that hands a workload the access tokens
@@ -33,7 +33,7 @@ export function metadataUrl(configured: URL | undefined, fallback: string, path:
 
 /** 169.254.0.0/16, fe80::/10, AWS's fd00:ec2::254, and the names GCE gives its metadata server. */
 export function isLinkLocalHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  const host = unbracketed(hostname).toLowerCase().replace(/\.$/, '');
   return (
     /^169\.254\.\d{1,3}\.\d{1,3}$/.test(host) ||
     /^fe[89ab][0-9a-f]:/.test(host) ||

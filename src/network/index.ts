@@ -30,7 +30,7 @@ export {
 export { CLIENT_CERTIFICATE_ALERT } from './server-certificate.js';
 export { readSignedUrlExpiry, signedUrlSecretParts, describeSignedUrlFormat } from './signed-url.js';
 export type { SignedUrlExpiry, SignedUrlFormat } from './signed-url.js';
-export { bracketed, describeUrl, isLoopbackHost } from './target.js';
+export { bracketed, describeUrl, isLoopbackHost, unbracketed } from './target.js';
 export { firstLineOf, oneLine } from './one-line.js';
 export { prepareSshTunnel, sshTunnelKeys } from './ssh-tunnel.js';
 export type { SshTunnel, SshTunnelContext, SshTunnelKeys, TunnelDestination } from './ssh-tunnel.js';

@@ -113,7 +113,7 @@ describe('postgres through an SSH tunnel', () => {
     } finally {
       await auth.close();
     }
-    const connections = (bastion.log().match(/Connection from/g) ?? []).length;
+    const connections = bastion.connections();
     for (const [passphrase, code] of [
       [undefined, 'ssh_key_passphrase_missing'],
       ['not the passphrase', 'ssh_key_passphrase_wrong'],
@@ -126,7 +126,7 @@ describe('postgres through an SSH tunnel', () => {
       expect(error.code).toBe(code);
       expectNoSecretIn(error, lines, [...leakForms(PASSPHRASE), ...pemLines(encrypted.privateKey)]);
     }
-    expect((bastion.log().match(/Connection from/g) ?? []).length).toBe(connections);
+    expect(bastion.connections()).toBe(connections);
   });
 
   it('a certificate for another name is still refused through the tunnel: exit 5 naming host', async () => {
@@ -201,7 +201,7 @@ describe('postgres through an SSH tunnel', () => {
       [{ ssh_tunnel_private_key: 'not a key' }, 'ssh_tunnel_private_key', 'ssh_key_unreadable'],
       [{ ssh_tunnel_port: 'x' }, 'ssh_tunnel_port', 'malformed_key'],
     ];
-    const connections = (bastion.log().match(/Connection from/g) ?? []).length;
+    const connections = bastion.connections();
     for (const [extra, keyName, code] of cases) {
       const error = await rejection(authenticate(configuration(database, bastion, extra), { source: 'postgres' as keyof SourceClients, registry: new SecretRegistry() }));
       expect(error.exitCode, keyName).toBe(2);
@@ -210,6 +210,6 @@ describe('postgres through an SSH tunnel', () => {
     }
     const missing = await rejection(authenticate(configuration(database, bastion, { ssh_tunnel_host_key_fingerprint: '' }), { source: 'postgres' as keyof SourceClients, registry: new SecretRegistry() }));
     expect(missing.hint).toContain(`ssh-keyscan -p ${bastion.port} 127.0.0.1 | ssh-keygen -lf -`);
-    expect((bastion.log().match(/Connection from/g) ?? []).length).toBe(connections);
+    expect(bastion.connections()).toBe(connections);
   });
 });

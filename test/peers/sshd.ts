@@ -51,6 +51,8 @@ export interface SshdPeer {
   dataDir: string;
   /** The server's log so far (`-e`, at `logLevel`). */
   log(): string;
+  /** TCP connections the server accepted so far (LogLevel VERBOSE logs each; clients are on loopback). */
+  connections(): number;
   /** Forwarded channels opened to `port` so far: counted from the log, so `logLevel: 'DEBUG1'` only. */
   channelsTo(port: number): number;
   stop(): Promise<void>;
@@ -106,6 +108,7 @@ export async function start(options: SshdOptions = {}): Promise<SshdPeer> {
         password: PASSWORD,
         dataDir,
         log: running.log,
+        connections: () => (running.log().match(/Connection from 127\.0\.0\.1/g) ?? []).length,
         channelsTo: (to) =>
           running
             .log()

@@ -52,8 +52,6 @@ function configuration(through: SshdPeer, extra: Record<string, string> = {}): R
   };
 }
 
-const connectionsTo = (peer: SshdPeer) => (peer.log().match(/Connection from/g) ?? []).length;
-
 /** One line, a hint, and no form of either password or either private key anywhere. */
 function expectClean(error: Failure, lines: string[]): void {
   const forms = [...leakForms(server.password), ...leakForms(WRONG_PASSWORD), ...leakForms(key.privateKey), ...pemLines(key.privateKey), ...pemLines(stranger.privateKey)];
@@ -62,7 +60,7 @@ function expectClean(error: Failure, lines: string[]): void {
 
 describe('sftp through an SSH tunnel', () => {
   it("logs in and lists through the bastion, the server's own host key checked inside the tunnel", async () => {
-    const before = { channels: bastion.channelsTo(server.port), connections: connectionsTo(server) };
+    const before = { channels: bastion.channelsTo(server.port), connections: server.connections() };
     const { auth, lines } = await connectSource<SftpSource>(configuration(bastion), 'sftp');
     try {
       const probe = await auth.probe();
@@ -70,7 +68,7 @@ describe('sftp through an SSH tunnel', () => {
       expect(probe.outcome).toMatch(/^SFTP list .+: \d+ entr(y|ies)$/);
       expect((await auth.source.readFile(join(server.dataDir, 'orders.csv'))).toString()).toBe('id,amount\n1,10\n');
       // One SSH connection to the server, and it came through the bastion.
-      expect(connectionsTo(server) - before.connections).toBe(1);
+      expect(server.connections() - before.connections).toBe(1);
       expect(bastion.channelsTo(server.port) - before.channels).toBe(1);
       expect(server.log()).toMatch(/Accepted password for cauth-sftp/);
       expect(lines.filter((l) => l.includes('"WARNING"'))).toEqual([]);
@@ -105,12 +103,12 @@ describe('sftp through an SSH tunnel', () => {
   });
 
   it('a bastion that forbids forwarding: exit 4 naming ssh_tunnel_user, and the server is never reached', async () => {
-    const before = connectionsTo(server);
+    const before = server.connections();
     const { error, lines } = await probeFailure(configuration(closedBastion), 'sftp');
     expect(error.exitCode).toBe(4);
     expect(error.code).toBe('ssh_tunnel_forwarding_refused');
     expect(error.key).toBe('ssh_tunnel_user');
-    expect(connectionsTo(server)).toBe(before);
+    expect(server.connections()).toBe(before);
     expectClean(error, lines);
   });
 });

@@ -96,16 +96,11 @@ function warnings(lines: string[]): string[] {
   return lines.map((l) => JSON.parse(l) as { level: string; message: string }).filter((l) => l.level === 'WARNING').map((l) => l.message);
 }
 
-/** TCP connections sshd has accepted so far (LogLevel VERBOSE logs each). */
-function connectionsTo(server: SshdPeer): number {
-  return (server.log().match(/Connection from 127\.0\.0\.1/g) ?? []).length;
-}
-
 describe('sftp source, logins', () => {
   it('password: the probe lists probe_path once; update() gets list, stat, readFile and a stream', async () => {
     const { auth, lines } = await connect(configuration(peer));
     try {
-      const before = connectionsTo(peer);
+      const before = peer.connections();
       const probe = await auth.probe();
       expect(probe.target).toBe(`sftp://cauth-sftp@127.0.0.1:${peer.port}`);
       expect(probe.outcome).toBe(`SFTP list ${upload}: 3 entries`);
@@ -126,7 +121,7 @@ describe('sftp source, logins', () => {
       for await (const chunk of await auth.source.createReadStream(join(upload, 'orders.csv'))) streamed += String(chunk);
       expect(streamed).toBe('id,amount\n1,10\n2,20\n');
       // The probe's connection served update() too.
-      expect(connectionsTo(peer) - before).toBe(1);
+      expect(peer.connections() - before).toBe(1);
       expect(warnings(lines)).toEqual([]);
     } finally {
       await auth.close();
@@ -215,10 +210,10 @@ describe('sftp source, logins', () => {
 
 describe('sftp source, the private key is checked before any connection', () => {
   const before = async (config: Record<string, string>) => {
-    const connections = connectionsTo(peer);
+    const connections = peer.connections();
     const lines: string[] = [];
     const error = await rejection(authenticate(config, { source: 'sftp' as keyof SourceClients, registry: new SecretRegistry(), log: recordingLogger(lines) }));
-    expect(connectionsTo(peer)).toBe(connections);
+    expect(peer.connections()).toBe(connections);
     expectClean(error, lines);
     return error;
   };
@@ -285,13 +280,13 @@ describe('sftp source, host key', () => {
   });
 
   it('no host_key_fingerprint: exit 2 before any connection, the hint shows how to get it', async () => {
-    const connections = connectionsTo(peer);
+    const connections = peer.connections();
     const error = await rejection(authenticate(configuration(peer, { host_key_fingerprint: '' }), { source: 'sftp' as keyof SourceClients, registry: new SecretRegistry() }));
     expect(error.exitCode).toBe(2);
     expect(error.code).toBe('ssh_host_key_fingerprint_missing');
     expect(error.key).toBe('host_key_fingerprint');
     expect(error.hint).toContain(`ssh-keyscan -p ${peer.port} 127.0.0.1 | ssh-keygen -lf -`);
-    expect(connectionsTo(peer)).toBe(connections);
+    expect(peer.connections()).toBe(connections);
   });
 
   it('ssh_skip_host_key_check=true: connects, with a warning naming the server, and the key it presented at info', async () => {
@@ -396,7 +391,7 @@ describe('sftp source, configuration', () => {
   const attempt = (config: Record<string, string>) => rejection(authenticate(config, { source: 'sftp' as keyof SourceClients, registry: new SecretRegistry() }));
 
   it('names the key that is missing or malformed, before any connection', async () => {
-    const connections = connectionsTo(peer);
+    const connections = peer.connections();
     const cases: [Record<string, string>, string][] = [
       [{ host: '' }, 'host'],
       [{ port: '70000' }, 'port'],
@@ -411,7 +406,7 @@ describe('sftp source, configuration', () => {
       expect(error.key).toBe(key);
       for (const form of leakForms(peer.password)) expect(error.message).not.toContain(form);
     }
-    expect(connectionsTo(peer)).toBe(connections);
+    expect(peer.connections()).toBe(connections);
   });
 
   it('ssh_key authorizes no HTTP request and is refused by the REST source', async () => {
