@@ -2,7 +2,8 @@ import { ConfigurationError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 
 /**
- * The access token of one credential, shared by every request that credential authorizes.
+ * The access token of one credential, shared by every request that credential authorizes. (Any
+ * short-lived value fits: an assumed AWS role's temporary credentials are cached the same way.)
  *
  * - Proactive refresh: a token is renewed `refreshMargin(lifetime)` before it expires — 1/20 of its
  *   lifetime, at most 5 minutes — in the background while it is still served.
@@ -21,15 +22,15 @@ import type { Logger } from '../log/index.js';
  * of tokens in milliseconds.
  */
 
-export interface IssuedToken {
-  readonly value: string;
+export interface IssuedToken<T = string> {
+  readonly value: T;
   /** Lifetime announced by the server, counted from when the request was sent. */
   readonly lifetimeMs: number;
 }
 
-export interface TokenCacheOptions {
+export interface TokenCacheOptions<T = string> {
   /** Fetches a new token (with its own retries); called at most once at a time. */
-  fetch: () => Promise<IssuedToken>;
+  fetch: () => Promise<IssuedToken<T>>;
   now: () => number;
   log: Logger;
   /** The credential, for log lines. */
@@ -38,10 +39,12 @@ export interface TokenCacheOptions {
   isFatal?: (error: unknown) => boolean;
   /** A token younger than this is not dropped by invalidate(). Default 2 s. */
   recentMs?: number;
+  /** What the value is called in log lines. Default 'access token'. */
+  noun?: string;
 }
 
-interface CachedToken {
-  readonly value: string;
+interface CachedToken<T> {
+  readonly value: T;
   readonly obtainedAt: number;
   readonly expiresAt: number;
   /** From here on, a background refresh starts. */
@@ -68,26 +71,28 @@ export function hardMargin(lifetimeMs: number): number {
   return refreshMargin(lifetimeMs) / 3;
 }
 
-export class TokenCache {
-  readonly #o: TokenCacheOptions;
+export class TokenCache<T = string> {
+  readonly #o: TokenCacheOptions<T>;
   readonly #isFatal: (error: unknown) => boolean;
   readonly #recentMs: number;
-  #current: CachedToken | undefined;
-  #inflight: Promise<CachedToken> | undefined;
+  readonly #noun: string;
+  #current: CachedToken<T> | undefined;
+  #inflight: Promise<CachedToken<T>> | undefined;
   #fatal: unknown;
   /** No background refresh before this time (after one failed). */
   #quietUntil = 0;
   /** Counts fetches started, for tests and the bench. */
   #fetches = 0;
 
-  constructor(options: TokenCacheOptions) {
+  constructor(options: TokenCacheOptions<T>) {
     this.#o = options;
+    this.#noun = options.noun ?? 'access token';
     this.#isFatal = options.isFatal ?? ((error) => error instanceof ConfigurationError);
     this.#recentMs = options.recentMs ?? 2000;
   }
 
   /** The current access token, fetching or renewing it when needed. */
-  async token(): Promise<string> {
+  async token(): Promise<T> {
     if (this.#fatal !== undefined) throw this.#fatal;
     const current = this.#current;
     if (current !== undefined) {
@@ -109,7 +114,7 @@ export class TokenCache {
     if (this.#inflight !== undefined) return true;
     const current = this.#current;
     if (current !== undefined && this.#o.now() - current.obtainedAt >= this.#recentMs) {
-      this.#o.log.debug(`${this.#o.description}: the source rejected the access token; fetching a new one`);
+      this.#o.log.debug(`${this.#o.description}: the source rejected the ${this.#noun}; fetching a new one`);
       this.#current = undefined;
     }
     return true;
@@ -125,7 +130,7 @@ export class TokenCache {
     return this.#fetches;
   }
 
-  #refresh(): Promise<CachedToken> {
+  #refresh(): Promise<CachedToken<T>> {
     if (this.#inflight !== undefined) return this.#inflight;
     const inflight = this.#fetch();
     this.#inflight = inflight;
@@ -136,11 +141,11 @@ export class TokenCache {
     return inflight;
   }
 
-  async #fetch(): Promise<CachedToken> {
+  async #fetch(): Promise<CachedToken<T>> {
     this.#fetches++;
     // Counted from the request, not the answer: the server's clock started when it issued.
     const requestedAt = this.#o.now();
-    let issued: IssuedToken;
+    let issued: IssuedToken<T>;
     try {
       issued = await this.#o.fetch();
     } catch (error) {
@@ -152,7 +157,7 @@ export class TokenCache {
     }
     const lifetime = Math.max(0, issued.lifetimeMs);
     const expiresAt = requestedAt + lifetime;
-    const token: CachedToken = {
+    const token: CachedToken<T> = {
       value: issued.value,
       obtainedAt: requestedAt,
       expiresAt,
@@ -165,7 +170,7 @@ export class TokenCache {
   }
 
   #refreshInBackground(): void {
-    this.#o.log.debug(`${this.#o.description}: renewing the access token ahead of its expiry`);
+    this.#o.log.debug(`${this.#o.description}: renewing the ${this.#noun} ahead of its expiry`);
     this.#refresh().catch((error: unknown) => {
       if (this.#fatal !== undefined) {
         this.#o.log.error(`${this.#o.description}: ${messageOf(error)}`);
@@ -177,8 +182,8 @@ export class TokenCache {
       // Half the time left each failure: a few more tries, the last one a blocking refresh that throws.
       this.#quietUntil = later + Math.max(1000, left / 2);
       this.#o.log.warning(
-        `${this.#o.description}: renewing the access token failed (${messageOf(error)}); ` +
-          `the current token stays in use for another ${Math.max(0, Math.round(left / 1000))}s`,
+        `${this.#o.description}: renewing the ${this.#noun} failed (${messageOf(error)}); ` +
+          `the current one stays in use for another ${Math.max(0, Math.round(left / 1000))}s`,
       );
     });
   }

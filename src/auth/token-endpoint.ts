@@ -8,7 +8,7 @@ import {
   type ConnectorAuthError,
 } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { HttpClient, describeUrl, isLoopbackHost, readTlsSettings } from '../network/index.js';
+import { HttpClient, describeUrl, isLoopbackHost, readTlsSettings, type TlsSettings } from '../network/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
 import { realTimers, type AuthContext, type Timers } from './auth-method.js';
 
@@ -402,14 +402,16 @@ export function checkTokenEndpointUrl(url: URL, key: string, scope: string): voi
  * server, while a hosted one is signed by a public CA: adding covers both cases, replacing would not).
  */
 export async function createTokenHttpClient(raw: RawConfiguration, timeoutSeconds: number, context: { log: Logger; now: () => number; secrets: SecretRegistry }): Promise<HttpClient> {
+  return new HttpClient({ tls: await tokenEndpointTls(raw, context), timeoutSeconds });
+}
+
+/** The TLS settings of any identity service (a token endpoint, AWS STS): verified, system roots plus `tls_ca_certificate`. */
+export async function tokenEndpointTls(raw: RawConfiguration, context: { log: Logger; now: () => number; secrets: SecretRegistry }): Promise<TlsSettings> {
   // Only the CA key is passed on: the client certificate keys belong to the source's connections.
   const ca = raw.tls_ca_certificate
     ? (await readTlsSettings({ tls_ca_certificate: raw.tls_ca_certificate }, { log: context.log, now: context.now, secrets: context.secrets })).ca
     : undefined;
-  return new HttpClient({
-    tls: { verify: true, ...(ca ? { ca: `${rootCertificates.join('\n')}\n${ca}` } : {}) },
-    timeoutSeconds,
-  });
+  return { verify: true, ...(ca ? { ca: `${rootCertificates.join('\n')}\n${ca}` } : {}) };
 }
 
 /** For messages that must say what failed without depending on the error's class. */
