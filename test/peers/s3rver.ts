@@ -6,7 +6,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sigv4Signature } from './sigv4.js';
+import { canonicalRequest, parseQuery, sigv4Signature } from './sigv4.js';
 
 /**
  * A real S3 API (s3rver, npm) on 127.0.0.1 at an ephemeral port, over HTTP or (with `tls`) HTTPS,
@@ -24,6 +24,11 @@ import { sigv4Signature } from './sigv4.js';
  * wrong secret is thus refused the way S3 refuses it, and every request of the SDK passing (every
  * put(), every fresh URL) proves the check itself right. Payload hashes are taken as declared, not
  * recomputed from the body.
+ *
+ * Temporary credentials (an STS session, e.g. from the sts peer) are accepted once given to
+ * acceptTemporary(): s3rver knows nothing of session tokens, so the front checks the token a request
+ * carries (`x-amz-security-token`, or `X-Amz-Security-Token` in a presigned URL) as S3 does: missing
+ * or not the session's, 400 InvalidToken; past the session's expiry, 400 ExpiredToken.
  */
 
 export const ACCESS_KEY_ID = 'S3RVER';
@@ -32,6 +37,12 @@ export const SECRET_ACCESS_KEY = 'S3RVER';
 export interface S3rverCredentials {
   accessKeyId: string;
   secretAccessKey: string;
+}
+
+/** An STS session's credentials, as the sts peer's `issued` (or an SDK's AssumeRole output) gives them. */
+export interface S3rverTemporaryCredentials extends S3rverCredentials {
+  sessionToken: string;
+  expiration: Date;
 }
 
 export interface S3rverPeer {
@@ -47,6 +58,8 @@ export interface S3rverPeer {
   putMany(bucket: string, entries: Array<[key: string, body: string | Uint8Array]>): Promise<void>;
   /** A presigned URL; `signedAt` in the past makes one that has already expired. */
   presign(bucket: string, key: string, options?: { expiresInSeconds?: number; signedAt?: Date; method?: 'GET' | 'HEAD' }): Promise<string>;
+  /** Accept these temporary credentials until stop(), with their session token and expiry checked. */
+  acceptTemporary(credentials: S3rverTemporaryCredentials): void;
   stop(): Promise<void>;
 }
 
@@ -89,7 +102,14 @@ const S3rver = require('s3rver') as S3rverConstructor;
 // the fronts share the secrets they verify with, and a pair is revoked only when no running peer
 // still uses it (never the default pair, which is s3rver's own).
 const { DUMMY_ACCOUNT } = require('s3rver/lib/models/account') as { DUMMY_ACCOUNT: S3rverAccount };
-const keyPairs = new Map<string, { secret: string; peers: number }>([[ACCESS_KEY_ID, { secret: SECRET_ACCESS_KEY, peers: Infinity }]]);
+const keyPairs = new Map<string, KeyPair>([[ACCESS_KEY_ID, { secret: SECRET_ACCESS_KEY, peers: Infinity }]]);
+
+interface KeyPair {
+  secret: string;
+  peers: number;
+  /** For temporary credentials: the token a request must carry, and when it stops being accepted. */
+  session?: { token: string; expiration: Date };
+}
 
 type CipherFactory = (algorithm: string, key: unknown, iv: unknown, ...rest: unknown[]) => unknown;
 const DES_VIA_3DES = Symbol.for('connector-auth.test.s3rver-des-via-3des');
@@ -170,6 +190,8 @@ export async function start(options: S3rverOptions = {}): Promise<S3rverPeer> {
     ...(options.tls && options.ca ? { requestHandler: { httpsAgent: new HttpsAgent({ ca: options.ca }) } } : {}),
   });
 
+  const temporaryKeys: string[] = [];
+
   const put = async (bucket: string, key: string, body: string | Uint8Array) => {
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;
     await client.send(new s3.PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentLength: bytes.length }));
@@ -200,27 +222,32 @@ export async function start(options: S3rverOptions = {}): Promise<S3rverPeer> {
         ...(presignOptions.signedAt ? { signingDate: presignOptions.signedAt } : {}),
       });
     },
+    acceptTemporary(credentials) {
+      registerKeyPair(credentials.accessKeyId, credentials.secretAccessKey, { token: credentials.sessionToken, expiration: credentials.expiration });
+      temporaryKeys.push(credentials.accessKeyId);
+    },
     async stop() {
       client.destroy();
       try {
         await server.close();
       } finally {
         unregisterKeyPair(accessKeyId);
+        for (const temporary of temporaryKeys.splice(0)) unregisterKeyPair(temporary);
         await rm(directory, { recursive: true, force: true });
       }
     },
   };
 }
 
-function registerKeyPair(accessKeyId: string, secretAccessKey: string): void {
+function registerKeyPair(accessKeyId: string, secretAccessKey: string, session?: KeyPair['session']): void {
   const known = keyPairs.get(accessKeyId);
-  if (known && known.secret !== secretAccessKey)
-    throw new Error(`s3rver peer: access key id ${accessKeyId} is already registered with another secret (one registry per process)`);
+  if (known && (known.secret !== secretAccessKey || known.session?.token !== session?.token))
+    throw new Error(`s3rver peer: access key id ${accessKeyId} is already registered with another secret or session token (one registry per process)`);
   if (known) {
     known.peers += 1;
     return;
   }
-  keyPairs.set(accessKeyId, { secret: secretAccessKey, peers: 1 });
+  keyPairs.set(accessKeyId, { secret: secretAccessKey, peers: 1, ...(session ? { session } : {}) });
   DUMMY_ACCOUNT.createKeyPair(accessKeyId, secretAccessKey);
 }
 
@@ -256,8 +283,10 @@ function refuse(req: IncomingMessage): Refusal | undefined {
     if (get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256') return undefined;
     const credential = parseCredential(get('X-Amz-Credential') ?? '');
     if (!credential) return SIGNATURE_DOES_NOT_MATCH;
-    const secret = keyPairs.get(credential.accessKeyId)?.secret;
-    if (secret === undefined) return undefined;
+    const keyPair = keyPairs.get(credential.accessKeyId);
+    if (keyPair === undefined) return undefined;
+    const sessionRefusal = refuseSession(keyPair, get('X-Amz-Security-Token'));
+    if (sessionRefusal) return sessionRefusal;
     const signedHeaders = get('X-Amz-SignedHeaders') ?? 'host';
     const canonical = canonicalRequest(
       req,
@@ -266,7 +295,7 @@ function refuse(req: IncomingMessage): Refusal | undefined {
       signedHeaders,
       get('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD',
     );
-    return sigv4Signature(secret, credential.scope, get('X-Amz-Date') ?? '', canonical) === get('X-Amz-Signature') ? undefined : SIGNATURE_DOES_NOT_MATCH;
+    return sigv4Signature(keyPair.secret, credential.scope, get('X-Amz-Date') ?? '', canonical) === get('X-Amz-Signature') ? undefined : SIGNATURE_DOES_NOT_MATCH;
   }
 
   const match = /^AWS4-HMAC-SHA256 (.*)$/s.exec(authorization ?? '');
@@ -283,31 +312,29 @@ function refuse(req: IncomingMessage): Refusal | undefined {
   if (!credential || !signedHeaders || !provided) {
     return { status: 400, code: 'AuthorizationHeaderMalformed', message: 'The authorization header is malformed; the authorization header requires three components: Credential, SignedHeaders, and Signature.' };
   }
-  const secret = keyPairs.get(credential.accessKeyId)?.secret;
-  if (secret === undefined) return undefined;
+  const keyPair = keyPairs.get(credential.accessKeyId);
+  if (keyPair === undefined) return undefined;
+  const sessionRefusal = refuseSession(keyPair, req.headers['x-amz-security-token']);
+  if (sessionRefusal) return sessionRefusal;
   const amzDate = String(req.headers['x-amz-date'] ?? '');
   const skew = requestTimeSkew(amzDate);
   if (skew) return skew;
   const canonical = canonicalRequest(req, path, params, signedHeaders, String(req.headers['x-amz-content-sha256'] ?? ''));
-  return sigv4Signature(secret, credential.scope, amzDate, canonical) === provided ? undefined : SIGNATURE_DOES_NOT_MATCH;
+  return sigv4Signature(keyPair.secret, credential.scope, amzDate, canonical) === provided ? undefined : SIGNATURE_DOES_NOT_MATCH;
 }
 
-/** Query parameters decoded, in order; a name without `=` has the empty value, as for S3. */
-function parseQuery(rawQuery: string): [string, string][] {
-  const decode = (text: string) => {
-    try {
-      return decodeURIComponent(text);
-    } catch {
-      return text;
-    }
-  };
-  return rawQuery
-    .split('&')
-    .filter(Boolean)
-    .map((pair) => {
-      const at = pair.indexOf('=');
-      return at < 0 ? [decode(pair), ''] : [decode(pair.slice(0, at)), decode(pair.slice(at + 1))];
-    });
+/**
+ * A temporary key's session token, checked before its signature as S3 does (an expired session is
+ * refused whatever else is right). S3 answers both with 400 and echoes the token it was given as
+ * `Token-0`.
+ */
+function refuseSession(keyPair: KeyPair, presented: string | string[] | undefined): Refusal | undefined {
+  if (!keyPair.session) return undefined;
+  const token = Array.isArray(presented) ? presented.join(',') : presented;
+  const echo: Record<string, string> = token === undefined ? {} : { 'Token-0': token };
+  if (token !== keyPair.session.token) return { status: 400, code: 'InvalidToken', message: 'The provided token is malformed or otherwise invalid.', detail: echo };
+  if (Date.now() > keyPair.session.expiration.getTime()) return { status: 400, code: 'ExpiredToken', message: 'The provided token has expired.', detail: echo };
+  return undefined;
 }
 
 /** `<key id>/<date>/<region>/<service>/aws4_request`: the key id, and the rest as the scope. */
@@ -331,30 +358,7 @@ function requestTimeSkew(amzDate: string): Refusal | undefined {
   };
 }
 
-/**
- * SigV4's canonical request as S3 computes it: the path exactly as sent (S3 neither normalizes
- * nor encodes it again), every query parameter RFC 3986-encoded and sorted by name then value,
- * each signed header with its value trimmed and inner whitespace collapsed, and the payload hash
- * as declared.
- */
-function canonicalRequest(req: IncomingMessage, path: string, params: [string, string][], signedHeaders: string, payloadHash: string): string {
-  const encode = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  const canonicalQuery = params
-    .map(([name, value]) => [encode(name), encode(value)] as const)
-    .sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
-    .map(([name, value]) => `${name}=${value}`)
-    .join('&');
-  const canonicalHeaders = signedHeaders
-    .split(';')
-    .map((name) => {
-      const values = req.headersDistinct[name.toLowerCase()] ?? [];
-      return `${name.toLowerCase()}:${values.map((value) => value.trim().replace(/\s+/g, ' ')).join(',')}\n`;
-    })
-    .join('');
-  return [req.method, path, canonicalQuery, canonicalHeaders, signedHeaders, payloadHash].join('\n');
-}
-
-/** The hex signature of a canonical request: string to sign, HMAC'd with the scope's signing key. */
+/** S3's XML error document, with the request ids S3 sends in its headers and body alike. */
 function respondError(res: ServerResponse, refusal: Refusal): void {
   const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const requestId = randomBytes(8).toString('hex').toUpperCase();
