@@ -17,6 +17,7 @@ const METHODS: Record<string, () => Promise<{ default: AuthMethod }>> = {
   oauth2_refresh_token: () => import('./methods/oauth2-refresh-token.js'),
   service_account_key: () => import('./methods/service-account-key.js'),
   aws_access_key: () => import('./methods/aws-access-key.js'),
+  aws_web_identity: () => import('./methods/aws-web-identity.js'),
   gcp_metadata: () => import('./methods/gcp-metadata.js'),
   azure_managed_identity: () => import('./methods/azure-managed-identity.js'),
 };

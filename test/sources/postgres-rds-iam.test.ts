@@ -4,10 +4,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { PostgresSource } from '../../src/sources/index.js';
 import { rdsRegion } from '../../src/sources/postgres/rds-auth-token.js';
 import { leakForms } from '../helpers/cli.js';
+import { rejection, type Failure } from '../helpers/rejection.js';
 import { connectSource, expectNoSecretIn, probeFailure } from '../helpers/source-session.js';
 import { createCa, issueServer, type Authority } from '../peers/certificates.js';
 import { start, type PostgresPeer } from '../peers/postgres.js';
 import { sigv4Signature } from '../peers/sigv4.js';
+import { start as startSts, type StsPeer } from '../peers/sts.js';
 
 /**
  * An AWS access key with the postgres source: IAM database authentication as Amazon RDS and Aurora
@@ -31,18 +33,26 @@ const T1 = T0 + 60_000;
 
 let ca: Authority;
 let db: PostgresPeer;
+let sts: StsPeer;
+const ROLE = 'arn:aws:iam::210987654321:role/orders-db-reader';
 
-/** The token RDS expects for `at`, from its documented form: `host:port/?Action=connect&DBUser=…` presigned for rds-db, 900 s. */
-function expectedToken(at: number, secret = SECRET): string {
+/**
+ * The token RDS expects for `at`, from its documented form: `host:port/?Action=connect&DBUser=…`
+ * presigned for rds-db, 900 s; signed by a role's session, it carries the session token too.
+ */
+function expectedToken(at: number, secret = SECRET, session?: { accessKeyId: string; secretAccessKey: string; sessionToken: string }): string {
+  const keyId = session?.accessKeyId ?? KEY_ID;
+  if (session) secret = session.secretAccessKey;
   const amzDate = new Date(at).toISOString().replace(/[-:]|\.\d+/g, '');
   const scope = `${amzDate.slice(0, 8)}/${REGION}/rds-db/aws4_request`;
   const query = [
     `Action=connect`,
     `DBUser=${encodeURIComponent(db.user)}`,
     `X-Amz-Algorithm=AWS4-HMAC-SHA256`,
-    `X-Amz-Credential=${encodeURIComponent(`${KEY_ID}/${scope}`)}`,
+    `X-Amz-Credential=${encodeURIComponent(`${keyId}/${scope}`)}`,
     `X-Amz-Date=${amzDate}`,
     `X-Amz-Expires=900`,
+    ...(session ? [`X-Amz-Security-Token=${encodeURIComponent(session.sessionToken)}`] : []),
     `X-Amz-SignedHeaders=host`,
   ].join('&');
   const host = `${db.host}:${db.port}`;
@@ -68,9 +78,10 @@ beforeAll(async () => {
   const server = issueServer(ca, { hosts: ['127.0.0.1'] });
   db = await start({ password: 'set-below-to-a-token', database: DATABASE, ssl: { certificatePem: server.certificatePem, privateKeyPem: server.privateKeyPem }, hostsslOnly: true });
   await setRolePassword('set-below-to-a-token', expectedToken(T0));
+  sts = await startSts({ users: [{ accessKeyId: KEY_ID, secretAccessKey: SECRET, arn: 'arn:aws:iam::111122223333:user/etl' }], roles: [{ arn: ROLE, principals: ['arn:aws:iam::111122223333:user/etl'] }] });
 }, 30_000);
 afterAll(async () => {
-  await db?.stop();
+  await Promise.all([db?.stop(), sts?.stop()]);
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -123,6 +134,26 @@ describe('postgres source with an AWS access key: IAM database authentication (R
     expect(error.hint).toContain('rds-db:connect');
     const wrongSignature = expectedToken(T0, WRONG_SECRET).split('X-Amz-Signature=')[1]!.split('&')[0]!;
     expectNoSecretIn(error, lines, [...leakForms(SECRET), ...leakForms(WRONG_SECRET), wrongSignature]);
+  });
+
+  it("with aws_role_arn the role's session signs the token (its session token inside); a token the database refuses then names aws_role_arn", async () => {
+    pinClock(T0);
+    const { auth } = await connectSource<PostgresSource>(configuration({ aws_role_arn: ROLE, aws_sts_endpoint: sts.endpoint }), 'postgres');
+    try {
+      // The role's own token is not the role's password yet: refused, and the role is the key to look at.
+      const refused = (await rejection(auth.probe())) as Failure;
+      expect([refused.exitCode, refused.key, refused.code]).toEqual([3, 'aws_role_arn', 'postgres_iam_token_rejected']);
+      expect(refused.hint).toContain(ROLE);
+      const session = sts.issued.at(-1)!;
+      expect(sts.issued.filter((c) => c.roleArn === ROLE)).toHaveLength(1);
+      await setRolePassword(expectedToken(T0), expectedToken(T0, SECRET, session));
+      expect((await auth.probe()).outcome).toBe('SELECT 1');
+      // Still the one session: the login signed with it again, no second AssumeRole.
+      expect(sts.requests.filter((r) => r.action === 'AssumeRole')).toHaveLength(1);
+      await setRolePassword(expectedToken(T0, SECRET, session), expectedToken(T0));
+    } finally {
+      await auth.close();
+    }
   });
 
   it('sslmode=disable is refused before any connection: exit 2 naming sslmode', async () => {

@@ -170,7 +170,7 @@ describe('s3 source, rejected keys', () => {
     expect(error.code).toBe('s3_signature_mismatch');
     expect(error.key).toBe('aws_secret_access_key');
     expect(error.message).toBe(
-      `aws access key ${ACCESS_KEY_ID}: S3 list s3://orders/exports/ at ${peer.endpoint} failed: the request signature did not match: the secret access key is not the one of ${ACCESS_KEY_ID} (SignatureDoesNotMatch: The request signature we calculated does not match the signature you provided. Check your key and signing method. (HTTP 403))`,
+      `aws access key ${ACCESS_KEY_ID}: S3 list s3://orders/exports/ at ${peer.endpoint} failed: the request signature did not match: 'aws_secret_access_key' is not the secret of access key ${ACCESS_KEY_ID} (SignatureDoesNotMatch: The request signature we calculated does not match the signature you provided. Check your key and signing method. (HTTP 403))`,
     );
     expectClean(error, lines);
   });
@@ -180,7 +180,7 @@ describe('s3 source, rejected keys', () => {
     expect(error.exitCode).toBe(3);
     expect(error.code).toBe('s3_access_key_unknown');
     expect(error.key).toBe('aws_access_key_id');
-    expect(error.message).toContain('S3 does not know access key id AKIANOSUCHKEY0000001 (InvalidAccessKeyId');
+    expect(error.message).toContain('S3 does not know access key AKIANOSUCHKEY0000001 (InvalidAccessKeyId');
     expectClean(error, lines);
   });
 
@@ -280,7 +280,10 @@ describe('s3 source, configuration', () => {
       [{ aws_access_key_id: 'short' }, 'aws_access_key_id'],
       [{ aws_secret_access_key: '' }, 'aws_secret_access_key'],
       [{ aws_access_key_id: 'ASIATEMPORARYKEY0001' }, 'aws_session_token'],
-      [{ aws_role_arn: 'arn:aws:iam::123456789012:role/reader' }, 'aws_role_arn'],
+      [{ aws_role_arn: 'arn:aws:iam::1234:role/reader' }, 'aws_role_arn'],
+      [{ aws_external_id: 'partner-7' }, 'aws_role_arn'],
+      [{ aws_role_arn: 'arn:aws:iam::123456789012:role/reader', aws_sts_endpoint: 'http://sts.example.com' }, 'aws_sts_endpoint'],
+      [{ aws_role_arn: 'arn:aws:iam::123456789012:role/reader', aws_role_session_name: 'a b' }, 'aws_role_session_name'],
       [{ auth_method: 'basic', username: 'u', password: SECRET }, 'auth_method'],
     ];
     for (const [extra, key] of cases) {

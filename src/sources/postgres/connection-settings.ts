@@ -1,5 +1,5 @@
 import type { ConnectionOptions } from 'node:tls';
-import type { Credential } from '../../auth/index.js';
+import { isAwsCredential, type Credential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { bracketed, type TlsSettings } from '../../network/index.js';
@@ -58,9 +58,9 @@ export function tlsOptionsFor(
         hint: "set 'sslmode' to verify-full (or verify-ca), or remove the 'tls_client_*' keys",
       });
     }
-    if (credential.method === 'aws_access_key') {
+    if (isAwsCredential(credential)) {
       // RDS refuses an IAM database login without TLS; the token would cross the network in clear.
-      throw new ConfigurationError(`invalid configuration for the postgres source: an IAM database login (aws_access_key) needs TLS, but sslmode=disable`, {
+      throw new ConfigurationError(`invalid configuration for the postgres source: an IAM database login (${credential.method}) needs TLS, but sslmode=disable`, {
         code: 'iam_login_without_tls',
         key: 'sslmode',
         hint: "set 'sslmode' to verify-full, with 'tls_ca_certificate' set to the RDS CA bundle",

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { ClientConfig, Pool, QueryResultRow } from 'pg';
 import { z } from 'zod';
-import { isAccessTokenCredential, isAwsCredential, isPasswordCredential } from '../../auth/index.js';
+import { AWS_METHODS, isAccessTokenCredential, isAwsCredential, isPasswordCredential } from '../../auth/index.js';
 import { keys } from '../../config/index.js';
 import { firstLineOf, prepareSshTunnel, readTlsSettings, sshTunnelKeys } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
@@ -54,7 +54,7 @@ export default defineSource({
   name: 'postgres',
   summary: 'PostgreSQL: password (SCRAM), client certificate or a cloud access token, TLS per sslmode; probe = one connection and SELECT 1',
   keys: postgresKeys,
-  acceptsMethods: ['password', 'mtls', 'gcp_metadata', 'azure_managed_identity', 'service_account_key', 'oauth2_client_credentials', 'aws_access_key'],
+  acceptsMethods: ['password', 'mtls', 'gcp_metadata', 'azure_managed_identity', 'service_account_key', 'oauth2_client_credentials', ...AWS_METHODS],
   async connect(k, credential, context): Promise<PostgresSource> {
     const endpoint: PostgresEndpoint = { host: k.host.trim(), port: k.port, user: k.user, database: k.database, sslmode: k.sslmode };
     const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });

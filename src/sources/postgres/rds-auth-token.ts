@@ -37,7 +37,7 @@ export function rdsRegion(host: string, configured: string | undefined): string 
 export async function rdsAuthTokens(credential: AwsCredential, login: RdsLogin, region: string, secrets: Pick<SecretRegistry, 'register'>): Promise<() => Promise<string>> {
   const { Signer } = await import('@aws-sdk/rds-signer');
   // Credentials given, so the SDK's own chain (environment, ~/.aws) is never consulted.
-  const signer = new Signer({ hostname: login.host, port: login.port, username: login.user, region, credentials: credential.identity() });
+  const signer = new Signer({ hostname: login.host, port: login.port, username: login.user, region, credentials: () => credential.identity() });
   return async () => {
     const token = await signer.getAuthToken();
     secrets.register('rds_auth_token', token);

@@ -16,7 +16,7 @@ import { describeLocation, type S3Location } from './s3-settings.js';
 
 export interface S3FailureContext {
   location: S3Location;
-  credential: Credential & { accessKeyId?: string };
+  credential: Credential & { signer?: string; roleArn?: string | undefined };
   timeoutSeconds: number;
   tls: TlsSettings;
   /** The URL the requests go to: the endpoint, or AWS's for the bucket's region. */
@@ -45,17 +45,29 @@ export async function classifyS3Error(error: unknown, operation: string, context
   if (!service) return networkFailure(error, target, context);
   const said = `${service.name}${service.message && service.message !== service.name ? `: ${oneLine(service.message)}` : ''} (HTTP ${service.status})`;
   const { bucket } = context.location;
-  const keyId = context.credential.accessKeyId ?? 'the access key';
+  const signer = context.credential.signer ?? 'the access key';
+  const role = context.credential.roleArn;
+  // A role's temporary key is STS's to issue and AWS's to know: refused, it is the role to look at.
+  if (role && ['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'InvalidToken', 'ExpiredToken', 'TokenRefreshRequired'].includes(service.name))
+    return new AuthenticationError(`${target} failed: S3 refused the temporary credentials of ${signer} (${said})`, {
+      code: 's3_role_credentials_refused',
+      key: context.urlKey === 'endpoint' ? 'endpoint' : 'aws_role_arn',
+      hint:
+        context.urlKey === 'endpoint'
+          ? "a role's temporary credentials are AWS's; an S3-compatible server at 'endpoint' knows only its own keys (use aws_access_key without 'aws_role_arn')"
+          : "check this machine's clock (NTP) and that 'aws_role_arn' is a role of the bucket's AWS partition",
+      cause: error,
+    });
   switch (service.name) {
     case 'InvalidAccessKeyId':
-      return new AuthenticationError(`${target} failed: S3 does not know access key id ${keyId} (${said})`, {
+      return new AuthenticationError(`${target} failed: S3 does not know ${signer} (${said})`, {
         code: 's3_access_key_unknown',
         key: 'aws_access_key_id',
         hint: "check 'aws_access_key_id': the key may be deleted or inactive, or belong to another AWS partition or S3 service",
         cause: error,
       });
     case 'SignatureDoesNotMatch':
-      return new AuthenticationError(`${target} failed: the request signature did not match: the secret access key is not the one of ${keyId} (${said})`, {
+      return new AuthenticationError(`${target} failed: the request signature did not match: 'aws_secret_access_key' is not the secret of ${signer} (${said})`, {
         code: 's3_signature_mismatch',
         key: 'aws_secret_access_key',
         hint: "check 'aws_secret_access_key': it must be the secret issued with 'aws_access_key_id'",
@@ -80,10 +92,10 @@ export async function classifyS3Error(error: unknown, operation: string, context
     case 'AccessDenied':
     case 'AllAccessDisabled':
     case 'Forbidden':
-      return new AuthenticationError(`${target} failed: access denied to ${keyId} (${said})`, {
+      return new AuthenticationError(`${target} failed: access denied to ${signer} (${said})`, {
         code: 's3_access_denied',
-        key: 'aws_access_key_id',
-        hint: `give the key's user or role s3:ListBucket on arn:aws:s3:::${bucket} (and s3:GetObject on its objects), or check 'bucket'`,
+        key: role ? 'aws_role_arn' : 'aws_access_key_id',
+        hint: `give ${role ? 'the role' : "the key's user or role"} s3:ListBucket on arn:aws:s3:::${bucket} (and s3:GetObject on its objects), or check 'bucket'`,
         cause: error,
       });
     case 'NoSuchBucket':
@@ -126,7 +138,7 @@ export async function classifyObjectError(error: unknown, operation: string, key
   if (service && (service.name === 'NoSuchKey' || service.name === 'NotFound' || (service.status === 404 && service.name !== 'NoSuchBucket')))
     return new ConnectorError(`S3 ${operation} ${name}: no such object`, { code: 's3_no_such_key', cause: error });
   if (service && (service.name === 'AccessDenied' || service.name === 'Forbidden' || service.status === 403) && service.name !== 'InvalidAccessKeyId' && service.name !== 'SignatureDoesNotMatch')
-    return new ConnectorError(`S3 ${operation} ${name}: access denied to ${context.credential.accessKeyId ?? 'the access key'} (${service.name}, HTTP ${service.status})`, {
+    return new ConnectorError(`S3 ${operation} ${name}: access denied to ${context.credential.signer ?? 'the access key'} (${service.name}, HTTP ${service.status})`, {
       code: 's3_access_denied',
       cause: error,
     });

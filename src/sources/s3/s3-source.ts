@@ -2,7 +2,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { isAwsCredential, type AwsCredential, type Credential } from '../../auth/index.js';
+import { AWS_METHODS, isAwsCredential, type AwsCredential, type Credential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { isLoopbackHost, prepareSshTunnel, readTlsSettings, routeAgent, tlsConnectOptions, urlDestination } from '../../network/index.js';
 import { classifiedStream } from '../classified-stream.js';
@@ -68,7 +68,7 @@ export default defineSource({
   name: 's3',
   summary: 'S3 bucket (AWS or S3-compatible via endpoint): requests signed with the access key; probe = list one object under prefix',
   keys: s3Keys,
-  acceptsMethods: ['aws_access_key'],
+  acceptsMethods: AWS_METHODS,
   async connect(k, credential, context): Promise<S3Source> {
     const aws = awsCredential(credential);
     const location: S3Location = { bucket: k.bucket, prefix: k.prefix, region: k.region?.trim() || aws.region || DEFAULT_REGION, endpoint: k.endpoint };
@@ -112,7 +112,8 @@ export default defineSource({
     const agents = tunnel ? { httpsAgent: routeAgent(httpsAgent, tunnel), httpAgent: routeAgent(new HttpAgent({ keepAlive: true }), tunnel) } : { httpsAgent };
     const client = new s3.S3Client({
       region: location.region,
-      credentials: aws.identity(),
+      // A provider: a role's credentials are renewed before they expire, a key's are the same object.
+      credentials: () => aws.identity(),
       ...(endpoint ? { endpoint: endpoint.origin, forcePathStyle: true } : {}),
       // The endpoint comes from configuration.json alone, not AWS_ENDPOINT_URL or ~/.aws/config.
       ignoreConfiguredEndpointUrls: true,
@@ -213,7 +214,7 @@ function awsCredential(credential: Credential): AwsCredential {
     throw new ConfigurationError(`invalid configuration for the s3 source: auth_method '${credential.method}' cannot sign S3 requests`, {
       code: 'auth_method_not_accepted',
       key: 'auth_method',
-      hint: "set 'auth_method' to aws_access_key",
+      hint: `set 'auth_method' to ${AWS_METHODS.join(' or ')}`,
     });
   return credential;
 }

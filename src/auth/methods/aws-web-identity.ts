@@ -1,0 +1,65 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { keys } from '../../config/index.js';
+import { ConfigurationError } from '../../errors/index.js';
+import { defineAuthMethod } from '../auth-method.js';
+import type { AwsCredential } from '../aws-credential.js';
+import { roleArnKey, roleSessionKeys, roleSessionSettings } from '../aws-role-keys.js';
+import { roleCredential } from '../aws-role-session.js';
+import { notForHttp } from '../not-for-http.js';
+
+/**
+ * An AWS role assumed with a web identity token (STS AssumeRoleWithWebIdentity): the workload's own
+ * identity, no AWS key in configuration.json. On EKS (IAM roles for service accounts) the kubelet
+ * writes a token signed by the cluster's OIDC issuer to a file and rewrites it before it expires; a
+ * CI runner or another cloud's workload identity does the same with its own issuer. The role's trust
+ * policy names the issuer, and STS checks the token's signature, audience and expiry.
+ *
+ * The file is read again for every STS request (each renewal of the role's credentials), because the
+ * platform rotates it; its content is registered as a secret as soon as it is read. The request
+ * itself is unsigned: the token is the credential.
+ */
+export default defineAuthMethod({
+  name: 'aws_web_identity',
+  summary: "an AWS role assumed with the workload's web identity token (EKS service account, CI OIDC): STS AssumeRoleWithWebIdentity, no AWS key in configuration.json",
+  keys: z.object({
+    aws_role_arn: roleArnKey(),
+    web_identity_token_file: keys.text(),
+    ...roleSessionKeys,
+  }),
+  create(k, context): AwsCredential {
+    const roleArn = k.aws_role_arn.trim();
+    const file = k.web_identity_token_file.trim();
+    const description = `aws role ${roleArn} (web identity)`;
+    const readToken = async () => {
+      let token: string;
+      try {
+        token = (await readFile(file, 'utf8')).trim();
+      } catch (error) {
+        throw new ConfigurationError(`${description}: cannot read the web identity token from ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`, {
+          code: 'web_identity_token_unreadable',
+          key: 'web_identity_token_file',
+          hint: "set 'web_identity_token_file' to the file the platform writes the token to (on EKS, the pod's AWS_WEB_IDENTITY_TOKEN_FILE)",
+        });
+      }
+      if (!token)
+        throw new ConfigurationError(`${description}: the web identity token file ${file} is empty`, {
+          code: 'web_identity_token_empty',
+          key: 'web_identity_token_file',
+          hint: "check that the platform has written the token to 'web_identity_token_file'",
+        });
+      context.secrets.register('web_identity_token', token);
+      return token;
+    };
+    return roleCredential({
+      method: 'aws_web_identity',
+      roleArn,
+      ...roleSessionSettings(k, context.now(), "auth_method 'aws_web_identity'"),
+      via: { webIdentityToken: readToken },
+      description,
+      context,
+      sourceRegion: k.aws_region?.trim(),
+      authorize: notForHttp('aws_web_identity', 'AWS sources such as s3', "for an HTTP API, choose a method such as bearer or oauth2_client_credentials in 'auth_method'"),
+    });
+  },
+});
