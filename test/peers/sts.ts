@@ -24,7 +24,6 @@ import { canonicalRequest, parseQuery, sigv4Signature } from './sigv4.js';
  * - AssumeRoleWithWebIdentity is unsigned; the token is verified (jose) with the role's key, issuer
  *   and audience: untrusted issuer 403 AccessDenied, bad token 400 InvalidIdentityToken, expired
  *   400 ExpiredTokenException.
- * - GetCallerIdentity (signed) names the caller, so a credential's identity can be probed.
  * - Parameters fail STS's own validation messages ("1 validation error detected: Value … at
  *   'roleArn' failed to satisfy constraint: …"), several at once joined as STS joins them.
  *
@@ -32,9 +31,10 @@ import { canonicalRequest, parseQuery, sigv4Signature } from './sigv4.js';
  * session token of several hundred base64 characters) and are handed to `onIssued`, so a test can
  * make another peer (the s3rver peer's acceptTemporary) accept them.
  *
- * Not reproduced: session policies, tags, source identity, MFA, SAML, GetSessionToken and the other
- * actions (answered as unknown operations), SigV4 in the query string (answered as unsigned), the
- * account-level OIDC provider registry (a role's `webIdentity` stands for it and its trust at once).
+ * Not reproduced: session policies, tags, source identity, MFA, SAML, GetCallerIdentity,
+ * GetSessionToken and the other actions (answered as unknown operations), SigV4 in the query string
+ * (answered as unsigned), the account-level OIDC provider registry (a role's `webIdentity` stands for
+ * it and its trust at once).
  */
 
 export interface StsUser {
@@ -207,8 +207,6 @@ export async function start(options: StsPeerOptions = {}): Promise<StsPeer> {
         return respond(action, assumeRole(authenticate(received), received.params), requestId);
       case 'AssumeRoleWithWebIdentity':
         return respond(action, await assumeRoleWithWebIdentity(received.params), requestId);
-      case 'GetCallerIdentity':
-        return respond(action, callerIdentity(authenticate(received)), requestId);
       default:
         throw new Fault(400, 'InvalidAction', `Could not find operation ${action} for version ${VERSION}`);
     }
@@ -318,11 +316,6 @@ export async function start(options: StsPeerOptions = {}): Promise<StsPeer> {
       credentialsXml(credentials),
       `<Provider>${escapeXml(identity.issuer.replace(/^https:\/\//, ''))}</Provider>`,
     ].join('\n');
-  }
-
-  function callerIdentity(caller: Caller): string {
-    const account = /^arn:[^:]+:(?:iam|sts)::(\d{12}):/.exec(caller.arn)?.[1] ?? '';
-    return [`<Arn>${escapeXml(caller.arn)}</Arn>`, `<UserId>${escapeXml(caller.userId)}</UserId>`, `<Account>${account}</Account>`].join('\n');
   }
 
   function issue(roleArn: string, sessionName: string, seconds: number, action: IssuedCredentials['action']): IssuedCredentials {
