@@ -1,9 +1,11 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SignJWT, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, exists, initTemplate, leakForms, readTree } from '../helpers/cli.js';
 import { start, type S3rverPeer } from '../peers/s3rver.js';
+import { start as startSts } from '../peers/sts.js';
 
 /**
  * Through the built CLI (`npm test` builds first), as a user runs it: `init --template file-storage`,
@@ -116,6 +118,36 @@ describe('templates/file-storage', () => {
 
     const output = [first, second, broken].map((r) => r.stdout + r.stderr).join('\n') + (await readTree(join(dir, 'files')));
     for (const form of leakForms(SECRET)) expect(output).not.toContain(form);
+  }, 20_000);
+
+  it("aws_web_identity: debug reads the bucket with the role's session from the token file; no AWS key configured, no token or session secret written anywhere", async () => {
+    const issuer = 'https://token.actions.example.com';
+    const role = 'arn:aws:iam::123456789012:role/exports-sync';
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const sts = await startSts({ roles: [{ arn: role, webIdentity: { issuer, audience: 'sts.amazonaws.com', key: publicKey } }], onIssued: (c) => peer.acceptTemporary(c) });
+    try {
+      const token = await new SignJWT({}).setProtectedHeader({ alg: 'ES256' }).setIssuer(issuer).setAudience('sts.amazonaws.com').setSubject('repo:acme/exports:ref:refs/heads/main').setExpirationTime('1h').sign(privateKey);
+      await writeFile(join(root, 'web-identity-token'), token);
+      const dir = await initTemplate(root, 'web-identity', 'file-storage', {
+        auth_method: 'aws_web_identity',
+        aws_role_arn: role,
+        web_identity_token_file: join(root, 'web-identity-token'),
+        aws_sts_endpoint: sts.endpoint,
+        bucket: BUCKET,
+        prefix: 'daily/2024-01-02',
+        endpoint: peer.endpoint,
+        table: 'rows',
+      }, { replaceConfiguration: true });
+      const run = await cli(['debug', dir]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/Upserts\s+\|\s+2\b/);
+      expect(sts.requests.map((r) => [r.action, r.status])).toEqual([['AssumeRoleWithWebIdentity', 200]]);
+      const output = run.stdout + run.stderr + (await readTree(join(dir, 'files')));
+      const [session] = sts.issued;
+      for (const form of [...leakForms(token), ...leakForms(session!.secretAccessKey), ...leakForms(session!.sessionToken)]) expect(output).not.toContain(form);
+    } finally {
+      await sts.stop();
+    }
   }, 20_000);
 
   it('a wrong secret: exit 3 before update(), naming the key, the secret nowhere, nothing written', async () => {
