@@ -4,6 +4,7 @@ import { AuthenticationError, isConnectorAuthError } from '../errors/index.js';
 import type { TlsSettings } from '../network/index.js';
 import type { AuthContext } from './auth-method.js';
 import type { AwsCredential, AwsCredentialIdentity } from './aws-credential.js';
+import { quietAwsSdkNodeVersionWarning } from './aws-sdk-warning.js';
 import { classifyStsError, type StsFailureContext } from './classify-sts-error.js';
 import { TokenCache } from './token-cache.js';
 import { tokenEndpointTls } from './token-endpoint.js';
@@ -82,6 +83,7 @@ function roleSession(o: RoleSessionOptions): RoleSession {
   let connection: Promise<{ sts: STSClient; commands: typeof import('@aws-sdk/client-sts'); agent: Agent; tls: TlsSettings }> | undefined;
   const connect = async () => {
     const tls = await tokenEndpointTls(context.raw, context);
+    quietAwsSdkNodeVersionWarning();
     const commands = await import('@aws-sdk/client-sts');
     const agent = new Agent({ keepAlive: true, ...(tls.ca ? { ca: tls.ca } : {}) });
     const sts = new commands.STSClient({

@@ -2,9 +2,9 @@ import type { Logger } from '../log/index.js';
 
 const DAY_MS = 86_400_000;
 
-/** The rotation rule of a method: its own (30 days for service account keys), else 90 days. */
-export function rotationDaysOf(method: { rotationDays?: number }): number {
-  return method.rotationDays ?? 90;
+/** The rotation rule of a method: its own (30 days for service account keys; null: nothing to rotate), else 90 days. */
+export function rotationDaysOf(method: { rotationDays?: number | null }): number | null {
+  return method.rotationDays === undefined ? 90 : method.rotationDays;
 }
 
 /** Whole days since the credential was issued. */
@@ -25,12 +25,12 @@ export function overdueAgeDays(issuedAt: Date, rotationDays: number, now: number
  */
 export function warnIfCredentialOld(
   method: string,
-  rotationDays: number,
+  rotationDays: number | null,
   issuedAt: Date | undefined,
   now: number,
   log: Logger,
 ): void {
-  if (!issuedAt) return;
+  if (!issuedAt || rotationDays === null) return;
   const ageDays = overdueAgeDays(issuedAt, rotationDays, now);
   if (ageDays !== undefined) {
     log.warning(

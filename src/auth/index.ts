@@ -7,6 +7,7 @@ export { isAccessTokenCredential, type AccessTokenCredential } from './token-cre
 // Type only: the method's file (and ssh2) load when a configuration names ssh_key.
 export type { SshKeyCredential } from './methods/ssh-key.js';
 export { AWS_METHODS, isAwsCredential, type AwsCredential, type AwsCredentialIdentity } from './aws-credential.js';
+export { quietAwsSdkNodeVersionWarning } from './aws-sdk-warning.js';
 export { warnIfCredentialOld, rotationDaysOf, credentialAgeDays, overdueAgeDays } from './credential-age.js';
 export { TokenCache, refreshMargin, hardMargin } from './token-cache.js';
 export type { IssuedToken, TokenCacheOptions } from './token-cache.js';

@@ -151,6 +151,16 @@ describe('connector-auth doctor', () => {
     expect(checks((await doctor(undated)).findings)).toEqual(['note credential-age-unknown']);
   });
 
+  it("the workload's own identity (gcp_metadata, azure_managed_identity) keeps no secret to rotate: no rotation finding, dated or not", async () => {
+    const base = { base_url: 'https://api.example.com/v1', probe_path: 'health', items_path: 'items' };
+    for (const identity of [{ auth_method: 'gcp_metadata' }, { auth_method: 'azure_managed_identity', resource: 'api://orders' }]) {
+      const undated = await project(`identity-${identity.auth_method}`, { configuration: { ...base, ...identity } });
+      expect(checks((await doctor(undated)).findings), identity.auth_method).toEqual([]);
+      const dated = await project(`identity-${identity.auth_method}-dated`, { configuration: { ...base, ...identity, credential_issued_at: '2020-01-01' } });
+      expect(checks((await doctor(dated)).findings), identity.auth_method).toEqual([]);
+    }
+  });
+
   it('an invalid configuration is one finding naming the key, and the other checks still run', async () => {
     const dir = await project('invalid', { configuration: { auth_method: 'bearer', base_url: 'https://api.example.com/v1', items_path: 'items', secret_note: TOKEN } });
     await chmod(join(dir, 'configuration.json'), 0o644);

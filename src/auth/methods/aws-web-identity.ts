@@ -21,6 +21,8 @@ import { notForHttp } from '../not-for-http.js';
  */
 export default defineAuthMethod({
   name: 'aws_web_identity',
+  // No secret in configuration.json: the platform issues and rotates what it signs with.
+  rotationDays: null,
   summary: "an AWS role assumed with the workload's web identity token (EKS service account, CI OIDC): STS AssumeRoleWithWebIdentity, no AWS key in configuration.json",
   keys: z.object({
     aws_role_arn: roleArnKey(),

@@ -26,6 +26,8 @@ const IDENTITY_KEYS = [
 
 export default defineAuthMethod({
   name: 'azure_managed_identity',
+  // No secret in configuration.json: the platform issues and rotates what it signs with.
+  rotationDays: null,
   summary: "the Azure VM's managed identity (system- or user-assigned): access tokens for 'resource' from IMDS, no secret in configuration.json",
   keys: z
     .object({

@@ -20,6 +20,8 @@ import { tokenEndpointFor } from '../token-endpoint.js';
  */
 export default defineAuthMethod({
   name: 'gcp_metadata',
+  // No secret in configuration.json: the platform issues and rotates what it signs with.
+  rotationDays: null,
   summary: "the Google Cloud workload's own service account: access tokens from the GCE metadata server, no key in configuration.json",
   keys: z.object({
     gcp_service_account: keys.textWithDefault('default'),

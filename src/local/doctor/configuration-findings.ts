@@ -19,7 +19,8 @@ const RELAXED_CHECKS: Array<{ key: string; what: string }> = [
 export function configurationFindings(options: {
   raw: RawConfiguration;
   registry: SecretRegistry;
-  credential: { method: string; rotationDays: number; issuedAt: Date | undefined } | undefined;
+  /** `rotationDays` null: the method keeps no long-lived secret, so there is no rotation to track. */
+  credential: { method: string; rotationDays: number | null; issuedAt: Date | undefined } | undefined;
   unknownKeys: readonly string[];
   now: number;
 }): Finding[] {
@@ -43,21 +44,22 @@ export function configurationFindings(options: {
     findings.push({ severity: 'warning', check: 'unknown-key', message: `configuration key '${key}' is not read by any schema (a typo?)`, key });
 
   const credential = options.credential;
-  if (credential && !credential.issuedAt)
+  const rotationDays = credential?.rotationDays;
+  if (credential && rotationDays != null && !credential.issuedAt)
     findings.push({
       severity: 'note',
       check: 'credential-age-unknown',
-      message: `no credential_issued_at: runs cannot warn when the ${credential.method} credential is due for rotation (every ${credential.rotationDays} days)`,
+      message: `no credential_issued_at: runs cannot warn when the ${credential.method} credential is due for rotation (every ${rotationDays} days)`,
       key: 'credential_issued_at',
       hint: "set 'credential_issued_at' to the date the credential was issued (YYYY-MM-DD)",
     });
-  else if (credential?.issuedAt) {
-    const ageDays = overdueAgeDays(credential.issuedAt, credential.rotationDays, options.now);
+  else if (credential?.issuedAt && rotationDays != null) {
+    const ageDays = overdueAgeDays(credential.issuedAt, rotationDays, options.now);
     if (ageDays !== undefined)
       findings.push({
         severity: 'warning',
         check: 'credential-due-for-rotation',
-        message: `the ${credential.method} credential is ${ageDays} days old; the rule for it is every ${credential.rotationDays} days`,
+        message: `the ${credential.method} credential is ${ageDays} days old; the rule for it is every ${rotationDays} days`,
         key: 'credential_issued_at',
         hint: "rotate the credential, then update 'credential_issued_at'",
       });

@@ -1,4 +1,4 @@
-import type { AwsCredential } from '../../auth/index.js';
+import { quietAwsSdkNodeVersionWarning, type AwsCredential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 
@@ -35,6 +35,7 @@ export function rdsRegion(host: string, configured: string | undefined): string 
 
 /** A function that signs a fresh token at each call, for pg's `password`. */
 export async function rdsAuthTokens(credential: AwsCredential, login: RdsLogin, region: string, secrets: Pick<SecretRegistry, 'register'>): Promise<() => Promise<string>> {
+  quietAwsSdkNodeVersionWarning();
   const { Signer } = await import('@aws-sdk/rds-signer');
   // Credentials given, so the SDK's own chain (environment, ~/.aws) is never consulted.
   const signer = new Signer({ hostname: login.host, port: login.port, username: login.user, region, credentials: () => credential.identity() });

@@ -2,7 +2,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { AWS_METHODS, isAwsCredential, type AwsCredential, type Credential } from '../../auth/index.js';
+import { AWS_METHODS, isAwsCredential, quietAwsSdkNodeVersionWarning, type AwsCredential, type Credential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { isLoopbackHost, prepareSshTunnel, readTlsSettings, routeAgent, tlsConnectOptions, urlDestination } from '../../network/index.js';
 import { classifiedStream } from '../classified-stream.js';
@@ -107,6 +107,7 @@ export default defineSource({
       ...(timedOut ? { timedOut } : {}),
     });
 
+    quietAwsSdkNodeVersionWarning();
     const s3 = await import('@aws-sdk/client-s3');
     const httpsAgent = new Agent({ keepAlive: true, ...tlsConnectOptions(tls) });
     const agents = tunnel ? { httpsAgent: routeAgent(httpsAgent, tunnel), httpAgent: routeAgent(new HttpAgent({ keepAlive: true }), tunnel) } : { httpsAgent };
