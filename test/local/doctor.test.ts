@@ -153,7 +153,7 @@ describe('connector-auth doctor', () => {
 
   it("the workload's own identity (gcp_metadata, azure_managed_identity) keeps no secret to rotate: no rotation finding, dated or not", async () => {
     const base = { base_url: 'https://api.example.com/v1', probe_path: 'health', items_path: 'items' };
-    for (const identity of [{ auth_method: 'gcp_metadata' }, { auth_method: 'azure_managed_identity', resource: 'api://orders' }]) {
+    for (const identity of [{ auth_method: 'gcp_metadata' }, { auth_method: 'azure_managed_identity', resource: 'api://orders' }] as Record<string, string>[]) {
       const undated = await project(`identity-${identity.auth_method}`, { configuration: { ...base, ...identity } });
       expect(checks((await doctor(undated)).findings), identity.auth_method).toEqual([]);
       const dated = await project(`identity-${identity.auth_method}-dated`, { configuration: { ...base, ...identity, credential_issued_at: '2020-01-01' } });
