@@ -26,7 +26,7 @@ import { tokenEndpointTls } from './token-endpoint.js';
  *   source), against the system roots plus `tls_ca_certificate`, as for an OAuth token endpoint.
  */
 
-/** Asked for and granted by default: an hour, the maximum every role allows (AWS's default too). */
+/** Asked for: an hour, which every role grants (a role's maximum session is 1 to 12 hours) and AWS's default. */
 export const ROLE_SESSION_SECONDS = 3600;
 
 export interface RoleSessionOptions {
