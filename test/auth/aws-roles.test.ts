@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT, generateKeyPair } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AwsCredential } from '../../src/auth/index.js';
 import { authenticate, type Authenticated, type SourceClients } from '../../src/connector/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
@@ -200,10 +200,13 @@ describe('aws_access_key with aws_role_arn: STS AssumeRole, then S3 signed with 
     expect(s3RequestsSince(s3Before)).toBe(0);
   });
 
-  it('one STS request per session lifetime, whatever the concurrency; renewed in the background 3 minutes before the hour ends', async () => {
-    let now = Date.now();
-    const before = sts.requests.length;
-    const { auth } = await session(roleConfiguration(), () => now);
+  it('one STS request per session lifetime, whatever the concurrency; renewed in the background 3 minutes before the hour ends, and S3 then signs with the new session', async () => {
+    // The clock every party reads (the cache, the SDK's signer and its credential memo, both peers'
+    // checks) moves by hours in milliseconds; timers stay real.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const later = (ms: number) => vi.setSystemTime(Date.now() + ms);
+    const [before, issuedBefore] = [sts.requests.length, sts.issued.length];
+    const { auth } = await session(roleConfiguration());
     const credential = auth.credential as AwsCredential;
     try {
       const first = await Promise.all(Array.from({ length: 50 }, () => credential.identity()));
@@ -212,22 +215,25 @@ describe('aws_access_key with aws_role_arn: STS AssumeRole, then S3 signed with 
       expect(stsRequestsSince(sts, before)).toHaveLength(1);
 
       // 56 minutes on: still the first session, no request.
-      now += 56 * 60_000;
+      later(56 * 60_000);
       expect((await credential.identity()).accessKeyId).toBe(first[0]!.accessKeyId);
+      expect((await auth.source.stat('exports/2024-01.csv')).size).toBe(5);
       expect(stsRequestsSince(sts, before)).toHaveLength(1);
       // 57½ minutes: served the current session at once while one renewal runs behind it.
-      now += 90_000;
+      later(90_000);
       const during = await Promise.all(Array.from({ length: 20 }, () => credential.identity()));
       expect(during.every((i) => i.accessKeyId === first[0]!.accessKeyId)).toBe(true);
-      await until(() => stsRequestsSince(sts, before).length === 2);
-      await until(() => sts.issued.some((c) => c.accessKeyId !== first[0]!.accessKeyId && c.roleArn === PLAIN_ROLE));
-      const renewed = await credential.identity();
-      expect(renewed.accessKeyId).not.toBe(first[0]!.accessKeyId);
+      await until(() => sts.issued.length === issuedBefore + 2);
+      expect((await credential.identity()).accessKeyId).not.toBe(first[0]!.accessKeyId);
       expect(stsRequestsSince(sts, before)).toHaveLength(2);
-      // The renewed session signs S3 requests (the SDK asks its provider again near the expiry).
+      // Past the first session's end, which S3 now refuses (ExpiredToken): the SDK has asked its
+      // provider again and signs with the new session.
+      later(4 * 60_000);
       expect((await auth.source.stat('exports/2024-01.csv')).size).toBe(5);
+      expect(stsRequestsSince(sts, before)).toHaveLength(2);
     } finally {
       await auth.close();
+      vi.useRealTimers();
     }
   });
 

@@ -169,6 +169,9 @@ export async function start(options: S3rverOptions = {}): Promise<S3rverPeer> {
   httpServer.removeAllListeners('request');
   httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
     requests.push({ method: req.method ?? '', path: new URL(req.url ?? '/', endpoint).pathname, range: req.headers.range });
+    // The answer's Date is this peer's clock, the `Date` a test may move (Node's own header reads the
+    // real one): the AWS SDK corrects its signing clock by it, which must agree with the checks here.
+    res.setHeader('date', new Date().toUTCString());
     const refusal = refuse(req);
     if (refusal) {
       respondError(res, refusal);

@@ -192,7 +192,8 @@ export async function start(options: StsPeerOptions = {}): Promise<StsPeer> {
       body = errorXml(error, requestId);
     }
     requests.push(entry);
-    res.writeHead(entry.status, { 'content-type': 'text/xml', 'content-length': Buffer.byteLength(body), 'x-amzn-RequestId': requestId });
+    // Date from the peer's clock, the `Date` a test may move (Node's own header reads the real one): the SDK corrects its signing clock by it.
+    res.writeHead(entry.status, { 'content-type': 'text/xml', 'content-length': Buffer.byteLength(body), 'x-amzn-RequestId': requestId, date: new Date().toUTCString() });
     res.end(body);
   }
 
