@@ -20,10 +20,14 @@ export const AWS_METHODS = ['aws_access_key', 'aws_web_identity'] as const;
 
 export interface AwsCredential extends Credential {
   readonly method: (typeof AWS_METHODS)[number];
-  /** Who signs, for messages: "access key AKIA…" or "role arn:…:role/x"; never a secret. */
+  /** Who signs, for messages: "access key AKIA…", "role arn:…:role/x", "the instance profile role"; never a secret. */
   readonly signer: string;
-  /** The role whose temporary credentials sign, when one is assumed; undefined for an access key used itself. */
-  readonly roleArn: string | undefined;
+  /**
+   * For the temporary credentials of a role: the key that chose the role, to name when AWS refuses
+   * them or denies access (`aws_role_arn`; `auth_method` for the instance's own role). Undefined for
+   * an access key used itself, whose own keys are named instead.
+   */
+  readonly sessionKey: string | undefined;
   /** The region in `aws_region`, when given: a default for sources with no region of their own. */
   readonly region: string | undefined;
   /**
@@ -35,4 +39,33 @@ export interface AwsCredential extends Credential {
 
 export function isAwsCredential(credential: Credential): credential is AwsCredential {
   return (AWS_METHODS as readonly string[]).includes(credential.method) && typeof (credential as Partial<AwsCredential>).identity === 'function';
+}
+
+/** Temporary credentials kept and renewed before they expire (a role's STS session, the instance's own). */
+export interface AwsSession {
+  identity(): Promise<AwsCredentialIdentity>;
+  /** A source refused the credentials: drop them unless just issued (TokenCache.invalidate). */
+  invalidate(): boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * The credential of a method that signs with a session. Fetching the session is the probe's first
+ * step (`prepare`): a refused key, role or token fails there, before the source is asked anything.
+ */
+export function awsSessionCredential(
+  session: AwsSession,
+  o: Pick<AwsCredential, 'method' | 'description' | 'signer' | 'region' | 'authorize'> & { sessionKey: string },
+): AwsCredential {
+  return {
+    ...o,
+    // The role's own permissions decide what a source allows.
+    rejectedKey: o.sessionKey,
+    // The session token travels in a header of every request.
+    sendsSecret: true,
+    identity: () => session.identity(),
+    prepare: async () => void (await session.identity()),
+    invalidate: () => session.invalidate(),
+    close: () => session.close(),
+  };
 }

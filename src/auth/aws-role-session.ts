@@ -3,7 +3,7 @@ import type { STSClient } from '@aws-sdk/client-sts';
 import { AuthenticationError, isConnectorAuthError } from '../errors/index.js';
 import type { TlsSettings } from '../network/index.js';
 import type { AuthContext } from './auth-method.js';
-import type { AwsCredential, AwsCredentialIdentity } from './aws-credential.js';
+import type { AwsCredentialIdentity, AwsSession } from './aws-credential.js';
 import { quietAwsSdkNodeVersionWarning } from './aws-sdk-warning.js';
 import { classifyStsError, type StsFailureContext } from './classify-sts-error.js';
 import { TokenCache } from './token-cache.js';
@@ -43,40 +43,7 @@ export interface RoleSessionOptions {
   context: AuthContext;
 }
 
-/**
- * The credential of an AWS method that signs with a role's session. Fetching the session is the
- * probe's first step (`prepare`): a refused key, role or token fails there, before the source is asked.
- */
-export function roleCredential(
-  o: RoleSessionOptions & { method: AwsCredential['method']; sourceRegion: string | undefined; authorize: AwsCredential['authorize'] },
-): AwsCredential {
-  const session = roleSession(o);
-  return {
-    method: o.method,
-    description: o.description,
-    signer: `role ${o.roleArn}`,
-    roleArn: o.roleArn,
-    // The role's own permissions decide what a source allows.
-    rejectedKey: 'aws_role_arn',
-    // The session token travels in a header of every request.
-    sendsSecret: true,
-    region: o.sourceRegion,
-    identity: () => session.identity(),
-    prepare: async () => void (await session.identity()),
-    invalidate: () => session.invalidate(),
-    close: () => session.close(),
-    authorize: o.authorize,
-  };
-}
-
-interface RoleSession {
-  identity(): Promise<AwsCredentialIdentity>;
-  /** A source refused the credentials: drop them unless just issued (TokenCache.invalidate). */
-  invalidate(): boolean;
-  close(): Promise<void>;
-}
-
-function roleSession(o: RoleSessionOptions): RoleSession {
+export function roleSession(o: RoleSessionOptions): AwsSession {
   const { context } = o;
   const timeoutMs = context.common.timeout_seconds * 1000;
   const url = o.endpoint ?? defaultStsUrl(o.region);

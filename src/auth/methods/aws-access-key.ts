@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { defineAuthMethod } from '../auth-method.js';
-import type { AwsCredential, AwsCredentialIdentity } from '../aws-credential.js';
+import { awsSessionCredential, type AwsCredential, type AwsCredentialIdentity } from '../aws-credential.js';
 import { externalIdKey, optionalRoleArnKey, roleSessionKeys, roleSessionSettings } from '../aws-role-keys.js';
-import { roleCredential } from '../aws-role-session.js';
+import { roleSession } from '../aws-role-session.js';
 import { notForHttp } from '../not-for-http.js';
 
 /**
@@ -70,7 +70,7 @@ export default defineAuthMethod({
         method: 'aws_access_key',
         description: `aws access key ${accessKeyId}${k.aws_session_token ? ' (temporary)' : ''}`,
         signer: `access key ${accessKeyId}`,
-        roleArn: undefined,
+        sessionKey: undefined,
         rejectedKey: 'aws_secret_access_key',
         // A session token travels in a header; the secret itself only keys the signature.
         sendsSecret: key.sessionToken !== undefined,
@@ -81,14 +81,20 @@ export default defineAuthMethod({
     }
 
     const roleArn = k.aws_role_arn.trim();
-    return roleCredential({
-      method: 'aws_access_key',
+    const description = `aws role ${roleArn} (assumed with access key ${accessKeyId})`;
+    const session = roleSession({
       roleArn,
       ...roleSessionSettings(k, context.now(), "auth_method 'aws_access_key'"),
       via: { accessKey: key, externalId: k.aws_external_id },
-      description: `aws role ${roleArn} (assumed with access key ${accessKeyId})`,
+      description,
       context,
-      sourceRegion: region,
+    });
+    return awsSessionCredential(session, {
+      method: 'aws_access_key',
+      description,
+      signer: `role ${roleArn}`,
+      sessionKey: 'aws_role_arn',
+      region,
       authorize,
     });
   },

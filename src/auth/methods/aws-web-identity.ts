@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { defineAuthMethod } from '../auth-method.js';
-import type { AwsCredential } from '../aws-credential.js';
+import { awsSessionCredential, type AwsCredential } from '../aws-credential.js';
 import { roleArnKey, roleSessionKeys, roleSessionSettings } from '../aws-role-keys.js';
-import { roleCredential } from '../aws-role-session.js';
+import { roleSession } from '../aws-role-session.js';
 import { notForHttp } from '../not-for-http.js';
 
 /**
@@ -53,14 +53,19 @@ export default defineAuthMethod({
       context.secrets.register('web_identity_token', token);
       return token;
     };
-    return roleCredential({
-      method: 'aws_web_identity',
+    const session = roleSession({
       roleArn,
       ...roleSessionSettings(k, context.now(), "auth_method 'aws_web_identity'"),
       via: { webIdentityToken: readToken },
       description,
       context,
-      sourceRegion: k.aws_region?.trim(),
+    });
+    return awsSessionCredential(session, {
+      method: 'aws_web_identity',
+      description,
+      signer: `role ${roleArn}`,
+      sessionKey: 'aws_role_arn',
+      region: k.aws_region?.trim(),
       authorize: notForHttp('aws_web_identity', 'AWS sources such as s3', "for an HTTP API, choose a method such as bearer or oauth2_client_credentials in 'auth_method'"),
     });
   },

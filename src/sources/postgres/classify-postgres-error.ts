@@ -57,12 +57,12 @@ function fromSqlState(state: string, message: string, target: string, context: P
       if (isAwsCredential(context.credential)) {
         // An IAM database token (RDS, Aurora: "PAM authentication failed"): signed with the wrong key or
         // region, or not allowed by IAM, or for a role the database does not let log in by IAM.
-        const role = context.credential.roleArn;
+        const { sessionKey, signer } = context.credential;
         return new AuthenticationError(`${target} failed: the server rejected the IAM database token for user '${user}' (SQLSTATE 28P01)`, {
           code: 'postgres_iam_token_rejected',
-          key: role ? 'aws_role_arn' : 'aws_secret_access_key',
-          hint: role
-            ? `the policies of role ${role} must allow rds-db:connect for user '${user}', and the database role must be granted rds_iam; check 'aws_region' too`
+          key: sessionKey ?? 'aws_secret_access_key',
+          hint: sessionKey
+            ? `the policies of ${signer} must allow rds-db:connect for user '${user}', and the database role must be granted rds_iam; check 'aws_region' too`
             : `check 'aws_access_key_id', 'aws_secret_access_key' and 'aws_region'; the key's IAM policy must allow rds-db:connect for user '${user}', and the role must be granted rds_iam`,
         });
       }

@@ -16,7 +16,7 @@ import { describeLocation, type S3Location } from './s3-settings.js';
 
 export interface S3FailureContext {
   location: S3Location;
-  credential: Credential & { signer?: string; roleArn?: string | undefined };
+  credential: Credential & { signer?: string; sessionKey?: string | undefined };
   timeoutSeconds: number;
   tls: TlsSettings;
   /** The URL the requests go to: the endpoint, or AWS's for the bucket's region. */
@@ -46,16 +46,16 @@ export async function classifyS3Error(error: unknown, operation: string, context
   const said = `${service.name}${service.message && service.message !== service.name ? `: ${oneLine(service.message)}` : ''} (HTTP ${service.status})`;
   const { bucket } = context.location;
   const signer = context.credential.signer ?? 'the access key';
-  const role = context.credential.roleArn;
-  // A role's temporary key is STS's to issue and AWS's to know: refused, it is the role to look at.
-  if (role && ['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'InvalidToken', 'ExpiredToken', 'TokenRefreshRequired'].includes(service.name))
+  const sessionKey = context.credential.sessionKey;
+  // A role's temporary key is AWS's to issue and to know: refused, it is the role to look at.
+  if (sessionKey && ['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'InvalidToken', 'ExpiredToken', 'TokenRefreshRequired'].includes(service.name))
     return new AuthenticationError(`${target} failed: S3 refused the temporary credentials of ${signer} (${said})`, {
       code: 's3_role_credentials_refused',
-      key: context.urlKey === 'endpoint' ? 'endpoint' : 'aws_role_arn',
+      key: context.urlKey === 'endpoint' ? 'endpoint' : sessionKey,
       hint:
         context.urlKey === 'endpoint'
           ? "a role's temporary credentials are AWS's; an S3-compatible server at 'endpoint' knows only its own keys (use aws_access_key without 'aws_role_arn')"
-          : "check this machine's clock (NTP) and that 'aws_role_arn' is a role of the bucket's AWS partition",
+          : "check this machine's clock (NTP) and that the role belongs to the bucket's AWS partition",
       cause: error,
     });
   switch (service.name) {
@@ -94,8 +94,8 @@ export async function classifyS3Error(error: unknown, operation: string, context
     case 'Forbidden':
       return new AuthenticationError(`${target} failed: access denied to ${signer} (${said})`, {
         code: 's3_access_denied',
-        key: role ? 'aws_role_arn' : 'aws_access_key_id',
-        hint: `give ${role ? 'the role' : "the key's user or role"} s3:ListBucket on arn:aws:s3:::${bucket} (and s3:GetObject on its objects), or check 'bucket'`,
+        key: sessionKey ?? 'aws_access_key_id',
+        hint: `give ${sessionKey ? signer : "the key's user or role"} s3:ListBucket on arn:aws:s3:::${bucket} (and s3:GetObject on its objects), or check 'bucket'`,
         cause: error,
       });
     case 'NoSuchBucket':
