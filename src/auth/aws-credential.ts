@@ -16,7 +16,7 @@ export interface AwsCredentialIdentity {
   readonly expiration?: Date;
 }
 
-export const AWS_METHODS = ['aws_access_key', 'aws_web_identity'] as const;
+export const AWS_METHODS = ['aws_access_key', 'aws_web_identity', 'aws_instance_profile'] as const;
 
 export interface AwsCredential extends Credential {
   readonly method: (typeof AWS_METHODS)[number];

@@ -18,6 +18,7 @@ const METHODS: Record<string, () => Promise<{ default: AuthMethod }>> = {
   service_account_key: () => import('./methods/service-account-key.js'),
   aws_access_key: () => import('./methods/aws-access-key.js'),
   aws_web_identity: () => import('./methods/aws-web-identity.js'),
+  aws_instance_profile: () => import('./methods/aws-instance-profile.js'),
   gcp_metadata: () => import('./methods/gcp-metadata.js'),
   azure_managed_identity: () => import('./methods/azure-managed-identity.js'),
 };

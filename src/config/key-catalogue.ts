@@ -73,7 +73,7 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   azure_client_id: plain('azure_managed_identity', 'client id of a user-assigned managed identity (default: the system-assigned identity)'),
   azure_object_id: plain('azure_managed_identity', 'object (principal) id of a user-assigned managed identity, instead of azure_client_id'),
   azure_resource_id: plain('azure_managed_identity', 'ARM resource id of a user-assigned managed identity, instead of azure_client_id'),
-  metadata_endpoint: plain('gcp_metadata, azure_managed_identity', 'base URL of the instance metadata service (default http://169.254.169.254); http:// only on a link-local or loopback host'),
+  metadata_endpoint: plain('gcp_metadata, azure_managed_identity, aws_instance_profile', 'base URL of the instance metadata service (default http://169.254.169.254; on an IPv6-only EC2 instance http://[fd00:ec2::254]); http:// only on a link-local or loopback host'),
   signed_url: secret('signed_url', 'presigned URL; secret as a whole (its query string is the credential)'),
   // sources
   base_url: plain('rest', 'base URL of the API; paths are joined to it'),

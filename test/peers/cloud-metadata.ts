@@ -3,10 +3,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 
 /**
- * The token endpoints of the two clouds' instance metadata services, as their documentation and the
+ * The token endpoints of three clouds' instance metadata services, as their documentation and the
  * official SDKs describe them, plus an API that accepts only the tokens issued here.
  *
- * The real services exist only inside Google Cloud and Azure (on 169.254.169.254 of each machine), and
+ * The real services exist only inside Google Cloud, Azure and EC2 (on 169.254.169.254 of each machine), and
  * no emulator of them is published where these machines can reach; this peer reproduces what a client
  * can observe of them, including the checks they make of the client:
  *
@@ -21,6 +21,14 @@ import type { AddressInfo } from 'node:net';
  * - `api-version` is required; `resource` must be one Entra ID knows, else 400 `invalid_resource` (AADSTS500011);
  * - the identity must be assigned to the machine, else 400 `invalid_request` "Identity not found";
  * - `{access_token, refresh_token: "", expires_in, expires_on, not_before (strings), resource, token_type: "Bearer", client_id}`.
+ *
+ * EC2 IMDSv2 (required, as AWS recommends), `PUT /latest/api/token` then `GET /latest/meta-data/iam/security-credentials/[<role>]`
+ * - the PUT needs `X-aws-ec2-metadata-token-ttl-seconds` 1–21600 (else 400) and is refused with
+ *   `X-Forwarded-For` (403); it answers a session token, text/plain;
+ * - a GET without a live session token (`X-aws-ec2-metadata-token`) is 401;
+ * - the listing answers the attached role's name, 404 when the instance has none; the role's document
+ *   is `{Code: "Success", LastUpdated, Type: "AWS-HMAC", AccessKeyId, SecretAccessKey, Token, Expiration}`
+ *   (text/plain, like every IMDS answer), handed to `onAwsIssued` so that an S3 peer can accept it.
  *
  * `GET /api/health` and `/api/items` answer 200 to a Bearer token issued here and still valid, for the
  * audience the API is (`apiResource` for Azure tokens; any GCP token), else 401.
@@ -55,6 +63,8 @@ export interface CloudMetadataPeer {
   tokenRequests: MetadataRequest[];
   apiRequests: { path: string; status: number }[];
   issued: IssuedMetadataToken[];
+  /** EC2 role credentials served. */
+  awsIssued: IssuedAwsCredentials[];
   /** The next `count` token requests get `status` (and `body`), before any other check. */
   failNext(status: number, count: number, body?: string, headers?: Record<string, string>): void;
   /** Lifetime of the tokens issued from now on (default 3599 s, as both clouds issue). */
@@ -72,9 +82,24 @@ export interface CloudMetadataPeer {
 export interface CloudMetadataOptions {
   gcpAccounts?: string[];
   azureSystemAssigned?: boolean;
+  /** The role of the EC2 instance profile (default `connector-instance-role`); null: no role attached. */
+  awsRole?: string | null;
+  /** Called with each set of EC2 role credentials served. */
+  onAwsIssued?: (credentials: IssuedAwsCredentials) => void;
+}
+
+export interface IssuedAwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken: string;
+  expiration: Date;
 }
 
 const GCP_TOKEN_PATH = /^\/computeMetadata\/v1\/instance\/service-accounts\/([^/]+)\/token$/;
+const AWS_TOKEN_PATH = '/latest/api/token';
+const AWS_ROLES_PATH = /^\/latest\/meta-data\/iam\/security-credentials\/([^/]*)$/;
+/** How long EC2 role credentials are served for: EC2 hands out credentials valid for hours. */
+const AWS_CREDENTIAL_SECONDS = 6 * 3600;
 const AZURE_TOKEN_PATH = '/metadata/identity/oauth2/token';
 const KNOWN_RESOURCES = ['https://management.azure.com/', 'https://storage.azure.com/', 'https://ossrdbms-aad.database.windows.net', 'api://connector-api'];
 
@@ -96,6 +121,10 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
   const apiRequests: CloudMetadataPeer['apiRequests'] = [];
   const issued: IssuedMetadataToken[] = [];
   let failures: { status: number; count: number; body: string; headers: Record<string, string> } | undefined;
+  const awsRole = options.awsRole === undefined ? 'connector-instance-role' : options.awsRole;
+  const awsIssued: IssuedAwsCredentials[] = [];
+  /** IMDSv2 session tokens and when each stops being accepted. */
+  const imdsSessions = new Map<string, number>();
   let ttl = 3599;
   let fixedValue: string | undefined;
 
@@ -110,12 +139,15 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     const log = (status: number) => void tokenRequests.push({ path: url.pathname, query, headers: req.headers, status });
 
     const gcp = GCP_TOKEN_PATH.exec(url.pathname);
-    if (gcp || url.pathname === AZURE_TOKEN_PATH) {
+    const aws = AWS_ROLES_PATH.exec(url.pathname);
+    if (gcp || url.pathname === AZURE_TOKEN_PATH || url.pathname === AWS_TOKEN_PATH || aws) {
       if (failures && failures.count > 0) {
         failures.count--;
         return log(reply(failures.status, failures.body, failures.headers));
       }
       if (gcp) return log(gcpToken(req, decodeURIComponent(gcp[1]!), url, reply));
+      if (url.pathname === AWS_TOKEN_PATH) return log(imdsSession(req, reply));
+      if (aws) return log(awsCredentials(req, decodeURIComponent(aws[1]!), reply));
       return log(azureToken(req, url, reply));
     }
     if (url.pathname.startsWith('/api/')) {
@@ -145,6 +177,46 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     const value = fixedValue ?? `ya29.${randomBytes(48).toString('base64url')}`;
     issued.push({ cloud: 'gcp', value, identity: email, audience: scopes, expiresAt: Date.now() + ttl * 1000 });
     return reply(200, JSON.stringify({ access_token: value, expires_in: ttl, token_type: 'Bearer' }), { ...flavor, 'content-type': 'application/json' });
+  }
+
+  function imdsSession(req: IncomingMessage, reply: Reply): number {
+    const text = { 'content-type': 'text/plain', server: 'EC2ws' };
+    if (req.method !== 'PUT') return reply(405, 'Method Not Allowed', text);
+    if (req.headers['x-forwarded-for'] !== undefined) return reply(403, 'Forbidden', text);
+    const ttl = Number(req.headers['x-aws-ec2-metadata-token-ttl-seconds']);
+    if (!Number.isInteger(ttl) || ttl < 1 || ttl > 21_600) return reply(400, 'Bad Request', text);
+    const token = randomBytes(42).toString('base64');
+    imdsSessions.set(token, Date.now() + ttl * 1000);
+    return reply(200, token, { ...text, 'x-aws-ec2-metadata-token-ttl-seconds': String(ttl) });
+  }
+
+  function awsCredentials(req: IncomingMessage, role: string, reply: Reply): number {
+    const text = { 'content-type': 'text/plain', server: 'EC2ws' };
+    if (req.method !== 'GET') return reply(405, 'Method Not Allowed', text);
+    const session = String(req.headers['x-aws-ec2-metadata-token'] ?? '');
+    if ((imdsSessions.get(session) ?? 0) <= Date.now()) return reply(401, 'Unauthorized', text);
+    if (awsRole === null || (role !== '' && role !== awsRole)) return reply(404, 'Not Found', text);
+    if (role === '') return reply(200, awsRole, text);
+    const expiration = new Date(Math.floor(Date.now() / 1000) * 1000 + AWS_CREDENTIAL_SECONDS * 1000);
+    const credentials: IssuedAwsCredentials = {
+      accessKeyId: `ASIA${randomBytes(10).toString('hex').toUpperCase().slice(0, 16)}`,
+      secretAccessKey: randomBytes(30).toString('base64'),
+      sessionToken: randomBytes(600).toString('base64'),
+      expiration,
+    };
+    awsIssued.push(credentials);
+    options.onAwsIssued?.(credentials);
+    const seconds = (date: Date) => date.toISOString().replace(/\.\d+Z$/, 'Z');
+    const document = {
+      Code: 'Success',
+      LastUpdated: seconds(new Date()),
+      Type: 'AWS-HMAC',
+      AccessKeyId: credentials.accessKeyId,
+      SecretAccessKey: credentials.secretAccessKey,
+      Token: credentials.sessionToken,
+      Expiration: seconds(expiration),
+    };
+    return reply(200, JSON.stringify(document, null, 2), text);
   }
 
   function azureToken(req: IncomingMessage, url: URL, reply: Reply): number {
@@ -202,6 +274,7 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     tokenRequests,
     apiRequests,
     issued,
+    awsIssued,
     failNext(status, count, body = '', headers = {}) {
       failures = { status, count, body, headers };
     },

@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import { AuthenticationError, SourceUnreachableError } from '../errors/index.js';
+import { HttpClient, describeUrl } from '../network/index.js';
+import type { AuthContext } from './auth-method.js';
+import type { AwsCredentialIdentity, AwsSession } from './aws-credential.js';
+import { TokenCache } from './token-cache.js';
+
+/**
+ * The credentials of the IAM role attached to an EC2 instance (its instance profile), from the
+ * instance metadata service, IMDSv2 only:
+ *
+ *   PUT  /latest/api/token                                   X-aws-ec2-metadata-token-ttl-seconds: 21600
+ *   GET  /latest/meta-data/iam/security-credentials/         X-aws-ec2-metadata-token: <session>  → the role's name
+ *   GET  /latest/meta-data/iam/security-credentials/<role>   → {Code, AccessKeyId, SecretAccessKey, Token, Expiration}
+ *
+ * IMDSv1 (the same GETs without a session) is never used: it is what an SSRF in any program on the
+ * instance can read, and AWS recommends requiring v2. The PUT is also what a proxy cannot forward
+ * (IMDS refuses it with X-Forwarded-For), and its answer does not leave a container beyond the
+ * instance's hop limit. EC2 rotates the role's credentials hours before they expire; they are kept in
+ * the TokenCache (one fetch per lifetime, renewed before the end) and registered as secrets on arrival,
+ * the IMDS session token too.
+ */
+
+/** The session's lifetime asked for: 6 hours, the most IMDS grants; one session serves one fetch. */
+const SESSION_TTL_SECONDS = 21_600;
+
+/** The credentials document as IMDS serves it (text/plain, JSON inside). */
+const credentialsDocument = z.looseObject({
+  Code: z.string(),
+  Message: z.string().optional(),
+  AccessKeyId: z.string().optional(),
+  SecretAccessKey: z.string().optional(),
+  Token: z.string().optional(),
+  Expiration: z.string().optional(),
+});
+
+export interface InstanceMetadataOptions {
+  /** The metadata service's root (`metadata_endpoint`, default http://169.254.169.254). */
+  base: URL;
+  /** The credential, for messages. */
+  description: string;
+  context: AuthContext;
+}
+
+export function instanceMetadataSession(o: InstanceMetadataOptions): AwsSession {
+  const { context, description } = o;
+  const http = new HttpClient({ tls: { verify: true }, timeoutSeconds: context.common.timeout_seconds });
+
+  /** One request; its failure to connect explained for someone who is not on EC2. */
+  const call = async (method: 'GET' | 'PUT', path: string, headers: Record<string, string>) => {
+    const url = new URL(path, o.base);
+    try {
+      const reply = await http.request(url, { method, headers: new Headers(headers), redirect: 'manual' }, { credential: description, urlKey: 'metadata_endpoint' });
+      return { status: reply.status, text: await reply.text(), url };
+    } catch (error) {
+      if (!(error instanceof SourceUnreachableError)) throw error;
+      throw new SourceUnreachableError(error.message, {
+        code: error.code,
+        key: 'metadata_endpoint',
+        hint: "the instance metadata service answers only on EC2 (in a container there, the instance's metadata hop limit must be at least 2); elsewhere use auth_method 'aws_access_key' or 'aws_web_identity'",
+        cause: error,
+      });
+    }
+  };
+  const unexpected = (answer: { status: number; url: URL }, what: string) =>
+    new SourceUnreachableError(`${description}: ${describeUrl(answer.url)} answered HTTP ${answer.status} ${what}`, {
+      code: 'instance_metadata_error',
+      key: 'metadata_endpoint',
+      hint: "check that IMDS is turned on for the instance (aws ec2 modify-instance-metadata-options --http-endpoint enabled) and that no proxy stands in front of it; leave 'metadata_endpoint' out on EC2",
+    });
+
+  const cache = new TokenCache<AwsCredentialIdentity>({
+    description,
+    noun: 'instance profile credentials',
+    log: context.log,
+    now: context.now,
+    fetch: async () => {
+      const requestedAt = context.now();
+      const session = await call('PUT', 'latest/api/token', { 'x-aws-ec2-metadata-token-ttl-seconds': String(SESSION_TTL_SECONDS) });
+      if (session.status !== 200 || !session.text) throw unexpected(session, 'to the request for an IMDSv2 session (403: a proxy forwarded it, or IMDS is off)');
+      context.secrets.register('imds_session_token', session.text);
+      const withSession = { 'x-aws-ec2-metadata-token': session.text };
+
+      const roles = await call('GET', 'latest/meta-data/iam/security-credentials/', withSession);
+      if (roles.status === 404)
+        throw new AuthenticationError(`${description}: this instance has no IAM role (no instance profile is attached)`, {
+          code: 'instance_profile_missing',
+          key: 'auth_method',
+          hint: "attach an instance profile with the role to the instance (EC2 console: Actions, Security, Modify IAM role), or choose auth_method 'aws_access_key'",
+        });
+      const role = roles.text.split('\n')[0]?.trim();
+      if (roles.status !== 200 || !role) throw unexpected(roles, 'for the instance profile role');
+
+      const answer = await call('GET', `latest/meta-data/iam/security-credentials/${encodeURIComponent(role)}`, withSession);
+      if (answer.status !== 200) throw unexpected(answer, `for the credentials of role '${role}'`);
+      const document = parseDocument(answer.text);
+      if (!document) throw unexpected(answer, `with something other than the credentials of role '${role}'`);
+      const { AccessKeyId, SecretAccessKey, Token, Expiration } = document;
+      if (document.Code !== 'Success' || !AccessKeyId || !SecretAccessKey || !Token)
+        throw new AuthenticationError(`${description}: IMDS has no credentials for role '${role}' (${document.Code}${document.Message ? `: ${document.Message}` : ''})`, {
+          code: 'instance_profile_credentials_unavailable',
+          key: 'auth_method',
+          hint: "check the instance profile's role in IAM (it must exist and trust ec2.amazonaws.com)",
+        });
+      context.secrets.register('aws_instance_secret_access_key', SecretAccessKey);
+      context.secrets.register('aws_instance_session_token', Token);
+      const expiration = new Date(Expiration ?? NaN);
+      if (Number.isNaN(expiration.getTime())) throw unexpected(answer, `with credentials of role '${role}' that do not say when they expire`);
+      const lifetimeMs = expiration.getTime() - requestedAt;
+      context.log.debug(`${description}: credentials ${AccessKeyId} of role '${role}', valid for ${Math.round(lifetimeMs / 1000)}s`);
+      return { value: { accessKeyId: AccessKeyId, secretAccessKey: SecretAccessKey, sessionToken: Token, expiration }, lifetimeMs };
+    },
+  });
+
+  return {
+    identity: () => cache.token(),
+    invalidate: () => cache.invalidate(),
+    async close() {
+      await cache.close();
+      await http.close();
+    },
+  };
+}
+
+function parseDocument(text: string): z.infer<typeof credentialsDocument> | undefined {
+  try {
+    const parsed = credentialsDocument.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
