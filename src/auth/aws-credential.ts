@@ -2,9 +2,10 @@ import type { Credential } from './auth-method.js';
 
 /**
  * AWS credentials as the sources that sign with them see them (s3 signs each request; postgres signs
- * an IAM database login token): a long-term access key, or the temporary credentials of a role
- * assumed through STS (aws-role-session.ts). The key is handed over as an identity provider for an
- * AWS SDK client, so it cannot end up in a message by accident.
+ * an IAM database login token): a long-term access key, or a session, the temporary credentials of
+ * a role (assumed through STS: aws-role-session.ts; the EC2 instance's own: instance-metadata-session.ts).
+ * They are handed over as an identity provider for an AWS SDK client, so they cannot end up in a
+ * message by accident.
  */
 
 /** What an AWS SDK client takes as `credentials`, or gets from a provider. */
@@ -31,8 +32,8 @@ export interface AwsCredential extends Credential {
   /** The region in `aws_region`, when given: a default for sources with no region of their own. */
   readonly region: string | undefined;
   /**
-   * The credentials to sign with, as an SDK identity provider: the same object until a role's
-   * credentials near their expiry, then fresh ones (one STS request per lifetime, whatever the concurrency).
+   * The credentials to sign with, as an SDK identity provider: the same object until a session nears
+   * its expiry, then a fresh one (one request for it per lifetime, whatever the concurrency).
    */
   identity(): Promise<AwsCredentialIdentity>;
 }

@@ -123,7 +123,7 @@ export async function classifyStsError(error: unknown, context: StsFailureContex
         key: /session ?name/i.test(error.message) ? 'aws_role_session_name' : 'aws_role_arn',
         hint: /session ?name/i.test(error.message)
           ? "'aws_role_session_name' takes 2 to 64 letters, digits and + = , . @ - _"
-          : `check 'aws_role_arn' (arn:aws:iam::<account>:role/<name>); the role's maximum session duration must be at least ${3600 / 60} minutes`,
+          : "check 'aws_role_arn' (arn:aws:iam::<account>:role/<name>)",
         cause: error,
       });
     default:
