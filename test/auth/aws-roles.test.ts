@@ -26,6 +26,8 @@ const USER = { accessKeyId: 'AKIACONNECTORROLE001', secretAccessKey: 'role/User+
 const WRONG_SECRET = 'Wr0ng/+user?&secret=zz';
 const PLAIN_ROLE = 'arn:aws:iam::210987654321:role/orders-reader';
 const PARTNER_ROLE = 'arn:aws:iam::210987654321:role/partners/exports-reader';
+/** A role that trusts PLAIN_ROLE's sessions: reached by role chaining. */
+const CHAINED_ROLE = 'arn:aws:iam::210987654321:role/orders-archive-reader';
 const EXTERNAL_ID = 'acme-7f3c';
 const WEB_ROLE = 'arn:aws:iam::123456789012:role/orders-sync';
 const ISSUER = 'https://oidc.eks.us-east-1.example.com/id/EXAMPLED539D4633E53DE1B71EXAMPLE';
@@ -54,6 +56,7 @@ beforeAll(async () => {
   const roles = [
     { arn: PLAIN_ROLE, principals: [USER.arn] },
     { arn: PARTNER_ROLE, principals: [USER.arn], externalId: EXTERNAL_ID },
+    { arn: CHAINED_ROLE, principals: [PLAIN_ROLE] },
     { arn: WEB_ROLE, webIdentity: { issuer: ISSUER, audience: AUDIENCE, key: publicKey } },
   ];
   const onIssued = (c: Parameters<S3rverPeer['acceptTemporary']>[0]) => s3.acceptTemporary(c);
@@ -259,6 +262,26 @@ describe('aws_access_key with aws_role_arn: STS AssumeRole, then S3 signed with 
     const unreachable = await probeFailure(roleConfiguration({ aws_sts_endpoint: `http://127.0.0.1:${closed.port}` }));
     expect([unreachable.error.exitCode, unreachable.error.key]).toEqual([4, 'aws_sts_endpoint']);
     expectNoSecretIn(unreachable.error, unreachable.lines, secretForms());
+  });
+
+  it("the key may itself be a role's session (ASIA… with aws_session_token): AssumeRole carries its token, role chaining", async () => {
+    const { auth: first } = await session(roleConfiguration());
+    try {
+      const key = await (first.credential as AwsCredential).identity();
+      const before = sts.requests.length;
+      const { auth: chained } = await session(
+        roleConfiguration({ aws_access_key_id: key.accessKeyId, aws_secret_access_key: key.secretAccessKey, aws_session_token: key.sessionToken!, aws_role_arn: CHAINED_ROLE }),
+      );
+      try {
+        await chained.probe();
+        expect(stsRequestsSince(sts, before)).toMatchObject([{ action: 'AssumeRole', accessKeyId: key.accessKeyId, roleArn: CHAINED_ROLE, status: 200 }]);
+        expect((await (chained.credential as AwsCredential).identity()).accessKeyId).toBe(sts.issued.at(-1)!.accessKeyId);
+      } finally {
+        await chained.close();
+      }
+    } finally {
+      await first.close();
+    }
   });
 
   it("STS over HTTPS is verified whatever tls_skip_verify says: trusted through tls_ca_certificate, else exit 5", async () => {
