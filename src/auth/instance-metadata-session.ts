@@ -1,8 +1,8 @@
-import { z } from 'zod';
 import { AuthenticationError, SourceUnreachableError } from '../errors/index.js';
 import { HttpClient, describeUrl } from '../network/index.js';
 import type { AuthContext } from './auth-method.js';
 import type { AwsCredentialIdentity, AwsSession } from './aws-credential.js';
+import { credentialsOf, parseCredentialsDocument } from './aws-credentials-document.js';
 import { TokenCache } from './token-cache.js';
 
 /**
@@ -23,16 +23,6 @@ import { TokenCache } from './token-cache.js';
 
 /** The session's lifetime asked for: 6 hours, the most IMDS grants; one session serves one fetch. */
 const SESSION_TTL_SECONDS = 21_600;
-
-/** The credentials document as IMDS serves it (text/plain, JSON inside). */
-const credentialsDocument = z.looseObject({
-  Code: z.string(),
-  Message: z.string().optional(),
-  AccessKeyId: z.string().optional(),
-  SecretAccessKey: z.string().optional(),
-  Token: z.string().optional(),
-  Expiration: z.string().optional(),
-});
 
 export interface InstanceMetadataOptions {
   /** The metadata service's root (`metadata_endpoint`, default http://169.254.169.254). */
@@ -93,22 +83,18 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): AwsSession 
 
       const answer = await call('GET', `latest/meta-data/iam/security-credentials/${encodeURIComponent(role)}`, withSession);
       if (answer.status !== 200) throw unexpected(answer, `for the credentials of role '${role}'`);
-      const document = parseDocument(answer.text);
+      const document = parseCredentialsDocument(answer.text);
       if (!document) throw unexpected(answer, `with something other than the credentials of role '${role}'`);
-      const { AccessKeyId, SecretAccessKey, Token, Expiration } = document;
-      if (document.Code !== 'Success' || !AccessKeyId || !SecretAccessKey || !Token)
+      if (document.Code !== 'Success')
         throw new AuthenticationError(`${description}: IMDS has no credentials for role '${role}' (${document.Code}${document.Message ? `: ${document.Message}` : ''})`, {
           code: 'instance_profile_credentials_unavailable',
           key: 'auth_method',
           hint: "check the instance profile's role in IAM (it must exist and trust ec2.amazonaws.com)",
         });
-      context.secrets.register('aws_instance_secret_access_key', SecretAccessKey);
-      context.secrets.register('aws_instance_session_token', Token);
-      const expiration = new Date(Expiration ?? NaN);
-      if (Number.isNaN(expiration.getTime())) throw unexpected(answer, `with credentials of role '${role}' that do not say when they expire`);
-      const lifetimeMs = expiration.getTime() - requestedAt;
-      context.log.debug(`${description}: credentials ${AccessKeyId} of role '${role}', valid for ${Math.round(lifetimeMs / 1000)}s`);
-      return { value: { accessKeyId: AccessKeyId, secretAccessKey: SecretAccessKey, sessionToken: Token, expiration }, lifetimeMs };
+      const issued = credentialsOf(document, requestedAt, context.secrets);
+      if (!issued) throw unexpected(answer, `with incomplete credentials of role '${role}'`);
+      context.log.debug(`${description}: credentials ${issued.value.accessKeyId} of role '${role}', valid for ${Math.round(issued.lifetimeMs / 1000)}s`);
+      return issued;
     },
   });
 
@@ -120,14 +106,5 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): AwsSession 
       await http.close();
     },
   };
-}
-
-function parseDocument(text: string): z.infer<typeof credentialsDocument> | undefined {
-  try {
-    const parsed = credentialsDocument.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
