@@ -1,9 +1,11 @@
-import type { Credential } from './auth-method.js';
+import type { AuthContext, Credential } from './auth-method.js';
+import { TokenCache, type IssuedToken } from './token-cache.js';
 
 /**
  * AWS credentials as the sources that sign with them see them (s3 signs each request; postgres signs
  * an IAM database login token): a long-term access key, or a session, the temporary credentials of
- * a role (assumed through STS: aws-role-session.ts; the EC2 instance's own: instance-metadata-session.ts).
+ * a role (assumed through STS: aws-role-session.ts; the EC2 instance's own: instance-metadata-session.ts;
+ * the ECS task's or EKS pod's: container-credentials-session.ts).
  * They are handed over as an identity provider for an AWS SDK client, so they cannot end up in a
  * message by accident.
  */
@@ -17,7 +19,7 @@ export interface AwsCredentialIdentity {
   readonly expiration?: Date;
 }
 
-export const AWS_METHODS = ['aws_access_key', 'aws_web_identity', 'aws_instance_profile'] as const;
+export const AWS_METHODS = ['aws_access_key', 'aws_web_identity', 'aws_instance_profile', 'aws_container_credentials'] as const;
 
 export interface AwsCredential extends Credential {
   readonly method: (typeof AWS_METHODS)[number];
@@ -48,6 +50,30 @@ export interface AwsSession {
   /** A source refused the credentials: drop them unless just issued (TokenCache.invalidate). */
   invalidate(): boolean;
   close(): Promise<void>;
+}
+
+/**
+ * A session whose credentials `fetch` gets, kept in a TokenCache: one fetch per lifetime whatever the
+ * concurrency, renewed in the background before the end. `release` frees what fetching used (its HTTP client).
+ */
+export function cachedAwsSession(o: {
+  description: string;
+  /** What the credentials are called in log lines, e.g. 'role credentials'. */
+  noun: string;
+  context: Pick<AuthContext, 'log' | 'now'>;
+  fetch: () => Promise<IssuedToken<AwsCredentialIdentity>>;
+  release: () => Promise<void>;
+}): AwsSession {
+  const cache = new TokenCache<AwsCredentialIdentity>({ description: o.description, noun: o.noun, log: o.context.log, now: o.context.now, fetch: o.fetch });
+  return {
+    identity: () => cache.token(),
+    invalidate: () => cache.invalidate(),
+    async close() {
+      // A fetch in flight finishes first: what it registers and logs happens before the release.
+      await cache.close();
+      await o.release();
+    },
+  };
 }
 
 /**

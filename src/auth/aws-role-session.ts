@@ -3,10 +3,9 @@ import type { STSClient } from '@aws-sdk/client-sts';
 import { AuthenticationError, isConnectorAuthError } from '../errors/index.js';
 import type { TlsSettings } from '../network/index.js';
 import type { AuthContext } from './auth-method.js';
-import type { AwsCredentialIdentity, AwsSession } from './aws-credential.js';
+import { cachedAwsSession, type AwsCredentialIdentity, type AwsSession } from './aws-credential.js';
 import { quietAwsSdkNodeVersionWarning } from './aws-sdk-warning.js';
 import { classifyStsError, type StsFailureContext } from './classify-sts-error.js';
-import { TokenCache } from './token-cache.js';
 import { tokenEndpointTls } from './token-endpoint.js';
 
 /**
@@ -78,11 +77,15 @@ export function roleSession(o: RoleSessionOptions): AwsSession {
     timedOut,
   });
 
-  const cache = new TokenCache<AwsCredentialIdentity>({
+  return cachedAwsSession({
     description: o.description,
     noun: 'role credentials',
-    log: context.log,
-    now: context.now,
+    context,
+    async release() {
+      const open = await connection?.catch(() => undefined);
+      open?.sts.destroy();
+      open?.agent.destroy();
+    },
     fetch: async () => {
       const { sts, commands, tls } = await (connection ??= connect());
       const deadline = AbortSignal.timeout(timeoutMs);
@@ -116,17 +119,6 @@ export function roleSession(o: RoleSessionOptions): AwsSession {
       };
     },
   });
-
-  return {
-    identity: () => cache.token(),
-    invalidate: () => cache.invalidate(),
-    async close() {
-      await cache.close();
-      const open = await connection?.catch(() => undefined);
-      open?.sts.destroy();
-      open?.agent.destroy();
-    },
-  };
 }
 
 /** AWS's regional STS endpoint, for messages (the SDK resolves the same one itself). */

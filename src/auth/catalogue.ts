@@ -19,6 +19,7 @@ const METHODS: Record<string, () => Promise<{ default: AuthMethod }>> = {
   aws_access_key: () => import('./methods/aws-access-key.js'),
   aws_web_identity: () => import('./methods/aws-web-identity.js'),
   aws_instance_profile: () => import('./methods/aws-instance-profile.js'),
+  aws_container_credentials: () => import('./methods/aws-container-credentials.js'),
   gcp_metadata: () => import('./methods/gcp-metadata.js'),
   azure_managed_identity: () => import('./methods/azure-managed-identity.js'),
 };

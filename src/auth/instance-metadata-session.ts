@@ -1,9 +1,8 @@
 import { AuthenticationError, SourceUnreachableError } from '../errors/index.js';
 import { HttpClient, describeUrl } from '../network/index.js';
 import type { AuthContext } from './auth-method.js';
-import type { AwsCredentialIdentity, AwsSession } from './aws-credential.js';
+import { cachedAwsSession, type AwsSession } from './aws-credential.js';
 import { credentialsOf, parseCredentialsDocument } from './aws-credentials-document.js';
-import { TokenCache } from './token-cache.js';
 
 /**
  * The credentials of the IAM role attached to an EC2 instance (its instance profile), from the
@@ -59,11 +58,11 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): AwsSession 
       hint: "check that IMDS is turned on for the instance (aws ec2 modify-instance-metadata-options --http-endpoint enabled) and that no proxy stands in front of it; leave 'metadata_endpoint' out on EC2",
     });
 
-  const cache = new TokenCache<AwsCredentialIdentity>({
+  return cachedAwsSession({
     description,
     noun: 'instance profile credentials',
-    log: context.log,
-    now: context.now,
+    context,
+    release: () => http.close(),
     fetch: async () => {
       const requestedAt = context.now();
       const session = await call('PUT', 'latest/api/token', { 'x-aws-ec2-metadata-token-ttl-seconds': String(SESSION_TTL_SECONDS) });
@@ -97,14 +96,5 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): AwsSession 
       return issued;
     },
   });
-
-  return {
-    identity: () => cache.token(),
-    invalidate: () => cache.invalidate(),
-    async close() {
-      await cache.close();
-      await http.close();
-    },
-  };
 }
 

@@ -68,6 +68,8 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   aws_role_session_name: plain('aws', 'role session name CloudTrail shows (default `connector-auth-<ms since epoch>`)'),
   aws_sts_endpoint: plain('aws', 'STS endpoint URL, e.g. a VPC endpoint (default: AWS STS in aws_region, else us-east-1); https:// (http:// only on loopback)'),
   web_identity_token_file: plain('aws_web_identity', 'file the platform writes the web identity token to (EKS: the pod\'s AWS_WEB_IDENTITY_TOKEN_FILE); read again at each renewal'),
+  container_credentials_url: plain('aws_container_credentials', "URL of the container credentials endpoint: the pod's AWS_CONTAINER_CREDENTIALS_FULL_URI (EKS Pod Identity), or http://169.254.170.2 followed by the task's AWS_CONTAINER_CREDENTIALS_RELATIVE_URI (ECS)"),
+  container_authorization_token_file: plain('aws_container_credentials', "file holding the endpoint's authorization token (EKS Pod Identity: the pod's AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE); read again at each renewal"),
   gcp_service_account: plain('gcp_metadata', 'service account of the workload whose tokens to use: `default` (default) or its email'),
   resource: plain('azure_managed_identity', 'the resource (audience) the token is for, e.g. `https://management.azure.com/` or the API\'s application ID URI (required)'),
   azure_client_id: plain('azure_managed_identity', 'client id of a user-assigned managed identity (default: the system-assigned identity)'),

@@ -30,6 +30,11 @@ import type { AddressInfo } from 'node:net';
  *   is `{Code: "Success", LastUpdated, Type: "AWS-HMAC", AccessKeyId, SecretAccessKey, Token, Expiration}`
  *   (text/plain, like every IMDS answer), handed to `onAwsIssued` so that an S3 peer can accept it.
  *
+ * ECS and EKS Pod Identity's container credentials endpoint, `GET /v2/credentials/<task id>` (ECS: the id is the
+ * secret-ish part of AWS_CONTAINER_CREDENTIALS_RELATIVE_URI; another id is 404) and `GET /v1/credentials`
+ * (Pod Identity: `Authorization` must be the pod's token, else 401), answering
+ * `{AccessKeyId, SecretAccessKey, Token, Expiration, RoleArn}` as JSON, likewise handed to `onAwsIssued`.
+ *
  * `GET /api/health` and `/api/items` answer 200 to a Bearer token issued here and still valid, for the
  * audience the API is (`apiResource` for Azure tokens; any GCP token), else 401.
  */
@@ -63,8 +68,12 @@ export interface CloudMetadataPeer {
   tokenRequests: MetadataRequest[];
   apiRequests: { path: string; status: number }[];
   issued: IssuedMetadataToken[];
-  /** EC2 role credentials served. */
+  /** EC2, ECS and Pod Identity role credentials served. */
   awsIssued: IssuedAwsCredentials[];
+  /** ECS's AWS_CONTAINER_CREDENTIALS_RELATIVE_URI for this "task". */
+  ecsCredentialsUri: string;
+  /** The content of the pod's AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE for `/v1/credentials`. */
+  podIdentityToken: string;
   /** The next `count` token requests get `status` (and `body`), before any other check. */
   failNext(status: number, count: number, body?: string, headers?: Record<string, string>): void;
   /** Lifetime of the tokens issued from now on (default 3599 s, as both clouds issue). */
@@ -97,6 +106,7 @@ export interface IssuedAwsCredentials {
 
 const GCP_TOKEN_PATH = /^\/computeMetadata\/v1\/instance\/service-accounts\/([^/]+)\/token$/;
 const AWS_TOKEN_PATH = '/latest/api/token';
+const CONTAINER_PATHS = /^\/(?:v2\/credentials\/[^/]+|v1\/credentials)$/;
 const AWS_ROLES_PATH = /^\/latest\/meta-data\/iam\/security-credentials\/([^/]*)$/;
 /** How long EC2 role credentials are served for: EC2 hands out credentials valid for hours. */
 const AWS_CREDENTIAL_SECONDS = 6 * 3600;
@@ -125,6 +135,8 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
   const awsIssued: IssuedAwsCredentials[] = [];
   /** IMDSv2 session tokens and when each stops being accepted. */
   const imdsSessions = new Map<string, number>();
+  const ecsCredentialsUri = `/v2/credentials/${crypto.randomUUID()}`;
+  const podIdentityToken = randomBytes(24).toString('base64');
   let ttl = 3599;
   let fixedValue: string | undefined;
 
@@ -140,7 +152,8 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
 
     const gcp = GCP_TOKEN_PATH.exec(url.pathname);
     const aws = AWS_ROLES_PATH.exec(url.pathname);
-    if (gcp || url.pathname === AZURE_TOKEN_PATH || url.pathname === AWS_TOKEN_PATH || aws) {
+    const container = CONTAINER_PATHS.test(url.pathname);
+    if (gcp || url.pathname === AZURE_TOKEN_PATH || url.pathname === AWS_TOKEN_PATH || aws || container) {
       if (failures && failures.count > 0) {
         failures.count--;
         return log(reply(failures.status, failures.body, failures.headers));
@@ -148,6 +161,7 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
       if (gcp) return log(gcpToken(req, decodeURIComponent(gcp[1]!), url, reply));
       if (url.pathname === AWS_TOKEN_PATH) return log(imdsSession(req, reply));
       if (aws) return log(awsCredentials(req, decodeURIComponent(aws[1]!), reply));
+      if (container) return log(containerCredentials(req, url.pathname, reply));
       return log(azureToken(req, url, reply));
     }
     if (url.pathname.startsWith('/api/')) {
@@ -197,26 +211,30 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     if ((imdsSessions.get(session) ?? 0) <= Date.now()) return reply(401, 'Unauthorized', text);
     if (awsRole === null || (role !== '' && role !== awsRole)) return reply(404, 'Not Found', text);
     if (role === '') return reply(200, awsRole, text);
-    const expiration = new Date(Math.floor(Date.now() / 1000) * 1000 + AWS_CREDENTIAL_SECONDS * 1000);
+    const issued = issueAwsCredentials();
+    const document = { Code: 'Success', LastUpdated: isoSeconds(new Date()), Type: 'AWS-HMAC', ...issued };
+    return reply(200, JSON.stringify(document, null, 2), text);
+  }
+
+  function containerCredentials(req: IncomingMessage, path: string, reply: Reply): number {
+    const json = { 'content-type': 'application/json' };
+    if (req.method !== 'GET') return reply(405, 'Method Not Allowed', json);
+    if (path === '/v1/credentials' && req.headers.authorization !== podIdentityToken) return reply(401, JSON.stringify({ message: 'Unauthorized' }), json);
+    if (path.startsWith('/v2/') && path !== ecsCredentialsUri) return reply(404, JSON.stringify({ code: 'NotFound', message: 'Not Found' }), json);
+    return reply(200, JSON.stringify({ ...issueAwsCredentials(), RoleArn: 'arn:aws:iam::123456789012:role/connector-task-role' }), json);
+  }
+
+  /** A new set of role credentials, recorded and handed to onAwsIssued; the document's fields, as AWS names them. */
+  function issueAwsCredentials() {
     const credentials: IssuedAwsCredentials = {
       accessKeyId: `ASIA${randomBytes(10).toString('hex').toUpperCase().slice(0, 16)}`,
       secretAccessKey: randomBytes(30).toString('base64'),
       sessionToken: randomBytes(600).toString('base64'),
-      expiration,
+      expiration: new Date(Math.floor(Date.now() / 1000) * 1000 + AWS_CREDENTIAL_SECONDS * 1000),
     };
     awsIssued.push(credentials);
     options.onAwsIssued?.(credentials);
-    const seconds = (date: Date) => date.toISOString().replace(/\.\d+Z$/, 'Z');
-    const document = {
-      Code: 'Success',
-      LastUpdated: seconds(new Date()),
-      Type: 'AWS-HMAC',
-      AccessKeyId: credentials.accessKeyId,
-      SecretAccessKey: credentials.secretAccessKey,
-      Token: credentials.sessionToken,
-      Expiration: seconds(expiration),
-    };
-    return reply(200, JSON.stringify(document, null, 2), text);
+    return { AccessKeyId: credentials.accessKeyId, SecretAccessKey: credentials.secretAccessKey, Token: credentials.sessionToken, Expiration: isoSeconds(credentials.expiration) };
   }
 
   function azureToken(req: IncomingMessage, url: URL, reply: Reply): number {
@@ -275,6 +293,8 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     apiRequests,
     issued,
     awsIssued,
+    ecsCredentialsUri,
+    podIdentityToken,
     failNext(status, count, body = '', headers = {}) {
       failures = { status, count, body, headers };
     },
@@ -297,4 +317,9 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
         server.close(() => resolve());
       }),
   };
+}
+
+/** ISO 8601 to the second, as AWS writes times: 2026-11-24T01:00:00Z. */
+function isoSeconds(date: Date): string {
+  return date.toISOString().replace(/\.\d+Z$/, 'Z');
 }
