@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { AuthenticationError, ConfigurationError, SourceUnreachableError } from '../errors/index.js';
-import { HttpClient, describeUrl } from '../network/index.js';
+import { describeUrl, type HttpClient } from '../network/index.js';
 import type { AuthContext } from './auth-method.js';
 import { cachedAwsSession, type AwsSession } from './aws-credential.js';
 import { credentialsOf, parseCredentialsDocument } from './aws-credentials-document.js';
+import { createTokenHttpClient } from './token-endpoint.js';
 
 /**
  * The credentials of the IAM role of an ECS task, or of an EKS pod with Pod Identity, from the
@@ -29,7 +30,9 @@ export interface ContainerCredentialsOptions {
 
 export function containerCredentialsSession(o: ContainerCredentialsOptions): AwsSession {
   const { context, description, url } = o;
-  const http = new HttpClient({ tls: { verify: true }, timeoutSeconds: context.common.timeout_seconds });
+  // Made at the first fetch; verified as any identity service is (system roots plus tls_ca_certificate).
+  let http: Promise<HttpClient> | undefined;
+  const client = () => (http ??= createTokenHttpClient(context.raw, context.common.timeout_seconds, context));
   const tokenKey = o.authorizationTokenFile ? 'container_authorization_token_file' : 'container_credentials_url';
 
   const authorization = async (): Promise<Record<string, string>> => {
@@ -52,14 +55,14 @@ export function containerCredentialsSession(o: ContainerCredentialsOptions): Aws
     description,
     noun: 'container credentials',
     context,
-    release: () => http.close(),
+    release: async () => (await http?.catch(() => undefined))?.close(),
     fetch: async () => {
       const requestedAt = context.now();
       const headers = new Headers({ accept: 'application/json', ...(await authorization()) });
       let status: number;
       let text: string;
       try {
-        const reply = await http.request(url, { method: 'GET', headers, redirect: 'manual' }, { credential: description, urlKey: 'container_credentials_url' });
+        const reply = await (await client()).request(url, { method: 'GET', headers, redirect: 'manual' }, { credential: description, urlKey: 'container_credentials_url' });
         [status, text] = [reply.status, await reply.text()];
       } catch (error) {
         if (!(error instanceof SourceUnreachableError)) throw error;

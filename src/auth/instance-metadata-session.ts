@@ -1,8 +1,9 @@
 import { AuthenticationError, SourceUnreachableError } from '../errors/index.js';
-import { HttpClient, describeUrl } from '../network/index.js';
+import { describeUrl, type HttpClient } from '../network/index.js';
 import type { AuthContext } from './auth-method.js';
 import { cachedAwsSession, type AwsSession } from './aws-credential.js';
 import { credentialsOf, parseCredentialsDocument } from './aws-credentials-document.js';
+import { createTokenHttpClient } from './token-endpoint.js';
 
 /**
  * The credentials of the IAM role attached to an EC2 instance (its instance profile), from the
@@ -33,13 +34,15 @@ export interface InstanceMetadataOptions {
 
 export function instanceMetadataSession(o: InstanceMetadataOptions): AwsSession {
   const { context, description } = o;
-  const http = new HttpClient({ tls: { verify: true }, timeoutSeconds: context.common.timeout_seconds });
+  // Made at the first fetch; verified as any identity service is (system roots plus tls_ca_certificate).
+  let http: Promise<HttpClient> | undefined;
+  const client = () => (http ??= createTokenHttpClient(context.raw, context.common.timeout_seconds, context));
 
   /** One request; its failure to connect explained for someone who is not on EC2. */
   const call = async (method: 'GET' | 'PUT', path: string, headers: Record<string, string>) => {
     const url = new URL(path, o.base);
     try {
-      const reply = await http.request(url, { method, headers: new Headers(headers), redirect: 'manual' }, { credential: description, urlKey: 'metadata_endpoint' });
+      const reply = await (await client()).request(url, { method, headers: new Headers(headers), redirect: 'manual' }, { credential: description, urlKey: 'metadata_endpoint' });
       return { status: reply.status, text: await reply.text(), url };
     } catch (error) {
       if (!(error instanceof SourceUnreachableError)) throw error;
@@ -62,7 +65,7 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): AwsSession 
     description,
     noun: 'instance profile credentials',
     context,
-    release: () => http.close(),
+    release: async () => (await http?.catch(() => undefined))?.close(),
     fetch: async () => {
       const requestedAt = context.now();
       const session = await call('PUT', 'latest/api/token', { 'x-aws-ec2-metadata-token-ttl-seconds': String(SESSION_TTL_SECONDS) });

@@ -9,6 +9,7 @@ import type { S3Source } from '../../src/sources/index.js';
 import { leakForms } from '../helpers/cli.js';
 import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf, recordingLogger, silentServer } from '../helpers/source-session.js';
 import { start as startMetadata, type CloudMetadataPeer } from '../peers/cloud-metadata.js';
+import { createCa, issueServer } from '../peers/certificates.js';
 import { start as startS3, type S3rverPeer } from '../peers/s3rver.js';
 
 /**
@@ -146,6 +147,25 @@ describe('aws_container_credentials: the ECS task\'s or EKS pod\'s role from the
       const { error, lines: failureLines } = await probeFailureOf(containerConfiguration({ container_credentials_url: url, ...extra }), 's3');
       expect([error.exitCode, error.key, error.code], JSON.stringify(extra)).toEqual([exitCode, key, code]);
       expectNoSecretIn(error, failureLines, leakForms(imds.podIdentityToken));
+    }
+  });
+
+  it('an endpoint over HTTPS is verified, against the system roots plus tls_ca_certificate: trusted with it, exit 5 without', async () => {
+    const ca = createCa();
+    const server = issueServer(ca, { hosts: ['localhost'] });
+    const tlsPeer = await startMetadata({ tls: { key: server.privateKeyPem, cert: server.certificatePem }, onAwsIssued: (c) => s3.acceptTemporary(c) });
+    try {
+      const url = `${tlsPeer.url}${tlsPeer.ecsCredentialsUri}`;
+      const { auth } = await connectSource<S3Source>(containerConfiguration({ container_credentials_url: url, tls_ca_certificate: ca.certificatePem }), 's3');
+      try {
+        await auth.probe();
+      } finally {
+        await auth.close();
+      }
+      const { error } = await probeFailureOf(containerConfiguration({ container_credentials_url: url }), 's3');
+      expect([error.exitCode, error.key]).toEqual([5, 'tls_ca_certificate']);
+    } finally {
+      await tlsPeer.stop();
     }
   });
 

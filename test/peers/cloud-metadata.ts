@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -95,6 +96,8 @@ export interface CloudMetadataOptions {
   awsRole?: string | null;
   /** Called with each set of EC2 role credentials served. */
   onAwsIssued?: (credentials: IssuedAwsCredentials) => void;
+  /** Serve HTTPS with this key and certificate (PEM), at `https://localhost:<port>` (a sidecar or a full URI over TLS). */
+  tls?: { key: string; cert: string };
 }
 
 export interface IssuedAwsCredentials {
@@ -140,7 +143,7 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
   let ttl = 3599;
   let fixedValue: string | undefined;
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://peer');
     const query = Object.fromEntries(url.searchParams);
     const reply = (status: number, body: string, headers: Record<string, string> = {}) => {
@@ -175,7 +178,7 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
       return void reply(200, JSON.stringify(body), { 'content-type': 'application/json' });
     }
     reply(404, 'Not Found', { 'content-type': 'text/plain' });
-  });
+  };
 
   type Reply = (status: number, body: string, headers?: Record<string, string>) => number;
 
@@ -280,9 +283,10 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     );
   }
 
+  const server: Server = options.tls ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handle) : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  const url = options.tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`;
   return {
     url,
     apiUrl: `${url}/api/`,
