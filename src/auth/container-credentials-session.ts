@@ -80,7 +80,7 @@ export function containerCredentialsSession(o: ContainerCredentialsOptions): Aws
           hint:
             tokenKey === 'container_authorization_token_file'
               ? "check that 'container_authorization_token_file' is the pod's AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE and that the pod's service account has a Pod Identity association"
-              : "EKS Pod Identity wants the pod's token: set 'container_authorization_token_file'",
+              : "EKS Pod Identity wants the pod's token: set 'container_authorization_token_file'; outside ECS and EKS, whatever answered is not the container credentials endpoint",
         });
       const document = status === 200 ? parseCredentialsDocument(text) : undefined;
       const issued = document && credentialsOf(document, requestedAt, context.secrets);
