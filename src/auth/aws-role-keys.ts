@@ -1,6 +1,5 @@
 import { keys } from '../config/index.js';
-import { ConfigurationError } from '../errors/index.js';
-import { describeUrl, isLoopbackHost } from '../network/index.js';
+import { checkTokenEndpointUrl } from './token-endpoint.js';
 
 /**
  * The configuration keys of an AWS role to assume, shared by aws_access_key (with `aws_role_arn`)
@@ -45,10 +44,6 @@ export interface RoleSessionSettings {
 export function roleSessionSettings(k: { aws_role_session_name?: string | undefined; aws_sts_endpoint?: URL | undefined; aws_region?: string | undefined }, now: number, scope: string): RoleSessionSettings {
   const endpoint = k.aws_sts_endpoint;
   // The answer holds the role's secret key and session token: never in clear over a network.
-  if (endpoint && !(endpoint.protocol === 'https:' || isLoopbackHost(endpoint.hostname)))
-    throw new ConfigurationError(
-      `invalid configuration for ${scope}: key 'aws_sts_endpoint' must use https:// (${describeUrl(endpoint)} would carry the role's temporary credentials in clear; http:// is accepted only on a loopback host)`,
-      { code: 'sts_endpoint_not_https', key: 'aws_sts_endpoint', hint: "use the https:// address of the STS endpoint in 'aws_sts_endpoint', or leave it out for AWS's own" },
-    );
+  if (endpoint) checkTokenEndpointUrl(endpoint, 'aws_sts_endpoint', scope, "carry the role's temporary credentials", 'the STS endpoint');
   return { sessionName: k.aws_role_session_name ?? `connector-auth-${now}`, region: k.aws_region?.trim() || 'us-east-1', endpoint };
 }

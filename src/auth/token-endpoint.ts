@@ -383,15 +383,16 @@ function jwtClaims(token: string): Record<string, unknown> | undefined {
 }
 
 /**
- * A token endpoint receives the client secret: https:// only, except on a loopback host where
- * nothing crosses a network. `allow_plain_http` does not loosen this (it covers short-lived tokens
- * sent to a source, not the long-lived secret that mints them).
+ * A token endpoint receives the client secret (STS answers with a role's secret key): https:// only,
+ * except on a loopback host where nothing crosses a network. `allow_plain_http` does not loosen this
+ * (it covers short-lived tokens sent to a source, not the secrets that mint them). `exposed` says
+ * what would cross in clear, `endpoint` what the URL is, for the message.
  */
-export function checkTokenEndpointUrl(url: URL, key: string, scope: string): void {
+export function checkTokenEndpointUrl(url: URL, key: string, scope: string, exposed = 'send the client credentials', endpoint = 'the token endpoint'): void {
   if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return;
   throw new ConfigurationError(
-    `invalid configuration for ${scope}: key '${key}' must use https:// (${describeUrl(url)} would send the client credentials in clear; http:// is accepted only on a loopback host)`,
-    { code: 'token_url_not_https', key, hint: `use the https:// address of the token endpoint in '${key}'` },
+    `invalid configuration for ${scope}: key '${key}' must use https:// (${describeUrl(url)} would ${exposed} in clear; http:// is accepted only on a loopback host)`,
+    { code: 'token_url_not_https', key, hint: `use the https:// address of ${endpoint} in '${key}'` },
   );
 }
 
