@@ -19,6 +19,9 @@ import { createTokenHttpClient } from './token-endpoint.js';
  * as are the credentials. They are kept in the TokenCache: one fetch per lifetime, renewed before the end.
  */
 
+const NOT_IN_A_CONTAINER =
+  'the container credentials endpoint answers only inside an ECS task or an EKS pod with Pod Identity; give it as the platform sets it (AWS_CONTAINER_CREDENTIALS_FULL_URI, or http://169.254.170.2 followed by AWS_CONTAINER_CREDENTIALS_RELATIVE_URI)';
+
 export interface ContainerCredentialsOptions {
   url: URL;
   /** The file holding the Authorization header's value (EKS Pod Identity); none for ECS. */
@@ -59,20 +62,8 @@ export function containerCredentialsSession(o: ContainerCredentialsOptions): Aws
     fetch: async () => {
       const requestedAt = context.now();
       const headers = new Headers({ accept: 'application/json', ...(await authorization()) });
-      let status: number;
-      let text: string;
-      try {
-        const reply = await (await client()).request(url, { method: 'GET', headers, redirect: 'manual' }, { credential: description, urlKey: 'container_credentials_url' });
-        [status, text] = [reply.status, await reply.text()];
-      } catch (error) {
-        if (!(error instanceof SourceUnreachableError)) throw error;
-        throw new SourceUnreachableError(error.message, {
-          code: error.code,
-          key: 'container_credentials_url',
-          hint: "the container credentials endpoint answers only inside an ECS task or an EKS pod with Pod Identity; give it as the platform sets it (AWS_CONTAINER_CREDENTIALS_FULL_URI, or http://169.254.170.2 followed by AWS_CONTAINER_CREDENTIALS_RELATIVE_URI)",
-          cause: error,
-        });
-      }
+      const reply = await (await client()).request(url, { method: 'GET', headers, redirect: 'manual' }, { credential: description, urlKey: 'container_credentials_url', unreachableHint: NOT_IN_A_CONTAINER });
+      const [status, text] = [reply.status, await reply.text()];
       if (status === 401 || status === 403)
         throw new AuthenticationError(`${description}: ${describeUrl(url)} refused the request (HTTP ${status})`, {
           code: 'container_credentials_refused',

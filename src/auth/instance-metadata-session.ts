@@ -24,6 +24,9 @@ import { createTokenHttpClient } from './token-endpoint.js';
 /** The session's lifetime asked for: 6 hours, the most IMDS grants; one session serves one fetch. */
 const SESSION_TTL_SECONDS = 21_600;
 
+const NOT_ON_EC2 =
+  "the instance metadata service answers only on EC2 (in a container there, the instance's metadata hop limit must be at least 2); elsewhere use auth_method 'aws_access_key' or 'aws_web_identity'";
+
 export interface InstanceMetadataOptions {
   /** The metadata service's root (`metadata_endpoint`, default http://169.254.169.254). */
   base: URL;
@@ -38,21 +41,11 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): AwsSession 
   let http: Promise<HttpClient> | undefined;
   const client = () => (http ??= createTokenHttpClient(context.raw, context.common.timeout_seconds, context));
 
-  /** One request; its failure to connect explained for someone who is not on EC2. */
+  /** One request; nothing answering is explained for someone who is not on EC2. */
   const call = async (method: 'GET' | 'PUT', path: string, headers: Record<string, string>) => {
     const url = new URL(path, o.base);
-    try {
-      const reply = await (await client()).request(url, { method, headers: new Headers(headers), redirect: 'manual' }, { credential: description, urlKey: 'metadata_endpoint' });
-      return { status: reply.status, text: await reply.text(), url };
-    } catch (error) {
-      if (!(error instanceof SourceUnreachableError)) throw error;
-      throw new SourceUnreachableError(error.message, {
-        code: error.code,
-        key: 'metadata_endpoint',
-        hint: "the instance metadata service answers only on EC2 (in a container there, the instance's metadata hop limit must be at least 2); elsewhere use auth_method 'aws_access_key' or 'aws_web_identity'",
-        cause: error,
-      });
-    }
+    const reply = await (await client()).request(url, { method, headers: new Headers(headers), redirect: 'manual' }, { credential: description, urlKey: 'metadata_endpoint', unreachableHint: NOT_ON_EC2 });
+    return { status: reply.status, text: await reply.text(), url };
   };
   const unexpected = (answer: { status: number; url: URL }, what: string) =>
     new SourceUnreachableError(`${description}: ${describeUrl(answer.url)} answered HTTP ${answer.status} ${what}`, {

@@ -27,6 +27,11 @@ export interface RequestContext {
   urlKey: string;
   /** The client certificate presented, if any: named when the server refuses it. */
   clientCertificate?: ClientCertificateSummary | undefined;
+  /**
+   * For an endpoint that exists only in one kind of place (a cloud's metadata service): the hint when
+   * nothing answers or it times out, which then names `urlKey` rather than `timeout_seconds`.
+   */
+  unreachableHint?: string;
 }
 
 /** OpenSSL / Node codes raised when the server's certificate cannot be trusted (a wrong name is HOST_MISMATCH, which callers check first). */
@@ -71,8 +76,8 @@ export function classifyNetworkError(error: unknown, context: RequestContext): C
   if (names.includes('TimeoutError') || codes.some((c) => c.startsWith('UND_ERR_') && c.endsWith('TIMEOUT'))) {
     return new SourceUnreachableError(`${target} timed out after ${context.timeoutSeconds}s`, {
       code: 'timeout',
-      key: 'timeout_seconds',
-      hint: `check that the source answers at '${context.urlKey}', or raise 'timeout_seconds'`,
+      key: context.unreachableHint ? context.urlKey : 'timeout_seconds',
+      hint: context.unreachableHint ?? `check that the source answers at '${context.urlKey}', or raise 'timeout_seconds'`,
       cause: error,
     });
   }
@@ -102,7 +107,7 @@ export function classifyNetworkError(error: unknown, context: RequestContext): C
   return new SourceUnreachableError(`${target} failed: ${what}`, {
     code: system ? system.toLowerCase() : 'network_error',
     key: context.urlKey,
-    hint: `check '${context.urlKey}' and that the source is running and reachable`,
+    hint: context.unreachableHint ?? `check '${context.urlKey}' and that the source is running and reachable`,
     cause: error,
   });
 }
