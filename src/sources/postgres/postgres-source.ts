@@ -20,7 +20,7 @@ import { rdsAuthTokens, rdsRegion } from './rds-auth-token.js';
  * `host` (pg would otherwise check it against 127.0.0.1).
  *
  * The password is the configured one, a cloud access token (Cloud SQL IAM login, Entra ID), or, with
- * an AWS access key, an IAM database token for RDS and Aurora signed at each login (rds-auth-token.ts).
+ * AWS credentials (a key, or a role's session), an IAM database token for RDS and Aurora signed at each login (rds-auth-token.ts).
  *
  * Every connection parameter is passed explicitly: pg would otherwise fill gaps from PG* environment
  * variables and ~/.pgpass, and a run would depend on the machine it runs on.

@@ -4,9 +4,9 @@ import type { SecretRegistry } from '../../secrets/index.js';
 
 /**
  * IAM database authentication for Amazon RDS and Aurora PostgreSQL: the password is a token the AWS
- * access key signs locally (Signature Version 4 for the `rds-db` service, valid 15 minutes) for one
+ * credentials (a key, or a role's session) sign locally (Signature Version 4 for the `rds-db` service, valid 15 minutes) for one
  * host, port and database user. Nothing is asked of AWS to make it; the database checks it with IAM
- * at login. @aws-sdk/rds-signer signs it, imported when a postgres source uses an AWS key.
+ * at login. @aws-sdk/rds-signer signs it, imported when a postgres source uses an AWS method.
  *
  * A token is signed for each login, so a pooled connection opened an hour into a sync never logs in
  * with an expired one. Each token is registered as a secret the moment it exists: for its 15 minutes

@@ -66,7 +66,7 @@ export interface S3ObjectStat {
 
 export default defineSource({
   name: 's3',
-  summary: 'S3 bucket (AWS or S3-compatible via endpoint): requests signed with the access key; probe = list one object under prefix',
+  summary: 'S3 bucket (AWS or S3-compatible via endpoint): requests signed with the AWS credentials (a key or a role session); probe = list one object under prefix',
   keys: s3Keys,
   acceptsMethods: AWS_METHODS,
   async connect(k, credential, context): Promise<S3Source> {
