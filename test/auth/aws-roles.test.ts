@@ -4,12 +4,10 @@ import { join } from 'node:path';
 import { SignJWT, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AwsCredential } from '../../src/auth/index.js';
-import { authenticate, type Authenticated, type SourceClients } from '../../src/connector/index.js';
-import { SecretRegistry } from '../../src/secrets/index.js';
 import type { S3Source } from '../../src/sources/index.js';
 import { leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
-import { expectNoSecretIn, probeFailure as probeFailureOf, recordingLogger, silentServer, until } from '../helpers/source-session.js';
+import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf, silentServer, until } from '../helpers/source-session.js';
 import { createCa, issueServer } from '../peers/certificates.js';
 import { start as startS3, type S3rverPeer } from '../peers/s3rver.js';
 import { start as startSts, type StsPeer } from '../peers/sts.js';
@@ -85,18 +83,7 @@ function roleConfiguration(extra: Record<string, string> = {}): Record<string, s
   };
 }
 
-interface Session {
-  auth: Authenticated<S3Source>;
-  registry: SecretRegistry;
-  lines: string[];
-}
-
-async function session(config: Record<string, string>, now?: () => number): Promise<Session> {
-  const lines: string[] = [];
-  const registry = new SecretRegistry();
-  const auth = await authenticate(config, { source: 's3' as keyof SourceClients, registry, log: recordingLogger(lines), ...(now ? { now } : {}) });
-  return { auth: auth as unknown as Authenticated<S3Source>, registry, lines };
-}
+const session = (config: Record<string, string>, now?: () => number) => connectSource<S3Source>(config, 's3', now ? { now } : {});
 
 const probeFailure = (config: Record<string, string>) => probeFailureOf(config, 's3');
 

@@ -3,11 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AwsCredential } from '../../src/auth/index.js';
-import { authenticate, type SourceClients } from '../../src/connector/index.js';
-import { SecretRegistry } from '../../src/secrets/index.js';
 import type { S3Source } from '../../src/sources/index.js';
 import { leakForms } from '../helpers/cli.js';
-import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf, recordingLogger, silentServer } from '../helpers/source-session.js';
+import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf, silentServer } from '../helpers/source-session.js';
 import { start as startMetadata, type CloudMetadataPeer } from '../peers/cloud-metadata.js';
 import { createCa, issueServer } from '../peers/certificates.js';
 import { start as startS3, type S3rverPeer } from '../peers/s3rver.js';
@@ -53,13 +51,11 @@ const secretForms = () => imds.awsIssued.flatMap((c) => [c.secretAccessKey, c.se
 describe('aws_instance_profile: the EC2 role from IMDSv2', () => {
   it('a session, the role, its credentials: S3 signed with them; one fetch for any number of callers; registered as secrets, shown nowhere', async () => {
     const before = imds.tokenRequests.length;
-    const lines: string[] = [];
-    const registry = new SecretRegistry();
-    const auth = await authenticate(configuration(imds), { source: 's3' as keyof SourceClients, registry, log: recordingLogger(lines) });
+    const { auth, registry, lines } = await connectSource<S3Source>(configuration(imds), 's3');
     try {
       await Promise.all([auth.probe(), ...Array.from({ length: 20 }, () => (auth.credential as AwsCredential).identity())]);
       const objects: string[] = [];
-      for await (const object of (auth.source as S3Source).list()) objects.push(object.key);
+      for await (const object of auth.source.list()) objects.push(object.key);
       expect(objects).toEqual(['exports/2024-01.csv']);
 
       expect(imdsRequests(imds, before)).toEqual(['200 /latest/api/token', '200 /latest/meta-data/iam/security-credentials/', '200 /latest/meta-data/iam/security-credentials/connector-instance-role']);
@@ -123,11 +119,9 @@ describe('aws_container_credentials: the ECS task\'s or EKS pod\'s role from the
 
   it("EKS Pod Identity: the token file's content is the Authorization, registered as a secret; a wrong one is exit 3 naming the file, a missing file exit 2", async () => {
     const url = `${imds.url}/v1/credentials`;
-    const lines: string[] = [];
-    const registry = new SecretRegistry();
     const tokenFile = join(dir, 'eks-pod-identity-token');
     await writeFile(tokenFile, `${imds.podIdentityToken}\n`);
-    const auth = await authenticate(containerConfiguration({ container_credentials_url: url, container_authorization_token_file: tokenFile }), { source: 's3' as keyof SourceClients, registry, log: recordingLogger(lines) });
+    const { auth, registry, lines } = await connectSource<S3Source>(containerConfiguration({ container_credentials_url: url, container_authorization_token_file: tokenFile }), 's3');
     try {
       await auth.probe();
       expect(imds.tokenRequests.at(-1)!.headers.authorization).toBe(imds.podIdentityToken);

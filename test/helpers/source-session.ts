@@ -18,11 +18,19 @@ export function recordingLogger(lines: string[]): Logger {
   return createLogger({ format: 'json', level: 'debug', registry: new SecretRegistry(), write: (l) => lines.push(l) });
 }
 
-/** Authenticates through the catalogue by name, as a connector's `source: '<name>'` does. */
-export async function connectSource<S extends ConnectedSource>(config: Record<string, string>, source: string): Promise<{ auth: Authenticated<S>; lines: string[] }> {
+/**
+ * Authenticates through the catalogue by name, as a connector's `source: '<name>'` does. The registry
+ * comes back too, for tests of what was registered; `now` is the session's clock.
+ */
+export async function connectSource<S extends ConnectedSource>(
+  config: Record<string, string>,
+  source: string,
+  options: { now?: () => number } = {},
+): Promise<{ auth: Authenticated<S>; lines: string[]; registry: SecretRegistry }> {
   const lines: string[] = [];
-  const auth = await authenticate(config, { source: source as keyof SourceClients, registry: new SecretRegistry(), log: recordingLogger(lines) });
-  return { auth: auth as unknown as Authenticated<S>, lines };
+  const registry = new SecretRegistry();
+  const auth = await authenticate(config, { source: source as keyof SourceClients, registry, log: recordingLogger(lines), ...options });
+  return { auth: auth as unknown as Authenticated<S>, lines, registry };
 }
 
 /** Authenticates and probes, expecting a failure; the session is closed either way. */
