@@ -1,6 +1,6 @@
 import { Agent } from 'node:https';
 import type { STSClient } from '@aws-sdk/client-sts';
-import { AuthenticationError, isConnectorAuthError } from '../errors/index.js';
+import { AuthenticationError } from '../errors/index.js';
 import type { TlsSettings } from '../network/index.js';
 import type { AuthContext } from './auth-method.js';
 import { cachedAwsSession, type AwsCredentialIdentity, type AwsSession } from './aws-credential.js';
@@ -65,7 +65,7 @@ export function roleSession(o: RoleSessionOptions): AwsSession {
     return { sts, commands, agent, tls };
   };
 
-  const failure = (tls: TlsSettings | undefined, timedOut: boolean): StsFailureContext => ({
+  const failure = (tls: TlsSettings, timedOut: boolean): StsFailureContext => ({
     description: o.description,
     roleArn: o.roleArn,
     region: o.region,
@@ -73,7 +73,7 @@ export function roleSession(o: RoleSessionOptions): AwsSession {
     url,
     urlKey: o.endpoint ? 'aws_sts_endpoint' : 'aws_region',
     timeoutSeconds: context.common.timeout_seconds,
-    tls: tls ?? { verify: true },
+    tls,
     timedOut,
   });
 
@@ -99,7 +99,7 @@ export function roleSession(o: RoleSessionOptions): AwsSession {
             : await sts.send(new commands.AssumeRoleWithWebIdentityCommand({ ...common, WebIdentityToken: await o.via.webIdentityToken() }), { abortSignal: deadline });
         issued = answer.Credentials;
       } catch (error) {
-        throw isConnectorAuthError(error) ? error : await classifyStsError(error, failure(tls, deadline.aborted));
+        throw await classifyStsError(error, failure(tls, deadline.aborted));
       }
       if (!issued?.AccessKeyId || !issued.SecretAccessKey || !issued.SessionToken)
         throw new AuthenticationError(`${o.description}: STS at ${url.host} answered without the role's credentials`, {
