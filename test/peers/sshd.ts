@@ -20,6 +20,12 @@ import { freePort, runToEnd, spawnDaemon, type Daemon } from './daemon.js';
 export const USER = 'cauth-sftp';
 /** The test user's password: the same in every test file, since they share the account. */
 export const PASSWORD = 'Sftp-S3cret/+pw?&x';
+/**
+ * A second account whose password has expired (`chage -d 0`): created only by peers started with
+ * `expiredUser`, where PAM asks it for a new password right after the old one.
+ */
+export const EXPIRED_USER = 'cauth-expired';
+export const EXPIRED_PASSWORD = 'Exp1red-S3cret/+pw';
 
 export const INSTALL_HINT = 'OpenSSH server is not installed: run `scripts/install-test-peers.sh` (apt-get install -y openssh-server; /usr/sbin/sshd)';
 
@@ -30,6 +36,16 @@ export interface SshdOptions {
   authorizedKeys?: string[];
   /** Password login (default true). */
   passwordAuthentication?: boolean;
+  /**
+   * Passwords through PAM's keyboard-interactive conversation instead of the password method
+   * (`UsePAM yes`, `KbdInteractiveAuthentication yes`, `PasswordAuthentication no`), as servers that
+   * check passwords with PAM are often set up. PAM uses the system's /etc/pam.d/sshd.
+   */
+  keyboardInteractive?: boolean;
+  /** `AuthenticationMethods`, e.g. "password,publickey": a login that needs two methods. */
+  authenticationMethods?: string;
+  /** Also let EXPIRED_USER log in, creating it (and expiring its password) if needed. */
+  expiredUser?: boolean;
   /** `AllowTcpForwarding` (default false): what an SSH tunnel needs. */
   allowTcpForwarding?: boolean;
   /**
@@ -68,7 +84,8 @@ export interface SshKeyPair {
 export async function start(options: SshdOptions = {}): Promise<SshdPeer> {
   if (!existsSync(SSHD)) throw new Error(INSTALL_HINT);
   if (process.getuid?.() !== 0) throw new Error('the sshd peer needs root: it runs sshd and creates the test account (tests run as root, in CI too)');
-  await ensureUser();
+  await ensureUser(USER, PASSWORD);
+  if (options.expiredUser) await ensureUser(EXPIRED_USER, EXPIRED_PASSWORD, { expired: true });
   // sshd's privilege separation directory; root's, not writable by others.
   await mkdir('/run/sshd', { recursive: true, mode: 0o755 });
 
@@ -135,13 +152,14 @@ function sshdConfig(port: number, hostKey: string, keysDir: string, options: Ssh
     `HostKey ${hostKey}`,
     `PidFile none`,
     `StrictModes no`,
-    `UsePAM no`,
-    `PasswordAuthentication ${options.passwordAuthentication === false ? 'no' : 'yes'}`,
-    `KbdInteractiveAuthentication no`,
+    `UsePAM ${options.keyboardInteractive ? 'yes' : 'no'}`,
+    `PasswordAuthentication ${options.passwordAuthentication === false || options.keyboardInteractive ? 'no' : 'yes'}`,
+    `KbdInteractiveAuthentication ${options.keyboardInteractive ? 'yes' : 'no'}`,
+    ...(options.authenticationMethods ? [`AuthenticationMethods ${options.authenticationMethods}`] : []),
     `PubkeyAuthentication yes`,
     `AuthorizedKeysFile ${keysDir}/%u`,
     `PermitRootLogin no`,
-    `AllowUsers ${USER}`,
+    `AllowUsers ${USER}${options.expiredUser ? ` ${EXPIRED_USER}` : ''}`,
     `Subsystem sftp internal-sftp`,
     `AllowTcpForwarding ${options.allowTcpForwarding ? 'yes' : 'no'}`,
     `X11Forwarding no`,
@@ -151,6 +169,25 @@ function sshdConfig(port: number, hostKey: string, keysDir: string, options: Ssh
     `MaxStartups 100`,
     '',
   ].join('\n');
+}
+
+/** The configuration of an sftp source that logs in to `server` as its user with the password. */
+export function sftpConfiguration(server: SshdPeer, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    auth_method: 'password',
+    host: server.host,
+    port: String(server.port),
+    username: server.user,
+    password: server.password,
+    host_key_fingerprint: server.hostKeyFingerprint,
+    ...extra,
+  };
+}
+
+/** The same with `key` instead of the password. */
+export function sftpKeyConfiguration(server: SshdPeer, key: SshKeyPair, extra: Record<string, string> = {}): Record<string, string> {
+  const { password: _password, ...rest } = sftpConfiguration(server, { auth_method: 'ssh_key', private_key: key.privateKey, ...extra });
+  return rest;
 }
 
 /** A key pair made by ssh-keygen in a temp directory, which is removed at once. */
@@ -186,30 +223,37 @@ async function keygen(args: string[]): Promise<void> {
   if (result.code !== 0) throw new Error(`ssh-keygen failed (exit ${result.code}): ${result.output}`);
 }
 
-let userReady: Promise<void> | undefined;
+const usersReady = new Map<string, Promise<void>>();
 
 /**
- * The test account, created once per process; another test file may be creating it at the same
- * moment, so "already exists" is success and a busy password database is retried.
+ * A test account, created once per process; another test file may be creating it at the same
+ * moment, so "already exists" is success and a busy password database is retried. `expired` sets
+ * the password's last change to 1970, so that PAM demands a new one at login.
  */
-function ensureUser(): Promise<void> {
-  userReady ??= (async () => {
-    for (let attempt = 0; ; attempt++) {
-      if (spawnSync('id', ['-u', USER]).status === 0) break;
-      const added = await runToEnd('useradd', ['--create-home', '--shell', '/bin/sh', USER]);
-      // 9: the name is taken (a parallel file won the race); 10: /etc/passwd is locked by it.
-      if (added.code === 0 || added.code === 9) break;
-      if (attempt >= 50) throw new Error(`useradd ${USER} failed (exit ${added.code}): ${added.output}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    for (let attempt = 0; ; attempt++) {
-      const changed = await runToEnd('chpasswd', [], { input: `${USER}:${PASSWORD}\n` });
-      if (changed.code === 0) break;
-      if (attempt >= 50) throw new Error(`chpasswd for ${USER} failed (exit ${changed.code}): ${changed.output}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  })();
-  return userReady;
+function ensureUser(name: string, password: string, options: { expired?: boolean } = {}): Promise<void> {
+  let ready = usersReady.get(name);
+  if (!ready) {
+    ready = (async () => {
+      if (spawnSync('id', ['-u', name]).status !== 0) {
+        // 9: the name is taken (a parallel file won the race); 10: /etc/passwd is locked by it.
+        await retried(`useradd ${name}`, () => runToEnd('useradd', ['--create-home', '--shell', '/bin/sh', name]), [9]);
+      }
+      await retried(`chpasswd for ${name}`, () => runToEnd('chpasswd', [], { input: `${name}:${password}\n` }));
+      if (options.expired) await retried(`chage for ${name}`, () => runToEnd('chage', ['-d', '0', name]));
+    })();
+    usersReady.set(name, ready);
+  }
+  return ready;
+}
+
+/** A command that edits the password database, tried again while another holds its lock. */
+async function retried(what: string, run: () => Promise<{ code: number | null; output: string }>, alsoFine: number[] = []): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const result = await run();
+    if (result.code === 0 || alsoFine.includes(result.code ?? -1)) return;
+    if (attempt >= 50) throw new Error(`${what} failed (exit ${result.code}): ${result.output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 function userIds(): { uid: number; gid: number } {

@@ -6,7 +6,7 @@ import { leakForms } from '../helpers/cli.js';
 import type { Failure } from '../helpers/rejection.js';
 import { connectSource, expectNoSecretIn, pemLines, probeFailure, tunnelKeys } from '../helpers/source-session.js';
 import { freePort } from '../peers/daemon.js';
-import { generateKeyPair, start as startSshd, type SshKeyPair, type SshdPeer } from '../peers/sshd.js';
+import { generateKeyPair, sftpConfiguration, start as startSshd, type SshKeyPair, type SshdPeer } from '../peers/sshd.js';
 
 /**
  * The sftp source through an SSH tunnel: one real OpenSSH server as the bastion (key login, TCP
@@ -38,18 +38,9 @@ afterAll(async () => {
   await Promise.all([bastion?.stop(), closedBastion?.stop(), server?.stop()]);
 });
 
+/** A password login to `server`, through the bastion `through`. */
 function configuration(through: SshdPeer, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    auth_method: 'password',
-    host: server.host,
-    port: String(server.port),
-    username: server.user,
-    password: server.password,
-    host_key_fingerprint: server.hostKeyFingerprint,
-    probe_path: server.dataDir,
-    ...tunnelKeys(through, key),
-    ...extra,
-  };
+  return sftpConfiguration(server, { probe_path: server.dataDir, ...tunnelKeys(through, key), ...extra });
 }
 
 /** One line, a hint, and no form of either password or either private key anywhere. */

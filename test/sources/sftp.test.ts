@@ -12,7 +12,7 @@ import { cli, leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
 import { connectSource, expectNoSecretIn, pemLines, probeFailure as probeFailureOf, silentServer, recordingLogger, until } from '../helpers/source-session.js';
 import { freePort } from '../peers/daemon.js';
-import { generateKeyPair, start, type SshKeyPair, type SshdPeer } from '../peers/sshd.js';
+import { generateKeyPair, sftpConfiguration, sftpKeyConfiguration, start, type SshKeyPair, type SshdPeer } from '../peers/sshd.js';
 
 /**
  * The sftp source against a real OpenSSH server (test/peers/sshd.ts): password and key logins,
@@ -54,23 +54,9 @@ afterAll(async () => {
   await Promise.all([peer?.stop(), keysOnly?.stop()]);
 });
 
-function configuration(server: SshdPeer, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    auth_method: 'password',
-    host: server.host,
-    port: String(server.port),
-    username: server.user,
-    password: server.password,
-    host_key_fingerprint: server.hostKeyFingerprint,
-    probe_path: upload,
-    ...extra,
-  };
-}
-
-function keyConfiguration(server: SshdPeer, key: SshKeyPair, extra: Record<string, string> = {}): Record<string, string> {
-  const { password: _password, ...rest } = configuration(server, { auth_method: 'ssh_key', private_key: key.privateKey, ...extra });
-  return rest;
-}
+/** Logins to `server` that list `upload` unless told otherwise. */
+const configuration = (server: SshdPeer, extra: Record<string, string> = {}) => sftpConfiguration(server, { probe_path: upload, ...extra });
+const keyConfiguration = (server: SshdPeer, key: SshKeyPair, extra: Record<string, string> = {}) => sftpKeyConfiguration(server, key, { probe_path: upload, ...extra });
 
 const connect = (config: Record<string, string>) => connectSource<SftpSource>(config, 'sftp');
 const probeFailure = (config: Record<string, string>) => probeFailureOf(config, 'sftp');

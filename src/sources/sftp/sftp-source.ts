@@ -1,14 +1,13 @@
 import type { Readable } from 'node:stream';
-import type { AuthenticationType, ConnectConfig, NextAuthHandler, ParsedKey } from 'ssh2';
+import type { ConnectConfig } from 'ssh2';
 import type SftpClient from 'ssh2-sftp-client';
-import type { Credential, SshKeyCredential } from '../../auth/index.js';
-import { isPasswordCredential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { checkHostKeyRule, firstLineOf, hostKeyCheck, prepareSshTunnel, type HostKeyRule } from '../../network/index.js';
 import { classifiedStream } from '../classified-stream.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyConnectError, classifyFileError, classifyProbeError, type SftpFailureContext } from './classify-sftp-error.js';
 import { describeEndpoint, sftpKeys, type SftpEndpoint } from './sftp-settings.js';
+import { sshLogin } from './ssh-login.js';
 
 /**
  * An SFTP server, through ssh2-sftp-client (on ssh2), both imported by `connect`. The probe opens
@@ -74,7 +73,7 @@ export default defineSource({
       skip: k.ssh_skip_host_key_check,
     };
     checkHostKeyRule(hostKeyRule, { host: endpoint.host, port: endpoint.port, target, risk: 'receive the credential' }, context.log);
-    const login = loginFor(credential, endpoint.username);
+    const login = sshLogin(credential, endpoint.username);
     const log = context.log;
     const { default: Client } = await import('ssh2-sftp-client');
 
@@ -105,7 +104,6 @@ export default defineSource({
       current = client;
       // ssh2's own error keeps its `level`; the wrapper's copy does not. Prepended, so it runs first.
       client.on('error', (error: Error) => (lastSshError = error));
-      let tried = false;
       const config: ConnectConfig = {
         host: reach.host,
         port: reach.port,
@@ -113,17 +111,9 @@ export default defineSource({
         readyTimeout: timeoutSeconds * 1000,
         keepaliveInterval: 15_000,
         hostVerifier: (key: Buffer) => hostKey.verify(key),
-        // One login, with the configured credential only: no agent, no keys from ~/.ssh, no
-        // keyboard-interactive. When it fails, the methods the server still offers are kept
-        // to say whether the credential or the method is wrong.
-        authHandler: (methodsLeft: AuthenticationType[] | null, _partial: boolean, next: NextAuthHandler) => {
-          if (tried) {
-            attempt.offeredMethods = methodsLeft ?? undefined;
-            return next(false as never);
-          }
-          tried = true;
-          next(login());
-        },
+        // The configured credential only (ssh-login.ts); what the server answers is kept in the
+        // attempt's context, to say whether the credential, the method or a second step failed.
+        authHandler: login(attempt),
       };
       try {
         await client.connect(config);
@@ -199,21 +189,6 @@ export default defineSource({
     };
   },
 });
-
-/** The auth attempt for ssh2: the password is read at login, the parsed key handed over as is. */
-function loginFor(credential: Credential, username: string): () => Parameters<NextAuthHandler>[0] {
-  if (isPasswordCredential(credential)) return () => ({ type: 'password', username, password: credential.password() });
-  const keyCredential = credential as Partial<SshKeyCredential>;
-  if (credential.method === 'ssh_key' && typeof keyCredential.privateKey === 'function') {
-    const privateKey = keyCredential.privateKey.bind(credential);
-    return () => ({ type: 'publickey', username, key: privateKey() as ParsedKey });
-  }
-  throw new ConfigurationError(`the sftp source cannot log in with auth_method '${credential.method}'`, {
-    code: 'method_not_accepted',
-    key: 'auth_method',
-    hint: "set 'auth_method' to password or ssh_key",
-  });
-}
 
 function entryType(type: string): SftpEntryType {
   return type === 'd' ? 'directory' : type === '-' ? 'file' : type === 'l' ? 'symlink' : 'other';

@@ -1,0 +1,106 @@
+import type { AuthenticationType, NextAuthHandler, ParsedKey, Prompt } from 'ssh2';
+import type { Credential, SshKeyCredential } from '../../auth/index.js';
+import { isPasswordCredential } from '../../auth/index.js';
+import { ConfigurationError } from '../../errors/index.js';
+
+/**
+ * The SSH login of the sftp source, as ssh2's `authHandler`: the configured credential, once, and
+ * nothing else (no agent, no keys from ~/.ssh).
+ *
+ * A password goes by the `password` method. Servers that check passwords through PAM often offer
+ * only `keyboard-interactive` instead: PAM then asks its own questions. The password answers the
+ * first one, and only when it is a single hidden prompt ("Password: "). Anything asked after it — a
+ * one-time code, or "You are required to change your password immediately" — is answered with
+ * nothing (the password is never sent twice), and what was asked is kept for the error: an unattended
+ * connector cannot answer a second factor, and must not change a password on its own.
+ *
+ * What the server said along the way (the methods it still offers, a partial success, the prompt
+ * left unanswered) is written to `record`, for classify-sftp-error.ts to say which key to fix.
+ */
+
+export interface LoginRecord {
+  /** The methods the server still offered after refusing ours, when it said. */
+  offeredMethods?: readonly string[] | undefined;
+  /** The server accepted our method but requires one of these as well (`AuthenticationMethods a,b`). */
+  moreMethodsRequired?: readonly string[] | undefined;
+  /** A keyboard-interactive prompt not answered with the password: its text (one line), and whether the password had been sent. */
+  unansweredPrompt?: { text: string; afterPassword: boolean } | undefined;
+}
+
+type AuthAttempt = Parameters<NextAuthHandler>[0];
+type AuthHandler = (methodsLeft: AuthenticationType[] | null, partialSuccess: boolean | null, next: NextAuthHandler) => void;
+
+/** Longest prompt text kept for an error message: a PAM prompt is a line or two. */
+const PROMPT_SHOWN = 160;
+
+/**
+ * The login for `credential`, checked now (before any connection): a function that makes the
+ * handler of one connection attempt, which writes what the server said to that attempt's record.
+ */
+export function sshLogin(credential: Credential, username: string): (record: LoginRecord) => AuthHandler {
+  const first = firstAttempt(credential, username);
+  const password = isPasswordCredential(credential) ? () => credential.password() : undefined;
+  return (record) => {
+    let triedFirst = false;
+    let triedKeyboard = false;
+    return (methodsLeft, partialSuccess, next) => {
+      if (!triedFirst) {
+        triedFirst = true;
+        return next(first());
+      }
+      if (partialSuccess) {
+        // One credential is all a connector has: a second method cannot be supplied.
+        record.moreMethodsRequired = methodsLeft ?? [];
+        return next(false as never);
+      }
+      if (password && !triedKeyboard && methodsLeft?.includes('keyboard-interactive') && !methodsLeft.includes('password')) {
+        triedKeyboard = true;
+        return next({ type: 'keyboard-interactive', username, prompt: answerPasswordPrompt(password, record) });
+      }
+      record.offeredMethods = methodsLeft ?? undefined;
+      next(false as never);
+    };
+  };
+}
+
+/**
+ * Answers PAM's conversation: rounds without prompts (messages only) with nothing, the first prompt
+ * with the password when it is the round's only one and hidden, any other with an empty answer.
+ */
+function answerPasswordPrompt(password: () => string, record: LoginRecord) {
+  let answered = false;
+  return (_name: string, _instructions: string, _lang: string, prompts: Prompt[], finish: (answers: string[]) => void): void => {
+    if (prompts.length === 0) return finish([]);
+    if (!answered && prompts.length === 1 && prompts[0]!.echo !== true) {
+      answered = true;
+      return finish([password()]);
+    }
+    record.unansweredPrompt ??= { text: promptText(prompts[0]!.prompt), afterPassword: answered };
+    finish(prompts.map(() => ''));
+  };
+}
+
+/** A server's prompt as one line of printable text, cut short. */
+export function promptText(prompt: string): string {
+  const line = prompt
+    .split(/\r?\n/)
+    .map((part) => part.replace(/[^\x20-\x7e\u00a0-\uffff]/g, '').trim())
+    .filter(Boolean)
+    .join(' ');
+  return line.length > PROMPT_SHOWN ? `${line.slice(0, PROMPT_SHOWN - 1)}…` : line;
+}
+
+/** The first attempt: the password read at login, or the parsed key handed over as is. */
+function firstAttempt(credential: Credential, username: string): () => AuthAttempt {
+  if (isPasswordCredential(credential)) return () => ({ type: 'password', username, password: credential.password() });
+  const keyCredential = credential as Partial<SshKeyCredential>;
+  if (credential.method === 'ssh_key' && typeof keyCredential.privateKey === 'function') {
+    const privateKey = keyCredential.privateKey.bind(credential);
+    return () => ({ type: 'publickey', username, key: privateKey() as ParsedKey });
+  }
+  throw new ConfigurationError(`the sftp source cannot log in with auth_method '${credential.method}'`, {
+    code: 'method_not_accepted',
+    key: 'auth_method',
+    hint: "set 'auth_method' to password or ssh_key",
+  });
+}
