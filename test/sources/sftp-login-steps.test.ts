@@ -4,7 +4,7 @@ import type { Credential, PasswordCredential } from '../../src/auth/index.js';
 import type { SftpSource } from '../../src/sources/index.js';
 import { sshLogin, type LoginRecord } from '../../src/sources/sftp/ssh-login.js';
 import { leakForms } from '../helpers/cli.js';
-import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf } from '../helpers/source-session.js';
+import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf, until } from '../helpers/source-session.js';
 import { EXPIRED_PASSWORD, EXPIRED_USER, generateKeyPair, sftpConfiguration, sftpKeyConfiguration, start, type SshKeyPair, type SshdPeer } from '../peers/sshd.js';
 
 /**
@@ -56,19 +56,23 @@ describe('sftp source, passwords checked by PAM (keyboard-interactive)', () => {
     } finally {
       await auth.close();
     }
+    await until(() => logged(pam, `Accepted keyboard-interactive/pam for ${pam.user}`) > accepted, 5_000);
     expect(logged(pam, `Accepted keyboard-interactive/pam for ${pam.user}`)).toBe(accepted + 1);
     expect(lines.join('\n')).not.toContain(pam.password);
   });
 
   it('a wrong password: exit 3 naming password, after one attempt', async () => {
     const failed = logged(pam, `Failed keyboard-interactive/pam for ${pam.user}`);
+    const gone = logged(pam, `Disconnected from authenticating user ${pam.user}`);
     const { error, lines } = await probeFailure(configuration(pam, { password: WRONG_PASSWORD }));
     expect(error.exitCode).toBe(3);
     expect(error.code).toBe('ssh_password_rejected');
     expect(error.key).toBe('password');
     expect(error.message).toBe(`password auth: sftp://cauth-sftp@127.0.0.1:${pam.port} failed: the server rejected the password for user 'cauth-sftp'`);
     expectNoSecretIn(error, lines, secretForms());
-    // The password went once: a second try would count against the account's lockout.
+    // The password went once: a second try would count against the account's lockout. sshd logs
+    // after the client has its answer, so the count is taken once it logged the disconnection.
+    await until(() => logged(pam, `Disconnected from authenticating user ${pam.user}`) > gone, 5_000);
     expect(logged(pam, `Failed keyboard-interactive/pam for ${pam.user}`)).toBe(failed + 1);
   });
 
