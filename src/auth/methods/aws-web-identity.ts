@@ -1,12 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
-import { ConfigurationError } from '../../errors/index.js';
 import { defineAuthMethod } from '../auth-method.js';
 import { awsSessionCredential, type AwsCredential } from '../aws-credential.js';
 import { roleArnKey, roleSessionKeys, roleSessionSettings } from '../aws-role-keys.js';
 import { roleSession } from '../aws-role-session.js';
 import { notForHttp } from '../not-for-http.js';
+import { tokenFileReader } from '../token-file.js';
 
 /**
  * An AWS role assumed with a web identity token (STS AssumeRoleWithWebIdentity): the workload's own
@@ -33,26 +32,15 @@ export default defineAuthMethod({
     const roleArn = k.aws_role_arn.trim();
     const file = k.web_identity_token_file.trim();
     const description = `aws role ${roleArn} (web identity)`;
-    const readToken = async () => {
-      let token: string;
-      try {
-        token = (await readFile(file, 'utf8')).trim();
-      } catch (error) {
-        throw new ConfigurationError(`${description}: cannot read the web identity token from ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`, {
-          code: 'web_identity_token_unreadable',
-          key: 'web_identity_token_file',
-          hint: "set 'web_identity_token_file' to the file the platform writes the token to (on EKS, the pod's AWS_WEB_IDENTITY_TOKEN_FILE)",
-        });
-      }
-      if (!token)
-        throw new ConfigurationError(`${description}: the web identity token file ${file} is empty`, {
-          code: 'web_identity_token_empty',
-          key: 'web_identity_token_file',
-          hint: "check that the platform has written the token to 'web_identity_token_file'",
-        });
-      context.secrets.register('web_identity_token', token);
-      return token;
-    };
+    const readToken = tokenFileReader({
+      file,
+      key: 'web_identity_token_file',
+      noun: 'web identity token',
+      name: 'web_identity_token',
+      whereFrom: "on EKS, the pod's AWS_WEB_IDENTITY_TOKEN_FILE",
+      description,
+      secrets: context.secrets,
+    });
     const session = roleSession({
       roleArn,
       ...roleSessionSettings(k, context.now(), "auth_method 'aws_web_identity'"),
