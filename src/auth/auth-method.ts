@@ -70,8 +70,9 @@ export interface AuthMethod<Keys extends z.ZodType = z.ZodType> {
    * Rotation rule of the specification (section 5.3, rule 8): API keys and tokens every 90 days,
    * service account keys every 30. Drives the warning on `credential_issued_at`. Default 90.
    * `null`: configuration.json holds no long-lived secret to rotate (the workload's own identity).
+   * A function when it depends on the keys (a client with a federated assertion has no secret).
    */
-  readonly rotationDays?: number | null;
+  readonly rotationDays?: number | null | ((keys: z.output<Keys>) => number | null);
   create(keys: z.output<Keys>, context: AuthContext): Promise<Credential> | Credential;
 }
 

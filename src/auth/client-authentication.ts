@@ -5,11 +5,17 @@ import type { TokenRequest } from './token-endpoint.js';
 /**
  * How an OAuth client proves itself to the token endpoint (RFC 6749 §2.3, RFC 7523 §2.2):
  * `client_secret_basic` (the default, as the RFC asks servers to support it), `client_secret_post`,
- * `private_key_jwt` (a fresh signed assertion for every request), or `none` (a public client).
+ * `private_key_jwt` (a fresh signed assertion for every request), `federated_assertion` (an
+ * assertion another issuer signed, read from the file the platform keeps fresh: workload identity
+ * federation), or `none` (a public client).
  */
 
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
-export type TokenEndpointAuth = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number] | 'none';
+/** The client credentials grant also takes a federated assertion: a workload's identity, no secret at all. */
+export const CLIENT_CREDENTIALS_AUTH_METHODS = [...TOKEN_ENDPOINT_AUTH_METHODS, 'federated_assertion'] as const;
+export type TokenEndpointAuth = (typeof CLIENT_CREDENTIALS_AUTH_METHODS)[number] | 'none';
+
+const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 export interface ClientAuthenticationOptions {
   method: TokenEndpointAuth;
@@ -17,6 +23,8 @@ export interface ClientAuthenticationOptions {
   clientSecret?: string | undefined;
   assertionKey?: SigningKey | undefined;
   assertionKeyId?: string | undefined;
+  /** With `federated_assertion`: reads the assertion file now (token-file.ts). */
+  readAssertion?: (() => Promise<string>) | undefined;
   /** The assertion's audience: the token endpoint URL (RFC 7523 §3, item 3). */
   tokenUrl: URL;
   secrets: SecretRegistry;
@@ -63,8 +71,17 @@ export function clientAuthentication(o: ClientAuthenticationOptions): ClientAuth
           'client_assertion',
         );
         body.set('client_id', o.clientId);
-        body.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+        body.set('client_assertion_type', JWT_BEARER_ASSERTION);
         body.set('client_assertion', assertion);
+      };
+    }
+    case 'federated_assertion': {
+      const read = o.readAssertion!;
+      // Read for every request: the platform rewrites the file before the assertion expires.
+      return async ({ body }) => {
+        body.set('client_id', o.clientId);
+        body.set('client_assertion_type', JWT_BEARER_ASSERTION);
+        body.set('client_assertion', await read());
       };
     }
     case 'none':

@@ -101,7 +101,7 @@ export async function authenticate(
   const { raw, common, method, methodKeys, source, sourceKeys, secretKeys } = await resolveConfiguration(configuration, options);
   const log = options.log ?? silentLogger;
   const now = options.now ?? Date.now;
-  warnIfCredentialOld(method.name, rotationDaysOf(method), common.credential_issued_at, now(), log);
+  warnIfCredentialOld(method.name, rotationDaysOf(method, methodKeys), common.credential_issued_at, now(), log);
   if (common.environment) log.info(`environment: ${common.environment} (auth_method ${method.name}, source ${source.name})`);
 
   const context = {

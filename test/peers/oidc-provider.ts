@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { workloadFederation, type WorkloadIssuer } from './workload-federation.js';
 
 /**
  * A real OAuth 2.0 authorization server — panva's `oidc-provider` (v9) — on 127.0.0.1, with:
@@ -13,6 +14,10 @@ import type { AddressInfo } from 'node:net';
  * - JWT access tokens (resource indicators, `accessTokenFormat: 'jwt'`) for one resource server;
  * - a registered JWT bearer grant (RFC 7523 §2.1) that verifies the assertion against the public key
  *   of a service account (one RSA, one EC) and issues an access token;
+ * - a client that authenticates with a federated assertion (Entra workload identity): its
+ *   `client_assertion` is a service account token of the peer's own cluster issuer, checked by the
+ *   front server as Entra checks a federated credential (workload-federation.ts), and the request
+ *   then reaches oidc-provider authenticated as that client;
  * - a protected resource under `/api/` that verifies the bearer JWT with the provider's public keys
  *   and answers 200 or 401.
  *
@@ -24,6 +29,7 @@ import type { AddressInfo } from 'node:net';
  */
 
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+const CLIENT_ASSERTION_JWT = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 export interface TokenFault {
   status: number;
@@ -59,7 +65,11 @@ export interface OidcPeer {
     post: { id: string; secret: string };
     privateKeyJwt: { id: string; keyPem: string; keyId: string };
     refresh: { id: string; secret: string };
+    /** Trusts service account tokens of `workload`'s issuer and subject; holds no secret of its own. */
+    federated: { id: string };
   };
+  /** The cluster whose service account tokens the federated client presents. */
+  workload: WorkloadIssuer;
   serviceAccounts: { rsa: ServiceAccountFixture; ec: ServiceAccountFixture };
   /** A fresh refresh token of the refresh client (rotation on). */
   issueRefreshToken(): Promise<string>;
@@ -131,7 +141,13 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
     post: { id: 'cc-post', secret: `post-${randomBytes(18).toString('base64url')}` },
     privateKeyJwt: { id: 'cc-jwt', keyPem: clientJwtKey.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string, keyId: 'cc-jwt-key-1' },
     refresh: { id: 'refresh-client', secret: `refresh-${randomBytes(18).toString('base64url')}` },
+    federated: { id: 'cc-federated' },
   };
+  const federation = await workloadFederation();
+  // How the front server authenticates the federated client to oidc-provider once its assertion
+  // passed: a secret only the peer knows.
+  const federatedSecret = `inner-${randomBytes(18).toString('base64url')}`;
+  const federatedInner = `Basic ${Buffer.from(`${clients.federated.id}:${federatedSecret}`).toString('base64')}`;
 
   const accounts = new Map<string, { keyId: string; publicKey: KeyObject }>();
   const serviceAccount = (name: string, type: 'rsa' | 'ec'): ServiceAccountFixture => {
@@ -159,6 +175,15 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
   const provider = new Provider(url, {
     clients: [
       { client_id: clients.basic.id, client_secret: clients.basic.secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic', scope: SCOPE },
+      {
+        client_id: clients.federated.id,
+        client_secret: federatedSecret,
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+        scope: SCOPE,
+      },
       { client_id: clients.post.id, client_secret: clients.post.secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_post', scope: SCOPE },
       {
         client_id: clients.privateKeyJwt.id,
@@ -305,7 +330,14 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
           // left to the grant handler, which answers invalid_grant
         }
       }
-      const forwarded = await forward(req, Buffer.from(form.toString()));
+      const headers: Record<string, string> = {};
+      if (form.get('client_id') === clients.federated.id && form.get('client_assertion_type') === CLIENT_ASSERTION_JWT) {
+        const refusal = await federation.verify(form.get('client_assertion') ?? '');
+        if (refusal) return reply(res, 401, { 'content-type': 'application/json', 'cache-control': 'no-store' }, Buffer.from(JSON.stringify(refusal)));
+        for (const name of ['client_id', 'client_assertion', 'client_assertion_type']) form.delete(name);
+        headers.authorization = federatedInner;
+      }
+      const forwarded = await forward(req, Buffer.from(form.toString()), headers);
       let out = forwarded.body;
       if (forwarded.status === 200) {
         const json = JSON.parse(out.toString('utf8')) as Record<string, unknown>;
@@ -338,9 +370,9 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
     res.end(JSON.stringify(ok ? (path === '/api/items' ? { items: [{ id: 1 }, { id: 2 }] } : { ok: true }) : { error: 'invalid_token' }));
   }
 
-  function forward(req: IncomingMessage, body: Buffer): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
+  function forward(req: IncomingMessage, body: Buffer, extraHeaders: Record<string, string> = {}): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
     return new Promise((resolve, reject) => {
-      const headers = { ...req.headers, 'content-length': String(body.length) };
+      const headers = { ...req.headers, ...extraHeaders, 'content-length': String(body.length) };
       delete headers['transfer-encoding'];
       const out = httpRequest({ host: '127.0.0.1', port: innerPort, method: req.method, path: req.url, headers }, (response) => {
         readAll(response).then((b) => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: b }), reject);
@@ -355,6 +387,7 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
     tokenUrl,
     apiUrl: `${url}/api`,
     clients,
+    workload: federation.issuer,
     serviceAccounts,
     async issueRefreshToken() {
       const client = await provider.Client.find(clients.refresh.id);

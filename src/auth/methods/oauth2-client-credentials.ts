@@ -1,15 +1,19 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { defineAuthMethod } from '../auth-method.js';
-import { TOKEN_ENDPOINT_AUTH_METHODS, clientAuthentication } from '../client-authentication.js';
+import { CLIENT_CREDENTIALS_AUTH_METHODS, clientAuthentication } from '../client-authentication.js';
 import { loadSigningKey } from '../signing-key.js';
 import { tokenCredential } from '../token-credential.js';
 import { checkTokenEndpointUrl, tokenEndpointFor } from '../token-endpoint.js';
+import { tokenFileReader } from '../token-file.js';
 
 /**
  * OAuth 2.0 client credentials grant (RFC 6749 §4.4): the client's own id and secret (or a signed
  * assertion, private_key_jwt) are exchanged for short-lived access tokens, kept fresh by the shared
- * token cache.
+ * token cache. With `federated_assertion` the client holds no secret at all: the assertion is a token
+ * the platform issued to the workload (a Kubernetes service account token on AKS, a CI runner's OIDC
+ * token), read from `client_assertion_file`, which the authorization server trusts through a
+ * federated credential (Microsoft Entra workload identity, RFC 7523 §2.2).
  */
 export const clientCredentialsKeys = z
   .object({
@@ -18,13 +22,18 @@ export const clientCredentialsKeys = z
     client_secret: keys.optionalText(),
     scope: keys.optionalText(),
     audience: keys.optionalText(),
-    token_endpoint_auth: keys.oneOf(TOKEN_ENDPOINT_AUTH_METHODS, 'client_secret_basic'),
+    token_endpoint_auth: keys.oneOf(CLIENT_CREDENTIALS_AUTH_METHODS, 'client_secret_basic'),
     client_assertion_key: keys.optionalText(),
     client_assertion_key_id: keys.optionalText(),
+    client_assertion_file: keys.optionalText(),
   })
-  .refine((k) => k.token_endpoint_auth === 'private_key_jwt' || k.client_secret !== undefined, {
+  .refine((k) => k.token_endpoint_auth === 'private_key_jwt' || k.token_endpoint_auth === 'federated_assertion' || k.client_secret !== undefined, {
     path: ['client_secret'],
-    message: 'is missing (needed unless token_endpoint_auth is private_key_jwt)',
+    message: 'is missing (needed unless token_endpoint_auth is private_key_jwt or federated_assertion)',
+  })
+  .refine((k) => k.token_endpoint_auth !== 'federated_assertion' || k.client_assertion_file !== undefined, {
+    path: ['client_assertion_file'],
+    message: 'is missing (needed when token_endpoint_auth is federated_assertion)',
   })
   .refine((k) => k.token_endpoint_auth !== 'private_key_jwt' || k.client_assertion_key !== undefined, {
     path: ['client_assertion_key'],
@@ -33,16 +42,29 @@ export const clientCredentialsKeys = z
 
 export default defineAuthMethod({
   name: 'oauth2_client_credentials',
-  summary: 'OAuth 2.0 client credentials: client id and secret (or private_key_jwt) exchanged for short-lived access tokens',
+  summary: 'OAuth 2.0 client credentials: client id and secret (or private_key_jwt, or a federated assertion from a file) exchanged for short-lived access tokens',
   keys: clientCredentialsKeys,
-  rotationDays: 90,
+  // A federated assertion is issued and rotated by the platform: nothing in configuration.json to rotate.
+  rotationDays: (k) => (k.token_endpoint_auth === 'federated_assertion' ? null : 90),
   async create(k, context) {
     const scope = "auth_method 'oauth2_client_credentials'";
     checkTokenEndpointUrl(k.token_url, 'token_url', scope);
     const jwt = k.token_endpoint_auth === 'private_key_jwt';
+    const federated = k.token_endpoint_auth === 'federated_assertion';
     const assertionKey = jwt ? loadSigningKey(k.client_assertion_key!, 'client_assertion_key', context.secrets) : undefined;
-    const secretKey = jwt ? 'client_assertion_key' : 'client_secret';
+    const secretKey = jwt ? 'client_assertion_key' : federated ? 'client_assertion_file' : 'client_secret';
     const description = `OAuth 2.0 client credentials for client '${k.client_id}'`;
+    const readAssertion = federated
+      ? tokenFileReader({
+          file: k.client_assertion_file!.trim(),
+          key: 'client_assertion_file',
+          noun: 'client assertion',
+          name: 'client_assertion',
+          whereFrom: "on AKS with workload identity, the pod's AZURE_FEDERATED_TOKEN_FILE",
+          description,
+          secrets: context.secrets,
+        })
+      : undefined;
 
     const authenticateClient = clientAuthentication({
       method: k.token_endpoint_auth,
@@ -50,6 +72,7 @@ export default defineAuthMethod({
       clientSecret: k.client_secret,
       assertionKey,
       assertionKeyId: k.client_assertion_key_id,
+      readAssertion,
       tokenUrl: k.token_url,
       secrets: context.secrets,
       now: context.now,

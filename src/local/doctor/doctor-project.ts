@@ -54,7 +54,7 @@ export async function doctorProject(options: { project?: string; configurationPa
     registerConfigurationSecrets(raw, { registry, connectorSecretKeys: new Set(checked?.report.secretKeys) });
     const credential = checked && {
       method: checked.resolved.method.name,
-      rotationDays: rotationDaysOf(checked.resolved.method),
+      rotationDays: rotationDaysOf(checked.resolved.method, checked.resolved.methodKeys),
       issuedAt: checked.resolved.common.credential_issued_at,
     };
     findings.push(...configurationFindings({ raw, registry, credential, unknownKeys: checked?.report.unknownKeys ?? [], now: options.now ?? Date.now() }));
