@@ -91,8 +91,16 @@ export interface TokenEndpointOptions {
   method?: 'POST' | 'GET';
   /** Statuses that are retried (default 408, 429, 500, 502, 503, 504). */
   retryStatuses?: ReadonlySet<number>;
-  /** Statuses that are a final refusal naming a key (exit 3), e.g. the GCE server's 404 for an unknown service account. */
-  refusalStatuses?: Readonly<Record<number, string>>;
+  /**
+   * Statuses that are a final refusal naming a key (exit 3), e.g. the GCE server's 404 for an unknown
+   * service account; with a hint of its own when the status says more than "check the key".
+   */
+  refusalStatuses?: Readonly<Record<number, string | { key: string; hint: string }>>;
+  /**
+   * The form of a token answer: OAuth's `access_token` / `expires_in` (default), or Google's IAM
+   * Credentials API (`accessToken` / `expireTime`, RFC 3339), which answers a JSON POST (postJson).
+   */
+  answer?: 'oauth' | 'iam_credentials';
   /** Checked on every answer before anything else; an error returned is thrown as final (the GCE server's Metadata-Flavor header). */
   checkAnswer?: (response: Response) => ConnectorAuthError | undefined;
   /** The hint when the endpoint cannot be reached at all, after the retries (default: about a token endpoint). */
@@ -135,6 +143,15 @@ export class TokenEndpoint {
       headers.set('accept', 'application/json');
       body.set('grant_type', grantType);
       return this.#attempt(this.#o.url, { method: 'POST', headers, body: body.toString() }, remainingMs);
+    });
+  }
+
+  /** POSTs `body` as JSON (an API that issues tokens, not an OAuth grant), under the same rules. */
+  postJson(body: unknown, headers: Headers): Promise<TokenResponse> {
+    return this.#run('', async (remainingMs) => {
+      headers.set('content-type', 'application/json');
+      headers.set('accept', 'application/json');
+      return this.#attempt(this.#o.url, { method: 'POST', headers, body: JSON.stringify(body) }, remainingMs);
     });
   }
 
@@ -218,8 +235,13 @@ export class TokenEndpoint {
       );
     }
     if (oauthError && status >= 400 && status < 500) throw this.#refusal(oauthError, json!.error_description, status);
-    const refusalKey = this.#o.refusalStatuses?.[status];
-    if (refusalKey !== undefined) throw this.#refusal(undefined, text.trimStart().startsWith('<') ? undefined : text, status, refusalKey);
+    const refusal = this.#o.refusalStatuses?.[status];
+    if (refusal !== undefined) {
+      // Google's APIs answer `{"error": {"code", "message", "status"}}`: the message is what to show.
+      const apiMessage = json?.error !== null && typeof json?.error === 'object' ? (json.error as { message?: unknown }).message : undefined;
+      const description = typeof apiMessage === 'string' ? apiMessage : text.trimStart().startsWith('<') ? undefined : text;
+      throw this.#refusal(undefined, description, status, typeof refusal === 'string' ? refusal : refusal.key, typeof refusal === 'string' ? undefined : refusal.hint);
+    }
     if (status === 401 || status === 403) throw this.#refusal(undefined, undefined, status);
     throw new SourceUnreachableError(`${this.#prefix()} answered HTTP ${status}; expected a token`, {
       code: `http_${status}`,
@@ -229,6 +251,7 @@ export class TokenEndpoint {
   }
 
   #readToken(json: Record<string, unknown> | undefined, response: Response): TokenResponse {
+    if (this.#o.answer === 'iam_credentials') return this.#readIamCredentialsToken(json, response);
     const { secrets } = this.#o;
     // Registered first, before anything below can fail and describe the response.
     for (const field of ['access_token', 'refresh_token', 'id_token'] as const)
@@ -259,8 +282,24 @@ export class TokenEndpoint {
     };
   }
 
+  /** `{"accessToken": "…", "expireTime": "2026-11-24T03:00:00Z"}`: Google's generateAccessToken. */
+  #readIamCredentialsToken(json: Record<string, unknown> | undefined, response: Response): TokenResponse {
+    const accessToken = json?.accessToken;
+    if (typeof accessToken === 'string') this.#o.secrets.register('access_token', accessToken);
+    if (typeof accessToken !== 'string' || accessToken.length === 0) {
+      throw new SourceUnreachableError(`${this.#prefix()} answered HTTP ${response.status} without an accessToken`, {
+        code: 'token_response_malformed',
+        key: this.#o.urlKey,
+        hint: `check that '${this.#o.urlKey}' names the IAM credentials API`,
+      });
+    }
+    const expiresAt = typeof json!.expireTime === 'string' ? Date.parse(json!.expireTime) : NaN;
+    const expiresInSeconds = Number.isFinite(expiresAt) ? Math.floor((expiresAt - this.#o.now()) / 1000) : undefined;
+    return { accessToken, tokenType: 'Bearer', expiresInSeconds: expiresInSeconds && expiresInSeconds > 0 ? expiresInSeconds : undefined, refreshToken: undefined, scope: undefined };
+  }
+
   /** A final refusal: exit 3, the OAuth error and its description, and the key to fix. */
-  #refusal(error: string | undefined, description: unknown, status: number, statusKey?: string): AuthenticationError {
+  #refusal(error: string | undefined, description: unknown, status: number, statusKey?: string, statusHint?: string): AuthenticationError {
     const keys = this.#o.errorKeys;
     const key = (error !== undefined && error !== 'other' ? keys[error] : undefined) ?? statusKey ?? keys.other;
     // The description is the server's text: one line, bounded, and redacted in case it echoes a value.
@@ -272,7 +311,7 @@ export class TokenEndpoint {
     return new AuthenticationError(`${this.#prefix()} refused the token request: ${what}; check '${key}'`, {
       code: error ? `oauth_${error}` : `http_${status}`,
       key,
-      hint: HINTS[error ?? ''] ? `${HINTS[error!]} '${key}'` : `check '${key}'`,
+      hint: statusHint ?? (HINTS[error ?? ''] ? `${HINTS[error!]} '${key}'` : `check '${key}'`),
     });
   }
 
@@ -429,7 +468,7 @@ export function describeError(error: unknown): string {
 export async function tokenEndpointFor(
   context: AuthContext,
   options: Pick<TokenEndpointOptions, 'url' | 'urlKey' | 'credential' | 'errorKeys'> &
-    Partial<Pick<TokenEndpointOptions, 'method' | 'retryStatuses' | 'refusalStatuses' | 'checkAnswer' | 'unreachableHint'>>,
+    Partial<Pick<TokenEndpointOptions, 'method' | 'retryStatuses' | 'refusalStatuses' | 'checkAnswer' | 'unreachableHint' | 'answer'>>,
 ): Promise<TokenEndpoint> {
   return new TokenEndpoint({
     ...options,
