@@ -21,6 +21,7 @@ const METHODS: Record<string, () => Promise<{ default: AuthMethod }>> = {
   aws_instance_profile: () => import('./methods/aws-instance-profile.js'),
   aws_container_credentials: () => import('./methods/aws-container-credentials.js'),
   gcp_metadata: () => import('./methods/gcp-metadata.js'),
+  gcp_workload_identity: () => import('./methods/gcp-workload-identity.js'),
   azure_managed_identity: () => import('./methods/azure-managed-identity.js'),
 };
 

@@ -12,6 +12,8 @@ export interface TokenFile {
   file: string;
   /** The configuration key that names the file, for errors. */
   key: string;
+  /** How messages name the setting, when the path is inside the key's value (default `'<key>'`). */
+  setting?: string;
   /** What the token is, for messages: "web identity token", "client assertion". */
   noun: string;
   /** The token's name: its label in redacted text, and error codes `<name>_unreadable`, `<name>_empty`. */
@@ -25,6 +27,7 @@ export interface TokenFile {
 
 /** A function that reads the token now: exit 2 naming the key when the file is missing, unreadable or empty. */
 export function tokenFileReader(t: TokenFile): () => Promise<string> {
+  const setting = t.setting ?? `'${t.key}'`;
   return async () => {
     let token: string;
     try {
@@ -33,14 +36,14 @@ export function tokenFileReader(t: TokenFile): () => Promise<string> {
       throw new ConfigurationError(`${t.description}: cannot read the ${t.noun} from ${t.file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`, {
         code: `${t.name}_unreadable`,
         key: t.key,
-        hint: `set '${t.key}' to the file the platform writes the ${t.noun} to (${t.whereFrom})`,
+        hint: `set ${setting} to the file the platform writes the ${t.noun} to (${t.whereFrom})`,
       });
     }
     if (!token)
       throw new ConfigurationError(`${t.description}: the ${t.noun} file ${t.file} is empty`, {
         code: `${t.name}_empty`,
         key: t.key,
-        hint: `check that the platform has written the ${t.noun} to '${t.key}'`,
+        hint: `check that the platform has written the ${t.noun} to ${setting}`,
       });
     t.secrets.register(t.name, token);
     return token;

@@ -65,6 +65,7 @@ export const HTTP_AUTH_METHODS = [
   'oauth2_refresh_token',
   'service_account_key',
   'gcp_metadata',
+  'gcp_workload_identity',
   'azure_managed_identity',
   'mtls',
 ] as const;

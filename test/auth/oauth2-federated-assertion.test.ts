@@ -61,7 +61,7 @@ describe('oauth2_client_credentials with a federated assertion', () => {
       expect(peer.tokenRequests('client_credentials')).toBe(1);
 
       // The platform rewrites the file before the token expires; the next token request sends the new one.
-      const second = await peer.workload.token({ issuedAt: Math.floor(Date.now() / 1000) + 1 });
+      const second = await peer.workload.token({ lifetimeSeconds: 3599 });
       await writeFile(file, second);
       h.clock.advance(301_000);
       expect((await auth.source.fetch('health')).status).toBe(200);

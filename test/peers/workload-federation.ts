@@ -31,6 +31,8 @@ export interface WorkloadIssuer {
 
 export interface FederationCheck {
   issuer: WorkloadIssuer;
+  /** The issuer's public keys (its JWKS), for a relying party that checks the tokens itself. */
+  keys: ReturnType<typeof import('jose').createLocalJWKSet>;
   /** The client's assertion checked as Entra would: undefined when it passes, else the error body. */
   verify(assertion: string): Promise<{ error: string; error_description: string } | undefined>;
 }
@@ -67,6 +69,7 @@ export async function workloadFederation(now: () => number = Date.now): Promise<
 
   return {
     issuer,
+    keys: jwks,
     async verify(assertion) {
       let claims: Record<string, unknown>;
       try {

@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PostgresSource } from '../../src/sources/index.js';
 import { createCa, issueServer, type Authority } from '../peers/certificates.js';
 import { start as startMetadata, type CloudMetadataPeer } from '../peers/cloud-metadata.js';
+import { PROVIDER_AUDIENCE, STS_AUDIENCE, start as startGoogleSts, type GoogleStsPeer } from '../peers/google-sts.js';
 import { start, type PostgresPeer } from '../peers/postgres.js';
 import { leakForms } from '../helpers/cli.js';
 import { connectSource, expectNoSecretIn, probeFailure } from '../helpers/source-session.js';
@@ -22,17 +26,21 @@ const TOKEN = `eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.${randomBytes(48).toString('
 let ca: Authority;
 let db: PostgresPeer;
 let metadata: CloudMetadataPeer;
+let googleSts: GoogleStsPeer;
+let tokenDir: string;
 
 beforeAll(async () => {
   ca = createCa();
   const server = issueServer(ca, { hosts: ['127.0.0.1'] });
-  [db, metadata] = await Promise.all([
+  [db, metadata, googleSts, tokenDir] = await Promise.all([
     start({ password: TOKEN, database: DATABASE, ssl: { certificatePem: server.certificatePem, privateKeyPem: server.privateKeyPem }, hostsslOnly: true }),
     startMetadata(),
+    startGoogleSts(),
+    mkdtemp(join(tmpdir(), 'connector-auth-pg-wif-')),
   ]);
 }, 30_000);
 afterAll(async () => {
-  await Promise.all([db?.stop(), metadata?.stop()]);
+  await Promise.all([db?.stop(), metadata?.stop(), googleSts?.stop(), rm(tokenDir, { recursive: true, force: true })]);
 });
 afterEach(() => metadata.reset());
 
@@ -79,6 +87,32 @@ describe('postgres source with a cloud access token as the password', () => {
       expect(metadata.tokenRequests[0]!.query.scopes).toBe('https://www.googleapis.com/auth/sqlservice.login');
     } finally {
       await auth.close();
+    }
+  });
+
+  it("gcp_workload_identity: the impersonated service account's token logs in (Cloud SQL IAM user)", async () => {
+    const file = join(tokenDir, 'token');
+    await writeFile(file, await googleSts.workload.token({ audience: PROVIDER_AUDIENCE }));
+    googleSts.setServiceAccountTokenValue(TOKEN);
+    const credentials = JSON.stringify({
+      type: 'external_account',
+      audience: STS_AUDIENCE,
+      subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
+      token_url: googleSts.tokenUrl,
+      service_account_impersonation_url: googleSts.impersonationUrl(),
+      credential_source: { file },
+    });
+    const { auth, lines } = await connectSource<PostgresSource>(
+      configuration({ auth_method: 'gcp_workload_identity', gcp_credential_configuration: credentials, scope: 'https://www.googleapis.com/auth/sqlservice.login' }),
+      'postgres',
+    );
+    try {
+      expect((await auth.probe()).outcome).toBe('SELECT 1');
+      expect([googleSts.exchanges, googleSts.impersonations]).toEqual([1, 1]);
+      expect(lines.join('\n')).not.toContain(TOKEN);
+    } finally {
+      await auth.close();
+      googleSts.setServiceAccountTokenValue(undefined);
     }
   });
 

@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import { keys } from '../../config/index.js';
+import { ConfigurationError } from '../../errors/index.js';
+import { defineAuthMethod } from '../auth-method.js';
+import { parseCredentialConfiguration } from '../gcp-credential-configuration.js';
+import { tokenCredential } from '../token-credential.js';
+import { checkTokenEndpointUrl, tokenEndpointFor } from '../token-endpoint.js';
+import { tokenFileReader } from '../token-file.js';
+
+/**
+ * Google Cloud workload identity federation: a workload outside Google Cloud (on AWS, Azure, any
+ * Kubernetes cluster, a CI runner) presents the token its platform issued it to Google's security
+ * token service (RFC 8693 token exchange) and gets a federated access token; with a service account
+ * to impersonate, that token then asks the IAM Credentials API for the service account's own
+ * (`generateAccessToken`). No key exists anywhere: what google-auth-library does with an
+ * `external_account` credential configuration, whose content is `gcp_credential_configuration`.
+ *
+ * The token file is read again for every exchange (the platform rewrites it), and the token, the
+ * federated token and the final one are registered as secrets as they appear. One exchange (and one
+ * impersonation) per token lifetime, through the shared token cache.
+ */
+
+const KEY = 'gcp_credential_configuration';
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+/** What google-auth-library asks for when no scope is given. */
+const DEFAULT_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
+
+export default defineAuthMethod({
+  name: 'gcp_workload_identity',
+  // No secret in configuration.json: the platform issues and rotates the token it points to.
+  rotationDays: null,
+  summary: "Google Cloud workload identity federation: the workload's own token (from a file) exchanged at Google's STS, optionally for a service account's token; no key",
+  keys: z.object({
+    gcp_credential_configuration: keys.text(),
+    scope: keys.optionalText(),
+  }),
+  async create(k, context) {
+    const config = parseCredentialConfiguration(k.gcp_credential_configuration);
+    const scopes = (k.scope ?? DEFAULT_SCOPE).split(/[\s,]+/).filter(Boolean);
+    const scope = `auth_method 'gcp_workload_identity' (${KEY})`;
+    checkTokenEndpointUrl(config.tokenUrl, KEY, scope, "send the workload's token", 'the security token service');
+    if (config.impersonation) checkTokenEndpointUrl(config.impersonation.url, KEY, scope, 'send the federated token', 'the IAM credentials API');
+    const pool = config.audience.replace(/^\/\/iam\.googleapis\.com\//, '');
+    const description = config.impersonation
+      ? `GCP workload identity (${pool}) as service account '${config.impersonation.serviceAccount}'`
+      : `GCP workload identity (${pool})`;
+
+    const readFile = tokenFileReader({
+      file: config.file,
+      key: KEY,
+      setting: `credential_source.file in '${KEY}'`,
+      noun: 'subject token',
+      name: 'subject_token',
+      whereFrom: 'the workload identity token of the platform the connector runs on',
+      description,
+      secrets: context.secrets,
+    });
+    const readSubjectToken = async (): Promise<string> => {
+      const text = await readFile();
+      if (!config.jsonField) return text;
+      const field = fieldOf(text, config.jsonField);
+      if (!field)
+        throw new ConfigurationError(`${description}: the token file ${config.file} is not JSON with a "${config.jsonField}" string`, {
+          code: 'subject_token_field_missing',
+          key: KEY,
+          hint: `check credential_source.format.subject_token_field_name in '${KEY}' against what the platform writes to ${config.file}`,
+        });
+      return field;
+    };
+
+    const sts = await tokenEndpointFor(context, {
+      url: config.tokenUrl,
+      urlKey: KEY,
+      credential: description,
+      // Every refusal of the exchange is about the configuration: the pool provider (audience), the
+      // token's issuer, audience or age, or the provider's attribute condition; only scope is apart.
+      errorKeys: { invalid_client: KEY, invalid_grant: KEY, unauthorized_client: KEY, invalid_scope: 'scope', invalid_target: KEY, other: KEY },
+    });
+    const impersonate = config.impersonation
+      ? await tokenEndpointFor(context, {
+          url: config.impersonation.url,
+          urlKey: KEY,
+          credential: description,
+          answer: 'iam_credentials',
+          errorKeys: { invalid_client: KEY, invalid_grant: KEY, unauthorized_client: KEY, invalid_scope: 'scope', other: KEY },
+          refusalStatuses: {
+            400: 'scope',
+            401: KEY,
+            403: {
+              key: KEY,
+              hint: `grant the pool's principal roles/iam.workloadIdentityUser on service account '${config.impersonation.serviceAccount}' (or check the account in service_account_impersonation_url)`,
+            },
+            404: { key: KEY, hint: `check the service account in service_account_impersonation_url of '${KEY}'` },
+          },
+        })
+      : undefined;
+
+    return tokenCredential({
+      method: 'gcp_workload_identity',
+      description,
+      // A token the API refuses is usually one whose principal lacks a role there.
+      rejectedKey: KEY,
+      endpoint: impersonate ?? sts,
+      context,
+      obtain: async () => {
+        const federated = await sts.request(TOKEN_EXCHANGE, async () => ({
+          body: new URLSearchParams({
+            audience: config.audience,
+            scope: scopes.join(' '),
+            requested_token_type: ACCESS_TOKEN_TYPE,
+            subject_token: await readSubjectToken(),
+            subject_token_type: config.subjectTokenType,
+          }),
+          headers: new Headers(),
+        }));
+        if (!impersonate) return federated;
+        return impersonate.postJson(
+          { scope: scopes, lifetime: `${config.impersonation!.lifetimeSeconds}s` },
+          new Headers({ authorization: `Bearer ${federated.accessToken}` }),
+        );
+      },
+    });
+  },
+});
+
+/** A string field of the JSON the platform wrote (`credential_source.format.type: json`). */
+function fieldOf(text: string, field: string): string | undefined {
+  try {
+    const value = (JSON.parse(text) as Record<string, unknown>)[field];
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
