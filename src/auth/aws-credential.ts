@@ -1,4 +1,5 @@
 import type { AuthContext, Credential } from './auth-method.js';
+import { notForHttp } from './not-for-http.js';
 import { TokenCache, type IssuedToken } from './token-cache.js';
 
 /**
@@ -82,10 +83,11 @@ export function cachedAwsSession(o: {
  */
 export function awsSessionCredential(
   session: AwsSession,
-  o: Pick<AwsCredential, 'method' | 'description' | 'signer' | 'region' | 'authorize'> & { sessionKey: string },
+  o: Pick<AwsCredential, 'method' | 'description' | 'signer' | 'region'> & { sessionKey: string },
 ): AwsCredential {
   return {
     ...o,
+    authorize: awsNotForHttp(o.method),
     // The role's own permissions decide what a source allows.
     rejectedKey: o.sessionKey,
     // The session token travels in a header of every request.
@@ -95,4 +97,9 @@ export function awsSessionCredential(
     invalidate: () => session.invalidate(),
     close: () => session.close(),
   };
+}
+
+/** authorize() of every AWS method: the source's AWS SDK signs with identity(); HTTP sources do not take these. */
+export function awsNotForHttp(method: string): () => Promise<never> {
+  return notForHttp(method, 'AWS sources such as s3', "for an HTTP API, choose a method such as bearer, basic or oauth2_client_credentials in 'auth_method'");
 }

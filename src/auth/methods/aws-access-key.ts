@@ -2,10 +2,9 @@ import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { defineAuthMethod } from '../auth-method.js';
-import { awsSessionCredential, type AwsCredential, type AwsCredentialIdentity } from '../aws-credential.js';
+import { awsNotForHttp, awsSessionCredential, type AwsCredential, type AwsCredentialIdentity } from '../aws-credential.js';
 import { externalIdKey, optionalRoleArnKey, roleSessionKeys, roleSessionSettings } from '../aws-role-keys.js';
 import { roleSession } from '../aws-role-session.js';
-import { notForHttp } from '../not-for-http.js';
 
 /**
  * An AWS access key: an access key id and its secret, with a session token when the key is
@@ -62,8 +61,6 @@ export default defineAuthMethod({
       ...(k.aws_session_token ? { sessionToken: k.aws_session_token } : {}),
     };
     const region = k.aws_region?.trim();
-    // The source's AWS SDK signs each request with identity().
-    const authorize = notForHttp('aws_access_key', 'AWS sources such as s3', "for an HTTP API, choose a method such as bearer, basic or oauth2_client_credentials in 'auth_method'");
 
     if (!k.aws_role_arn) {
       return {
@@ -75,8 +72,9 @@ export default defineAuthMethod({
         // A session token travels in a header; the secret itself only keys the signature.
         sendsSecret: key.sessionToken !== undefined,
         region,
+        // The source's AWS SDK signs each request with identity().
         identity: async () => key,
-        authorize,
+        authorize: awsNotForHttp('aws_access_key'),
       };
     }
 
@@ -95,7 +93,6 @@ export default defineAuthMethod({
       signer: `role ${roleArn}`,
       sessionKey: 'aws_role_arn',
       region,
-      authorize,
     });
   },
 });

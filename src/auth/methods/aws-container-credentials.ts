@@ -4,7 +4,6 @@ import { defineAuthMethod } from '../auth-method.js';
 import { awsSessionCredential, type AwsCredential } from '../aws-credential.js';
 import { containerCredentialsSession } from '../container-credentials-session.js';
 import { localCredentialsUrlKey } from '../metadata-endpoint.js';
-import { notForHttp } from '../not-for-http.js';
 
 /**
  * The IAM role of the ECS task, or of the EKS pod (Pod Identity), the connector runs in: credentials
@@ -37,7 +36,6 @@ export default defineAuthMethod({
       // The role is chosen outside configuration.json (the task definition, the Pod Identity association).
       sessionKey: 'auth_method',
       region: k.aws_region?.trim(),
-      authorize: notForHttp('aws_container_credentials', 'AWS sources such as s3', "for an HTTP API, choose a method such as bearer or oauth2_client_credentials in 'auth_method'"),
     });
   },
 });

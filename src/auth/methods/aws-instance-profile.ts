@@ -4,7 +4,6 @@ import { defineAuthMethod } from '../auth-method.js';
 import { awsSessionCredential, type AwsCredential } from '../aws-credential.js';
 import { instanceMetadataSession } from '../instance-metadata-session.js';
 import { LINK_LOCAL_METADATA_BASE, metadataEndpointKey, metadataUrl } from '../metadata-endpoint.js';
-import { notForHttp } from '../not-for-http.js';
 
 /**
  * The IAM role attached to the EC2 instance the connector runs on (its instance profile): temporary
@@ -31,7 +30,6 @@ export default defineAuthMethod({
       // The role is chosen outside configuration.json (the instance's profile): auth_method is what chose it.
       sessionKey: 'auth_method',
       region: k.aws_region?.trim(),
-      authorize: notForHttp('aws_instance_profile', 'AWS sources such as s3', "for an HTTP API, choose a method such as bearer or oauth2_client_credentials in 'auth_method'"),
     });
   },
 });

@@ -4,7 +4,6 @@ import { defineAuthMethod } from '../auth-method.js';
 import { awsSessionCredential, type AwsCredential } from '../aws-credential.js';
 import { roleArnKey, roleSessionKeys, roleSessionSettings } from '../aws-role-keys.js';
 import { roleSession } from '../aws-role-session.js';
-import { notForHttp } from '../not-for-http.js';
 import { tokenFileReader } from '../token-file.js';
 
 /**
@@ -54,7 +53,6 @@ export default defineAuthMethod({
       signer: `role ${roleArn}`,
       sessionKey: 'aws_role_arn',
       region: k.aws_region?.trim(),
-      authorize: notForHttp('aws_web_identity', 'AWS sources such as s3', "for an HTTP API, choose a method such as bearer or oauth2_client_credentials in 'auth_method'"),
     });
   },
 });

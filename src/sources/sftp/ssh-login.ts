@@ -81,7 +81,7 @@ function answerPasswordPrompt(password: () => string, record: LoginRecord) {
 }
 
 /** A server's prompt as one line of printable text, cut short. */
-export function promptText(prompt: string): string {
+function promptText(prompt: string): string {
   const line = prompt
     .split(/\r?\n/)
     .map((part) => part.replace(/[^\x20-\x7e\u00a0-\uffff]/g, '').trim())
