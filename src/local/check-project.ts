@@ -4,6 +4,7 @@ import type { Logger } from '../log/index.js';
 import type { ProbeResult } from '../sources/index.js';
 import { secrets } from '../secrets/index.js';
 import { loadConnector } from './load-connector.js';
+import { createConfigurationPersister } from './persist-configuration-value.js';
 import { projectPaths } from './project-paths.js';
 
 /**
@@ -31,7 +32,7 @@ export async function checkConfiguration(options: {
   configurationPath?: string;
   log: Logger;
 }): Promise<{ report: ValidationReport; resolved: ResolvedConfiguration }> {
-  const { paths, raw, connector } = await prepare(options);
+  const { paths, raw, connector } = await prepareProject(options);
   const resolved = await resolveConfiguration(raw, {
     source: (connector?.source as never) ?? 'rest',
     log: options.log,
@@ -51,12 +52,15 @@ export async function checkConfiguration(options: {
 }
 
 export async function probeProject(options: { project?: string; configurationPath?: string; log: Logger }): Promise<ProbeResult> {
-  const { paths, raw, connector } = await prepare(options);
+  const { paths, raw, connector } = await prepareProject(options);
   const auth = await authenticate(raw, {
     source: (connector?.source as never) ?? 'rest',
     log: options.log,
     connectorSecretKeys: new Set(connector?.secretKeys ?? []),
     filesDir: paths.files,
+    // A probe is a real run for the credential: a refresh token the server rotates must be saved,
+    // or the next run starts with the consumed one.
+    persistConfigurationValue: createConfigurationPersister({ configurationPath: paths.configuration, filesDir: paths.files, log: options.log }),
   });
   try {
     return await auth.probe();
@@ -65,7 +69,8 @@ export async function probeProject(options: { project?: string; configurationPat
   }
 }
 
-async function prepare(options: { project?: string; configurationPath?: string }) {
+/** The project's paths, its configuration (secrets registered) and its connector, when it has one. */
+export async function prepareProject(options: { project?: string; configurationPath?: string }) {
   const paths = projectPaths(options.project, options.configurationPath);
   const raw = await readConfigurationFile(paths.configuration);
   registerConfigurationSecrets(raw, { registry: secrets });

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfigurationFile } from '../../src/config/index.js';
+import { probeProject } from '../../src/local/index.js';
 import { createConfigurationPersister, withValue } from '../../src/local/persist-configuration-value.js';
+import { exists } from '../helpers/cli.js';
 import { start, type OidcPeer } from '../peers/oidc-provider.js';
 import { connect, expectNoLeak, harness, rejection, request, type Harness } from './support.js';
 
@@ -86,6 +88,17 @@ describe('oauth2_refresh_token with rotation', () => {
 
     expect(h.lines.filter((l) => l.includes('rotated the refresh token; the new one is saved'))).toHaveLength(2);
     expectNoLeak(h.lines, secretsSeen(first));
+  });
+
+  it('`connector-auth probe` saves a rotated refresh token as debug does: a probe is a real use of the credential', async () => {
+    const h = harness();
+    const first = await peer.issueRefreshToken();
+    const p = await project(first);
+    expect((await probeProject({ project: p.dir, log: h.log })).outcome).toBe('HTTP 200');
+    const saved = JSON.parse(await readFile(p.configurationPath, 'utf8')).refresh_token as string;
+    expect(saved).not.toBe(first);
+    expect(await peer.refreshTokenActive(saved)).toBe(true);
+    expect(await exists(join(p.filesDir, 'refresh_token.recovery.json'))).toBe(false);
   });
 
   it('a read-only configuration.json stops the run: the new token waits in a 0600 recovery file, none is lost', async () => {
