@@ -74,6 +74,33 @@ export interface AuthMethod<Keys extends z.ZodType = z.ZodType> {
    */
   readonly rotationDays?: number | null | ((keys: z.output<Keys>) => number | null);
   create(keys: z.output<Keys>, context: AuthContext): Promise<Credential> | Credential;
+  /**
+   * For a method whose long-lived credential a person grants in a browser (a refresh token):
+   * obtains it (`connector-auth authorize`). Absent for every other method.
+   */
+  readonly authorize?: MethodAuthorization;
+}
+
+/** How a flow reaches the person who grants access: the URL to open, and how long to wait. */
+export interface BrowserHandoff {
+  /** Shows the authorization URL (prints it, may open a browser); called once, before the wait. */
+  open(url: URL): void | Promise<void>;
+  timeoutMs: number;
+}
+
+export interface MethodAuthorization<Keys extends z.ZodType = z.ZodType> {
+  /** The method's keys as authorize reads them: the credential it obtains may still be missing. */
+  readonly keys: Keys;
+  /**
+   * Runs the grant; saves what it obtained through `context.persistConfigurationValue` (awaited)
+   * and returns the keys it saved, never their values.
+   */
+  run(keys: z.output<Keys>, context: AuthContext, handoff: BrowserHandoff): Promise<{ saved: string[]; scope: string | undefined }>;
+}
+
+/** Identity function that keeps the authorization's key types flowing into `run`. */
+export function defineMethodAuthorization<Keys extends z.ZodType>(authorization: MethodAuthorization<Keys>): MethodAuthorization<Keys> {
+  return authorization;
 }
 
 /** Identity function that keeps the method's key types flowing into `create`. */

@@ -10,6 +10,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ default:
   init: { summary: 'init <dir> [--template NAME]        scaffold a connector project', load: () => import('./commands/init.js') },
   debug: { summary: 'debug [project] [--configuration F] [--state F]   authenticate, probe, run update() into files/warehouse.db', load: () => import('./commands/debug.js') },
   probe: { summary: 'probe [project] [--configuration F]  authenticate and probe only', load: () => import('./commands/probe.js') },
+  authorize: { summary: 'authorize [project] [--configuration F]   sign in with a browser; saves the refresh token', load: () => import('./commands/authorize.js') },
   validate: { summary: 'validate [project] [--configuration F]   check the configuration; no network', load: () => import('./commands/validate.js') },
   doctor: { summary: 'doctor [project] [--configuration F]   lint credential hygiene: git, file modes, secrets in files', load: () => import('./commands/doctor.js') },
   reset: { summary: 'reset [project] [--yes]              delete files/warehouse.db and files/state.json', load: () => import('./commands/reset.js') },

@@ -11,3 +11,5 @@ export { createConfigurationPersister } from './persist-configuration-value.js';
 export type { ConfigurationPersisterOptions } from './persist-configuration-value.js';
 export { doctorProject } from './doctor/index.js';
 export type { DoctorReport, Finding, Severity } from './doctor/index.js';
+export { authorizeProject } from './authorize-project.js';
+export type { AuthorizeResult } from './authorize-project.js';

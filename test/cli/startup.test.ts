@@ -12,7 +12,7 @@ describe('start-up cost', () => {
   it('--help prints the commands and the exit codes', async () => {
     const run = await cli(['--help']);
     expect(run.code).toBe(0);
-    for (const word of ['init', 'debug', 'probe', 'validate', 'doctor', 'reset', 'pipeline', 'webhooks', 'emulator', 'Exit codes']) expect(run.stdout).toContain(word);
+    for (const word of ['init', 'debug', 'probe', 'authorize', 'validate', 'doctor', 'reset', 'pipeline', 'webhooks', 'emulator', 'Exit codes']) expect(run.stdout).toContain(word);
   });
 
   it('an unknown command is exit 2 with the help', async () => {
@@ -22,7 +22,7 @@ describe('start-up cost', () => {
   });
 
   it('an unknown flag is bad input (exit 2) for every command, pointing to its help', async () => {
-    for (const command of ['init', 'debug', 'probe', 'validate', 'doctor', 'reset', 'pipeline', 'webhooks', 'emulator']) {
+    for (const command of ['init', 'debug', 'probe', 'authorize', 'validate', 'doctor', 'reset', 'pipeline', 'webhooks', 'emulator']) {
       const run = await cli([command, '--frobnicate']);
       expect(run.code, command).toBe(2);
       expect(run.stderr).toMatch(new RegExp(`^error \\[invalid_arguments\\]: Unknown option '--frobnicate'.* — see connector-auth ${command} --help\\n$`));

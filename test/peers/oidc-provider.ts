@@ -8,9 +8,11 @@ import { workloadFederation, type WorkloadIssuer } from './workload-federation.j
  *
  * - clients for client credentials with `client_secret_basic`, `client_secret_post` and
  *   `private_key_jwt` (an EC P-256 key whose public half is in the client's JWKS);
- * - a client with refresh tokens and rotation on (`rotateRefreshToken: true`); its first refresh token
- *   is issued through the provider's own models (Grant + RefreshToken), the state an authorization
- *   code flow would leave, without driving a browser;
+ * - a client with refresh tokens and rotation on (`rotateRefreshToken: true`), registered as a native
+ *   app (loopback redirect URIs on any port, RFC 8252 §7.3); a refresh token comes either from a real
+ *   authorization code flow (a browser drives /auth, the person's sign-in and consent are played by
+ *   the front server, see `decide`) or, quicker, from the provider's own models (Grant +
+ *   RefreshToken), the state that flow leaves;
  * - JWT access tokens (resource indicators, `accessTokenFormat: 'jwt'`) for one resource server;
  * - a registered JWT bearer grant (RFC 7523 §2.1) that verifies the assertion against the public key
  *   of a service account (one RSA, one EC) and issues an access token;
@@ -73,6 +75,13 @@ export interface OidcPeer {
   serviceAccounts: { rsa: ServiceAccountFixture; ec: ServiceAccountFixture };
   /** A fresh refresh token of the refresh client (rotation on). */
   issueRefreshToken(): Promise<string>;
+  /**
+   * What the person at the interaction pages does: sign in as an account and approve what the
+   * client asks (the default), or decline (the provider then redirects with access_denied).
+   */
+  decide(decision: 'approve' | 'deny'): void;
+  /** The authorization requests the provider received (their query parameters), in order. */
+  authorizationRequests: URLSearchParams[];
   /** Whether a refresh token is still usable at the provider (not consumed, revoked or expired). */
   refreshTokenActive(value: string): Promise<boolean>;
   /** Token requests received (faulted ones included), for one grant type or all. */
@@ -123,6 +132,8 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
   const nextFaults: TokenFault[] = [];
   let everyFault: TokenFault | undefined;
   const resourceRequests: OidcPeer['resourceRequests'] = [];
+  const authorizationRequests: URLSearchParams[] = [];
+  let decision: 'approve' | 'deny' = 'approve';
   const assertions: VerifiedAssertion[] = [];
 
   // Front server first: its port is the issuer every token and assertion names.
@@ -199,7 +210,8 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
         client_secret: clients.refresh.secret,
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
-        redirect_uris: ['http://127.0.0.1/callback'],
+        application_type: 'native',
+        redirect_uris: ['http://127.0.0.1/callback', 'http://localhost/callback'],
         token_endpoint_auth_method: 'client_secret_basic',
       },
       ...[...accounts.keys()].map((email) => ({
@@ -307,6 +319,8 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
     const path = new URL(req.url ?? '/', url).pathname;
     const body = await readAll(req);
     if (path.startsWith('/api/')) return resource(req, res, path);
+    if (path === '/auth') authorizationRequests.push(new URL(req.url ?? '/', url).searchParams);
+    if (path.startsWith('/interaction/')) return interaction(req, res);
     if (path === '/token' && req.method === 'POST') {
       const form = new URLSearchParams(body.toString('utf8'));
       const grant = form.get('grant_type') ?? '';
@@ -352,6 +366,30 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
     }
     const forwarded = await forward(req, body);
     reply(res, forwarded.status, forwarded.headers, forwarded.body);
+  }
+
+  /**
+   * The person at the browser, as a real deployment's login and consent pages would act for them:
+   * the login prompt signs ACCOUNT in; the consent prompt grants exactly what the client asked for
+   * (OIDC scopes, and resource scopes per resource indicator), or everything is declined.
+   */
+  async function interaction(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const details = await provider.interactionDetails(req, res);
+    if (decision === 'deny') {
+      return provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'End-User aborted interaction' }, { mergeWithLastSubmission: false });
+    }
+    if (details.prompt.name === 'login') {
+      return provider.interactionFinished(req, res, { login: { accountId: ACCOUNT } }, { mergeWithLastSubmission: false });
+    }
+    const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+    const grant = details.grantId
+      ? await provider.Grant.find(details.grantId)
+      : new provider.Grant({ accountId: details.session.accountId, clientId: details.params.client_id });
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+    const grantId = await grant.save();
+    return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
 
   async function resource(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
@@ -405,6 +443,8 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
       } as never);
       return token.save();
     },
+    decide: (value) => void (decision = value),
+    authorizationRequests,
     async refreshTokenActive(value) {
       const token = await provider.RefreshToken.find(value);
       return token !== undefined && !token.consumed && !token.isExpired;
@@ -451,3 +491,21 @@ function reply(res: ServerResponse, status: number, headers: IncomingMessage['he
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A configuration for `connector-auth authorize` with the peer's refresh client: offline access
+ * asked for as OpenID Connect (§11) wants it, scope plus prompt=consent; no refresh_token yet.
+ */
+export function authorizeConfiguration(peer: OidcPeer): Record<string, string> {
+  return {
+    auth_method: 'oauth2_refresh_token',
+    token_url: peer.tokenUrl,
+    authorization_url: `${peer.url}/auth`,
+    client_id: peer.clients.refresh.id,
+    client_secret: peer.clients.refresh.secret,
+    scope: 'offline_access api:read',
+    authorization_parameters: 'prompt=consent',
+    base_url: peer.apiUrl,
+    probe_path: 'health',
+  };
+}

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
-import { ConfigurationError } from '../../errors/index.js';
+import { AuthenticationError, ConfigurationError } from '../../errors/index.js';
 import type { AuthContext } from '../auth-method.js';
-import { defineAuthMethod } from '../auth-method.js';
+import { defineAuthMethod, defineMethodAuthorization } from '../auth-method.js';
+import { DEFAULT_REDIRECT_URI, authorizationCodeGrant, checkRedirectUri, parseAuthorizationParameters } from '../authorization-code.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS, clientAuthentication } from '../client-authentication.js';
 import { recoveryFileExists, recoveryFilePath, writeRecoveryFile } from '../recovery-file.js';
 import { loadSigningKey } from '../signing-key.js';
@@ -16,21 +17,37 @@ import { checkTokenEndpointUrl, describeError, tokenEndpointFor } from '../token
  * If it cannot be saved, the run stops (ConfigurationError) and the token waits in a 0600 recovery
  * file under files/. The next refresh always sends the newest refresh token held in memory.
  */
-export const refreshTokenKeys = z
-  .object({
-    token_url: keys.url(['https:', 'http:']),
-    client_id: keys.text(),
-    client_secret: keys.optionalText(),
-    refresh_token: keys.text(),
-    scope: keys.optionalText(),
-    token_endpoint_auth: keys.oneOf(TOKEN_ENDPOINT_AUTH_METHODS, 'client_secret_basic'),
-    client_assertion_key: keys.optionalText(),
-    client_assertion_key_id: keys.optionalText(),
-  })
-  .refine((k) => k.token_endpoint_auth !== 'private_key_jwt' || k.client_assertion_key !== undefined, {
-    path: ['client_assertion_key'],
-    message: 'is missing (needed when token_endpoint_auth is private_key_jwt)',
-  });
+const refreshTokenShape = z.object({
+  token_url: keys.url(['https:', 'http:']),
+  client_id: keys.text(),
+  client_secret: keys.optionalText(),
+  refresh_token: keys.optionalText(),
+  scope: keys.optionalText(),
+  token_endpoint_auth: keys.oneOf(TOKEN_ENDPOINT_AUTH_METHODS, 'client_secret_basic'),
+  client_assertion_key: keys.optionalText(),
+  client_assertion_key_id: keys.optionalText(),
+  // Read by `connector-auth authorize` only: where a person grants the refresh token.
+  authorization_url: keys.optionalUrl(['https:', 'http:']),
+  redirect_uri: keys.optionalUrl(['http:']),
+  authorization_parameters: keys.optionalText(),
+});
+type RefreshTokenShape = z.output<typeof refreshTokenShape>;
+
+const assertionKeyGiven = refreshTokenShape.refine((k) => k.token_endpoint_auth !== 'private_key_jwt' || k.client_assertion_key !== undefined, {
+  path: ['client_assertion_key'],
+  message: 'is missing (needed when token_endpoint_auth is private_key_jwt)',
+});
+
+export const refreshTokenKeys = assertionKeyGiven.refine((k) => k.refresh_token !== undefined, {
+  path: ['refresh_token'],
+  message: "is missing: run `connector-auth authorize` to obtain one in a browser (with 'authorization_url' set), or paste one in",
+});
+
+/** What `connector-auth authorize` reads: the refresh token is what it obtains; the authorization endpoint is needed. */
+export const authorizationKeys = assertionKeyGiven.refine((k) => k.authorization_url !== undefined, {
+  path: ['authorization_url'],
+  message: "is missing: authorize needs the server's authorization endpoint (its metadata's authorization_endpoint)",
+});
 
 const KEY = 'refresh_token';
 
@@ -40,39 +57,16 @@ export default defineAuthMethod({
   keys: refreshTokenKeys,
   rotationDays: 90,
   async create(k, context) {
-    checkTokenEndpointUrl(k.token_url, 'token_url', "auth_method 'oauth2_refresh_token'");
-    const jwt = k.token_endpoint_auth === 'private_key_jwt';
-    // Without a secret (and without a key) the client is public: it only names itself (RFC 6749 §2.1).
-    const method = jwt ? 'private_key_jwt' : k.client_secret === undefined ? 'none' : k.token_endpoint_auth;
-    const secretKey = jwt ? 'client_assertion_key' : method === 'none' ? 'client_id' : 'client_secret';
-    const description = `OAuth 2.0 refresh token for client '${k.client_id}'`;
     const { log } = context;
-
     if (context.filesDir && (await recoveryFileExists(context.filesDir, KEY))) {
       log.warning(
         `${recoveryFilePath(context.filesDir, KEY)} holds a rotated refresh token that was never saved to the configuration; ` +
           `if 'refresh_token' is refused, copy its "value" into 'refresh_token' and delete the file`,
       );
     }
+    const { description, endpoint, authenticateClient } = await tokenClient(k, context, KEY);
 
-    const authenticateClient = clientAuthentication({
-      method,
-      clientId: k.client_id,
-      clientSecret: k.client_secret,
-      assertionKey: jwt ? loadSigningKey(k.client_assertion_key!, 'client_assertion_key', context.secrets) : undefined,
-      assertionKeyId: k.client_assertion_key_id,
-      tokenUrl: k.token_url,
-      secrets: context.secrets,
-      now: context.now,
-    });
-    const endpoint = await tokenEndpointFor(context, {
-      url: k.token_url,
-      urlKey: 'token_url',
-      credential: description,
-      errorKeys: { invalid_client: secretKey, invalid_grant: KEY, unauthorized_client: 'client_id', invalid_scope: 'scope', other: 'client_id' },
-    });
-
-    let refreshToken = k.refresh_token;
+    let refreshToken = k.refresh_token!;
     return tokenCredential({
       method: 'oauth2_refresh_token',
       description,
@@ -96,7 +90,77 @@ export default defineAuthMethod({
       },
     });
   },
+  authorize: defineMethodAuthorization({
+    keys: authorizationKeys,
+    async run(k, context, handoff) {
+      const authorizationUrl = k.authorization_url!;
+      checkTokenEndpointUrl(authorizationUrl, 'authorization_url', "auth_method 'oauth2_refresh_token'", "carry the person's sign-in", 'the authorization endpoint');
+      const redirectUri = k.redirect_uri ?? new URL(DEFAULT_REDIRECT_URI);
+      checkRedirectUri(redirectUri, 'redirect_uri');
+      const parameters = parseAuthorizationParameters(k.authorization_parameters, 'authorization_parameters');
+      const persist = context.persistConfigurationValue;
+      if (!persist) throw new Error('authorize needs persistConfigurationValue: the refresh token it obtains must be saved');
+      // A code the token endpoint does not know was most likely issued by another server than token_url's.
+      const { description, endpoint, authenticateClient } = await tokenClient(k, context, 'token_url');
+      if (k.refresh_token !== undefined) context.log.info(`${description}: the refresh token obtained replaces the one in 'refresh_token'`);
+
+      try {
+        return await authorizationCodeGrant(
+          { authorizationUrl, clientId: k.client_id, scope: k.scope, parameters, redirectUri, endpoint, authenticateClient, handoff, secrets: context.secrets, log: context.log, description },
+          async (token) => {
+            if (token.refreshToken === undefined) throw noRefreshToken(description, k.scope);
+            await persist(KEY, token.refreshToken);
+            return {
+              result: { saved: [KEY], scope: token.scope },
+              page: `The refresh token of client '${k.client_id}' is saved in the connector's configuration. You can close this tab.`,
+            };
+          },
+        );
+      } finally {
+        await endpoint.close();
+      }
+    },
+  }),
 });
+
+/** The client's authentication and its token endpoint, as both the refresh and the authorization code grant use them. */
+async function tokenClient(k: RefreshTokenShape, context: AuthContext, invalidGrantKey: string) {
+  checkTokenEndpointUrl(k.token_url, 'token_url', "auth_method 'oauth2_refresh_token'");
+  const jwt = k.token_endpoint_auth === 'private_key_jwt';
+  // Without a secret (and without a key) the client is public: it only names itself (RFC 6749 §2.1).
+  const method = jwt ? 'private_key_jwt' : k.client_secret === undefined ? 'none' : k.token_endpoint_auth;
+  const secretKey = jwt ? 'client_assertion_key' : method === 'none' ? 'client_id' : 'client_secret';
+  const description = `OAuth 2.0 refresh token for client '${k.client_id}'`;
+  const authenticateClient = clientAuthentication({
+    method,
+    clientId: k.client_id,
+    clientSecret: k.client_secret,
+    assertionKey: jwt ? loadSigningKey(k.client_assertion_key!, 'client_assertion_key', context.secrets) : undefined,
+    assertionKeyId: k.client_assertion_key_id,
+    tokenUrl: k.token_url,
+    secrets: context.secrets,
+    now: context.now,
+  });
+  const endpoint = await tokenEndpointFor(context, {
+    url: k.token_url,
+    urlKey: 'token_url',
+    credential: description,
+    errorKeys: { invalid_client: secretKey, invalid_grant: invalidGrantKey, unauthorized_client: 'client_id', invalid_scope: 'scope', other: 'client_id' },
+  });
+  return { description, endpoint, authenticateClient };
+}
+
+/** Servers issue a refresh token only when asked in their own way; the hint lists the common ones. */
+function noRefreshToken(description: string, scope: string | undefined): AuthenticationError {
+  return new AuthenticationError(`${description}: the authorization server issued an access token but no refresh token; nothing was saved`, {
+    code: 'refresh_token_not_issued',
+    key: 'scope',
+    hint:
+      `ask for offline access the way the server wants it: the 'offline_access' scope in 'scope' (OpenID Connect servers, Microsoft Entra; ` +
+      `many also need prompt=consent in 'authorization_parameters'), access_type=offline&prompt=consent in 'authorization_parameters' (Google), ` +
+      `or the 'refresh_token' scope (Salesforce)${scope ? `; 'scope' is now '${scope}'` : ''}`,
+  });
+}
 
 async function saveRotatedToken(value: string, description: string, context: AuthContext): Promise<void> {
   const { log, filesDir, persistConfigurationValue: persist } = context;
