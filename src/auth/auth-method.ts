@@ -83,9 +83,17 @@ export interface AuthMethod<Keys extends z.ZodType = z.ZodType> {
 
 /** How a flow reaches the person who grants access: the URL to open, and how long to wait. */
 export interface BrowserHandoff {
-  /** Shows the authorization URL (prints it, may open a browser); called once, before the wait. */
-  open(url: URL): void | Promise<void>;
+  /**
+   * Shows the URL to open (prints it, may open a browser); called once, before the wait. In the
+   * device flow, `device` says which code the person enters where (the URL may carry it already).
+   */
+  open(url: URL, device?: { userCode: string; verificationUri: URL }): void | Promise<void>;
   timeoutMs: number;
+  /**
+   * `loopback`: the browser comes back to this machine (authorization code + PKCE); `device`: the
+   * person approves a code on any device (RFC 8628). Default: loopback when the method can.
+   */
+  flow?: 'loopback' | 'device';
 }
 
 export interface MethodAuthorization<Keys extends z.ZodType = z.ZodType> {

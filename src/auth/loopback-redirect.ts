@@ -120,7 +120,9 @@ function page(res: ServerResponse, status: number, title: string, message: strin
     'referrer-policy': 'no-referrer',
     connection: 'close',
   });
-  // 'close', not end()'s callback: it also comes when the person closed the tab before the page was sent.
+  // A tab closed while the request was held: its response is gone already, nothing to wait for.
+  if (res.destroyed) return sent?.();
+  // 'close', not end()'s callback: it comes however the connection ends.
   if (sent) res.once('close', sent);
   res.end(body);
 }

@@ -113,9 +113,12 @@ export interface TokenRequest {
   headers: Headers;
 }
 
-type Attempt =
-  | { kind: 'token'; token: TokenResponse }
+type Attempt<T = TokenResponse> =
+  | { kind: 'token'; token: T }
   | { kind: 'retry'; error: ConnectorAuthError; what: string; retryAfterMs: number | undefined };
+
+/** How a successful answer is read: a token by default; another JSON answer for postForm. */
+type ReadAnswer<T> = (json: Record<string, unknown> | undefined, response: Response) => T;
 
 export const RETRY_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 const RETRY_OAUTH_ERRORS = new Set(['server_error', 'temporarily_unavailable']);
@@ -146,6 +149,18 @@ export class TokenEndpoint {
     });
   }
 
+  /**
+   * POSTs a form whose answer is not a token (RFC 8628's device authorization: a device code to
+   * poll with), under the same rules: retries, OAuth errors → the key to fix. `read` reads a 2xx answer.
+   */
+  postForm<T>(body: URLSearchParams, headers: Headers, read: ReadAnswer<T>): Promise<T> {
+    return this.#run('', async (remainingMs) => {
+      headers.set('content-type', 'application/x-www-form-urlencoded');
+      headers.set('accept', 'application/json');
+      return this.#attempt(this.#o.url, { method: 'POST', headers, body: body.toString() }, remainingMs, read);
+    });
+  }
+
   /** POSTs `body` as JSON (an API that issues tokens, not an OAuth grant), under the same rules. */
   postJson(body: unknown, headers: Headers): Promise<TokenResponse> {
     return this.#run('', async (remainingMs) => {
@@ -163,7 +178,7 @@ export class TokenEndpoint {
     return this.#run('', (remainingMs) => this.#attempt(url, { method: 'GET', headers }, remainingMs));
   }
 
-  async #run(what: string, attemptOnce: (remainingMs: number) => Promise<Attempt>): Promise<TokenResponse> {
+  async #run<T = TokenResponse>(what: string, attemptOnce: (remainingMs: number) => Promise<Attempt<T>>): Promise<T> {
     const { now, retry, log } = this.#o;
     const started = now();
     const deadline = started + retry.budgetMs;
@@ -190,7 +205,12 @@ export class TokenEndpoint {
     }
   }
 
-  async #attempt(url: URL, init: { method: 'POST' | 'GET'; headers: Headers; body?: string }, remainingMs: number): Promise<Attempt> {
+  async #attempt<T = TokenResponse>(
+    url: URL,
+    init: { method: 'POST' | 'GET'; headers: Headers; body?: string },
+    remainingMs: number,
+    read: ReadAnswer<T> = (json, response) => this.#readToken(json, response) as T,
+  ): Promise<Attempt<T>> {
     let response: Response;
     try {
       response = await this.#o.http.send(
@@ -205,16 +225,16 @@ export class TokenEndpoint {
       if (error instanceof SourceUnreachableError) return { kind: 'retry', error, what: `failed (${error.code})`, retryAfterMs: undefined };
       throw error;
     }
-    return this.#interpret(response);
+    return this.#interpret(response, read);
   }
 
-  async #interpret(response: Response): Promise<Attempt> {
+  async #interpret<T>(response: Response, read: ReadAnswer<T>): Promise<Attempt<T>> {
     const status = response.status;
     const text = await response.text().catch(() => '');
     const refused = this.#o.checkAnswer?.(response);
     if (refused) throw refused;
     const json = parseObject(text);
-    if (status >= 200 && status < 300) return { kind: 'token', token: this.#readToken(json, response) };
+    if (status >= 200 && status < 300) return { kind: 'token', token: read(json, response) };
 
     // An OAuth error code is a short token (RFC 6749 §5.2); anything else is not echoed into a message.
     const oauthError = typeof json?.error === 'string' ? (/^[A-Za-z0-9_.-]{1,64}$/.test(json.error) ? json.error : 'unrecognised_error') : undefined;
@@ -315,7 +335,7 @@ export class TokenEndpoint {
     });
   }
 
-  #exhausted(outcome: Extract<Attempt, { kind: 'retry' }>, attempts: number, elapsedMs: number, why: string): SourceUnreachableError {
+  #exhausted(outcome: Extract<Attempt<unknown>, { kind: 'retry' }>, attempts: number, elapsedMs: number, why: string): SourceUnreachableError {
     const last = outcome.error;
     const timedOut = last.code === 'timeout';
     return new SourceUnreachableError(

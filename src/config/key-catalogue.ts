@@ -54,6 +54,7 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   client_secret: secret('oauth2', 'OAuth 2.0 client secret'),
   refresh_token: secret('oauth2_refresh_token', 'OAuth 2.0 refresh token; rewritten when the server rotates it, written by `connector-auth authorize`'),
   authorization_url: plain('oauth2_refresh_token', 'authorization endpoint where a person grants the refresh token (`connector-auth authorize`); https://, http:// only on loopback'),
+  device_authorization_url: plain('oauth2_refresh_token', 'device authorization endpoint (RFC 8628) for `connector-auth authorize --device`: the person approves a code on any device; https://, http:// only on loopback'),
   redirect_uri: plain('oauth2_refresh_token', 'loopback redirect URI registered for the client, served by `connector-auth authorize` (default http://127.0.0.1/callback on any free port)'),
   authorization_parameters: plain('oauth2_refresh_token', 'further authorization request parameters as a query string, e.g. `prompt=consent` or `access_type=offline&prompt=consent`'),
   scope: plain('oauth2, gcp_metadata, gcp_workload_identity', 'scopes to request, space-separated (gcp_*: commas work too; gcp_workload_identity default cloud-platform)'),

@@ -7,7 +7,7 @@ import type { BrowserHandoff } from '../../src/auth/index.js';
 import { authorizeProject, probeProject } from '../../src/local/index.js';
 import { createLogger } from '../../src/log/index.js';
 import { Browser, type Page } from '../helpers/browser.js';
-import { authorizeConfiguration, start, type OidcPeer } from '../peers/oidc-provider.js';
+import { authorizeConfiguration, confirmDeviceCode, start, type OidcPeer } from '../peers/oidc-provider.js';
 import { expectNoLeak, rejection } from './support.js';
 
 /**
@@ -158,10 +158,16 @@ describe('authorize: the authorization code flow with PKCE, against oidc-provide
       async open(url) {
         const redirect = new URL(url.searchParams.get('redirect_uri')!);
         const page = await new Browser().open(url, { stopBefore: (next) => next.origin === redirect.origin });
-        // The browser sends the request at the redirect URI, and the tab is closed before any answer.
+        // The browser sends the request at the redirect URI; the tab is closed once authorize is
+        // exchanging the code (so it has the request), before the slowed token endpoint answers.
+        const exchanges = peer.tokenRequests('authorization_code');
+        peer.delayNextTokenRequest(300);
         const socket = connect(Number(redirect.port), '127.0.0.1');
         socket.write(`GET ${page.url.pathname}${page.url.search} HTTP/1.1\r\nHost: ${page.url.host}\r\n\r\n`);
-        setTimeout(() => socket.destroy(), 50);
+        void (async () => {
+          while (peer.tokenRequests('authorization_code') === exchanges) await new Promise((resolve) => setTimeout(resolve, 5));
+          socket.destroy();
+        })();
       },
     };
     await authorize(p, handoff);
@@ -241,6 +247,113 @@ describe('authorize: the authorization code flow with PKCE, against oidc-provide
     } finally {
       busy.close();
     }
+  });
+});
+
+/**
+ * The person of the device flow: on "another device", opens the URL shown (it carries the user
+ * code) and confirms the code on the provider's pages; the peer's interaction pages
+ * then sign in and approve (or decline). `delayMs` is how long they take to get to it.
+ */
+function devicePerson(options: { delayMs?: number; timeoutMs?: number } = {}) {
+  const seen: { url?: URL; device?: { userCode: string; verificationUri: URL }; page?: Page; browsed?: Promise<void> } = {};
+  const handoff: BrowserHandoff = {
+    flow: 'device',
+    timeoutMs: options.timeoutMs ?? 20_000,
+    open(url, device) {
+      Object.assign(seen, { url, device });
+      seen.browsed = (async () => {
+        await new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 0));
+        seen.page = await confirmDeviceCode(url);
+      })();
+    },
+  };
+  return { handoff, seen };
+}
+
+describe('authorize --device: the device authorization grant (RFC 8628), against oidc-provider', () => {
+  const deviceProject = (overrides: Record<string, string | undefined> = {}) =>
+    project({ authorization_url: undefined, device_authorization_url: peer.deviceAuthorizationUrl, authorization_parameters: undefined, ...overrides });
+
+  it('shows the code and where to enter it, polls no faster than the interval until approved, and saves the refresh token', async () => {
+    peer.setDeviceInterval(1);
+    const p = await deviceProject();
+    const { lines, log } = logLines();
+    const { handoff, seen } = devicePerson({ delayMs: 1500 });
+    const pollsBefore = peer.devicePolls.length;
+
+    const result = await authorize(p, handoff, log);
+    expect(result.saved).toEqual(['refresh_token']);
+    const saved = await refreshTokenIn(p.configurationPath);
+    expect(await peer.refreshTokenActive(saved!)).toBe(true);
+
+    expect(seen.device?.verificationUri.href).toBe(`${peer.url}/device`);
+    expect(seen.device?.userCode).toMatch(/^[A-Z]{4}-[A-Z]{4}$/);
+    expect(seen.url?.searchParams.get('user_code')).toBe(seen.device?.userCode);
+    await seen.browsed;
+    expect(seen.page?.body).toContain('Sign-in Success');
+
+    // Approval took 1.5 s or more: several polls, none closer than the 1 s interval to the last.
+    const polls = peer.devicePolls.slice(pollsBefore);
+    expect(polls.length).toBeGreaterThanOrEqual(2);
+    for (let i = 1; i < polls.length; i++) expect(polls[i]! - polls[i - 1]!).toBeGreaterThanOrEqual(950);
+    // The user code is meant to be read (and is logged); the device code it stands for is a secret.
+    expect(lines.join('\n')).toContain(seen.device!.userCode);
+    expectNoLeak(lines, [peer.clients.refresh.secret, ...peer.seen.deviceCodes, ...peer.seen.refreshTokens, ...peer.seen.accessTokens]);
+    expect(peer.seen.deviceCodes.length).toBeGreaterThan(0);
+  });
+
+  it('--device is chosen over authorization_url when asked; without device_authorization_url it is exit 2 naming it', async () => {
+    const both = await project({ device_authorization_url: peer.deviceAuthorizationUrl, authorization_parameters: undefined });
+    const { handoff, seen } = devicePerson();
+    await authorize(both, handoff);
+    expect(seen.device).toBeDefined();
+    expect(await refreshTokenIn(both.configurationPath)).toBeTruthy();
+
+    const loopbackOnly = await project();
+    const error = await rejection(authorize(loopbackOnly, devicePerson().handoff));
+    expect(error).toMatchObject({ exitCode: 2, key: 'device_authorization_url' });
+    expect(await readFile(loopbackOnly.configurationPath, 'utf8')).toBe(loopbackOnly.text);
+  });
+
+  it('slow_down adds 5 s to the interval for every later poll (RFC 8628 §3.5)', { timeout: 30_000 }, async () => {
+    peer.setDeviceInterval(1);
+    const p = await deviceProject();
+    const pollsBefore = peer.devicePolls.length;
+    peer.failNextTokenRequests({ status: 400, body: { error: 'slow_down' } });
+    const { handoff } = devicePerson({ delayMs: 500 });
+    await authorize(p, handoff);
+    const polls = peer.devicePolls.slice(pollsBefore);
+    expect(polls.length).toBeGreaterThanOrEqual(2);
+    // The first poll was answered slow_down: the next came 1 + 5 s later, not 1.
+    expect(polls[1]! - polls[0]!).toBeGreaterThanOrEqual(5950);
+    expect(await peer.refreshTokenActive((await refreshTokenIn(p.configurationPath))!)).toBe(true);
+  });
+
+  it('a declined code is exit 3 naming scope; nothing written', async () => {
+    peer.decide('deny');
+    const p = await deviceProject();
+    const error = await rejection(authorize(p, devicePerson().handoff));
+    expect(error).toMatchObject({ exitCode: 3, code: 'oauth_access_denied', key: 'scope' });
+    expect(error.message).toMatch(/was declined at http:\/\/127\.0\.0\.1:\d+\/device \(access_denied\)/);
+    expect(await readFile(p.configurationPath, 'utf8')).toBe(p.text);
+  });
+
+  it('a code nobody approves ends at --timeout: exit 3, authorization_not_completed; nothing written', async () => {
+    const p = await deviceProject();
+    const handoff: BrowserHandoff = { flow: 'device', timeoutMs: 1500, open: () => undefined };
+    const error = await rejection(authorize(p, handoff));
+    expect(error).toMatchObject({ exitCode: 3, code: 'authorization_not_completed', key: 'device_authorization_url' });
+    expect(error.message).toMatch(/was not approved at .* within 2s/);
+    expect(await readFile(p.configurationPath, 'utf8')).toBe(p.text);
+  });
+
+  it('a wrong client secret is refused at the device authorization endpoint: exit 3 naming client_secret, nothing shown', async () => {
+    const p = await deviceProject({ client_secret: 'not-the-secret-of-this-client' });
+    const { handoff, seen } = devicePerson();
+    const error = await rejection(authorize(p, handoff));
+    expect(error).toMatchObject({ exitCode: 3, code: 'oauth_invalid_client', key: 'client_secret' });
+    expect(seen.url).toBeUndefined();
   });
 });
 

@@ -2,9 +2,9 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser } from '../helpers/browser.js';
+import { Browser, type Page } from '../helpers/browser.js';
 import { cli, exists } from '../helpers/cli.js';
-import { authorizeConfiguration, start, type OidcPeer } from '../peers/oidc-provider.js';
+import { authorizeConfiguration, confirmDeviceCode, start, type OidcPeer } from '../peers/oidc-provider.js';
 import { expectNoLeak } from '../auth/support.js';
 
 /**
@@ -39,13 +39,13 @@ async function project() {
   return { dir, configurationPath: join(dir, 'configuration.json'), text, openedUrlFile: join(dir, 'opened-url') };
 }
 
-/** Waits for the fake browser to be asked to open a URL, then browses it as the person would. */
-async function browseWhenOpened(file: string): Promise<void> {
+/** Waits for the fake browser to be asked to open a URL, then browses it as the person would (`person`: the device flow's). */
+async function browseWhenOpened(file: string, person: (url: string) => Promise<Page> = (url) => new Browser().open(url)): Promise<void> {
   for (let waited = 0; !(await exists(file)); waited += 20) {
     if (waited > 15_000) throw new Error('the CLI never opened a browser');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  const page = await new Browser().open(await readFile(file, 'utf8'));
+  const page = await person(await readFile(file, 'utf8'));
   expect(page.status).toBe(200);
 }
 
@@ -87,6 +87,21 @@ describe('connector-auth authorize', () => {
     expect(run.stderr).toMatch(/error \[authorization_not_completed\]: .*no authorization response came back to http:\/\/127\.0\.0\.1:\d+\/callback within 1s/);
     expect(await exists(p.openedUrlFile)).toBe(false);
     expect(await readFile(p.configurationPath, 'utf8')).toBe(p.text);
+  });
+
+  it('--device: prints where to go and the code to enter, and saves the refresh token once the code is approved', async () => {
+    const p = await project();
+    await writeFile(p.configurationPath, JSON.stringify({ ...JSON.parse(p.text), device_authorization_url: peer.deviceAuthorizationUrl }, null, 2));
+    const env = { BROWSER: fakeBrowser, OPENED_URL_FILE: p.openedUrlFile };
+    const [run] = await Promise.all([cli(['authorize', p.dir, '--device', '--open'], { env }), browseWhenOpened(p.openedUrlFile, confirmDeviceCode)]);
+    expect(run.code, run.stderr).toBe(0);
+    const opened = new URL(await readFile(p.openedUrlFile, 'utf8'));
+    const userCode = opened.searchParams.get('user_code')!;
+    expect(run.stderr).toContain(`To authorize, open ${peer.url}/device in a browser on any device (opening it now) and enter the code:\n\n  ${userCode}\n`);
+    expect(run.stdout).toMatch(/^authorized: refresh_token saved to /);
+    const saved = JSON.parse(await readFile(p.configurationPath, 'utf8')).refresh_token as string;
+    expect(await peer.refreshTokenActive(saved)).toBe(true);
+    expectNoLeak([run.stdout, run.stderr], [peer.clients.refresh.secret, ...peer.seen.deviceCodes, ...peer.seen.refreshTokens, ...peer.seen.accessTokens]);
   });
 
   it('a --timeout that is not a positive number of seconds is bad input (exit 2)', async () => {

@@ -3,8 +3,8 @@ import { request } from 'node:http';
 /**
  * A minimal browser for authorization code flows on loopback: GETs a URL, keeps cookies per host
  * (name, path, expiry: enough for oidc-provider's interaction and session cookies) and follows
- * redirects until a page answers. No scripts, no forms: the peer's interaction pages decide for the
- * person (see the oidc-provider peer's `decide`).
+ * redirects until a page answers; it can submit a page's form (`submit`). No scripts: the peer's
+ * interaction pages decide for the person (see the oidc-provider peer's `decide`).
  */
 
 export interface Page {
@@ -25,14 +25,16 @@ export class Browser {
   readonly #jar = new Map<string, Map<string, Cookie>>();
 
   /** `stopBefore`: a redirect to a URL it accepts is not followed (the page is the redirect itself, its target the last visited). */
-  async open(start: URL | string, options: { maxRedirects?: number; stopBefore?: (url: URL) => boolean } = {}): Promise<Page> {
+  async open(start: URL | string, options: { maxRedirects?: number; stopBefore?: (url: URL) => boolean; form?: URLSearchParams } = {}): Promise<Page> {
     const maxRedirects = options.maxRedirects ?? 20;
     let url = new URL(start);
     const visited: URL[] = [];
+    let form = options.form;
     for (let hop = 0; ; hop++) {
       visited.push(url);
       if (hop > 0 && options.stopBefore?.(url)) return { url, status: 0, body: '', visited };
-      const answer = await this.#get(url);
+      const answer = await this.#send(url, form);
+      form = undefined; // a redirect after a POST is followed with a GET (303, and 302 as browsers do)
       const location = answer.headers.location;
       if (answer.status >= 300 && answer.status < 400 && location) {
         if (hop >= maxRedirects) throw new Error(`more than ${maxRedirects} redirects from ${start}`);
@@ -43,9 +45,30 @@ export class Browser {
     }
   }
 
-  #get(url: URL): Promise<{ status: number; headers: Record<string, string | undefined>; body: string }> {
+  /**
+   * Submits the form `formId` (default: the first) of `page` as a browser would (or as its script would): its inputs with their values (hidden
+   * ones included), `fields` over them, POSTed form-encoded to its action; redirects are followed.
+   */
+  submit(page: Page, formId?: string, fields: Record<string, string> = {}): Promise<Page> {
+    const id = formId ? `[^>]*\\bid="${formId.replace(/\./g, '\\.')}"` : '';
+    const form = new RegExp(`<form${id}[^>]*>([\\s\\S]*?)</form>`).exec(page.body);
+    if (!form) throw new Error(`no form${formId ? ` '${formId}'` : ''} on ${page.url.href}`);
+    const action = /\baction="([^"]*)"/.exec(form[0].slice(0, form[0].indexOf('>')))?.[1] ?? page.url.href;
+    const values = new URLSearchParams();
+    for (const [input] of form[1]!.matchAll(/<input\b[^>]*>/g)) {
+      const name = /\bname="([^"]*)"/.exec(input)?.[1];
+      if (name) values.set(name, /\bvalue="([^"]*)"/.exec(input)?.[1] ?? '');
+    }
+    for (const [name, value] of Object.entries(fields)) values.set(name, value);
+    return this.open(new URL(action, page.url), { form: values });
+  }
+
+  #send(url: URL, form?: URLSearchParams): Promise<{ status: number; headers: Record<string, string | undefined>; body: string }> {
+    const body = form?.toString();
+    const headers: Record<string, string> = { cookie: this.#cookieHeader(url), accept: 'text/html' };
+    if (body !== undefined) Object.assign(headers, { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(body)) });
     return new Promise((resolve, reject) => {
-      const req = request(url, { method: 'GET', headers: { cookie: this.#cookieHeader(url), accept: 'text/html' } }, (res) => {
+      const req = request(url, { method: body === undefined ? 'GET' : 'POST', headers }, (res) => {
         this.#store(url, res.headers['set-cookie'] ?? []);
         let body = '';
         res.setEncoding('utf8');
@@ -54,7 +77,7 @@ export class Browser {
         res.on('error', reject);
       });
       req.on('error', reject);
-      req.end();
+      req.end(body);
     });
   }
 

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Browser, type Page } from '../helpers/browser.js';
 import { workloadFederation, type WorkloadIssuer } from './workload-federation.js';
 
 /**
@@ -31,6 +32,7 @@ import { workloadFederation, type WorkloadIssuer } from './workload-federation.j
  */
 
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+const DEVICE_CODE = 'urn:ietf:params:oauth:grant-type:device_code';
 const CLIENT_ASSERTION_JWT = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 export interface TokenFault {
@@ -82,6 +84,11 @@ export interface OidcPeer {
   decide(decision: 'approve' | 'deny'): void;
   /** The authorization requests the provider received (their query parameters), in order. */
   authorizationRequests: URLSearchParams[];
+  /** Device flow: the device authorization endpoint and the polling interval it announces (default 1 s). */
+  deviceAuthorizationUrl: string;
+  setDeviceInterval(seconds: number): void;
+  /** When each device code poll reached the token endpoint (ms since the epoch), in order. */
+  devicePolls: number[];
   /** Whether a refresh token is still usable at the provider (not consumed, revoked or expired). */
   refreshTokenActive(value: string): Promise<boolean>;
   /** Token requests received (faulted ones included), for one grant type or all. */
@@ -89,6 +96,8 @@ export interface OidcPeer {
   resetCounts(): void;
   /** The next token requests get these answers, one each, in order. */
   failNextTokenRequests(...faults: TokenFault[]): void;
+  /** The next token request is answered as usual, but only after this many milliseconds (a slow server). */
+  delayNextTokenRequest(ms: number): void;
   /** Every token request gets this answer until called again with undefined. */
   failAllTokenRequests(fault: TokenFault | undefined): void;
   setAccessTokenTtl(seconds: number): void;
@@ -97,7 +106,7 @@ export interface OidcPeer {
   /** JWT access tokens (the default) or opaque ones. */
   setAccessTokenFormat(format: 'jwt' | 'opaque'): void;
   /** Every secret the peer has seen pass: tokens it issued, assertions and client secrets it received. */
-  seen: { accessTokens: string[]; refreshTokens: string[]; assertions: string[] };
+  seen: { accessTokens: string[]; refreshTokens: string[]; assertions: string[]; deviceCodes: string[] };
   /** The next n requests to the protected resource get 401 whatever their token. */
   rejectNextResourceRequests(n: number): void;
   resourceRequests: { path: string; status: number }[];
@@ -125,7 +134,7 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
 
   let ttl = options.accessTokenTtlSeconds ?? 300;
   let format: 'jwt' | 'opaque' = 'jwt';
-  const seen: OidcPeer['seen'] = { accessTokens: [], refreshTokens: [], assertions: [] };
+  const seen: OidcPeer['seen'] = { accessTokens: [], refreshTokens: [], assertions: [], deviceCodes: [] };
   let stripExpiresIn = false;
   let rejectResource = 0;
   const counts = new Map<string, number>();
@@ -134,6 +143,9 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
   const resourceRequests: OidcPeer['resourceRequests'] = [];
   const authorizationRequests: URLSearchParams[] = [];
   let decision: 'approve' | 'deny' = 'approve';
+  let deviceInterval = 1;
+  let nextDelayMs = 0;
+  const devicePolls: number[] = [];
   const assertions: VerifiedAssertion[] = [];
 
   // Front server first: its port is the issuer every token and assertion names.
@@ -208,7 +220,7 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
       {
         client_id: clients.refresh.id,
         client_secret: clients.refresh.secret,
-        grant_types: ['authorization_code', 'refresh_token'],
+        grant_types: ['authorization_code', 'refresh_token', DEVICE_CODE],
         response_types: ['code'],
         application_type: 'native',
         redirect_uris: ['http://127.0.0.1/callback', 'http://localhost/callback'],
@@ -239,6 +251,7 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
     },
     features: {
       devInteractions: { enabled: false },
+      deviceFlow: { enabled: true },
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
       resourceIndicators: {
@@ -320,12 +333,25 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
     const body = await readAll(req);
     if (path.startsWith('/api/')) return resource(req, res, path);
     if (path === '/auth') authorizationRequests.push(new URL(req.url ?? '/', url).searchParams);
+    if (path === '/device/auth' && req.method === 'POST') {
+      // oidc-provider announces no interval (clients then wait 5 s, RFC 8628 §3.2); the peer says how long.
+      const forwarded = await forward(req, body);
+      const json = forwarded.status === 200 ? { ...(JSON.parse(forwarded.body.toString('utf8')) as { device_code: string }), interval: deviceInterval } : undefined;
+      if (json) seen.deviceCodes.push(json.device_code);
+      return reply(res, forwarded.status, forwarded.headers, json ? Buffer.from(JSON.stringify(json)) : forwarded.body);
+    }
     if (path.startsWith('/interaction/')) return interaction(req, res);
     if (path === '/token' && req.method === 'POST') {
       const form = new URLSearchParams(body.toString('utf8'));
       const grant = form.get('grant_type') ?? '';
       for (const name of ['assertion', 'client_assertion']) if (form.get(name)) seen.assertions.push(form.get(name)!);
       counts.set(grant, (counts.get(grant) ?? 0) + 1);
+      if (grant === DEVICE_CODE) devicePolls.push(Date.now());
+      if (nextDelayMs > 0) {
+        const delay = nextDelayMs;
+        nextDelayMs = 0;
+        await sleep(delay);
+      }
       const fault = nextFaults.shift() ?? everyFault;
       if (fault) {
         if (fault.delayMs) await sleep(fault.delayMs);
@@ -444,6 +470,9 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
       return token.save();
     },
     decide: (value) => void (decision = value),
+    deviceAuthorizationUrl: `${url}/device/auth`,
+    setDeviceInterval: (seconds) => void (deviceInterval = seconds),
+    devicePolls,
     authorizationRequests,
     async refreshTokenActive(value) {
       const token = await provider.RefreshToken.find(value);
@@ -453,6 +482,7 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
     resetCounts: () => counts.clear(),
     failNextTokenRequests: (...faults) => void nextFaults.push(...faults),
     failAllTokenRequests: (fault) => void (everyFault = fault),
+    delayNextTokenRequest: (ms) => void (nextDelayMs = ms),
     setAccessTokenTtl: (seconds) => void (ttl = seconds),
     omitExpiresIn: (omit) => void (stripExpiresIn = omit),
     setAccessTokenFormat: (value) => void (format = value),
@@ -508,4 +538,16 @@ export function authorizeConfiguration(peer: OidcPeer): Record<string, string> {
     base_url: peer.apiUrl,
     probe_path: 'health',
   };
+}
+
+/**
+ * The person of the device flow, in a browser on "another device": opens the verification URL
+ * (carrying the user code) and goes through the provider's pages (a form its script would submit,
+ * then the confirmation of the code); the interaction pages then sign in and decide (`decide`).
+ */
+export async function confirmDeviceCode(url: URL | string): Promise<Page> {
+  const browser = new Browser();
+  let page = await browser.open(url);
+  for (let step = 0; step < 4 && page.body.includes('<form'); step++) page = await browser.submit(page);
+  return page;
 }

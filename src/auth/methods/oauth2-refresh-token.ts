@@ -2,13 +2,14 @@ import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { AuthenticationError, ConfigurationError } from '../../errors/index.js';
 import type { AuthContext } from '../auth-method.js';
-import { defineAuthMethod, defineMethodAuthorization } from '../auth-method.js';
+import { defineAuthMethod, defineMethodAuthorization, realTimers } from '../auth-method.js';
 import { DEFAULT_REDIRECT_URI, authorizationCodeGrant, checkRedirectUri, parseAuthorizationParameters } from '../authorization-code.js';
+import { deviceAuthorizationGrant } from '../device-authorization.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS, clientAuthentication } from '../client-authentication.js';
 import { recoveryFileExists, recoveryFilePath, writeRecoveryFile } from '../recovery-file.js';
 import { loadSigningKey } from '../signing-key.js';
 import { tokenCredential } from '../token-credential.js';
-import { checkTokenEndpointUrl, describeError, tokenEndpointFor } from '../token-endpoint.js';
+import { checkTokenEndpointUrl, describeError, tokenEndpointFor, type TokenResponse } from '../token-endpoint.js';
 
 /**
  * OAuth 2.0 refresh token grant (RFC 6749 §6). When the server rotates the refresh token (OAuth 2.1,
@@ -28,6 +29,7 @@ const refreshTokenShape = z.object({
   client_assertion_key_id: keys.optionalText(),
   // Read by `connector-auth authorize` only: where a person grants the refresh token.
   authorization_url: keys.optionalUrl(['https:', 'http:']),
+  device_authorization_url: keys.optionalUrl(['https:', 'http:']),
   redirect_uri: keys.optionalUrl(['http:']),
   authorization_parameters: keys.optionalText(),
 });
@@ -44,9 +46,11 @@ export const refreshTokenKeys = assertionKeyGiven.refine((k) => k.refresh_token 
 });
 
 /** What `connector-auth authorize` reads: the refresh token is what it obtains; the authorization endpoint is needed. */
-export const authorizationKeys = assertionKeyGiven.refine((k) => k.authorization_url !== undefined, {
+export const authorizationKeys = assertionKeyGiven.refine((k) => k.authorization_url !== undefined || k.device_authorization_url !== undefined, {
   path: ['authorization_url'],
-  message: "is missing: authorize needs the server's authorization endpoint (its metadata's authorization_endpoint)",
+  message:
+    "is missing: authorize needs the server's authorization endpoint (its metadata's authorization_endpoint), " +
+    "or 'device_authorization_url' for the device flow",
 });
 
 const KEY = 'refresh_token';
@@ -93,28 +97,56 @@ export default defineAuthMethod({
   authorize: defineMethodAuthorization({
     keys: authorizationKeys,
     async run(k, context, handoff) {
-      const authorizationUrl = k.authorization_url!;
-      checkTokenEndpointUrl(authorizationUrl, 'authorization_url', "auth_method 'oauth2_refresh_token'", "carry the person's sign-in", 'the authorization endpoint');
-      const redirectUri = k.redirect_uri ?? new URL(DEFAULT_REDIRECT_URI);
-      checkRedirectUri(redirectUri, 'redirect_uri');
+      const scope = "auth_method 'oauth2_refresh_token'";
+      const device = handoff.flow === 'device' || k.authorization_url === undefined;
+      if (device && k.device_authorization_url === undefined) {
+        throw new ConfigurationError(`invalid configuration for ${scope}: key 'device_authorization_url' is missing (needed for the device flow)`, {
+          code: 'missing_key',
+          key: 'device_authorization_url',
+          hint: "set 'device_authorization_url' to the server's device authorization endpoint (its metadata's device_authorization_endpoint), or leave out --device",
+        });
+      }
       const parameters = parseAuthorizationParameters(k.authorization_parameters, 'authorization_parameters');
       const persist = context.persistConfigurationValue;
       if (!persist) throw new Error('authorize needs persistConfigurationValue: the refresh token it obtains must be saved');
       // A code the token endpoint does not know was most likely issued by another server than token_url's.
-      const { description, endpoint, authenticateClient } = await tokenClient(k, context, 'token_url');
+      const { description, endpoint, authenticateClient, secretKey } = await tokenClient(k, context, 'token_url');
       if (k.refresh_token !== undefined) context.log.info(`${description}: the refresh token obtained replaces the one in 'refresh_token'`);
+      const save = async (token: TokenResponse) => {
+        if (token.refreshToken === undefined) throw noRefreshToken(description, k.scope);
+        await persist(KEY, token.refreshToken);
+        return { saved: [KEY], scope: token.scope };
+      };
 
       try {
+        if (device) {
+          const url = k.device_authorization_url!;
+          checkTokenEndpointUrl(url, 'device_authorization_url', scope, 'send the client credentials', 'the device authorization endpoint');
+          const deviceEndpoint = await tokenEndpointFor(context, {
+            url,
+            urlKey: 'device_authorization_url',
+            credential: description,
+            errorKeys: { invalid_client: secretKey, invalid_grant: 'client_id', unauthorized_client: 'client_id', invalid_scope: 'scope', other: 'client_id' },
+          });
+          try {
+            return await deviceAuthorizationGrant(
+              { deviceEndpoint, endpoint, authenticateClient, scope: k.scope, parameters, handoff, secrets: context.secrets, log: context.log, description, now: context.now, timers: context.timers ?? realTimers },
+              save,
+            );
+          } finally {
+            await deviceEndpoint.close();
+          }
+        }
+        const authorizationUrl = k.authorization_url!;
+        checkTokenEndpointUrl(authorizationUrl, 'authorization_url', scope, "carry the person's sign-in", 'the authorization endpoint');
+        const redirectUri = k.redirect_uri ?? new URL(DEFAULT_REDIRECT_URI);
+        checkRedirectUri(redirectUri, 'redirect_uri');
         return await authorizationCodeGrant(
           { authorizationUrl, clientId: k.client_id, scope: k.scope, parameters, redirectUri, endpoint, authenticateClient, handoff, secrets: context.secrets, log: context.log, description },
-          async (token) => {
-            if (token.refreshToken === undefined) throw noRefreshToken(description, k.scope);
-            await persist(KEY, token.refreshToken);
-            return {
-              result: { saved: [KEY], scope: token.scope },
-              page: `The refresh token of client '${k.client_id}' is saved in the connector's configuration. You can close this tab.`,
-            };
-          },
+          async (token) => ({
+            result: await save(token),
+            page: `The refresh token of client '${k.client_id}' is saved in the connector's configuration. You can close this tab.`,
+          }),
         );
       } finally {
         await endpoint.close();
@@ -147,7 +179,7 @@ async function tokenClient(k: RefreshTokenShape, context: AuthContext, invalidGr
     credential: description,
     errorKeys: { invalid_client: secretKey, invalid_grant: invalidGrantKey, unauthorized_client: 'client_id', invalid_scope: 'scope', other: 'client_id' },
   });
-  return { description, endpoint, authenticateClient };
+  return { description, endpoint, authenticateClient, secretKey };
 }
 
 /** Servers issue a refresh token only when asked in their own way; the hint lists the common ones. */

@@ -4,7 +4,7 @@ import type { CliIO, Command } from '../cli-io.js';
 import { openBrowser } from '../open-browser.js';
 import { argumentError, PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
 
-const HELP = `Usage: connector-auth authorize [project] [--configuration FILE] [--timeout SECONDS] [--open | --no-open] [--json]
+const HELP = `Usage: connector-auth authorize [project] [--configuration FILE] [--device] [--timeout SECONDS] [--open | --no-open] [--json]
 
 Obtains the refresh token of auth_method oauth2_refresh_token: you sign in and consent in a browser,
 which comes back to a loopback redirect URI (redirect_uri, default http://127.0.0.1/callback on any
@@ -12,7 +12,11 @@ free port); the code is exchanged with PKCE at token_url, and the refresh token 
 configuration (atomically, nothing else changed). Needs authorization_url; scope and
 authorization_parameters say what to ask for (e.g. offline_access, or access_type=offline&prompt=consent).
 
-  --timeout SECONDS   how long to wait for the browser (default 300)
+With --device (or with device_authorization_url and no authorization_url), the device flow
+(RFC 8628) instead: you open the printed address on any device and enter the code shown.
+
+  --device            the device flow: nothing needs to reach this machine
+  --timeout SECONDS   how long to wait for the browser, or for the code to be approved (default 300)
   --open / --no-open  open the URL in a browser ($BROWSER, else the system's); default: on a terminal`;
 
 const DEFAULT_TIMEOUT_SECONDS = 300;
@@ -24,7 +28,7 @@ const command: Command = {
         args,
         allowPositionals: true,
         allowNegative: true,
-        options: { ...PROJECT_OPTIONS, timeout: { type: 'string' }, open: { type: 'boolean' } },
+        options: { ...PROJECT_OPTIONS, timeout: { type: 'string' }, open: { type: 'boolean' }, device: { type: 'boolean' } },
       }),
     );
     if (values.help) return io.out(HELP), 0;
@@ -37,10 +41,15 @@ const command: Command = {
       log: io.log,
       handoff: {
         timeoutMs: timeout * 1000,
-        open(url) {
+        ...(values.device ? { flow: 'device' as const } : {}),
+        open(url, device) {
           // A person must see the URL whatever the output mode: in JSON it is a field of a log line.
-          if (io.json) io.log.info('open the authorization URL in a browser', { authorization_url: url.href });
-          else io.err(`\nTo authorize, open this URL in a browser${open ? ' (opening it now)' : ''}:\n\n  ${url.href}\n`);
+          const opening = open ? ' (opening it now)' : '';
+          if (device) {
+            if (io.json) io.log.info('open the verification URL and enter the code', { verification_uri: device.verificationUri.href, user_code: device.userCode, verification_uri_complete: url.href });
+            else io.err(`\nTo authorize, open ${device.verificationUri.href} in a browser on any device${opening} and enter the code:\n\n  ${device.userCode}\n${url.href !== device.verificationUri.href ? `\n(or open ${url.href}, which carries the code)\n` : ''}`);
+          } else if (io.json) io.log.info('open the authorization URL in a browser', { authorization_url: url.href });
+          else io.err(`\nTo authorize, open this URL in a browser${opening}:\n\n  ${url.href}\n`);
           if (open) openBrowser(url, io.log);
         },
       },
