@@ -41,6 +41,9 @@ export const RESERVED_AUTHORIZATION_PARAMETERS = ['response_type', 'client_id', 
 
 export const DEFAULT_REDIRECT_URI = 'http://127.0.0.1/callback';
 
+/** access_denied, however it arrives (the redirect, or a device code's poll). */
+export const DECLINED_HINT = "the person signing in declined, or may not grant what 'scope' asks; run authorize again and approve, or ask for less in 'scope'";
+
 /** Which key each error of the authorization endpoint (RFC 6749 §4.1.2.1) points to. */
 const AUTHORIZATION_ERROR_KEYS: Record<string, string> = {
   access_denied: 'scope',
@@ -134,10 +137,7 @@ function refused(o: AuthorizationCodeOptions, error: string, description: string
   const name = /^[A-Za-z0-9_.-]{1,64}$/.test(error) ? error : 'unrecognised_error';
   const key = AUTHORIZATION_ERROR_KEYS[name] ?? 'authorization_url';
   const detail = description ? ` (${o.secrets.redact(description.replace(/\s+/g, ' ').trim()).slice(0, 200)})` : '';
-  const hint =
-    name === 'access_denied'
-      ? `the person signing in declined, or may not grant what 'scope' asks; run authorize again and approve, or ask for less in 'scope'`
-      : `check '${key}'`;
+  const hint = name === 'access_denied' ? DECLINED_HINT : `check '${key}'`;
   return new AuthenticationError(`${o.description}: the authorization server refused the authorization: ${name}${detail}; check '${key}'`, {
     code: `oauth_${name}`,
     key,

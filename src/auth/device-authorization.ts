@@ -3,6 +3,7 @@ import type { Logger } from '../log/index.js';
 import { isLoopbackHost } from '../network/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
 import type { BrowserHandoff, Timers } from './auth-method.js';
+import { DECLINED_HINT } from './authorization-code.js';
 import type { ClientAuthentication } from './client-authentication.js';
 import type { TokenEndpoint, TokenResponse } from './token-endpoint.js';
 
@@ -81,7 +82,7 @@ export async function deviceAuthorizationGrant<T>(o: DeviceAuthorizationOptions,
         throw new AuthenticationError(`${o.description}: the code ${device.userCode} was declined at ${device.verificationUri.href} (access_denied)`, {
           code: 'oauth_access_denied',
           key: 'scope',
-          hint: "the person signing in declined, or may not grant what 'scope' asks; run authorize again and approve, or ask for less in 'scope'",
+          hint: DECLINED_HINT,
         });
       }
       throw error;

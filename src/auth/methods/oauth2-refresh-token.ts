@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { AuthenticationError, ConfigurationError } from '../../errors/index.js';
-import type { AuthContext } from '../auth-method.js';
+import type { AuthContext, BrowserHandoff } from '../auth-method.js';
 import { defineAuthMethod, defineMethodAuthorization, realTimers } from '../auth-method.js';
 import { DEFAULT_REDIRECT_URI, authorizationCodeGrant, checkRedirectUri, parseAuthorizationParameters } from '../authorization-code.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS, clientAuthentication, type ClientAuthentication } from '../client-authentication.js';
 import { deviceAuthorizationGrant } from '../device-authorization.js';
-import { TOKEN_ENDPOINT_AUTH_METHODS, clientAuthentication } from '../client-authentication.js';
 import { recoveryFileExists, recoveryFilePath, writeRecoveryFile } from '../recovery-file.js';
 import { loadSigningKey } from '../signing-key.js';
 import { tokenCredential } from '../token-credential.js';
-import { checkTokenEndpointUrl, describeError, tokenEndpointFor, type TokenResponse } from '../token-endpoint.js';
+import { checkTokenEndpointUrl, describeError, tokenEndpointFor, type TokenEndpoint, type TokenResponse } from '../token-endpoint.js';
 
 /**
  * OAuth 2.0 refresh token grant (RFC 6749 §6). When the server rotates the refresh token (OAuth 2.1,
@@ -54,6 +54,7 @@ export const authorizationKeys = assertionKeyGiven.refine((k) => k.authorization
 });
 
 const KEY = 'refresh_token';
+const METHOD_SCOPE = "auth_method 'oauth2_refresh_token'";
 
 export default defineAuthMethod({
   name: 'oauth2_refresh_token',
@@ -97,10 +98,9 @@ export default defineAuthMethod({
   authorize: defineMethodAuthorization({
     keys: authorizationKeys,
     async run(k, context, handoff) {
-      const scope = "auth_method 'oauth2_refresh_token'";
       const device = handoff.flow === 'device' || k.authorization_url === undefined;
       if (device && k.device_authorization_url === undefined) {
-        throw new ConfigurationError(`invalid configuration for ${scope}: key 'device_authorization_url' is missing (needed for the device flow)`, {
+        throw new ConfigurationError(`invalid configuration for ${METHOD_SCOPE}: key 'device_authorization_url' is missing (needed for the device flow)`, {
           code: 'missing_key',
           key: 'device_authorization_url',
           hint: "set 'device_authorization_url' to the server's device authorization endpoint (its metadata's device_authorization_endpoint), or leave out --device",
@@ -117,37 +117,9 @@ export default defineAuthMethod({
         await persist(KEY, token.refreshToken);
         return { saved: [KEY], scope: token.scope };
       };
-
+      const flow = { k, context, handoff, parameters, description, endpoint, authenticateClient, save };
       try {
-        if (device) {
-          const url = k.device_authorization_url!;
-          checkTokenEndpointUrl(url, 'device_authorization_url', scope, 'send the client credentials', 'the device authorization endpoint');
-          const deviceEndpoint = await tokenEndpointFor(context, {
-            url,
-            urlKey: 'device_authorization_url',
-            credential: description,
-            errorKeys: { invalid_client: secretKey, invalid_grant: 'client_id', unauthorized_client: 'client_id', invalid_scope: 'scope', other: 'client_id' },
-          });
-          try {
-            return await deviceAuthorizationGrant(
-              { deviceEndpoint, endpoint, authenticateClient, scope: k.scope, parameters, handoff, secrets: context.secrets, log: context.log, description, now: context.now, timers: context.timers ?? realTimers },
-              save,
-            );
-          } finally {
-            await deviceEndpoint.close();
-          }
-        }
-        const authorizationUrl = k.authorization_url!;
-        checkTokenEndpointUrl(authorizationUrl, 'authorization_url', scope, "carry the person's sign-in", 'the authorization endpoint');
-        const redirectUri = k.redirect_uri ?? new URL(DEFAULT_REDIRECT_URI);
-        checkRedirectUri(redirectUri, 'redirect_uri');
-        return await authorizationCodeGrant(
-          { authorizationUrl, clientId: k.client_id, scope: k.scope, parameters, redirectUri, endpoint, authenticateClient, handoff, secrets: context.secrets, log: context.log, description },
-          async (token) => ({
-            result: await save(token),
-            page: `The refresh token of client '${k.client_id}' is saved in the connector's configuration. You can close this tab.`,
-          }),
-        );
+        return await (device ? deviceFlow(flow, secretKey) : loopbackFlow(flow));
       } finally {
         await endpoint.close();
       }
@@ -155,9 +127,58 @@ export default defineAuthMethod({
   }),
 });
 
+/** What both ways of obtaining the refresh token share: the client, its token endpoint, and how the token is saved. */
+interface Flow {
+  k: RefreshTokenShape;
+  context: AuthContext;
+  handoff: BrowserHandoff;
+  parameters: URLSearchParams;
+  description: string;
+  endpoint: TokenEndpoint;
+  authenticateClient: ClientAuthentication;
+  save(token: TokenResponse): Promise<{ saved: string[]; scope: string | undefined }>;
+}
+
+/** The browser comes back to this machine: the authorization code grant with PKCE. */
+async function loopbackFlow(f: Flow) {
+  const authorizationUrl = f.k.authorization_url!;
+  checkTokenEndpointUrl(authorizationUrl, 'authorization_url', METHOD_SCOPE, "carry the person's sign-in", 'the authorization endpoint');
+  const redirectUri = f.k.redirect_uri ?? new URL(DEFAULT_REDIRECT_URI);
+  checkRedirectUri(redirectUri, 'redirect_uri');
+  const { context } = f;
+  return authorizationCodeGrant(
+    { authorizationUrl, clientId: f.k.client_id, scope: f.k.scope, parameters: f.parameters, redirectUri, endpoint: f.endpoint, authenticateClient: f.authenticateClient, handoff: f.handoff, secrets: context.secrets, log: context.log, description: f.description },
+    async (token) => ({
+      result: await f.save(token),
+      page: `The refresh token of client '${f.k.client_id}' is saved in the connector's configuration. You can close this tab.`,
+    }),
+  );
+}
+
+/** No browser here: the device authorization grant, polled at token_url. */
+async function deviceFlow(f: Flow, secretKey: string) {
+  const url = f.k.device_authorization_url!;
+  checkTokenEndpointUrl(url, 'device_authorization_url', METHOD_SCOPE, 'send the client credentials', 'the device authorization endpoint');
+  const { context } = f;
+  const deviceEndpoint = await tokenEndpointFor(context, {
+    url,
+    urlKey: 'device_authorization_url',
+    credential: f.description,
+    errorKeys: { invalid_client: secretKey, invalid_grant: 'client_id', unauthorized_client: 'client_id', invalid_scope: 'scope', other: 'client_id' },
+  });
+  try {
+    return await deviceAuthorizationGrant(
+      { deviceEndpoint, endpoint: f.endpoint, authenticateClient: f.authenticateClient, scope: f.k.scope, parameters: f.parameters, handoff: f.handoff, secrets: context.secrets, log: context.log, description: f.description, now: context.now, timers: context.timers ?? realTimers },
+      f.save,
+    );
+  } finally {
+    await deviceEndpoint.close();
+  }
+}
+
 /** The client's authentication and its token endpoint, as both the refresh and the authorization code grant use them. */
 async function tokenClient(k: RefreshTokenShape, context: AuthContext, invalidGrantKey: string) {
-  checkTokenEndpointUrl(k.token_url, 'token_url', "auth_method 'oauth2_refresh_token'");
+  checkTokenEndpointUrl(k.token_url, 'token_url', METHOD_SCOPE);
   const jwt = k.token_endpoint_auth === 'private_key_jwt';
   // Without a secret (and without a key) the client is public: it only names itself (RFC 6749 §2.1).
   const method = jwt ? 'private_key_jwt' : k.client_secret === undefined ? 'none' : k.token_endpoint_auth;
