@@ -6,7 +6,7 @@ import type { SecretRegistry } from '../secrets/index.js';
 import type { BrowserHandoff } from './auth-method.js';
 import type { ClientAuthentication } from './client-authentication.js';
 import { listenForRedirect } from './loopback-redirect.js';
-import type { TokenEndpoint, TokenResponse } from './token-endpoint.js';
+import { oauthErrorName, serverDetail, type TokenEndpoint, type TokenResponse } from './token-endpoint.js';
 
 /**
  * The authorization code grant (RFC 6749 §4.1) as a native app runs it (RFC 8252): the person
@@ -134,9 +134,9 @@ export function parseAuthorizationParameters(text: string | undefined, key: stri
 }
 
 function refused(o: AuthorizationCodeOptions, error: string, description: string | null): AuthenticationError {
-  const name = /^[A-Za-z0-9_.-]{1,64}$/.test(error) ? error : 'unrecognised_error';
+  const name = oauthErrorName(error);
   const key = AUTHORIZATION_ERROR_KEYS[name] ?? 'authorization_url';
-  const detail = description ? ` (${o.secrets.redact(description.replace(/\s+/g, ' ').trim()).slice(0, 200)})` : '';
+  const detail = serverDetail(description, o.secrets);
   const hint = name === 'access_denied' ? DECLINED_HINT : `check '${key}'`;
   return new AuthenticationError(`${o.description}: the authorization server refused the authorization: ${name}${detail}; check '${key}'`, {
     code: `oauth_${name}`,

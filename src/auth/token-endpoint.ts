@@ -236,8 +236,7 @@ export class TokenEndpoint {
     const json = parseObject(text);
     if (status >= 200 && status < 300) return { kind: 'token', token: read(json, response) };
 
-    // An OAuth error code is a short token (RFC 6749 §5.2); anything else is not echoed into a message.
-    const oauthError = typeof json?.error === 'string' ? (/^[A-Za-z0-9_.-]{1,64}$/.test(json.error) ? json.error : 'unrecognised_error') : undefined;
+    const oauthError = typeof json?.error === 'string' ? oauthErrorName(json.error) : undefined;
     if ((this.#o.retryStatuses ?? RETRY_STATUSES).has(status) || (oauthError && RETRY_OAUTH_ERRORS.has(oauthError))) {
       const what = `answered HTTP ${status}${oauthError ? ` ${oauthError}` : ''}`;
       const error = new SourceUnreachableError(`${this.#prefix()} ${what}`, {
@@ -322,11 +321,7 @@ export class TokenEndpoint {
   #refusal(error: string | undefined, description: unknown, status: number, statusKey?: string, statusHint?: string): AuthenticationError {
     const keys = this.#o.errorKeys;
     const key = (error !== undefined && error !== 'other' ? keys[error] : undefined) ?? statusKey ?? keys.other;
-    // The description is the server's text: one line, bounded, and redacted in case it echoes a value.
-    const detail =
-      typeof description === 'string' && description.trim() !== ''
-        ? ` (${this.#o.secrets.redact(description.replace(/\s+/g, ' ').trim()).slice(0, 200)})`
-        : '';
+    const detail = serverDetail(description, this.#o.secrets);
     const what = error ? `${error}${detail}` : `HTTP ${status}${statusKey ? detail : ''}`;
     return new AuthenticationError(`${this.#prefix()} refused the token request: ${what}; check '${key}'`, {
       code: error ? `oauth_${error}` : `http_${status}`,
@@ -369,6 +364,16 @@ export class TokenEndpoint {
   close(): Promise<void> {
     return this.#o.http.close();
   }
+}
+
+/** An OAuth error code is a short token (RFC 6749 §5.2); anything else is not echoed into a message. */
+export function oauthErrorName(error: string): string {
+  return /^[A-Za-z0-9_.-]{1,64}$/.test(error) ? error : 'unrecognised_error';
+}
+
+/** A server's error description for a message: ` (text)`, one line, bounded, redacted in case it echoes a value; '' when there is none. */
+export function serverDetail(description: unknown, secrets: SecretRegistry): string {
+  return typeof description === 'string' && description.trim() !== '' ? ` (${secrets.redact(description.replace(/\s+/g, ' ').trim()).slice(0, 200)})` : '';
 }
 
 const HINTS: Record<string, string> = {
