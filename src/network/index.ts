@@ -37,4 +37,8 @@ export type { SshTunnel, SshTunnelContext, SshTunnelKeys, TunnelDestination } fr
 export { checkHostKeyRule, hostKeyCheck, hostKeyMismatch, fingerprintList, sshFingerprint } from './ssh-host-key.js';
 export type { HostKeyRule, HostKeyCheck, HostKeyPeer, PresentedHostKey } from './ssh-host-key.js';
 export { readSshPrivateKey } from './ssh-private-key.js';
+export { sshLogin } from './ssh-login.js';
+export type { LoginRecord, SshAuthHandler, SshLoginSecret } from './ssh-login.js';
+export { loginRefused } from './ssh-login-refusal.js';
+export type { LoginTerms } from './ssh-login-refusal.js';
 export type { SshPrivateKeyNames } from './ssh-private-key.js';

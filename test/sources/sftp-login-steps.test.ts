@@ -1,8 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Credential, PasswordCredential } from '../../src/auth/index.js';
 import type { SftpSource } from '../../src/sources/index.js';
-import { sshLogin, type LoginRecord } from '../../src/sources/sftp/ssh-login.js';
+import { sshLogin, type LoginRecord, type SshLoginSecret } from '../../src/network/index.js';
 import { leakForms } from '../helpers/cli.js';
 import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf, until } from '../helpers/source-session.js';
 import { EXPIRED_PASSWORD, EXPIRED_USER, generateKeyPair, sftpConfiguration, sftpKeyConfiguration, start, type SshKeyPair, type SshdPeer } from '../peers/sshd.js';
@@ -122,13 +121,13 @@ describe('sftp source, servers that require two methods', () => {
   });
 });
 
-describe('the keyboard-interactive answers (ssh-login.ts)', () => {
+describe('the keyboard-interactive answers (network/ssh-login.ts)', () => {
+  const PASSWORD_SECRET: SshLoginSecret = { kind: 'password', password: () => 'pw' };
   type Prompter = (name: string, instructions: string, lang: string, prompts: { prompt: string; echo?: boolean }[], finish: (answers: string[]) => void) => void;
 
   /** The prompt function the login hands ssh2 after the server refused the password method. */
   const prompter = (record: LoginRecord): Prompter => {
-    const credential = { method: 'password', description: 'password auth', password: () => 'pw' } as unknown as PasswordCredential & Credential;
-    const handler = sshLogin(credential, 'alice')(record);
+    const handler = sshLogin(PASSWORD_SECRET, 'alice')(record);
     const attempts: unknown[] = [];
     handler(null, null, () => undefined);
     handler(['publickey', 'keyboard-interactive'], false, (next) => attempts.push(next));
@@ -160,9 +159,8 @@ describe('the keyboard-interactive answers (ssh-login.ts)', () => {
   });
 
   it('no keyboard-interactive when the server offers the password method (a refused password is not sent twice)', () => {
-    const credential = { method: 'password', description: 'password auth', password: () => 'pw' } as unknown as PasswordCredential & Credential;
     const record: LoginRecord = {};
-    const handler = sshLogin(credential, 'alice')(record);
+    const handler = sshLogin(PASSWORD_SECRET, 'alice')(record);
     handler(null, null, () => undefined);
     let next: unknown;
     handler(['publickey', 'password', 'keyboard-interactive'], false, (attempt) => (next = attempt));

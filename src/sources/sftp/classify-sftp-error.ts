@@ -6,9 +6,9 @@ import {
   isConnectorAuthError,
   type ConnectorAuthError,
 } from '../../errors/index.js';
-import { SYSTEM_ERROR_DESCRIPTIONS, hostKeyMismatch, type HostKeyCheck, type HostKeyRule } from '../../network/index.js';
+import { SYSTEM_ERROR_DESCRIPTIONS, hostKeyMismatch, loginRefused, type HostKeyCheck, type HostKeyRule, type LoginRecord } from '../../network/index.js';
+import { sftpLoginTerms } from './login-secret.js';
 import { describeEndpoint, type SftpEndpoint } from './sftp-settings.js';
-import type { LoginRecord } from './ssh-login.js';
 
 /**
  * What a failed SSH login or SFTP call means, as one of the project's errors: a line naming the
@@ -22,7 +22,7 @@ import type { LoginRecord } from './ssh-login.js';
  * SFTP answers a call with a status code: 2 no such file, 3 permission denied, 4 failure.
  */
 
-/** The connection attempt: what was tried, and what the server said during the login (ssh-login.ts). */
+/** The connection attempt: what was tried, and what the server said during the login (network/ssh-login.ts). */
 export interface SftpFailureContext extends LoginRecord {
   endpoint: SftpEndpoint;
   credential: Credential;
@@ -46,7 +46,8 @@ export function classifyConnectError(error: unknown, context: SftpFailureContext
   const message = e.message.replace(/^[a-zA-Z]+: /, '');
 
   if (context.hostKey.refused()) return hostKeyMismatch(context.hostKeyRule, context.hostKey.presented(), target, error);
-  if (e.level === 'client-authentication') return loginRefused(target, context, error);
+  if (e.level === 'client-authentication')
+    return loginRefused(target, credential.method === 'password' ? 'password' : 'key', context, sftpLoginTerms(endpoint, credential), error);
   if (e.level === 'client-timeout' || /timed out/i.test(message)) {
     return new SourceUnreachableError(`${target} failed: no SSH answer within ${context.timeoutSeconds}s`, {
       code: 'timeout',
@@ -86,75 +87,6 @@ export function classifyConnectError(error: unknown, context: SftpFailureContext
     key: 'host',
     hint: `check that 'host' and 'port' point at an SSH server`,
     cause: error,
-  });
-}
-
-/**
- * A refused login: a second step the connector cannot take (a prompt after the password, a second
- * method), auth_method when the server does not offer the method, else the credential's key.
- */
-function loginRefused(target: string, context: SftpFailureContext, cause: unknown): AuthenticationError {
-  const { endpoint, credential, offeredMethods, moreMethodsRequired, unansweredPrompt } = context;
-  const user = endpoint.username;
-  const isPassword = credential.method === 'password';
-  if (unansweredPrompt !== undefined) return promptRefused(target, user, unansweredPrompt, cause);
-  if (moreMethodsRequired) {
-    const more = moreMethodsRequired.length ? moreMethodsRequired.join(' or ') : 'another method';
-    return new AuthenticationError(`${target} failed: the server accepted the ${isPassword ? 'password' : 'key'} for user '${user}' but also requires ${more}`, {
-      code: 'ssh_more_methods_required',
-      key: 'auth_method',
-      hint: `a connector logs in with one credential: ask the server's administrator to let '${user}' log in with ${isPassword ? 'a password' : 'a key'} alone (AuthenticationMethods in sshd_config)`,
-      cause,
-    });
-  }
-  // A password is accepted by the password method or, through PAM, keyboard-interactive.
-  const methods = isPassword ? ['password', 'keyboard-interactive'] : ['publickey'];
-  const sshMethod = isPassword ? 'password' : 'publickey';
-  if (offeredMethods && offeredMethods.length > 0 && !methods.some((method) => offeredMethods.includes(method))) {
-    return new AuthenticationError(`${target} failed: the server does not accept ${sshMethod} logins for user '${user}' (it offers ${offeredMethods.join(', ')})`, {
-      code: 'ssh_method_not_offered',
-      key: 'auth_method',
-      hint: offeredMethods.includes(isPassword ? 'publickey' : 'password')
-        ? `set 'auth_method' to ${isPassword ? 'ssh_key' : 'password'}, or ask the server's administrator to allow ${sshMethod} logins`
-        : `ask the server's administrator which login methods '${user}' may use`,
-      cause,
-    });
-  }
-  if (isPassword) {
-    return new AuthenticationError(`${target} failed: the server rejected the password for user '${user}'`, {
-      code: 'ssh_password_rejected',
-      key: 'password',
-      hint: `check 'password', and that 'username' names an existing account: SSH servers answer the same for an unknown user`,
-      cause,
-    });
-  }
-  return new AuthenticationError(`${target} failed: the server did not accept the key for user '${user}'`, {
-    code: 'ssh_key_rejected',
-    key: credential.rejectedKey,
-    hint: `add the public key (\`ssh-keygen -y -f KEYFILE\` prints it) to ~${user}/.ssh/authorized_keys on the server, or check '${credential.rejectedKey}' and 'username'`,
-    cause,
-  });
-}
-
-/**
- * PAM asked something other than the password. An expired password ("You are required to change your
- * password immediately") names `password`; anything else (a one-time code) is a second factor.
- */
-function promptRefused(target: string, user: string, { text: prompt, afterPassword }: { text: string; afterPassword: boolean }, cause: unknown): AuthenticationError {
-  if (afterPassword && /expired|change your password|changing password|new password/i.test(prompt)) {
-    return new AuthenticationError(`${target} failed: the password of user '${user}' has expired; the server asks for a new one ("${prompt}")`, {
-      code: 'ssh_password_expired',
-      key: 'password',
-      hint: `log in once with ssh as '${user}' to choose a new password, then set 'password' to it (a connector does not change passwords)`,
-      cause,
-    });
-  }
-  const asked = afterPassword ? `after the password the server asked "${prompt}"` : `the server asked "${prompt}" instead of a password`;
-  return new AuthenticationError(`${target} failed: ${asked}, which an unattended connector cannot answer`, {
-    code: 'ssh_prompt_not_answered',
-    key: 'auth_method',
-    hint: `ask the server's administrator to exempt '${user}' from the second step (a one-time code, say), or set 'auth_method' to ssh_key`,
-    cause,
   });
 }
 

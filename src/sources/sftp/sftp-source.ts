@@ -2,12 +2,12 @@ import type { Readable } from 'node:stream';
 import type { ConnectConfig } from 'ssh2';
 import type SftpClient from 'ssh2-sftp-client';
 import { ConfigurationError } from '../../errors/index.js';
-import { checkHostKeyRule, firstLineOf, hostKeyCheck, prepareSshTunnel, type HostKeyRule } from '../../network/index.js';
+import { checkHostKeyRule, firstLineOf, hostKeyCheck, prepareSshTunnel, sshLogin, type HostKeyRule } from '../../network/index.js';
 import { classifiedStream } from '../classified-stream.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyConnectError, classifyFileError, classifyProbeError, type SftpFailureContext } from './classify-sftp-error.js';
 import { describeEndpoint, sftpKeys, type SftpEndpoint } from './sftp-settings.js';
-import { sshLogin } from './ssh-login.js';
+import { loginSecretOf } from './login-secret.js';
 
 /**
  * An SFTP server, through ssh2-sftp-client (on ssh2), both imported by `connect`. The probe opens
@@ -73,7 +73,7 @@ export default defineSource({
       skip: k.ssh_skip_host_key_check,
     };
     checkHostKeyRule(hostKeyRule, { host: endpoint.host, port: endpoint.port, target, risk: 'receive the credential' }, context.log);
-    const login = sshLogin(credential, endpoint.username);
+    const login = sshLogin(loginSecretOf(credential), endpoint.username);
     const log = context.log;
     const { default: Client } = await import('ssh2-sftp-client');
 
@@ -111,7 +111,7 @@ export default defineSource({
         readyTimeout: timeoutSeconds * 1000,
         keepaliveInterval: 15_000,
         hostVerifier: (key: Buffer) => hostKey.verify(key),
-        // The configured credential only (ssh-login.ts); what the server answers is kept in the
+        // The configured credential only (network/ssh-login.ts); what the server answers is kept in the
         // attempt's context, to say whether the credential, the method or a second step failed.
         authHandler: login(attempt),
       };

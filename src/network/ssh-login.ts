@@ -1,11 +1,9 @@
 import type { AuthenticationType, NextAuthHandler, ParsedKey, Prompt } from 'ssh2';
-import type { Credential, SshKeyCredential } from '../../auth/index.js';
-import { isPasswordCredential } from '../../auth/index.js';
-import { ConfigurationError } from '../../errors/index.js';
 
 /**
- * The SSH login of the sftp source, as ssh2's `authHandler`: the configured credential, once, and
- * nothing else (no agent, no keys from ~/.ssh).
+ * An unattended SSH login, as ssh2's `authHandler`: the one configured secret, once, and nothing
+ * else (no agent, no keys from ~/.ssh). The sftp source logs in to its server with it, the SSH
+ * tunnel to its bastion.
  *
  * A password goes by the `password` method. Servers that check passwords through PAM often offer
  * only `keyboard-interactive` instead: PAM then asks its own questions. The password answers the
@@ -15,8 +13,11 @@ import { ConfigurationError } from '../../errors/index.js';
  * connector cannot answer a second factor, and must not change a password on its own.
  *
  * What the server said along the way (the methods it still offers, a partial success, the prompt
- * left unanswered) is written to `record`, for classify-sftp-error.ts to say which key to fix.
+ * left unanswered) is written to `record`, for ssh-login-refusal.ts to say which key to fix.
  */
+
+/** What a connector logs in with: a password or a parsed private key, read when the login starts. */
+export type SshLoginSecret = { kind: 'password'; password: () => string } | { kind: 'key'; key: () => ParsedKey };
 
 export interface LoginRecord {
   /** The methods the server still offered after refusing ours, when it said. */
@@ -27,29 +28,27 @@ export interface LoginRecord {
   unansweredPrompt?: { text: string; afterPassword: boolean } | undefined;
 }
 
-type AuthAttempt = Parameters<NextAuthHandler>[0];
-type AuthHandler = (methodsLeft: AuthenticationType[] | null, partialSuccess: boolean | null, next: NextAuthHandler) => void;
+export type SshAuthHandler = (methodsLeft: AuthenticationType[] | null, partialSuccess: boolean | null, next: NextAuthHandler) => void;
 
 /** Longest prompt text kept for an error message: a PAM prompt is a line or two. */
 const PROMPT_SHOWN = 160;
 
 /**
- * The login for `credential`, checked now (before any connection): a function that makes the
- * handler of one connection attempt, which writes what the server said to that attempt's record.
+ * The login with `secret`: a function that makes the handler of one connection attempt, which
+ * writes what the server said to that attempt's record.
  */
-export function sshLogin(credential: Credential, username: string): (record: LoginRecord) => AuthHandler {
-  const first = firstAttempt(credential, username);
-  const password = isPasswordCredential(credential) ? () => credential.password() : undefined;
+export function sshLogin(secret: SshLoginSecret, username: string): (record: LoginRecord) => SshAuthHandler {
+  const password = secret.kind === 'password' ? secret.password : undefined;
   return (record) => {
     let triedFirst = false;
     let triedKeyboard = false;
     return (methodsLeft, partialSuccess, next) => {
       if (!triedFirst) {
         triedFirst = true;
-        return next(first());
+        return next(firstAttempt(secret, username));
       }
       if (partialSuccess) {
-        // One credential is all a connector has: a second method cannot be supplied.
+        // One secret is all a connector has: a second method cannot be supplied.
         record.moreMethodsRequired = methodsLeft ?? [];
         return next(false as never);
       }
@@ -61,6 +60,11 @@ export function sshLogin(credential: Credential, username: string): (record: Log
       next(false as never);
     };
   };
+}
+
+/** The configured secret by its own method, read now (a password the credential may have just re-read). */
+function firstAttempt(secret: SshLoginSecret, username: string): Parameters<NextAuthHandler>[0] {
+  return secret.kind === 'password' ? { type: 'password', username, password: secret.password() } : { type: 'publickey', username, key: secret.key() };
 }
 
 /**
@@ -88,19 +92,4 @@ function promptText(prompt: string): string {
     .filter(Boolean)
     .join(' ');
   return line.length > PROMPT_SHOWN ? `${line.slice(0, PROMPT_SHOWN - 1)}…` : line;
-}
-
-/** The first attempt: the password read at login, or the parsed key handed over as is. */
-function firstAttempt(credential: Credential, username: string): () => AuthAttempt {
-  if (isPasswordCredential(credential)) return () => ({ type: 'password', username, password: credential.password() });
-  const keyCredential = credential as Partial<SshKeyCredential>;
-  if (credential.method === 'ssh_key' && typeof keyCredential.privateKey === 'function') {
-    const privateKey = keyCredential.privateKey.bind(credential);
-    return () => ({ type: 'publickey', username, key: privateKey() as ParsedKey });
-  }
-  throw new ConfigurationError(`the sftp source cannot log in with auth_method '${credential.method}'`, {
-    code: 'method_not_accepted',
-    key: 'auth_method',
-    hint: "set 'auth_method' to password or ssh_key",
-  });
 }
