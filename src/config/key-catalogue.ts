@@ -36,8 +36,9 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   ssh_tunnel_host: plain('ssh_tunnel', 'bastion host; when set, the source (postgres, sftp, a rest API at base_url, an s3 endpoint) is reached through an SSH tunnel'),
   ssh_tunnel_port: plain('ssh_tunnel', 'bastion port (default 22)'),
   ssh_tunnel_user: plain('ssh_tunnel', 'bastion user'),
-  ssh_tunnel_private_key: secret('ssh_tunnel', 'SSH private key for the bastion (OpenSSH, PEM or PuTTY file content)'),
+  ssh_tunnel_private_key: secret('ssh_tunnel', 'SSH private key for the bastion (OpenSSH, PEM or PuTTY file content); or ssh_tunnel_password'),
   ssh_tunnel_private_key_passphrase: secret('ssh_tunnel', 'passphrase of an encrypted ssh_tunnel_private_key'),
+  ssh_tunnel_password: secret('ssh_tunnel', 'password of ssh_tunnel_user on the bastion, for a bastion that takes passwords (in place of ssh_tunnel_private_key)'),
   ssh_tunnel_host_key_fingerprint: plain('ssh_tunnel', 'expected host key of the bastion, `SHA256:…` (several: comma-separated); required unless ssh_tunnel_skip_host_key_check=true'),
   ssh_tunnel_skip_host_key_check: plain('ssh_tunnel', '`true` to use the bastion without checking its host key (logged as a warning on every run)'),
   // auth methods

@@ -1,9 +1,8 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import type { AuthenticationType, Client, ClientChannel, NextAuthHandler } from 'ssh2';
+import type { Client, ClientChannel } from 'ssh2';
 import { z } from 'zod';
 import { keys } from '../config/index.js';
 import {
-  AuthenticationError,
   ConfigurationError,
   SourceUnreachableError,
   isConnectorAuthError,
@@ -14,6 +13,8 @@ import type { SecretRegistry } from '../secrets/index.js';
 import { SYSTEM } from './classify-network-error.js';
 import { checkHostKeyRule, fingerprintList, hostKeyCheck, hostKeyMismatch, type HostKeyCheck, type HostKeyRule } from './ssh-host-key.js';
 import { readSshPrivateKey } from './ssh-private-key.js';
+import { sshLogin, type LoginRecord, type SshLoginSecret } from './ssh-login.js';
+import { loginRefused, type LoginTerms } from './ssh-login-refusal.js';
 import { firstLineOf } from './one-line.js';
 import { bracketed } from './target.js';
 
@@ -26,9 +27,11 @@ import { bracketed } from './target.js';
  * The bastion is held to the same rules as the sftp source's server, through the same code
  * (ssh-host-key.ts, ssh-private-key.ts): its host key is checked against
  * `ssh_tunnel_host_key_fingerprint` before the key is used (a missing fingerprint is exit 2 unless
- * `ssh_tunnel_skip_host_key_check=true`, warned on every run), the login is the configured key only,
- * and errors name the `ssh_tunnel_*` key to fix. The key is parsed (ssh2 imported) when the tunnel is
- * prepared, before any connection; the bastion is reached by the first `open()`.
+ * `ssh_tunnel_skip_host_key_check=true`, warned on every run), the login is the one configured
+ * secret — `ssh_tunnel_private_key`, or `ssh_tunnel_password` for a bastion that takes passwords
+ * (through PAM's keyboard-interactive too) — through the same login code (ssh-login.ts), and errors
+ * name the `ssh_tunnel_*` key to fix. A key is parsed (ssh2 imported) when the tunnel is prepared,
+ * before any connection; the bastion is reached by the first `open()`.
  */
 
 export const sshTunnelKeys = z.object({
@@ -37,6 +40,7 @@ export const sshTunnelKeys = z.object({
   ssh_tunnel_user: keys.optionalText(),
   ssh_tunnel_private_key: keys.optionalText(),
   ssh_tunnel_private_key_passphrase: keys.optionalText(),
+  ssh_tunnel_password: keys.optionalText(),
   ssh_tunnel_host_key_fingerprint: fingerprintList(),
   ssh_tunnel_skip_host_key_check: keys.boolean(false),
 });
@@ -80,14 +84,26 @@ export interface SshTunnelContext {
 export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDestination, context: SshTunnelContext): Promise<SshTunnel | undefined> {
   if (!k.ssh_tunnel_host) return undefined;
   const bastion = { host: k.ssh_tunnel_host.trim(), port: k.ssh_tunnel_port };
-  for (const key of ['ssh_tunnel_user', 'ssh_tunnel_private_key'] as const) {
-    if (!k[key])
-      throw new ConfigurationError(`invalid configuration for the SSH tunnel: key '${key}' is missing (ssh_tunnel_host is set)`, {
-        code: 'missing_key',
-        key,
-        hint: `set '${key}', or remove 'ssh_tunnel_host' to connect directly`,
-      });
-  }
+  if (!k.ssh_tunnel_user)
+    throw new ConfigurationError(`invalid configuration for the SSH tunnel: key 'ssh_tunnel_user' is missing (ssh_tunnel_host is set)`, {
+      code: 'missing_key',
+      key: 'ssh_tunnel_user',
+      hint: "set 'ssh_tunnel_user', or remove 'ssh_tunnel_host' to connect directly",
+    });
+  // One secret, as a connector has one credential: with both, which one logged in would depend on
+  // the order the bastion offers its methods in.
+  if (k.ssh_tunnel_private_key && k.ssh_tunnel_password)
+    throw new ConfigurationError('invalid configuration for the SSH tunnel: both ssh_tunnel_private_key and ssh_tunnel_password are set', {
+      code: 'ssh_tunnel_two_secrets',
+      key: 'ssh_tunnel_password',
+      hint: "keep the one the bastion takes for 'ssh_tunnel_user' and remove the other",
+    });
+  if (!k.ssh_tunnel_private_key && !k.ssh_tunnel_password)
+    throw new ConfigurationError(`invalid configuration for the SSH tunnel: key 'ssh_tunnel_private_key' is missing (ssh_tunnel_host is set)`, {
+      code: 'missing_key',
+      key: 'ssh_tunnel_private_key',
+      hint: "set 'ssh_tunnel_private_key' (or 'ssh_tunnel_password' for a bastion that takes passwords), or remove 'ssh_tunnel_host' to connect directly",
+    });
   const user = k.ssh_tunnel_user!;
   const via = `ssh://${encodeURIComponent(user)}@${bracketed(bastion.host)}:${bastion.port}`;
   const description = `ssh tunnel ${via} → ${bracketed(destination.host)}:${destination.port}`;
@@ -103,11 +119,9 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
     { host: bastion.host, port: bastion.port, target: `the bastion ${via}`, risk: 'read the tunnelled traffic that TLS does not protect' },
     context.log,
   );
-  const privateKey = await readSshPrivateKey(k.ssh_tunnel_private_key!, k.ssh_tunnel_private_key_passphrase, {
-    keyKey: 'ssh_tunnel_private_key',
-    passphraseKey: 'ssh_tunnel_private_key_passphrase',
-    secrets: context.secrets,
-  });
+  const secret = await tunnelSecret(k, context);
+  const login = sshLogin(secret, user);
+  const terms = tunnelLoginTerms(user, secret.kind);
   const ssh2 = (await import('ssh2')).default;
 
   let server: Server | undefined;
@@ -120,8 +134,7 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
     new Promise<Client>((resolve, reject) => {
       const client = new ssh2.Client();
       const hostKey = hostKeyCheck(hostKeyRule);
-      let offered: string[] | undefined;
-      let tried = false;
+      const record: LoginRecord = {};
       let ready = false;
       client.on('ready', () => {
         ready = true;
@@ -129,7 +142,7 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
       });
       // Always listened to: an SSH connection failing later must not end the process.
       client.on('error', (error: Error & { level?: string }) => {
-        if (!ready) return reject(bastionError(error, { description, user, hostKeyRule, hostKey, offered, timeoutSeconds: context.timeoutSeconds }));
+        if (!ready) return reject(bastionError(error, { description, kind: secret.kind, terms, record, hostKeyRule, hostKey, timeoutSeconds: context.timeoutSeconds }));
         context.log.debug(`${description}: the SSH connection failed (${firstLineOf(error)}); the next connection reconnects`);
       });
       client.on('close', () => {
@@ -143,14 +156,8 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
         readyTimeout: timeoutMs,
         keepaliveInterval: 15_000,
         hostVerifier: (key: Buffer) => hostKey.verify(key),
-        authHandler: (methodsLeft: AuthenticationType[] | null, _partial: boolean, next: NextAuthHandler) => {
-          if (tried) {
-            offered = methodsLeft ?? undefined;
-            return next(false as never);
-          }
-          tried = true;
-          next({ type: 'publickey', username: user, key: privateKey });
-        },
+        // The configured secret only; what the bastion answers goes to `record`, for the error.
+        authHandler: login(record),
       });
     });
   const bastionClient = (): Promise<Client> => {
@@ -220,12 +227,39 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
   };
 }
 
+/** The key, parsed (and its decrypted form registered) now; or the password, already registered with the configuration. */
+async function tunnelSecret(k: SshTunnelKeys, context: SshTunnelContext): Promise<SshLoginSecret> {
+  const password = k.ssh_tunnel_password;
+  if (password) return { kind: 'password', password: () => password };
+  const key = await readSshPrivateKey(k.ssh_tunnel_private_key!, k.ssh_tunnel_private_key_passphrase, {
+    keyKey: 'ssh_tunnel_private_key',
+    passphraseKey: 'ssh_tunnel_private_key_passphrase',
+    secrets: context.secrets,
+  });
+  return { kind: 'key', key: () => key };
+}
+
+/** A refused bastion login in the tunnel's keys: which secret key is set chooses the method. */
+function tunnelLoginTerms(user: string, kind: SshLoginSecret['kind']): LoginTerms {
+  const secretKey = kind === 'password' ? 'ssh_tunnel_password' : 'ssh_tunnel_private_key';
+  return {
+    peer: 'bastion',
+    user,
+    userKey: 'ssh_tunnel_user',
+    codePrefix: 'ssh_tunnel',
+    secretKey,
+    methodKey: secretKey,
+    useOther: (other) => (other === 'key' ? "set 'ssh_tunnel_private_key' in place of 'ssh_tunnel_password'" : "set 'ssh_tunnel_password' in place of 'ssh_tunnel_private_key'"),
+  };
+}
+
 interface BastionFailure {
   description: string;
-  user: string;
+  kind: SshLoginSecret['kind'];
+  terms: LoginTerms;
+  record: LoginRecord;
   hostKeyRule: HostKeyRule;
   hostKey: HostKeyCheck;
-  offered: string[] | undefined;
   timeoutSeconds: number;
 }
 
@@ -233,20 +267,7 @@ interface BastionFailure {
 function bastionError(error: Error & { level?: string; code?: unknown }, f: BastionFailure): ConnectorAuthError {
   const target = f.description;
   if (f.hostKey.refused()) return hostKeyMismatch(f.hostKeyRule, f.hostKey.presented(), target, error);
-  if (error.level === 'client-authentication') {
-    const noKeys = f.offered && f.offered.length > 0 && !f.offered.includes('publickey');
-    return new AuthenticationError(
-      noKeys
-        ? `${target} failed: the bastion does not accept key logins for user '${f.user}' (it offers ${f.offered!.join(', ')})`
-        : `${target} failed: the bastion did not accept the key for user '${f.user}'`,
-      {
-        code: 'ssh_tunnel_key_rejected',
-        key: 'ssh_tunnel_private_key',
-        hint: `add the public key (\`ssh-keygen -y -f KEYFILE\` prints it) to ~${f.user}/.ssh/authorized_keys on the bastion, or check 'ssh_tunnel_private_key' and 'ssh_tunnel_user'`,
-        cause: error,
-      },
-    );
-  }
+  if (error.level === 'client-authentication') return loginRefused(target, f.kind, f.record, f.terms, error);
   if (error.level === 'client-timeout') {
     return new SourceUnreachableError(`${target} failed: no SSH answer from the bastion within ${f.timeoutSeconds}s`, {
       code: 'timeout',

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Connector } from '../../src/clients/index.js';
 import { SortedIndex } from '../../src/emulator/sorted-index.js';
 import { takePage } from '../../src/emulator/paging.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';

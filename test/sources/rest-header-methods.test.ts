@@ -3,7 +3,7 @@ import { authenticate } from '../../src/connector/index.js';
 import { createLogger } from '../../src/log/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
 import { closedPort, start, type ExpectedAuth, type HttpApiPeer } from '../peers/http-api.js';
-import { rejection, type Failure } from '../helpers/rejection.js';
+import { rejection } from '../helpers/rejection.js';
 
 /** Basic, Bearer and API key against a real HTTP server on loopback. */
 
