@@ -1,4 +1,6 @@
 import { ConfigurationError } from '../errors/index.js';
+import { describeUrl } from '../network/index.js';
+import { staysLocalOrEncrypted } from './metadata-endpoint.js';
 
 /**
  * Google's credential configuration file for workload identity federation (`"type":
@@ -7,9 +9,12 @@ import { ConfigurationError } from '../errors/index.js';
  * (`token_url`), where the token is (`credential_source`), and optionally the service account to
  * impersonate. It holds no secret: the token it points to is the credential.
  *
- * Only a file source is read (`credential_source.file`, text or JSON). URL, AWS and executable
- * sources are refused with the reason: each fetches or runs something configuration.json does not
- * name.
+ * Two credential sources are read: a file the platform writes the token to (`credential_source.file`:
+ * Kubernetes, most CI runners) and a URL that hands it out (`credential_source.url` with its
+ * `headers`: Azure's instance metadata service, a sidecar), each as text or JSON. The URL must be
+ * https://, or http:// on a link-local or loopback address, as every metadata endpoint here.
+ * AWS sources (a GetCallerIdentity signed with credentials from the environment) and executable
+ * sources (a command to run) are refused with the reason.
  */
 
 export interface ExternalAccountConfiguration {
@@ -18,12 +23,14 @@ export interface ExternalAccountConfiguration {
   /** `urn:ietf:params:oauth:token-type:jwt` (OIDC) or `…:id_token`, `…:saml2`. */
   subjectTokenType: string;
   tokenUrl: URL;
-  /** The file the platform writes the workload's token to. */
-  file: string;
-  /** The token is the file's text, or one field of the JSON in it. */
+  /** Where the workload's token is: a file the platform writes it to, or a URL that hands it out. */
+  source: SubjectTokenSource;
+  /** The token is the file's or the answer's text, or one field of the JSON in it. */
   jsonField: string | undefined;
   impersonation: { url: URL; serviceAccount: string; lifetimeSeconds: number } | undefined;
 }
+
+export type SubjectTokenSource = { kind: 'file'; file: string } | { kind: 'url'; url: URL; headers: Record<string, string> };
 
 const KEY = 'gcp_credential_configuration';
 const DEFAULT_TOKEN_URL = 'https://sts.googleapis.com/v1/token';
@@ -68,13 +75,20 @@ export function parseCredentialConfiguration(text: string): ExternalAccountConfi
   const source = o.credential_source;
   if (source === null || typeof source !== 'object' || Array.isArray(source)) throw invalid('its "credential_source" is missing');
   const s = source as Record<string, unknown>;
-  if (s.file === undefined) {
-    if (s.environment_id !== undefined) throw unsupported('an AWS credential source (credential_source.environment_id)');
-    if (s.url !== undefined) throw unsupported('a URL credential source (credential_source.url)');
-    if (s.executable !== undefined) throw unsupported('an executable credential source (credential_source.executable)');
-    throw invalid('its "credential_source" has no "file"');
+  if (s.environment_id !== undefined) throw unsupported('an AWS credential source (credential_source.environment_id)');
+  if (s.executable !== undefined) throw unsupported('an executable credential source (credential_source.executable)');
+  if (s.file !== undefined && s.url !== undefined) throw invalid('its "credential_source" has both "file" and "url"');
+  let tokenSource: SubjectTokenSource;
+  if (s.file !== undefined) {
+    tokenSource = { kind: 'file', file: stringField(s, 'file', 'credential_source.file')! };
+  } else if (s.url !== undefined) {
+    const at = url(stringField(s, 'url', 'credential_source.url')!, 'credential_source.url');
+    if (!staysLocalOrEncrypted(at))
+      throw invalid(`its "credential_source.url" (${describeUrl(at)}) must be https://, or http:// on a link-local or loopback host (the token it hands out must not cross a network in clear)`);
+    tokenSource = { kind: 'url', url: at, headers: headersOf(s.headers) };
+  } else {
+    throw invalid('its "credential_source" has neither "file" nor "url"');
   }
-  const file = stringField(s, 'file', 'credential_source.file')!;
   let jsonField: string | undefined;
   const format = s.format;
   if (format !== undefined) {
@@ -104,10 +118,23 @@ export function parseCredentialConfiguration(text: string): ExternalAccountConfi
     audience,
     subjectTokenType,
     tokenUrl: url(stringField(o, 'token_url') ?? DEFAULT_TOKEN_URL, 'token_url'),
-    file,
+    source: tokenSource,
     jsonField,
     impersonation,
   };
+}
+
+/** `credential_source.headers`: names to string values, sent with the GET of the URL (Azure's `Metadata: True`). */
+function headersOf(value: unknown): Record<string, string> {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid('its "credential_source.headers" is not an object');
+  const headers: Record<string, string> = {};
+  for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof v !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n\0]/.test(v))
+      throw invalid(`its "credential_source.headers" has a header that is not a name with a one-line string value`);
+    headers[name] = v;
+  }
+  return headers;
 }
 
 function invalid(what: string): ConfigurationError {
@@ -119,9 +146,9 @@ function invalid(what: string): ConfigurationError {
 }
 
 function unsupported(what: string): ConfigurationError {
-  return new ConfigurationError(`auth_method 'gcp_workload_identity' reads the workload's token from a file only; '${KEY}' names ${what}`, {
+  return new ConfigurationError(`auth_method 'gcp_workload_identity' reads the workload's token from a file or a URL only; '${KEY}' names ${what}`, {
     code: 'gcp_credential_source_unsupported',
     key: KEY,
-    hint: 'create the configuration with --credential-source-file pointing at the file the platform writes the token to',
+    hint: 'create the configuration with --credential-source-file (the file the platform writes the token to) or --credential-source-url',
   });
 }

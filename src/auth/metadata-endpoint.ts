@@ -18,7 +18,7 @@ export const LINK_LOCAL_METADATA_BASE = 'http://169.254.169.254';
 const IN_CLEAR_MESSAGE = 'must be https://, or http:// on a link-local or loopback host (tokens minted there must not cross a network in clear)';
 
 /** https://, or http:// on an address that never leaves the host. */
-const staysLocalOrEncrypted = (url: URL) => url.protocol === 'https:' || isLinkLocalHost(url.hostname) || isLoopbackHost(url.hostname);
+export const staysLocalOrEncrypted = (url: URL) => url.protocol === 'https:' || isLinkLocalHost(url.hostname) || isLoopbackHost(url.hostname);
 
 /**
  * The `metadata_endpoint` key: an optional base URL (a test's, or a sidecar's). Checked with the

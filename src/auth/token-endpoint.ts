@@ -117,8 +117,8 @@ type Attempt<T = TokenResponse> =
   | { kind: 'token'; token: T }
   | { kind: 'retry'; error: ConnectorAuthError; what: string; retryAfterMs: number | undefined };
 
-/** How a successful answer is read: a token by default; another JSON answer for postForm. */
-type ReadAnswer<T> = (json: Record<string, unknown> | undefined, response: Response) => T;
+/** How a successful answer is read: a token by default; another answer for postForm and get (`json` is the body parsed when it is a JSON object). */
+export type ReadAnswer<T> = (json: Record<string, unknown> | undefined, response: Response, text: string) => T;
 
 export const RETRY_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 const RETRY_OAUTH_ERRORS = new Set(['server_error', 'temporarily_unavailable']);
@@ -170,12 +170,17 @@ export class TokenEndpoint {
     });
   }
 
-  /** GETs the endpoint's URL with `query` and `headers` (a metadata service), under the same rules. */
-  get(query: URLSearchParams, headers: Headers): Promise<TokenResponse> {
+  /**
+   * GETs the endpoint's URL with `query` and `headers` (a metadata service), under the same rules.
+   * The answer is a token, or what `read` makes of it (a workload's subject token, for one).
+   */
+  get(query: URLSearchParams, headers: Headers): Promise<TokenResponse>;
+  get<T>(query: URLSearchParams, headers: Headers, read: ReadAnswer<T>): Promise<T>;
+  get<T>(query: URLSearchParams, headers: Headers, read?: ReadAnswer<T>): Promise<T | TokenResponse> {
     const url = new URL(this.#o.url);
     for (const [name, value] of query) url.searchParams.set(name, value);
-    headers.set('accept', 'application/json');
-    return this.#run('', (remainingMs) => this.#attempt(url, { method: 'GET', headers }, remainingMs));
+    if (!headers.has('accept')) headers.set('accept', 'application/json');
+    return this.#run('', (remainingMs) => this.#attempt(url, { method: 'GET', headers }, remainingMs, read));
   }
 
   async #run<T = TokenResponse>(what: string, attemptOnce: (remainingMs: number) => Promise<Attempt<T>>): Promise<T> {
@@ -234,7 +239,7 @@ export class TokenEndpoint {
     const refused = this.#o.checkAnswer?.(response);
     if (refused) throw refused;
     const json = parseObject(text);
-    if (status >= 200 && status < 300) return { kind: 'token', token: read(json, response) };
+    if (status >= 200 && status < 300) return { kind: 'token', token: read(json, response, text) };
 
     const oauthError = typeof json?.error === 'string' ? oauthErrorName(json.error) : undefined;
     if ((this.#o.retryStatuses ?? RETRY_STATUSES).has(status) || (oauthError && RETRY_OAUTH_ERRORS.has(oauthError))) {
@@ -382,7 +387,8 @@ const HINTS: Record<string, string> = {
   unauthorized_client: 'this client may not use this grant type; check',
 };
 
-function parseObject(text: string): Record<string, unknown> | undefined {
+/** `text` as a JSON object, or undefined when it is not one. */
+export function parseObject(text: string): Record<string, unknown> | undefined {
   if (!text.trimStart().startsWith('{')) return undefined;
   try {
     const value: unknown = JSON.parse(text);

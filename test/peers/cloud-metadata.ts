@@ -244,7 +244,8 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     const json = { 'content-type': 'application/json; charset=utf-8' };
     const error = (status: number, code: string, description: string) => reply(status, JSON.stringify({ error: code, error_description: description }), json);
     if (req.method !== 'GET') return error(405, 'method_not_allowed', 'Only GET is allowed');
-    if (req.headers.metadata !== 'true') return error(400, 'invalid_request', 'Required metadata header not specified');
+    // IMDS takes the value in any case: Google's credential configurations for Azure send "True".
+    if (req.headers.metadata?.toString().toLowerCase() !== 'true') return error(400, 'invalid_request', 'Required metadata header not specified');
     if (!url.searchParams.get('api-version')) return error(400, 'invalid_request', "Required query variable 'api-version' is missing");
     const resource = url.searchParams.get('resource') ?? '';
     if (!resource) return error(400, 'invalid_request', "Required query variable 'resource' is missing");

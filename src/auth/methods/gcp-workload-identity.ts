@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
-import { ConfigurationError } from '../../errors/index.js';
 import { defineAuthMethod } from '../auth-method.js';
 import { parseCredentialConfiguration } from '../gcp-credential-configuration.js';
 import { tokenCredential } from '../token-credential.js';
 import { checkTokenEndpointUrl, tokenEndpointFor } from '../token-endpoint.js';
-import { tokenFileReader } from '../token-file.js';
+import { subjectTokenReader } from '../gcp-subject-token.js';
 
 /**
  * Google Cloud workload identity federation: a workload outside Google Cloud (on AWS, Azure, any
@@ -15,8 +14,9 @@ import { tokenFileReader } from '../token-file.js';
  * (`generateAccessToken`). No key exists anywhere: what google-auth-library does with an
  * `external_account` credential configuration, whose content is `gcp_credential_configuration`.
  *
- * The token file is read again for every exchange (the platform rewrites it), and the token, the
- * federated token and the final one are registered as secrets as they appear. One exchange (and one
+ * The workload's token is read again for every exchange, from its file (the platform rewrites it)
+ * or its URL (gcp-subject-token.ts), and the token, the federated token and the final one are
+ * registered as secrets as they appear. One exchange (and one
  * impersonation) per token lifetime, through the shared token cache.
  */
 
@@ -30,7 +30,7 @@ export default defineAuthMethod({
   name: 'gcp_workload_identity',
   // No secret in configuration.json: the platform issues and rotates the token it points to.
   rotationDays: null,
-  summary: "Google Cloud workload identity federation: the workload's own token (from a file) exchanged at Google's STS, optionally for a service account's token; no key",
+  summary: "Google Cloud workload identity federation: the workload's own token (from a file or a URL) exchanged at Google's STS, optionally for a service account's token; no key",
   keys: z.object({
     gcp_credential_configuration: keys.text(),
     scope: keys.optionalText(),
@@ -46,28 +46,7 @@ export default defineAuthMethod({
       ? `GCP workload identity (${pool}) as service account '${config.impersonation.serviceAccount}'`
       : `GCP workload identity (${pool})`;
 
-    const readFile = tokenFileReader({
-      file: config.file,
-      key: KEY,
-      setting: `credential_source.file in '${KEY}'`,
-      noun: 'subject token',
-      name: 'subject_token',
-      whereFrom: 'the workload identity token of the platform the connector runs on',
-      description,
-      secrets: context.secrets,
-    });
-    const readSubjectToken = async (): Promise<string> => {
-      const text = await readFile();
-      if (!config.jsonField) return text;
-      const field = fieldOf(text, config.jsonField);
-      if (!field)
-        throw new ConfigurationError(`${description}: the token file ${config.file} is not JSON with a "${config.jsonField}" string`, {
-          code: 'subject_token_field_missing',
-          key: KEY,
-          hint: `check credential_source.format.subject_token_field_name in '${KEY}' against what the platform writes to ${config.file}`,
-        });
-      return field;
-    };
+    const readSubjectToken = await subjectTokenReader(config, description, context);
 
     const sts = await tokenEndpointFor(context, {
       url: config.tokenUrl,
@@ -124,12 +103,3 @@ export default defineAuthMethod({
   },
 });
 
-/** A string field of the JSON the platform wrote (`credential_source.format.type: json`). */
-function fieldOf(text: string, field: string): string | undefined {
-  try {
-    const value = (JSON.parse(text) as Record<string, unknown>)[field];
-    return typeof value === 'string' && value !== '' ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
