@@ -1,5 +1,5 @@
 import { keys } from '../config/index.js';
-import { checkTokenEndpointUrl } from './token-endpoint.js';
+import { checkTokenEndpointUrl } from './identity-service-http.js';
 
 /**
  * The configuration keys of an AWS role to assume, shared by aws_access_key (with `aws_role_arn`)

@@ -6,7 +6,7 @@ import type { AuthContext } from './auth-method.js';
 import { cachedAwsSession, type AwsCredentialIdentity, type AwsSession } from './aws-credential.js';
 import { quietAwsSdkNodeVersionWarning } from './aws-sdk-warning.js';
 import { classifyStsError, type StsFailureContext } from './classify-sts-error.js';
-import { tokenEndpointTls } from './token-endpoint.js';
+import { tokenEndpointTls } from './identity-service-http.js';
 
 /**
  * The temporary credentials of an AWS role, from STS (the Security Token Service), kept for their

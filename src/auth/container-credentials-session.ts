@@ -4,7 +4,7 @@ import { describeUrl, type HttpClient } from '../network/index.js';
 import type { AuthContext } from './auth-method.js';
 import { cachedAwsSession, type AwsSession } from './aws-credential.js';
 import { credentialsOf, parseCredentialsDocument } from './aws-credentials-document.js';
-import { createTokenHttpClient } from './token-endpoint.js';
+import { createTokenHttpClient } from './identity-service-http.js';
 
 /**
  * The credentials of the IAM role of an ECS task, or of an EKS pod with Pod Identity, from the

@@ -11,6 +11,7 @@ export { quietAwsSdkNodeVersionWarning } from './aws-sdk-warning.js';
 export { warnIfCredentialOld, rotationDaysOf, credentialAgeDays, overdueAgeDays } from './credential-age.js';
 export { TokenCache, refreshMargin, hardMargin } from './token-cache.js';
 export type { IssuedToken, TokenCacheOptions } from './token-cache.js';
-export { TokenEndpoint, defaultRetryPolicy, retryAfterMs, tokenLifetime, DEFAULT_TOKEN_LIFETIME_SECONDS } from './token-endpoint.js';
+export { TokenEndpoint, defaultRetryPolicy, retryAfterMs } from './token-endpoint.js';
+export { tokenLifetime, DEFAULT_TOKEN_LIFETIME_SECONDS } from './token-lifetime.js';
 export type { TokenResponse, RetryPolicy, OAuthErrorKeys } from './token-endpoint.js';
 export { writeRecoveryFile, recoveryFilePath } from './recovery-file.js';

@@ -3,7 +3,7 @@ import { describeUrl, type HttpClient } from '../network/index.js';
 import type { AuthContext } from './auth-method.js';
 import { cachedAwsSession, type AwsSession } from './aws-credential.js';
 import { credentialsOf, parseCredentialsDocument } from './aws-credentials-document.js';
-import { createTokenHttpClient } from './token-endpoint.js';
+import { createTokenHttpClient } from './identity-service-http.js';
 
 /**
  * The credentials of the IAM role attached to an EC2 instance (its instance profile), from the

@@ -1,6 +1,7 @@
 import type { AuthContext, Credential, OutgoingRequest } from './auth-method.js';
 import { TokenCache, type IssuedToken } from './token-cache.js';
-import { tokenLifetime, type TokenEndpoint, type TokenResponse } from './token-endpoint.js';
+import type { TokenEndpoint, TokenResponse } from './token-endpoint.js';
+import { tokenLifetime } from './token-lifetime.js';
 
 /**
  * The Credential of every token method (client credentials, refresh token, service account key):

@@ -1,16 +1,14 @@
-import { rootCertificates } from 'node:tls';
-import type { RawConfiguration } from '../config/index.js';
 import {
   AuthenticationError,
-  ConfigurationError,
   SourceUnreachableError,
   isConnectorAuthError,
   type ConnectorAuthError,
 } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { HttpClient, describeUrl, isLoopbackHost, readTlsSettings, type TlsSettings } from '../network/index.js';
+import { describeUrl, type HttpClient } from '../network/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
 import { realTimers, type AuthContext, type Timers } from './auth-method.js';
+import { createTokenHttpClient } from './identity-service-http.js';
 
 /**
  * One token endpoint: an OAuth 2.0 token endpoint (RFC 6749 §3.2, a POST of a grant), or a cloud
@@ -409,81 +407,6 @@ export function retryAfterMs(value: string | null, now: number): number | undefi
 }
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(ms < 10_000 ? 1 : 0);
-
-/** Lifetime used when a server says nothing about it: short, so an unannounced short lifetime is rarely met. */
-export const DEFAULT_TOKEN_LIFETIME_SECONDS = 300;
-
-export interface TokenLifetime {
-  seconds: number;
-  source: 'expires_in' | 'jwt_exp' | 'default';
-}
-
-/**
- * How long a token lives: `expires_in`; else, for a JWT access token, `exp − iat` (both the server's
- * clock, so a skew between its clock and ours does not matter), or `exp` − now without `iat`; else
- * DEFAULT_TOKEN_LIFETIME_SECONDS with a warning. A missing `expires_in` is allowed (RFC 6749 §5.1
- * says RECOMMENDED), so it is never an error.
- */
-export function tokenLifetime(token: TokenResponse, nowMs: number, log: Logger, credential: string): TokenLifetime {
-  if (token.expiresInSeconds !== undefined) return { seconds: token.expiresInSeconds, source: 'expires_in' };
-  const claims = jwtClaims(token.accessToken);
-  if (claims && typeof claims.exp === 'number') {
-    const life = typeof claims.iat === 'number' && claims.exp > claims.iat ? claims.exp - claims.iat : claims.exp - nowMs / 1000;
-    if (life > 0) {
-      log.debug(`${credential}: the token response has no expires_in; using the access token's exp (${Math.round(life)}s)`);
-      return { seconds: life, source: 'jwt_exp' };
-    }
-  }
-  log.warning(
-    `${credential}: the token response has no expires_in and the access token is not a JWT with exp; ` +
-      `assuming ${DEFAULT_TOKEN_LIFETIME_SECONDS}s (a 401 from the source still forces a new token)`,
-  );
-  return { seconds: DEFAULT_TOKEN_LIFETIME_SECONDS, source: 'default' };
-}
-
-function jwtClaims(token: string): Record<string, unknown> | undefined {
-  const parts = token.split('.');
-  if (parts.length !== 3) return undefined;
-  try {
-    const value: unknown = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
-    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * A token endpoint receives the client secret (STS answers with a role's secret key): https:// only,
- * except on a loopback host where nothing crosses a network. `allow_plain_http` does not loosen this
- * (it covers short-lived tokens sent to a source, not the secrets that mint them). `exposed` says
- * what would cross in clear, `endpoint` what the URL is, for the message.
- */
-export function checkTokenEndpointUrl(url: URL, key: string, scope: string, exposed = 'send the client credentials', endpoint = 'the token endpoint'): void {
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return;
-  throw new ConfigurationError(
-    `invalid configuration for ${scope}: key '${key}' must use https:// (${describeUrl(url)} would ${exposed} in clear; http:// is accepted only on a loopback host)`,
-    { code: 'token_url_not_https', key, hint: `use the https:// address of ${endpoint} in '${key}'` },
-  );
-}
-
-/**
- * The token endpoint's HTTP client. It verifies the server whatever `tls_skip_verify` says (that key
- * is about the source; a token endpoint receives the long-lived secret), and trusts the system roots
- * plus `tls_ca_certificate` when given (an in-house CA often signs both the API and its identity
- * server, while a hosted one is signed by a public CA: adding covers both cases, replacing would not).
- */
-export async function createTokenHttpClient(raw: RawConfiguration, timeoutSeconds: number, context: { log: Logger; now: () => number; secrets: SecretRegistry }): Promise<HttpClient> {
-  return new HttpClient({ tls: await tokenEndpointTls(raw, context), timeoutSeconds });
-}
-
-/** The TLS settings of any identity service (a token endpoint, AWS STS): verified, system roots plus `tls_ca_certificate`. */
-export async function tokenEndpointTls(raw: RawConfiguration, context: { log: Logger; now: () => number; secrets: SecretRegistry }): Promise<TlsSettings> {
-  // Only the CA key is passed on: the client certificate keys belong to the source's connections.
-  const ca = raw.tls_ca_certificate
-    ? (await readTlsSettings({ tls_ca_certificate: raw.tls_ca_certificate }, { log: context.log, now: context.now, secrets: context.secrets })).ca
-    : undefined;
-  return { verify: true, ...(ca ? { ca: `${rootCertificates.join('\n')}\n${ca}` } : {}) };
-}
 
 /** For messages that must say what failed without depending on the error's class. */
 export function describeError(error: unknown): string {

@@ -3,7 +3,8 @@ import { keys } from '../../config/index.js';
 import { defineAuthMethod } from '../auth-method.js';
 import { parseCredentialConfiguration } from '../gcp-credential-configuration.js';
 import { tokenCredential } from '../token-credential.js';
-import { checkTokenEndpointUrl, tokenEndpointFor } from '../token-endpoint.js';
+import { checkTokenEndpointUrl } from '../identity-service-http.js';
+import { tokenEndpointFor } from '../token-endpoint.js';
 import { subjectTokenReader } from '../gcp-subject-token.js';
 
 /**

@@ -4,7 +4,8 @@ import { defineAuthMethod } from '../auth-method.js';
 import { CLIENT_CREDENTIALS_AUTH_METHODS, clientAuthentication } from '../client-authentication.js';
 import { loadSigningKey } from '../signing-key.js';
 import { tokenCredential } from '../token-credential.js';
-import { checkTokenEndpointUrl, tokenEndpointFor } from '../token-endpoint.js';
+import { checkTokenEndpointUrl } from '../identity-service-http.js';
+import { tokenEndpointFor } from '../token-endpoint.js';
 import { tokenFileReader } from '../token-file.js';
 
 /**

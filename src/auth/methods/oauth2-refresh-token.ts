@@ -9,7 +9,8 @@ import { deviceAuthorizationGrant } from '../device-authorization.js';
 import { recoveryFileExists, recoveryFilePath, writeRecoveryFile } from '../recovery-file.js';
 import { loadSigningKey } from '../signing-key.js';
 import { tokenCredential } from '../token-credential.js';
-import { checkTokenEndpointUrl, describeError, tokenEndpointFor, type TokenEndpoint, type TokenResponse } from '../token-endpoint.js';
+import { checkTokenEndpointUrl } from '../identity-service-http.js';
+import { describeError, tokenEndpointFor, type TokenEndpoint, type TokenResponse } from '../token-endpoint.js';
 
 /**
  * OAuth 2.0 refresh token grant (RFC 6749 §6). When the server rotates the refresh token (OAuth 2.1,

@@ -5,7 +5,8 @@ import type { SecretRegistry } from '../../secrets/index.js';
 import { defineAuthMethod } from '../auth-method.js';
 import { loadSigningKey, newJwtId, signJwt } from '../signing-key.js';
 import { tokenCredential } from '../token-credential.js';
-import { checkTokenEndpointUrl, tokenEndpointFor } from '../token-endpoint.js';
+import { checkTokenEndpointUrl } from '../identity-service-http.js';
+import { tokenEndpointFor } from '../token-endpoint.js';
 
 /**
  * A service account's JSON key (Google's format: `client_email`, `private_key`, `private_key_id`,
