@@ -51,8 +51,10 @@ export interface ResolvedConfiguration {
 }
 
 /**
- * Everything that can be checked without the network: secrets registered first, then the common
- * keys, the method's and the source's keys validated. `connector-auth validate` stops here.
+ * The configuration read through the schemas: secrets registered first, then the common keys, the
+ * method's and the source's keys validated. What the keys' values mean (a certificate that has
+ * expired, a key that does not parse, a token URL over plain http) is checked by
+ * `authenticateResolved`, also without the network.
  */
 export async function resolveConfiguration(
   configuration: Record<string, string>,
@@ -98,7 +100,19 @@ export async function authenticate(
   configuration: Record<string, string>,
   options: AuthenticateOptions = {},
 ): Promise<Authenticated> {
-  const { raw, common, method, methodKeys, source, sourceKeys, secretKeys } = await resolveConfiguration(configuration, options);
+  return authenticateResolved(await resolveConfiguration(configuration, options), options);
+}
+
+/**
+ * The credential created and the source connected from a resolved configuration. Nothing goes over
+ * the network here — methods ask for tokens, and sources open connections, at the first call that
+ * needs one — so this is also every check `connector-auth validate` makes: key material read,
+ * addresses checked, the SSH tunnel's settings and key, TLS files and their dates.
+ */
+export async function authenticateResolved(
+  { raw, common, method, methodKeys, source, sourceKeys, secretKeys }: ResolvedConfiguration,
+  options: Omit<AuthenticateOptions, 'source' | 'connectorSecretKeys'> = {},
+): Promise<Authenticated> {
   const log = options.log ?? silentLogger;
   const now = options.now ?? Date.now;
   warnIfCredentialOld(method.name, rotationDaysOf(method, methodKeys), common.credential_issued_at, now(), log);

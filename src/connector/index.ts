@@ -9,7 +9,7 @@ export type {
 } from './define-connector.js';
 export { createOperations } from './operations.js';
 export type { Operations, Destination, StateStore, OperationCounts } from './operations.js';
-export { authenticate, resolveConfiguration } from './authenticate.js';
+export { authenticate, authenticateResolved, resolveConfiguration } from './authenticate.js';
 export type { AuthenticateOptions, Authenticated, ResolvedConfiguration } from './authenticate.js';
 export { runConnector } from './run-connector.js';
 export type { RunConnectorOptions, RunResult } from './run-connector.js';

@@ -1,5 +1,5 @@
 import { KEY_CATALOGUE, parseKeys, readConfigurationFile, registerConfigurationSecrets } from '../config/index.js';
-import { authenticate, resolveConfiguration, type ConnectorDefinition, type ResolvedConfiguration } from '../connector/index.js';
+import { authenticate, authenticateResolved, resolveConfiguration, type ConnectorDefinition, type ResolvedConfiguration } from '../connector/index.js';
 import type { Logger } from '../log/index.js';
 import type { ProbeResult } from '../sources/index.js';
 import { secrets } from '../secrets/index.js';
@@ -38,6 +38,8 @@ export async function checkConfiguration(options: {
     log: options.log,
     connectorSecretKeys: new Set(connector?.secretKeys ?? []),
   });
+  // What the values mean, still offline: key material, addresses, the tunnel's settings.
+  await (await authenticateResolved(resolved, { log: options.log })).close();
   const connectorKeys = connector?.configuration ? Object.keys(parseKeys(connector.configuration, raw, 'the connector') as object) : [];
   const unknownKeys = Object.keys(raw).filter((k) => !(k in KEY_CATALOGUE) && !connectorKeys.includes(k));
   const report: ValidationReport = {

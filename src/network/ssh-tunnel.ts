@@ -93,10 +93,10 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
   // One secret, as a connector has one credential: with both, which one logged in would depend on
   // the order the bastion offers its methods in.
   if (k.ssh_tunnel_private_key && k.ssh_tunnel_password)
-    throw new ConfigurationError('invalid configuration for the SSH tunnel: both ssh_tunnel_private_key and ssh_tunnel_password are set', {
+    throw new ConfigurationError("invalid configuration for the SSH tunnel: both 'ssh_tunnel_private_key' and 'ssh_tunnel_password' are set", {
       code: 'ssh_tunnel_two_secrets',
       key: 'ssh_tunnel_password',
-      hint: "keep the one the bastion takes for 'ssh_tunnel_user' and remove the other",
+      hint: "keep the one the bastion takes for 'ssh_tunnel_user' and remove the other: a connector logs in with one secret",
     });
   if (!k.ssh_tunnel_private_key && !k.ssh_tunnel_password)
     throw new ConfigurationError(`invalid configuration for the SSH tunnel: key 'ssh_tunnel_private_key' is missing (ssh_tunnel_host is set)`, {

@@ -5,8 +5,10 @@ import { PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-com
 
 const HELP = `Usage: connector-auth validate [project] [--configuration FILE] [--json]
 
-Checks the configuration against the schemas of its auth method, its source and the connector.
-Sends nothing over the network.`;
+Checks the configuration against the schemas of its auth method, its source and the connector,
+and what the values mean as a run checks them before its first connection: key material
+(certificates, private keys, credential files), addresses (a token URL must be https://), the SSH
+tunnel's settings. Sends nothing over the network.`;
 
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
