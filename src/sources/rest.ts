@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Credential } from '../auth/index.js';
+import { AWS_METHODS, isAwsCredential, type Credential } from '../auth/index.js';
 import { keys } from '../config/index.js';
 import { AuthenticationError, ConfigurationError, SourceUnreachableError } from '../errors/index.js';
 import {
@@ -8,6 +8,7 @@ import {
   describeUrl,
   explainTlsFailure,
   isLoopbackHost,
+  oneLine,
   prepareSshTunnel,
   readBodyStart,
   readTlsSettings,
@@ -18,6 +19,7 @@ import {
   type HttpRequestInit,
   type TlsSettings,
 } from '../network/index.js';
+import { awsRequestSigner, type RequestSigner } from './aws-request-signing.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from './source-definition.js';
 
 /**
@@ -29,6 +31,10 @@ import { defineSource, type ConnectedSource, type ProbeResult } from './source-d
  * only through a bastion): the HTTP client dials the tunnel's listener, and the Host header, SNI and
  * certificate check stay base_url's host. Other origins (a token endpoint, an absolute URL) are
  * reached directly.
+ *
+ * With an AWS method (an access key, a role, the instance's or the task's own), every request to
+ * base_url's origin is signed with SigV4 for `aws_service` in `aws_region` (aws-request-signing.ts):
+ * an API behind IAM, such as API Gateway, OpenSearch or a Lambda function URL.
  */
 
 export interface RestSource extends ConnectedSource {
@@ -53,6 +59,7 @@ const restKeys = z.object({
   base_url: keys.url(),
   probe_path: keys.textWithDefault(''),
   probe_expect_status: keys.statusList([200]),
+  aws_service: keys.optionalText(),
   ...sshTunnelKeys.shape,
 });
 
@@ -68,6 +75,7 @@ export const HTTP_AUTH_METHODS = [
   'gcp_workload_identity',
   'azure_managed_identity',
   'mtls',
+  ...AWS_METHODS,
 ] as const;
 
 export default defineSource({
@@ -85,6 +93,8 @@ export default defineSource({
     const tunnel = await prepareSshTunnel(k, urlDestination(baseUrl, 'base_url'), { timeoutSeconds, log: context.log, secrets: context.secrets });
     const via = tunnel ? ` via ${tunnel.bastion}` : '';
     const http = new HttpClient({ tls, timeoutSeconds, route: tunnel });
+    // An AWS method's credential signs each request itself (SigV4), rather than adding a header.
+    const signer: RequestSigner | undefined = isAwsCredential(credential) ? await awsRequestSigner(credential, baseUrl, k.aws_service, context.now) : undefined;
 
     /**
      * One authenticated request: the credential goes to base_url's origin only, as browsers do on
@@ -104,7 +114,7 @@ export default defineSource({
         const headers = new Headers(init.headers);
         if (!headers.has('accept')) headers.set('accept', 'application/json');
         const request = { method: init.method ?? 'GET', url: new URL(url), headers };
-        if (sameOrigin) await credential.authorize(request);
+        if (sameOrigin) await (signer ? signer.sign(request, init.body) : credential.authorize(request));
         try {
           return await transmit(request.url, { ...init, headers });
         } catch (error) {
@@ -141,9 +151,11 @@ export default defineSource({
         await readBodyStart(response, PROBE_BODY_LIMIT);
         return { target, outcome: `HTTP ${response.status}`, elapsedMs: performance.now() - started };
       }
-      // nginx answers a missing or refused client certificate with a 400 page: read its start.
-      const body = response.status === 400 ? await readBodyStart(response) : (await response.body?.cancel(), '');
-      throw statusError(response, `${credential.description}: ${target}`, credential, k.probe_expect_status, { body, tls });
+      // nginx answers a missing or refused client certificate with a 400 page, AWS a refused
+      // signature or permission with a 403 that says which: read its start.
+      const readsBody = response.status === 400 || (signer !== undefined && response.status === 403);
+      const body = readsBody ? await readBodyStart(response) : (await response.body?.cancel(), '');
+      throw statusError(response, `${credential.description}: ${target}`, credential, k.probe_expect_status, { body, tls, quoteService: signer !== undefined });
     };
 
     return {
@@ -153,9 +165,9 @@ export default defineSource({
       async json<T>(pathOrUrl: string | URL, init?: RestRequestInit): Promise<T> {
         const response = await send(pathOrUrl, init);
         if (!response.ok) {
-          await response.body?.cancel();
+          const body = signer !== undefined && response.status === 403 ? await readBodyStart(response) : (await response.body?.cancel(), '');
           const target = `${init?.method ?? 'GET'} ${describeUrl(resolveUrl(baseUrl, pathOrUrl))}`;
-          throw statusError(response, `${credential.description}: ${target}`, credential, [200]);
+          throw statusError(response, `${credential.description}: ${target}`, credential, [200], { body, quoteService: signer !== undefined });
         }
         return (await response.json()) as T;
       },
@@ -181,11 +193,13 @@ export function statusError(
   target: string,
   credential: Credential,
   expected: readonly number[],
-  details: { body?: string; tls?: Pick<TlsSettings, 'clientCertificate'> } = {},
+  details: { body?: string; tls?: Pick<TlsSettings, 'clientCertificate'>; quoteService?: boolean } = {},
 ) {
   const refusal = recognizeClientCertificateRefusal(response.status, details.body ?? '');
   if (refusal) return clientCertificateRefusedByStatus(refusal, target, details.tls);
-  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  // AWS says in the body whether the signature or the permission failed: worth quoting.
+  const said = details.quoteService ? awsRefusalMessage(details.body ?? '') : undefined;
+  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${said ? `: ${said}` : ''}`;
   if (response.status === 401 || response.status === 403) {
     const verb = response.status === 401 ? 'rejected the credentials' : 'denied access (the credentials lack a permission)';
     return new AuthenticationError(`${target} ${verb} (${status})`, {
@@ -199,6 +213,21 @@ export function statusError(
     key: 'probe_path',
     hint: "check 'base_url' and 'probe_path', or list the healthy statuses in 'probe_expect_status'",
   });
+}
+
+/**
+ * What an AWS service said when it refused a signed request, as one bounded line: `{"message"}`
+ * (API Gateway, OpenSearch), `{"Message"}` (Lambda), or S3's XML `<Message>`. Undefined otherwise.
+ */
+export function awsRefusalMessage(body: string): string | undefined {
+  let message: unknown;
+  try {
+    const json = JSON.parse(body) as Record<string, unknown> | null;
+    message = json?.message ?? json?.Message;
+  } catch {
+    message = /<Message>([^<]{1,400})<\/Message>/.exec(body)?.[1];
+  }
+  return oneLine(message, 300);
 }
 
 /**

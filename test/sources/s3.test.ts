@@ -295,10 +295,10 @@ describe('s3 source, configuration', () => {
     expect(peer.requests.length).toBe(before);
   });
 
-  it('aws_access_key signs for AWS sources only: the REST source refuses it', async () => {
+  it('the REST source signs with aws_access_key only for a service it can name: an API host of its own needs aws_service (exit 2)', async () => {
     const error = await rejection(authenticate({ auth_method: 'aws_access_key', aws_access_key_id: ACCESS_KEY_ID, aws_secret_access_key: SECRET, base_url: 'https://api.example.com' }, { registry: new SecretRegistry() }));
     expect(error.exitCode).toBe(2);
-    expect(error.key).toBe('auth_method');
+    expect(error.key).toBe('aws_service');
   });
 
   it('the secret and the session token are registered for redaction the moment they are read', async () => {
