@@ -7,12 +7,21 @@ import type { TokenRequest } from './token-endpoint.js';
  * `client_secret_basic` (the default, as the RFC asks servers to support it), `client_secret_post`,
  * `private_key_jwt` (a fresh signed assertion for every request), `federated_assertion` (an
  * assertion another issuer signed, read from the file the platform keeps fresh: workload identity
- * federation), or `none` (a public client).
+ * federation), `tls_client_auth` and `self_signed_tls_client_auth` (RFC 8705: the client certificate
+ * presented in the TLS handshake is the proof, checked against a CA-issued subject or a registered
+ * certificate; the request only names the client), or `none` (a public client).
  */
 
-export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
+/** RFC 8705 mutual-TLS client authentication: the certificate of the `tls_client_*` keys is the proof. */
+export const MTLS_AUTH_METHODS = ['tls_client_auth', 'self_signed_tls_client_auth'] as const;
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', ...MTLS_AUTH_METHODS] as const;
 /** The client credentials grant also takes a federated assertion: a workload's identity, no secret at all. */
 export const CLIENT_CREDENTIALS_AUTH_METHODS = [...TOKEN_ENDPOINT_AUTH_METHODS, 'federated_assertion'] as const;
+
+/** Whether the token endpoint must be shown the client certificate: its TLS connection is the client's proof. */
+export function presentsClientCertificate(method: string): boolean {
+  return (MTLS_AUTH_METHODS as readonly string[]).includes(method);
+}
 export type TokenEndpointAuth = (typeof CLIENT_CREDENTIALS_AUTH_METHODS)[number] | 'none';
 
 const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -84,6 +93,9 @@ export function clientAuthentication(o: ClientAuthenticationOptions): ClientAuth
         body.set('client_assertion', await read());
       };
     }
+    // The TLS connection carries the proof (RFC 8705 §2): the request names the client, as a public one does.
+    case 'tls_client_auth':
+    case 'self_signed_tls_client_auth':
     case 'none':
       return async ({ body }) => {
         body.set('client_id', o.clientId);

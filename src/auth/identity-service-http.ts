@@ -2,7 +2,7 @@ import { rootCertificates } from 'node:tls';
 import type { RawConfiguration } from '../config/index.js';
 import { ConfigurationError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { HttpClient, describeUrl, isLoopbackHost, readTlsSettings, type TlsSettings } from '../network/index.js';
+import { HttpClient, describeUrl, hasClientCertificate, isLoopbackHost, readTlsSettings, type TlsSettings } from '../network/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
 
 /**
@@ -32,15 +32,46 @@ export function checkTokenEndpointUrl(url: URL, key: string, scope: string, expo
  * plus `tls_ca_certificate` when given (an in-house CA often signs both the API and its identity
  * server, while a hosted one is signed by a public CA: adding covers both cases, replacing would not).
  */
-export async function createTokenHttpClient(raw: RawConfiguration, timeoutSeconds: number, context: { log: Logger; now: () => number; secrets: SecretRegistry }): Promise<HttpClient> {
-  return new HttpClient({ tls: await tokenEndpointTls(raw, context), timeoutSeconds });
+export async function createTokenHttpClient(
+  raw: RawConfiguration,
+  timeoutSeconds: number,
+  context: { log: Logger; now: () => number; secrets: SecretRegistry },
+  options: { clientCertificate?: boolean } = {},
+): Promise<HttpClient> {
+  return new HttpClient({ tls: await tokenEndpointTls(raw, context, options), timeoutSeconds });
 }
 
-/** The TLS settings of any identity service (a token endpoint, AWS STS): verified, system roots plus `tls_ca_certificate`. */
-export async function tokenEndpointTls(raw: RawConfiguration, context: { log: Logger; now: () => number; secrets: SecretRegistry }): Promise<TlsSettings> {
-  // Only the CA key is passed on: the client certificate keys belong to the source's connections.
-  const ca = raw.tls_ca_certificate
-    ? (await readTlsSettings({ tls_ca_certificate: raw.tls_ca_certificate }, { log: context.log, now: context.now, secrets: context.secrets })).ca
-    : undefined;
-  return { verify: true, ...(ca ? { ca: `${rootCertificates.join('\n')}\n${ca}` } : {}) };
+/**
+ * The TLS settings of any identity service (a token endpoint, AWS STS): verified, system roots plus
+ * `tls_ca_certificate`. The `tls_client_*` certificate is presented only when asked
+ * (`clientCertificate`: RFC 8705 client authentication, where it is the client's proof); otherwise it
+ * belongs to the source's connections alone.
+ */
+export async function tokenEndpointTls(
+  raw: RawConfiguration,
+  context: { log: Logger; now: () => number; secrets: SecretRegistry },
+  options: { clientCertificate?: boolean } = {},
+): Promise<TlsSettings> {
+  const read = { log: context.log, now: context.now, secrets: context.secrets };
+  const settings = options.clientCertificate
+    ? await readTlsSettings(raw, read)
+    : raw.tls_ca_certificate
+      ? await readTlsSettings({ tls_ca_certificate: raw.tls_ca_certificate }, read)
+      : undefined;
+  const ca = settings?.ca;
+  return {
+    verify: true,
+    ...(ca ? { ca: `${rootCertificates.join('\n')}\n${ca}` } : {}),
+    ...(options.clientCertificate && settings ? { cert: settings.cert, key: settings.key, clientCertificate: settings.clientCertificate } : {}),
+  };
+}
+
+/** RFC 8705 client authentication has no proof but the certificate: exit 2 naming its key when none is configured. */
+export function requireClientCertificate(raw: RawConfiguration, what: string): void {
+  if (hasClientCertificate(raw)) return;
+  throw new ConfigurationError(`invalid configuration: ${what} proves the client with its TLS certificate, and none is configured`, {
+    code: 'missing_key',
+    key: 'tls_client_certificate',
+    hint: "set 'tls_client_certificate' and 'tls_client_private_key' (or 'tls_client_pkcs12') to the certificate registered for the client",
+  });
 }

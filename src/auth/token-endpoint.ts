@@ -5,10 +5,10 @@ import {
   type ConnectorAuthError,
 } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { describeUrl, type HttpClient } from '../network/index.js';
+import { HttpClient, describeUrl, explainTlsFailure, type TlsSettings } from '../network/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
 import { realTimers, type AuthContext, type Timers } from './auth-method.js';
-import { createTokenHttpClient } from './identity-service-http.js';
+import { tokenEndpointTls } from './identity-service-http.js';
 
 /**
  * One token endpoint: an OAuth 2.0 token endpoint (RFC 6749 §3.2, a POST of a grant), or a cloud
@@ -103,6 +103,11 @@ export interface TokenEndpointOptions {
   checkAnswer?: (response: Response) => ConnectorAuthError | undefined;
   /** The hint when the endpoint cannot be reached at all, after the retries (default: about a token endpoint). */
   unreachableHint?: string;
+  /**
+   * The TLS material when a client certificate is presented (RFC 8705 client authentication): a
+   * connection the server closes is then checked for a refusal of the certificate, named and final.
+   */
+  clientTls?: TlsSettings;
 }
 
 /** One attempt's body and headers; built again for each attempt (an assertion is single-use). */
@@ -221,9 +226,14 @@ export class TokenEndpoint {
         // Never redirected: a POST that carries a client secret must go where token_url says, nowhere
         // else, and a metadata service that redirects is not one.
         { ...init, redirect: 'manual', signal: AbortSignal.timeout(remainingMs) },
-        { credential: this.#o.credential, urlKey: this.#o.urlKey },
+        { credential: this.#o.credential, urlKey: this.#o.urlKey, clientCertificate: this.#o.clientTls?.clientCertificate },
       );
     } catch (error) {
+      // With TLS 1.3 a server judges the client certificate after the handshake seems done: its
+      // refusal arrives as a closed connection, which a look-only handshake tells apart (final, exit 3).
+      const tls = this.#o.clientTls;
+      const explained = tls ? await explainTlsFailure(error, { url, tls, target: this.#prefix(), timeoutMs: remainingMs }) : error;
+      if (explained !== error) throw explained;
       // Timeouts, refused and reset connections may pass; an untrusted certificate will not.
       if (error instanceof SourceUnreachableError) return { kind: 'retry', error, what: `failed (${error.code})`, retryAfterMs: undefined };
       throw error;
@@ -422,11 +432,17 @@ export function describeError(error: unknown): string {
 export async function tokenEndpointFor(
   context: AuthContext,
   options: Pick<TokenEndpointOptions, 'url' | 'urlKey' | 'credential' | 'errorKeys'> &
-    Partial<Pick<TokenEndpointOptions, 'method' | 'retryStatuses' | 'refusalStatuses' | 'checkAnswer' | 'unreachableHint' | 'answer'>>,
+    Partial<Pick<TokenEndpointOptions, 'method' | 'retryStatuses' | 'refusalStatuses' | 'checkAnswer' | 'unreachableHint' | 'answer'>> & {
+      /** Present the `tls_client_*` certificate (RFC 8705 client authentication). */
+      presentClientCertificate?: boolean;
+    },
 ): Promise<TokenEndpoint> {
+  const { presentClientCertificate, ...rest } = options;
+  const tls = await tokenEndpointTls(context.raw, context, { clientCertificate: presentClientCertificate === true });
   return new TokenEndpoint({
-    ...options,
-    http: await createTokenHttpClient(context.raw, context.common.timeout_seconds, context),
+    ...rest,
+    http: new HttpClient({ tls, timeoutSeconds: context.common.timeout_seconds }),
+    ...(tls.clientCertificate ? { clientTls: tls } : {}),
     log: context.log,
     secrets: context.secrets,
     now: context.now,

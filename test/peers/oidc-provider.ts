@@ -1,6 +1,9 @@
-import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { X509Certificate, createHash, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { createCa, issueClient, issueServer } from './certificates.js';
 import { Browser, type Page } from '../helpers/browser.js';
 import { workloadFederation, type WorkloadIssuer } from './workload-federation.js';
 
@@ -22,7 +25,13 @@ import { workloadFederation, type WorkloadIssuer } from './workload-federation.j
  *   front server as Entra checks a federated credential (workload-federation.ts), and the request
  *   then reaches oidc-provider authenticated as that client;
  * - a protected resource under `/api/` that verifies the bearer JWT with the provider's public keys
- *   and answers 200 or 401.
+ *   and answers 200 or 401;
+ * - with `mtls`, RFC 8705: an HTTPS front that asks for a client certificate and hands it to the
+ *   provider's mTLS feature (as a TLS-terminating proxy does, in a header the plain front strips), two
+ *   clients that authenticate with it (`tls_client_auth`: a certificate of the peer's CA with the
+ *   registered subject; `self_signed_tls_client_auth`: the certificate in the client's JWKS), both
+ *   with certificate-bound access tokens (`cnf.x5t#S256`), and the protected resource behind the same
+ *   front, which refuses a bound token presented without its certificate.
  *
  * Everything goes through a small front server (the URL tests see) that forwards to the provider on
  * its own port: it counts token requests per grant type, injects faults (status, Retry-After, delay),
@@ -58,6 +67,34 @@ export interface VerifiedAssertion {
   payload: Record<string, unknown>;
 }
 
+/** A client certificate and its key (PEM), as configuration.json holds them in `tls_client_*`. */
+export interface ClientCertificateFixture {
+  certificatePem: string;
+  privateKeyPem: string;
+}
+
+export interface MtlsFixture {
+  /** The HTTPS front: the token endpoint and the protected resource that check the certificate. */
+  tokenUrl: string;
+  apiUrl: string;
+  /** The CA of the front's server certificate (localhost), for `tls_ca_certificate`. */
+  caPem: string;
+  clients: {
+    /** `tls_client_auth`: a certificate of the peer's CA whose subject is the registered one. */
+    pki: { id: string } & ClientCertificateFixture;
+    /** `self_signed_tls_client_auth`: a self-signed certificate registered in the client's JWKS. */
+    selfSigned: { id: string } & ClientCertificateFixture;
+    /** Refresh tokens (issueRefreshToken(id)), `tls_client_auth` with the `pki` certificate. */
+    refresh: { id: string } & ClientCertificateFixture;
+  };
+  /** The registered subject, from another CA; and the peer's CA, for another subject. */
+  strangers: { otherCa: ClientCertificateFixture; otherSubject: ClientCertificateFixture };
+  /** SHA-256 thumbprint (base64url) of a certificate, as `cnf.x5t#S256` carries it. */
+  thumbprint(certificatePem: string): string;
+  /** The `cnf.x5t#S256` of the access tokens the mTLS front handed out, in order. */
+  boundTokens: string[];
+}
+
 export interface OidcPeer {
   /** Issuer and front server, e.g. http://127.0.0.1:43123 */
   url: string;
@@ -75,8 +112,8 @@ export interface OidcPeer {
   /** The cluster whose service account tokens the federated client presents. */
   workload: WorkloadIssuer;
   serviceAccounts: { rsa: ServiceAccountFixture; ec: ServiceAccountFixture };
-  /** A fresh refresh token of the refresh client (rotation on). */
-  issueRefreshToken(): Promise<string>;
+  /** A fresh refresh token of the refresh client (rotation on), or of another client that has the grant. */
+  issueRefreshToken(clientId?: string): Promise<string>;
   /**
    * What the person at the interaction pages does: sign in as an account and approve what the
    * client asks (the default), or decline (the provider then redirects with access_denied).
@@ -111,14 +148,21 @@ export interface OidcPeer {
   rejectNextResourceRequests(n: number): void;
   resourceRequests: { path: string; status: number }[];
   assertions: VerifiedAssertion[];
+  /** With `start({ mtls: true })`. */
+  mtls: MtlsFixture | undefined;
   stop(): Promise<void>;
 }
+
+/** Headers the mTLS front sets for the provider, as a TLS-terminating proxy would; stripped from anything else. */
+const CLIENT_CERT_HEADER = 'x-peer-client-cert';
+const CLIENT_VERIFY_HEADER = 'x-peer-client-verify';
+const MTLS_SUBJECT = 'connector.peer.test';
 
 const RESOURCE = 'https://api.peer.test/';
 const SCOPE = 'api:read';
 const ACCOUNT = 'user-1';
 
-export async function start(options: { accessTokenTtlSeconds?: number } = {}): Promise<OidcPeer> {
+export async function start(options: { accessTokenTtlSeconds?: number; mtls?: boolean } = {}): Promise<OidcPeer> {
   // The package ships no type declarations; a computed specifier keeps TypeScript from asking for them.
   const packageName = 'oidc-provider';
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -166,6 +210,8 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
     refresh: { id: 'refresh-client', secret: `refresh-${randomBytes(18).toString('base64url')}` },
     federated: { id: 'cc-federated' },
   };
+  const mtlsMaterial = options.mtls ? mtlsCertificates() : undefined;
+  const boundTokens: string[] = [];
   const federation = await workloadFederation();
   // How the front server authenticates the federated client to oidc-provider once its assertion
   // passed: a secret only the peer knows.
@@ -226,6 +272,40 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
         redirect_uris: ['http://127.0.0.1/callback', 'http://localhost/callback'],
         token_endpoint_auth_method: 'client_secret_basic',
       },
+      ...(mtlsMaterial
+        ? [
+            {
+              client_id: 'cc-mtls',
+              grant_types: ['client_credentials'],
+              response_types: [],
+              redirect_uris: [],
+              token_endpoint_auth_method: 'tls_client_auth',
+              tls_client_auth_subject_dn: `CN=${MTLS_SUBJECT},O=connector-auth tests`,
+              tls_client_certificate_bound_access_tokens: true,
+              scope: SCOPE,
+            },
+            {
+              client_id: 'refresh-mtls',
+              grant_types: ['authorization_code', 'refresh_token'],
+              response_types: ['code'],
+              application_type: 'native',
+              redirect_uris: ['http://127.0.0.1/callback'],
+              token_endpoint_auth_method: 'tls_client_auth',
+              tls_client_auth_subject_dn: `CN=${MTLS_SUBJECT},O=connector-auth tests`,
+              tls_client_certificate_bound_access_tokens: true,
+            },
+            {
+              client_id: 'cc-mtls-self',
+              grant_types: ['client_credentials'],
+              response_types: [],
+              redirect_uris: [],
+              token_endpoint_auth_method: 'self_signed_tls_client_auth',
+              jwks: { keys: [certificateJwk(mtlsMaterial.selfSigned.certificatePem)] },
+              tls_client_certificate_bound_access_tokens: true,
+              scope: SCOPE,
+            },
+          ]
+        : []),
       ...[...accounts.keys()].map((email) => ({
         client_id: email,
         grant_types: [JWT_BEARER],
@@ -235,6 +315,7 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
       })),
     ],
     jwks: { keys: [providerJwk] },
+    clientAuthMethods: ['client_secret_basic', 'client_secret_jwt', 'client_secret_post', 'private_key_jwt', 'none', ...(mtlsMaterial ? ['tls_client_auth', 'self_signed_tls_client_auth'] : [])],
     cookies: { keys: [randomBytes(16).toString('hex')] },
     scopes: ['openid', 'offline_access', SCOPE],
     rotateRefreshToken: true,
@@ -254,6 +335,20 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
       deviceFlow: { enabled: true },
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
+      ...(mtlsMaterial
+        ? {
+            mTLS: {
+              enabled: true,
+              certificateBoundAccessTokens: true,
+              tlsClientAuth: true,
+              selfSignedTlsClientAuth: true,
+              getCertificate: (ctx: { get(name: string): string }) => decodeURIComponent(ctx.get(CLIENT_CERT_HEADER)) || undefined,
+              certificateAuthorized: (ctx: { get(name: string): string }) => ctx.get(CLIENT_VERIFY_HEADER) === 'SUCCESS',
+              certificateSubjectMatches: (ctx: { get(name: string): string }, property: string, expected: string) =>
+                property === 'tls_client_auth_subject_dn' && sameDn(new X509Certificate(decodeURIComponent(ctx.get(CLIENT_CERT_HEADER))).subject, expected),
+            },
+          }
+        : {}),
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => RESOURCE,
@@ -307,17 +402,18 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
   await listen(inner);
   const innerPort = (inner.address() as AddressInfo).port;
 
-  const verifyAccessToken = async (token: string): Promise<boolean> => {
+  /** Valid, and the certificate thumbprint it is bound to (RFC 8705 §3), if any; undefined when not valid. */
+  const verifyAccessToken = async (token: string): Promise<{ boundTo: string | undefined } | undefined> => {
     if (token.split('.').length !== 3) {
       // Opaque: the provider's own stores know it, as introspection would tell a remote resource.
       const found = (await provider.ClientCredentials.find(token)) ?? (await provider.AccessToken.find(token));
-      return found !== undefined && !found.isExpired;
+      return found !== undefined && !found.isExpired ? { boundTo: found['x5t#S256'] as string | undefined } : undefined;
     }
     try {
-      await jose.jwtVerify(token, publicJwks, { issuer: url, audience: RESOURCE });
-      return true;
+      const { payload } = await jose.jwtVerify(token, publicJwks, { issuer: url, audience: RESOURCE });
+      return { boundTo: (payload.cnf as { 'x5t#S256'?: string } | undefined)?.['x5t#S256'] };
     } catch {
-      return false;
+      return undefined;
     }
   };
 
@@ -328,10 +424,31 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
     });
   });
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // RFC 8705's front: TLS that asks for a client certificate and lets any through, so that the
+  // provider (certificateAuthorized) and the resource (the token's binding) decide, as behind a
+  // TLS-terminating proxy with `ssl_verify_client optional_no_ca`.
+  const mtlsFront = mtlsMaterial
+    ? createHttpsServer({ key: mtlsMaterial.server.privateKeyPem, cert: mtlsMaterial.server.certificatePem, ca: mtlsMaterial.ca.certificatePem, requestCert: true, rejectUnauthorized: false })
+    : undefined;
+  if (mtlsFront) {
+    mtlsFront.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const socket = req.socket as TLSSocket;
+      const raw = socket.getPeerCertificate().raw as Buffer | undefined;
+      const pem = raw ? new X509Certificate(raw).toString() : undefined;
+      void handle(req, res, { pem, verified: socket.authorized }).catch((error: unknown) => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end(String((error as Error)?.message ?? error));
+      });
+    });
+    await listen(mtlsFront);
+  }
+  const mtlsUrl = mtlsFront ? `https://localhost:${(mtlsFront.address() as AddressInfo).port}` : '';
+
+  /** `tls`: the client certificate of a request that came through the mTLS front. */
+  async function handle(req: IncomingMessage, res: ServerResponse, tls?: { pem: string | undefined; verified: boolean }): Promise<void> {
     const path = new URL(req.url ?? '/', url).pathname;
     const body = await readAll(req);
-    if (path.startsWith('/api/')) return resource(req, res, path);
+    if (path.startsWith('/api/')) return resource(req, res, path, tls?.pem ? thumbprint(tls.pem) : undefined);
     if (path === '/auth') authorizationRequests.push(new URL(req.url ?? '/', url).searchParams);
     if (path === '/device/auth' && req.method === 'POST') {
       // oidc-provider announces no interval (clients then wait 5 s, RFC 8628 §3.2); the peer says how long.
@@ -370,7 +487,7 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
           // left to the grant handler, which answers invalid_grant
         }
       }
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = tls?.pem ? { [CLIENT_CERT_HEADER]: encodeURIComponent(tls.pem), [CLIENT_VERIFY_HEADER]: tls.verified ? 'SUCCESS' : 'FAILED' } : {};
       if (form.get('client_id') === clients.federated.id && form.get('client_assertion_type') === CLIENT_ASSERTION_JWT) {
         const refusal = await federation.verify(form.get('client_assertion') ?? '');
         if (refusal) return reply(res, 401, { 'content-type': 'application/json', 'cache-control': 'no-store' }, Buffer.from(JSON.stringify(refusal)));
@@ -382,6 +499,8 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
       if (forwarded.status === 200) {
         const json = JSON.parse(out.toString('utf8')) as Record<string, unknown>;
         if (typeof json.access_token === 'string') seen.accessTokens.push(json.access_token);
+        const bound = typeof json.access_token === 'string' && tls?.pem ? (await verifyAccessToken(json.access_token))?.boundTo : undefined;
+        if (bound) boundTokens.push(bound);
         if (typeof json.refresh_token === 'string') seen.refreshTokens.push(json.refresh_token);
         if (stripExpiresIn) {
           delete json.expires_in;
@@ -418,9 +537,11 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
     return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
 
-  async function resource(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  /** `presented`: the thumbprint of the client certificate the request came with (the mTLS front), which a bound token must match. */
+  async function resource(req: IncomingMessage, res: ServerResponse, path: string, presented?: string): Promise<void> {
     const match = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '');
-    let ok = match !== null && (await verifyAccessToken(match[1]!));
+    const verified = match !== null ? await verifyAccessToken(match[1]!) : undefined;
+    let ok = verified !== undefined && (verified.boundTo === undefined || verified.boundTo === presented);
     if (ok && rejectResource > 0) {
       rejectResource--;
       ok = false;
@@ -436,7 +557,11 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
 
   function forward(req: IncomingMessage, body: Buffer, extraHeaders: Record<string, string> = {}): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
     return new Promise((resolve, reject) => {
-      const headers = { ...req.headers, ...extraHeaders, 'content-length': String(body.length) };
+      const headers = { ...req.headers };
+      // Only the mTLS front says which certificate a request came with (extraHeaders).
+      delete headers[CLIENT_CERT_HEADER];
+      delete headers[CLIENT_VERIFY_HEADER];
+      Object.assign(headers, extraHeaders, { 'content-length': String(body.length) });
       delete headers['transfer-encoding'];
       const out = httpRequest({ host: '127.0.0.1', port: innerPort, method: req.method, path: req.url, headers }, (response) => {
         readAll(response).then((b) => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: b }), reject);
@@ -453,9 +578,9 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
     clients,
     workload: federation.issuer,
     serviceAccounts,
-    async issueRefreshToken() {
-      const client = await provider.Client.find(clients.refresh.id);
-      const grant = new provider.Grant({ accountId: ACCOUNT, clientId: clients.refresh.id });
+    async issueRefreshToken(clientId = clients.refresh.id) {
+      const client = await provider.Client.find(clientId);
+      const grant = new provider.Grant({ accountId: ACCOUNT, clientId });
       grant.addOIDCScope('offline_access');
       grant.addResourceScope(RESOURCE, SCOPE);
       const grantId = await grant.save();
@@ -490,8 +615,23 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
     rejectNextResourceRequests: (n) => void (rejectResource = n),
     resourceRequests,
     assertions,
+    mtls: mtlsMaterial
+      ? {
+          tokenUrl: `${mtlsUrl}/token`,
+          apiUrl: `${mtlsUrl}/api`,
+          caPem: mtlsMaterial.ca.certificatePem,
+          clients: {
+            pki: { id: 'cc-mtls', ...mtlsMaterial.pki },
+            selfSigned: { id: 'cc-mtls-self', ...mtlsMaterial.selfSigned },
+            refresh: { id: 'refresh-mtls', ...mtlsMaterial.pki },
+          },
+          strangers: { otherCa: mtlsMaterial.otherCa, otherSubject: mtlsMaterial.otherSubject },
+          thumbprint,
+          boundTokens,
+        }
+      : undefined,
     async stop() {
-      for (const server of [front, inner]) {
+      for (const server of [front, inner, ...(mtlsFront ? [mtlsFront] : [])]) {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
       }
@@ -499,7 +639,42 @@ export async function start(options: { accessTokenTtlSeconds?: number } = {}): P
   };
 }
 
-function listen(server: Server): Promise<void> {
+/**
+ * The certificates of the mTLS front: its CA and server certificate (localhost), a client certificate
+ * of that CA with the registered subject, a self-signed one, and two that must be refused: the
+ * registered subject from another CA, and another subject from the peer's CA.
+ */
+function mtlsCertificates() {
+  const pick = (issued: { certificatePem: string; privateKeyPem: string }) => ({ certificatePem: issued.certificatePem, privateKeyPem: issued.privateKeyPem });
+  const ca = createCa({ commonName: 'oidc peer mTLS CA' });
+  return {
+    ca,
+    server: issueServer(ca, { hosts: ['localhost'] }),
+    pki: pick(issueClient(ca, { commonName: MTLS_SUBJECT })),
+    selfSigned: pick(createCa({ commonName: 'self-signed connector' })),
+    otherCa: pick(issueClient(createCa(), { commonName: MTLS_SUBJECT })),
+    otherSubject: pick(issueClient(ca, { commonName: 'someone-else.peer.test' })),
+  };
+}
+
+/** A certificate's public key as a JWK with the certificate itself (`x5c`), as a client's JWKS registers it. */
+function certificateJwk(certificatePem: string): Record<string, unknown> {
+  const cert = new X509Certificate(certificatePem);
+  return { ...(cert.publicKey.export({ format: 'jwk' }) as object), x5c: [cert.raw.toString('base64')] };
+}
+
+/** A certificate's subject as Node writes it (`CN=…\nO=…`) against a registered RFC 4514 string (`CN=…,O=…`), attribute order aside. */
+function sameDn(subject: string, registered: string): boolean {
+  const normalize = (parts: string[]) => parts.map((part) => part.trim()).filter(Boolean).sort().join('\n');
+  return normalize(subject.split('\n')) === normalize(registered.split(','));
+}
+
+/** RFC 8705 §3.1: base64url of the SHA-256 of the certificate's DER. */
+function thumbprint(certificatePem: string): string {
+  return createHash('sha256').update(new X509Certificate(certificatePem).raw).digest('base64url');
+}
+
+function listen(server: Server | import('node:https').Server): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { defineAuthMethod } from '../auth-method.js';
-import { CLIENT_CREDENTIALS_AUTH_METHODS, clientAuthentication } from '../client-authentication.js';
+import { CLIENT_CREDENTIALS_AUTH_METHODS, clientAuthentication, presentsClientCertificate } from '../client-authentication.js';
+import { requireClientCertificate } from '../identity-service-http.js';
 import { loadSigningKey } from '../signing-key.js';
 import { tokenCredential } from '../token-credential.js';
 import { checkTokenEndpointUrl } from '../identity-service-http.js';
@@ -14,7 +15,10 @@ import { tokenFileReader } from '../token-file.js';
  * token cache. With `federated_assertion` the client holds no secret at all: the assertion is a token
  * the platform issued to the workload (a Kubernetes service account token on AKS, a CI runner's OIDC
  * token), read from `client_assertion_file`, which the authorization server trusts through a
- * federated credential (Microsoft Entra workload identity, RFC 7523 §2.2).
+ * federated credential (Microsoft Entra workload identity, RFC 7523 §2.2). With `tls_client_auth` or
+ * `self_signed_tls_client_auth` (RFC 8705) the proof is the `tls_client_*` certificate, presented to
+ * the token endpoint in the TLS handshake; a server that binds its tokens to that certificate sees the
+ * same one at the API, since the source presents it too.
  */
 export const clientCredentialsKeys = z
   .object({
@@ -28,9 +32,9 @@ export const clientCredentialsKeys = z
     client_assertion_key_id: keys.optionalText(),
     client_assertion_file: keys.optionalText(),
   })
-  .refine((k) => k.token_endpoint_auth === 'private_key_jwt' || k.token_endpoint_auth === 'federated_assertion' || k.client_secret !== undefined, {
+  .refine((k) => k.token_endpoint_auth === 'private_key_jwt' || k.token_endpoint_auth === 'federated_assertion' || presentsClientCertificate(k.token_endpoint_auth) || k.client_secret !== undefined, {
     path: ['client_secret'],
-    message: 'is missing (needed unless token_endpoint_auth is private_key_jwt or federated_assertion)',
+    message: 'is missing (needed unless token_endpoint_auth is private_key_jwt, federated_assertion, tls_client_auth or self_signed_tls_client_auth)',
   })
   .refine((k) => k.token_endpoint_auth !== 'federated_assertion' || k.client_assertion_file !== undefined, {
     path: ['client_assertion_file'],
@@ -52,8 +56,10 @@ export default defineAuthMethod({
     checkTokenEndpointUrl(k.token_url, 'token_url', scope);
     const jwt = k.token_endpoint_auth === 'private_key_jwt';
     const federated = k.token_endpoint_auth === 'federated_assertion';
+    const mtls = presentsClientCertificate(k.token_endpoint_auth);
+    if (mtls) requireClientCertificate(context.raw, `token_endpoint_auth '${k.token_endpoint_auth}'`);
     const assertionKey = jwt ? loadSigningKey(k.client_assertion_key!, 'client_assertion_key', context.secrets) : undefined;
-    const secretKey = jwt ? 'client_assertion_key' : federated ? 'client_assertion_file' : 'client_secret';
+    const secretKey = jwt ? 'client_assertion_key' : federated ? 'client_assertion_file' : mtls ? 'tls_client_certificate' : 'client_secret';
     const description = `OAuth 2.0 client credentials for client '${k.client_id}'`;
     const readAssertion = federated
       ? tokenFileReader({
@@ -82,6 +88,7 @@ export default defineAuthMethod({
       url: k.token_url,
       urlKey: 'token_url',
       credential: description,
+      presentClientCertificate: mtls,
       errorKeys: { invalid_client: secretKey, invalid_grant: secretKey, unauthorized_client: 'client_id', invalid_scope: 'scope', invalid_target: 'audience', other: 'client_id' },
     });
 

@@ -4,12 +4,12 @@ import { AuthenticationError, ConfigurationError } from '../../errors/index.js';
 import type { AuthContext, BrowserHandoff } from '../auth-method.js';
 import { defineAuthMethod, defineMethodAuthorization, realTimers } from '../auth-method.js';
 import { DEFAULT_REDIRECT_URI, authorizationCodeGrant, checkRedirectUri, parseAuthorizationParameters } from '../authorization-code.js';
-import { TOKEN_ENDPOINT_AUTH_METHODS, clientAuthentication, type ClientAuthentication } from '../client-authentication.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS, clientAuthentication, presentsClientCertificate, type ClientAuthentication } from '../client-authentication.js';
 import { deviceAuthorizationGrant } from '../device-authorization.js';
 import { recoveryFileExists, recoveryFilePath, writeRecoveryFile } from '../recovery-file.js';
 import { loadSigningKey } from '../signing-key.js';
 import { tokenCredential } from '../token-credential.js';
-import { checkTokenEndpointUrl } from '../identity-service-http.js';
+import { checkTokenEndpointUrl, requireClientCertificate } from '../identity-service-http.js';
 import { describeError, tokenEndpointFor, type TokenEndpoint, type TokenResponse } from '../token-endpoint.js';
 
 /**
@@ -165,6 +165,7 @@ async function deviceFlow(f: Flow, secretKey: string) {
     url,
     urlKey: 'device_authorization_url',
     credential: f.description,
+    presentClientCertificate: presentsClientCertificate(f.k.token_endpoint_auth),
     errorKeys: { invalid_client: secretKey, invalid_grant: 'client_id', unauthorized_client: 'client_id', invalid_scope: 'scope', other: 'client_id' },
   });
   try {
@@ -181,9 +182,11 @@ async function deviceFlow(f: Flow, secretKey: string) {
 async function tokenClient(k: RefreshTokenShape, context: AuthContext, invalidGrantKey: string) {
   checkTokenEndpointUrl(k.token_url, 'token_url', METHOD_SCOPE);
   const jwt = k.token_endpoint_auth === 'private_key_jwt';
-  // Without a secret (and without a key) the client is public: it only names itself (RFC 6749 §2.1).
-  const method = jwt ? 'private_key_jwt' : k.client_secret === undefined ? 'none' : k.token_endpoint_auth;
-  const secretKey = jwt ? 'client_assertion_key' : method === 'none' ? 'client_id' : 'client_secret';
+  const mtls = presentsClientCertificate(k.token_endpoint_auth);
+  if (mtls) requireClientCertificate(context.raw, `token_endpoint_auth '${k.token_endpoint_auth}'`);
+  // Without a secret (and without a key or a certificate) the client is public: it only names itself (RFC 6749 §2.1).
+  const method = jwt || mtls ? k.token_endpoint_auth : k.client_secret === undefined ? 'none' : k.token_endpoint_auth;
+  const secretKey = jwt ? 'client_assertion_key' : mtls ? 'tls_client_certificate' : method === 'none' ? 'client_id' : 'client_secret';
   const description = `OAuth 2.0 refresh token for client '${k.client_id}'`;
   const authenticateClient = clientAuthentication({
     method,
@@ -199,6 +202,7 @@ async function tokenClient(k: RefreshTokenShape, context: AuthContext, invalidGr
     url: k.token_url,
     urlKey: 'token_url',
     credential: description,
+    presentClientCertificate: mtls,
     errorKeys: { invalid_client: secretKey, invalid_grant: invalidGrantKey, unauthorized_client: 'client_id', invalid_scope: 'scope', other: 'client_id' },
   });
   return { description, endpoint, authenticateClient, secretKey };
