@@ -1,4 +1,5 @@
 import type { SecretRegistry } from '../secrets/index.js';
+import type { AssertionCertificate } from './assertion-certificate.js';
 import { newJwtId, signJwt, type SigningKey } from './signing-key.js';
 import type { TokenRequest } from './token-endpoint.js';
 
@@ -32,6 +33,8 @@ export interface ClientAuthenticationOptions {
   clientSecret?: string | undefined;
   assertionKey?: SigningKey | undefined;
   assertionKeyId?: string | undefined;
+  /** With `private_key_jwt`: the key's certificate, named in the header by thumbprint (Entra ID). */
+  assertionCertificate?: AssertionCertificate | undefined;
   /** With `federated_assertion`: reads the assertion file now (token-file.ts). */
   readAssertion?: (() => Promise<string>) | undefined;
   /** The assertion's audience: the token endpoint URL (RFC 7523 §3, item 3). */
@@ -74,8 +77,9 @@ export function clientAuthentication(o: ClientAuthenticationOptions): ClientAuth
         const iat = Math.floor(o.now() / 1000);
         const assertion = await signJwt(
           key,
-          { iss: o.clientId, sub: o.clientId, aud: o.tokenUrl.href, jti: newJwtId(), iat, exp: iat + ASSERTION_LIFETIME_SECONDS },
-          { kid: o.assertionKeyId },
+          // nbf as well: Entra ID lists it among the claims it reads.
+          { iss: o.clientId, sub: o.clientId, aud: o.tokenUrl.href, jti: newJwtId(), iat, nbf: iat, exp: iat + ASSERTION_LIFETIME_SECONDS },
+          { kid: o.assertionKeyId, ...o.assertionCertificate?.header },
           o.secrets,
           'client_assertion',
         );

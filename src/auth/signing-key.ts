@@ -85,14 +85,15 @@ function algorithmFor(key: KeyObject, configurationKey: string, what: string): s
 export async function signJwt(
   signingKey: SigningKey,
   claims: Record<string, unknown>,
-  header: { kid?: string | undefined },
+  header: { kid?: string | undefined; x5t?: string; 'x5t#S256'?: string },
   secrets: Pick<SecretRegistry, 'registerForms'>,
   label: string,
 ): Promise<string> {
   const { SignJWT } = await import('jose');
-  const kid = header.kid ?? signingKey.kid;
+  const { kid: givenKid, ...certificate } = header;
+  const kid = givenKid ?? signingKey.kid;
   const jwt = await new SignJWT(claims)
-    .setProtectedHeader({ alg: signingKey.alg, typ: 'JWT', ...(kid ? { kid } : {}) })
+    .setProtectedHeader({ alg: signingKey.alg, typ: 'JWT', ...(kid ? { kid } : {}), ...certificate })
     .sign(signingKey.key);
   secrets.registerForms(label, [jwt, jwt.split('.')[2]!]);
   return jwt;

@@ -4,6 +4,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { createCa, issueClient, issueServer } from './certificates.js';
+import { certificateCredentialCheck } from './entra-certificate-credential.js';
 import { Browser, type Page } from '../helpers/browser.js';
 import { workloadFederation, type WorkloadIssuer } from './workload-federation.js';
 
@@ -24,6 +25,9 @@ import { workloadFederation, type WorkloadIssuer } from './workload-federation.j
  *   `client_assertion` is a service account token of the peer's own cluster issuer, checked by the
  *   front server as Entra checks a federated credential (workload-federation.ts), and the request
  *   then reaches oidc-provider authenticated as that client;
+ * - a client that authenticates with a certificate credential as Entra ID checks one
+ *   (entra-certificate-credential.ts: the assertion names the certificate by thumbprint), checked by
+ *   the front server, which then lets the request reach oidc-provider authenticated as that client;
  * - a protected resource under `/api/` that verifies the bearer JWT with the provider's public keys
  *   and answers 200 or 401;
  * - with `mtls`, RFC 8705: an HTTPS front that asks for a client certificate and hands it to the
@@ -108,6 +112,8 @@ export interface OidcPeer {
     refresh: { id: string; secret: string };
     /** Trusts service account tokens of `workload`'s issuer and subject; holds no secret of its own. */
     federated: { id: string };
+    /** An Entra-style certificate credential: the key, its registered certificate, and a pair the app does not know. */
+    certificate: { id: string; keyPem: string; certificatePem: string; unregistered: { keyPem: string; certificatePem: string } };
   };
   /** The cluster whose service account tokens the federated client presents. */
   workload: WorkloadIssuer;
@@ -209,6 +215,7 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
     privateKeyJwt: { id: 'cc-jwt', keyPem: clientJwtKey.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string, keyId: 'cc-jwt-key-1' },
     refresh: { id: 'refresh-client', secret: `refresh-${randomBytes(18).toString('base64url')}` },
     federated: { id: 'cc-federated' },
+    certificate: certificateCredential(),
   };
   const mtlsMaterial = options.mtls ? mtlsCertificates() : undefined;
   const boundTokens: string[] = [];
@@ -217,6 +224,9 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
   // passed: a secret only the peer knows.
   const federatedSecret = `inner-${randomBytes(18).toString('base64url')}`;
   const federatedInner = `Basic ${Buffer.from(`${clients.federated.id}:${federatedSecret}`).toString('base64')}`;
+  const certificateSecret = `inner-${randomBytes(18).toString('base64url')}`;
+  const certificateInner = `Basic ${Buffer.from(`${clients.certificate.id}:${certificateSecret}`).toString('base64')}`;
+  const entraCertificates = await certificateCredentialCheck({ clientId: clients.certificate.id, certificates: [clients.certificate.certificatePem], tokenUrl });
 
   const accounts = new Map<string, { keyId: string; publicKey: KeyObject }>();
   const serviceAccount = (name: string, type: 'rsa' | 'ec'): ServiceAccountFixture => {
@@ -247,6 +257,15 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
       {
         client_id: clients.federated.id,
         client_secret: federatedSecret,
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+        scope: SCOPE,
+      },
+      {
+        client_id: clients.certificate.id,
+        client_secret: certificateSecret,
         grant_types: ['client_credentials'],
         response_types: [],
         redirect_uris: [],
@@ -494,6 +513,13 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
         for (const name of ['client_id', 'client_assertion', 'client_assertion_type']) form.delete(name);
         headers.authorization = federatedInner;
       }
+      if (form.get('client_id') === clients.certificate.id && form.get('client_assertion_type') === CLIENT_ASSERTION_JWT) {
+        const refusal = await entraCertificates.verify(form.get('client_assertion') ?? '');
+        if (refusal) return reply(res, 401, { 'content-type': 'application/json', 'cache-control': 'no-store' }, Buffer.from(JSON.stringify(refusal)));
+        assertions.push({ header: jose.decodeProtectedHeader(form.get('client_assertion')!) as Record<string, unknown>, payload: jose.decodeJwt(form.get('client_assertion')!) });
+        for (const name of ['client_id', 'client_assertion', 'client_assertion_type']) form.delete(name);
+        headers.authorization = certificateInner;
+      }
       const forwarded = await forward(req, Buffer.from(form.toString()), headers);
       let out = forwarded.body;
       if (forwarded.status === 200) {
@@ -655,6 +681,15 @@ function mtlsCertificates() {
     otherCa: pick(issueClient(createCa(), { commonName: MTLS_SUBJECT })),
     otherSubject: pick(issueClient(ca, { commonName: 'someone-else.peer.test' })),
   };
+}
+
+/** An app's certificate credential (RSA, as Entra's portal takes them) and a pair it does not know. */
+function certificateCredential() {
+  const pair = () => {
+    const issued = issueClient(createCa({ commonName: 'connector app certificates' }), { commonName: 'connector-app' });
+    return { keyPem: issued.privateKeyPem, certificatePem: issued.certificatePem };
+  };
+  return { id: 'cc-certificate', ...pair(), unregistered: pair() };
 }
 
 /** A certificate's public key as a JWK with the certificate itself (`x5c`), as a client's JWKS registers it. */

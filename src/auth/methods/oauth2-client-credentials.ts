@@ -3,6 +3,7 @@ import { keys } from '../../config/index.js';
 import { defineAuthMethod } from '../auth-method.js';
 import { CLIENT_CREDENTIALS_AUTH_METHODS, clientAuthentication, presentsClientCertificate } from '../client-authentication.js';
 import { requireClientCertificate } from '../identity-service-http.js';
+import { loadAssertionCertificate } from '../assertion-certificate.js';
 import { loadSigningKey } from '../signing-key.js';
 import { tokenCredential } from '../token-credential.js';
 import { checkTokenEndpointUrl } from '../identity-service-http.js';
@@ -30,6 +31,7 @@ export const clientCredentialsKeys = z
     token_endpoint_auth: keys.oneOf(CLIENT_CREDENTIALS_AUTH_METHODS, 'client_secret_basic'),
     client_assertion_key: keys.optionalText(),
     client_assertion_key_id: keys.optionalText(),
+    client_assertion_certificate: keys.optionalText(),
     client_assertion_file: keys.optionalText(),
   })
   .refine((k) => k.token_endpoint_auth === 'private_key_jwt' || k.token_endpoint_auth === 'federated_assertion' || presentsClientCertificate(k.token_endpoint_auth) || k.client_secret !== undefined, {
@@ -59,6 +61,7 @@ export default defineAuthMethod({
     const mtls = presentsClientCertificate(k.token_endpoint_auth);
     if (mtls) requireClientCertificate(context.raw, `token_endpoint_auth '${k.token_endpoint_auth}'`);
     const assertionKey = jwt ? loadSigningKey(k.client_assertion_key!, 'client_assertion_key', context.secrets) : undefined;
+    const assertionCertificate = assertionKey ? loadAssertionCertificate(k.client_assertion_certificate, k.client_assertion_key!, assertionKey, context.now) : undefined;
     const secretKey = jwt ? 'client_assertion_key' : federated ? 'client_assertion_file' : mtls ? 'tls_client_certificate' : 'client_secret';
     const description = `OAuth 2.0 client credentials for client '${k.client_id}'`;
     const readAssertion = federated
@@ -79,6 +82,7 @@ export default defineAuthMethod({
       clientSecret: k.client_secret,
       assertionKey,
       assertionKeyId: k.client_assertion_key_id,
+      assertionCertificate,
       readAssertion,
       tokenUrl: k.token_url,
       secrets: context.secrets,

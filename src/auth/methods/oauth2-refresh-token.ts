@@ -7,6 +7,7 @@ import { DEFAULT_REDIRECT_URI, authorizationCodeGrant, checkRedirectUri, parseAu
 import { TOKEN_ENDPOINT_AUTH_METHODS, clientAuthentication, presentsClientCertificate, type ClientAuthentication } from '../client-authentication.js';
 import { deviceAuthorizationGrant } from '../device-authorization.js';
 import { recoveryFileExists, recoveryFilePath, writeRecoveryFile } from '../recovery-file.js';
+import { loadAssertionCertificate } from '../assertion-certificate.js';
 import { loadSigningKey } from '../signing-key.js';
 import { tokenCredential } from '../token-credential.js';
 import { checkTokenEndpointUrl, requireClientCertificate } from '../identity-service-http.js';
@@ -28,6 +29,7 @@ const refreshTokenShape = z.object({
   token_endpoint_auth: keys.oneOf(TOKEN_ENDPOINT_AUTH_METHODS, 'client_secret_basic'),
   client_assertion_key: keys.optionalText(),
   client_assertion_key_id: keys.optionalText(),
+  client_assertion_certificate: keys.optionalText(),
   // Read by `connector-auth authorize` only: where a person grants the refresh token.
   authorization_url: keys.optionalUrl(['https:', 'http:']),
   device_authorization_url: keys.optionalUrl(['https:', 'http:']),
@@ -188,12 +190,14 @@ async function tokenClient(k: RefreshTokenShape, context: AuthContext, invalidGr
   const method = jwt || mtls ? k.token_endpoint_auth : k.client_secret === undefined ? 'none' : k.token_endpoint_auth;
   const secretKey = jwt ? 'client_assertion_key' : mtls ? 'tls_client_certificate' : method === 'none' ? 'client_id' : 'client_secret';
   const description = `OAuth 2.0 refresh token for client '${k.client_id}'`;
+  const assertionKey = jwt ? loadSigningKey(k.client_assertion_key!, 'client_assertion_key', context.secrets) : undefined;
   const authenticateClient = clientAuthentication({
     method,
     clientId: k.client_id,
     clientSecret: k.client_secret,
-    assertionKey: jwt ? loadSigningKey(k.client_assertion_key!, 'client_assertion_key', context.secrets) : undefined,
+    assertionKey,
     assertionKeyId: k.client_assertion_key_id,
+    assertionCertificate: assertionKey ? loadAssertionCertificate(k.client_assertion_certificate, k.client_assertion_key!, assertionKey, context.now) : undefined,
     tokenUrl: k.token_url,
     secrets: context.secrets,
     now: context.now,
