@@ -1,7 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestSource } from '../../src/sources/index.js';
 import { signingScope } from '../../src/sources/aws-request-signing.js';
-import { leakForms } from '../helpers/cli.js';
+import { cli, exists, initTemplate, leakForms, readTree } from '../helpers/cli.js';
 import { rejection } from '../helpers/rejection.js';
 import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf } from '../helpers/source-session.js';
 import { start as startGateway, type ApiGatewayPeer } from '../peers/api-gateway.js';
@@ -162,5 +165,34 @@ describe('rest source with an AWS method: SigV4 on every request', () => {
     const noRegion = await probeFailure(withoutRegion);
     expect([noRegion.error.exitCode, noRegion.error.key, noRegion.error.code]).toEqual([2, 'aws_region', 'aws_region_missing']);
     expect(gateway.requests.length).toBe(before);
+  });
+});
+
+describe('rest source with an AWS method, from the built CLI', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'connector-auth-sigv4-cli-'));
+  });
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('debug syncs the rest-api template from an API behind IAM; a wrong secret is exit 3 with AWS’s reason; no secret in any output or file', async () => {
+    const good = await initTemplate(root, 'signed', 'rest-api', { ...configuration(), items_path: 'items' }, { replaceConfiguration: true });
+    const run = await cli(['debug', good]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Upserts\s+\|\s+25\b/);
+    const files = await readTree(join(good, 'files'));
+    for (const form of leakForms(USER.secretAccessKey)) expect(run.stdout + run.stderr + files).not.toContain(form);
+
+    const bad = await initTemplate(root, 'wrong', 'rest-api', { ...configuration({ aws_secret_access_key: WRONG_SECRET }), items_path: 'items' }, { replaceConfiguration: true });
+    const refused = await cli(['debug', bad]);
+    expect(refused.code).toBe(3);
+    const errors = refused.stderr.trim().split('\n').filter((line) => line.startsWith('error'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain('The request signature we calculated does not match');
+    expect(errors[0]).toContain("check 'aws_secret_access_key'");
+    expect(await exists(join(bad, 'files'))).toBe(false);
+    for (const form of leakForms(WRONG_SECRET)) expect(refused.stdout + refused.stderr).not.toContain(form);
   });
 });
