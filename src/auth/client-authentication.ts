@@ -1,11 +1,12 @@
 import type { SecretRegistry } from '../secrets/index.js';
 import type { AssertionCertificate } from './assertion-certificate.js';
-import { newJwtId, signJwt, type SigningKey } from './signing-key.js';
+import { newJwtId, secretSigningKey, signJwt, type SigningKey } from './signing-key.js';
 import type { TokenRequest } from './token-endpoint.js';
 
 /**
  * How an OAuth client proves itself to the token endpoint (RFC 6749 §2.3, RFC 7523 §2.2):
  * `client_secret_basic` (the default, as the RFC asks servers to support it), `client_secret_post`,
+ * `client_secret_jwt` (an assertion signed with the secret, HS256: the secret itself never travels),
  * `private_key_jwt` (a fresh signed assertion for every request), `federated_assertion` (an
  * assertion another issuer signed, read from the file the platform keeps fresh: workload identity
  * federation), `tls_client_auth` and `self_signed_tls_client_auth` (RFC 8705: the client certificate
@@ -15,7 +16,7 @@ import type { TokenRequest } from './token-endpoint.js';
 
 /** RFC 8705 mutual-TLS client authentication: the certificate of the `tls_client_*` keys is the proof. */
 export const MTLS_AUTH_METHODS = ['tls_client_auth', 'self_signed_tls_client_auth'] as const;
-export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', ...MTLS_AUTH_METHODS] as const;
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', ...MTLS_AUTH_METHODS] as const;
 /** The client credentials grant also takes a federated assertion: a workload's identity, no secret at all. */
 export const CLIENT_CREDENTIALS_AUTH_METHODS = [...TOKEN_ENDPOINT_AUTH_METHODS, 'federated_assertion'] as const;
 
@@ -71,23 +72,11 @@ export function clientAuthentication(o: ClientAuthenticationOptions): ClientAuth
         body.set('client_secret', secret);
       };
     }
-    case 'private_key_jwt': {
-      const key = o.assertionKey!;
-      return async ({ body }) => {
-        const iat = Math.floor(o.now() / 1000);
-        const assertion = await signJwt(
-          key,
-          // nbf as well: Entra ID lists it among the claims it reads.
-          { iss: o.clientId, sub: o.clientId, aud: o.tokenUrl.href, jti: newJwtId(), iat, nbf: iat, exp: iat + ASSERTION_LIFETIME_SECONDS },
-          { kid: o.assertionKeyId, ...o.assertionCertificate?.header },
-          o.secrets,
-          'client_assertion',
-        );
-        body.set('client_id', o.clientId);
-        body.set('client_assertion_type', JWT_BEARER_ASSERTION);
-        body.set('client_assertion', assertion);
-      };
-    }
+    // OpenID Connect Core §9: HMAC SHA-256 keyed with the secret's UTF-8 bytes.
+    case 'client_secret_jwt':
+      return signedAssertion(o, secretSigningKey(o.clientSecret ?? ''), {});
+    case 'private_key_jwt':
+      return signedAssertion(o, o.assertionKey!, { kid: o.assertionKeyId, ...o.assertionCertificate?.header });
     case 'federated_assertion': {
       const read = o.readAssertion!;
       // Read for every request: the platform rewrites the file before the assertion expires.
@@ -105,4 +94,19 @@ export function clientAuthentication(o: ClientAuthenticationOptions): ClientAuth
         body.set('client_id', o.clientId);
       };
   }
+}
+
+/**
+ * RFC 7523 §2.2 client authentication with an assertion made here, fresh for every request (servers
+ * keep a replay cache by `jti`): `iss` = `sub` = the client, `aud` = the token endpoint, 60 seconds,
+ * and `nbf` as well, which Entra ID lists among the claims it reads.
+ */
+function signedAssertion(o: ClientAuthenticationOptions, key: SigningKey, header: Parameters<typeof signJwt>[2]): ClientAuthentication {
+  return async ({ body }) => {
+    const iat = Math.floor(o.now() / 1000);
+    const claims = { iss: o.clientId, sub: o.clientId, aud: o.tokenUrl.href, jti: newJwtId(), iat, nbf: iat, exp: iat + ASSERTION_LIFETIME_SECONDS };
+    body.set('client_id', o.clientId);
+    body.set('client_assertion_type', JWT_BEARER_ASSERTION);
+    body.set('client_assertion', await signJwt(key, claims, header, o.secrets, 'client_assertion'));
+  };
 }

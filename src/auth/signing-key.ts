@@ -1,4 +1,4 @@
-import { createPrivateKey, randomUUID, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import { ConfigurationError } from '../errors/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
 
@@ -52,6 +52,11 @@ export function loadSigningKey(text: string, key: string, secrets: Pick<SecretRe
     );
   }
   return { key: keyObject, alg: algorithmFor(keyObject, key, what), kid };
+}
+
+/** A client secret as an HS256 key (client_secret_jwt): its UTF-8 bytes, as OpenID Connect Core §9 says. */
+export function secretSigningKey(secret: string): SigningKey {
+  return { key: createSecretKey(Buffer.from(secret, 'utf8')), alg: 'HS256', kid: undefined };
 }
 
 function algorithmFor(key: KeyObject, configurationKey: string, what: string): string {

@@ -60,7 +60,7 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   authorization_parameters: plain('oauth2_refresh_token', 'further authorization request parameters as a query string, e.g. `prompt=consent` or `access_type=offline&prompt=consent`'),
   scope: plain('oauth2, gcp_metadata, gcp_workload_identity', 'scopes to request, space-separated (gcp_*: commas work too; gcp_workload_identity default cloud-platform)'),
   audience: plain('oauth2', 'audience / resource indicator to request'),
-  token_endpoint_auth: plain('oauth2', '`client_secret_basic` (default), `client_secret_post`, `private_key_jwt`, or RFC 8705 `tls_client_auth` / `self_signed_tls_client_auth` (the tls_client_* certificate is the proof); with client credentials also `federated_assertion`'),
+  token_endpoint_auth: plain('oauth2', '`client_secret_basic` (default), `client_secret_post`, `client_secret_jwt`, `private_key_jwt`, or RFC 8705 `tls_client_auth` / `self_signed_tls_client_auth` (the tls_client_* certificate is the proof); with client credentials also `federated_assertion`'),
   client_assertion_key: secret('oauth2', 'private key (PEM or JWK) that signs the client assertion when token_endpoint_auth=private_key_jwt'),
   client_assertion_key_id: plain('oauth2', '`kid` of the client assertion key, as registered at the authorization server'),
   client_assertion_certificate: plain('oauth2', 'with token_endpoint_auth=private_key_jwt: the certificate (PEM) of client_assertion_key, named by thumbprint in the assertion (x5t, x5t#S256) for servers that look the key up that way (Microsoft Entra ID certificate credentials); a CERTIFICATE block in client_assertion_key does the same'),

@@ -64,6 +64,22 @@ describe('oauth2_client_credentials against oidc-provider', () => {
     expectNoLeak(h.lines, allSecrets());
   });
 
+  it('client_secret_jwt: an assertion signed with the secret (HS256); the secret itself never travels', async () => {
+    const h = harness();
+    const { id, secret } = peer.clients.secretJwt;
+    const { probe } = await probeWith(h, basic({ client_id: id, client_secret: secret, token_endpoint_auth: 'client_secret_jwt' }));
+    expect(probe.outcome).toBe('HTTP 200');
+    const assertion = peer.seen.assertions.at(-1)!;
+    const [header, claims] = assertion.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>);
+    expect(header).toEqual({ alg: 'HS256', typ: 'JWT' });
+    expect(claims).toMatchObject({ iss: id, sub: id, aud: peer.tokenUrl });
+    expect(assertion).not.toContain(secret);
+    expectNoLeak(h.lines, [...allSecrets(), secret]);
+
+    const wrong = await rejection(probeWith(harness(), basic({ client_id: id, client_secret: `${secret}-wrong`, token_endpoint_auth: 'client_secret_jwt' })));
+    expect([wrong.exitCode, wrong.key, wrong.code]).toEqual([3, 'client_secret', 'oauth_invalid_client']);
+  });
+
   it('private_key_jwt: a signed client assertion (ES256, kid) replaces the secret', async () => {
     const h = harness();
     const configuration = basic({

@@ -11,8 +11,8 @@ import { workloadFederation, type WorkloadIssuer } from './workload-federation.j
 /**
  * A real OAuth 2.0 authorization server — panva's `oidc-provider` (v9) — on 127.0.0.1, with:
  *
- * - clients for client credentials with `client_secret_basic`, `client_secret_post` and
- *   `private_key_jwt` (an EC P-256 key whose public half is in the client's JWKS);
+ * - clients for client credentials with `client_secret_basic`, `client_secret_post`,
+ *   `client_secret_jwt` and `private_key_jwt` (an EC P-256 key whose public half is in the client's JWKS);
  * - a client with refresh tokens and rotation on (`rotateRefreshToken: true`), registered as a native
  *   app (loopback redirect URIs on any port, RFC 8252 §7.3); a refresh token comes either from a real
  *   authorization code flow (a browser drives /auth, the person's sign-in and consent are played by
@@ -108,6 +108,8 @@ export interface OidcPeer {
   clients: {
     basic: { id: string; secret: string };
     post: { id: string; secret: string };
+    /** client_secret_jwt: an HS256 assertion keyed with the secret. */
+    secretJwt: { id: string; secret: string };
     privateKeyJwt: { id: string; keyPem: string; keyId: string };
     refresh: { id: string; secret: string };
     /** Trusts service account tokens of `workload`'s issuer and subject; holds no secret of its own. */
@@ -212,6 +214,7 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
   const clients = {
     basic: { id: 'cc-basic', secret: `basic-${randomBytes(18).toString('base64url')}` },
     post: { id: 'cc-post', secret: `post-${randomBytes(18).toString('base64url')}` },
+    secretJwt: { id: 'cc-secret-jwt', secret: `jwt-${randomBytes(32).toString('base64url')}` },
     privateKeyJwt: { id: 'cc-jwt', keyPem: clientJwtKey.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string, keyId: 'cc-jwt-key-1' },
     refresh: { id: 'refresh-client', secret: `refresh-${randomBytes(18).toString('base64url')}` },
     federated: { id: 'cc-federated' },
@@ -270,6 +273,15 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
         response_types: [],
         redirect_uris: [],
         token_endpoint_auth_method: 'client_secret_basic',
+        scope: SCOPE,
+      },
+      {
+        client_id: clients.secretJwt.id,
+        client_secret: clients.secretJwt.secret,
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'client_secret_jwt',
         scope: SCOPE,
       },
       { client_id: clients.post.id, client_secret: clients.post.secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_post', scope: SCOPE },
