@@ -185,7 +185,7 @@ async function runSync(res: ServerResponse, id: string, b: Record<string, unknow
     run = finished.run;
     events.push(...finished.events);
   }
-  const deliveries = await ctx.delivery.deliver(events, ctx.store.listWebhooks());
+  const deliveries = await ctx.delivery.deliver(events, ctx.store.listWebhooks(), (id) => ctx.store.webhookSecret(id));
   sendJson(res, 200, { code: 'Success', data: { run, connector: ctx.store.getConnector(id), events, deliveries } });
 }
 

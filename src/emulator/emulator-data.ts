@@ -23,7 +23,8 @@ const transformationSchema = z.union([
 export const emulatorDataSchema = z.object({
   groups: z.array(groupSchema).default([]),
   connectors: z.array(connectorSchema).default([]),
-  webhooks: z.array(webhookSchema.extend({ id: z.number().int().nonnegative().optional() })).default([]),
+  // `secret`: deliveries are signed with it (X-Fivetran-Signature-256); fetch and list show it masked.
+  webhooks: z.array(webhookSchema.extend({ id: z.number().int().nonnegative().optional(), secret: z.string().min(1).optional() })).default([]),
   transformations: z.array(transformationSchema).default([]),
   webhook_feature_available: z.boolean().default(true),
   /** Credentials the emulator accepts; the demo credentials when absent. */

@@ -1,12 +1,13 @@
 import { Agent, request } from 'node:https';
-import { isHttpsUrl, webhookSelects, type Webhook } from '../clients/index.js';
+import { WEBHOOK_SIGNATURE_HEADER, isHttpsUrl, signWebhookPayload, webhookSelects, type Webhook } from '../clients/index.js';
 import type { EmulatorEvent } from './sync-simulation.js';
 
 /**
  * Delivers events to webhooks (specification section 6): one HTTPS POST of the event as JSON to each
  * webhook whose `events` select it (every event when `events` is absent or empty), never to a plain
- * http:// endpoint. One attempt, no signature: the payload, signing and retries are "not shown", and a
- * test wants to see exactly one POST per selected webhook. Each webhook receives its events in the
+ * http:// endpoint. A webhook with a secret gets the body's HMAC-SHA256 under it in
+ * `X-Fivetran-Signature-256`, as the real service signs (webhook-signature.ts). One attempt: retries are
+ * "not shown", and a test wants to see exactly one POST per selected webhook. Each webhook receives its events in the
  * order they happened (one after the other); different webhooks are served in parallel. Every attempt
  * is logged for the control route.
  */
@@ -40,11 +41,11 @@ export class EventDelivery {
   }
 
   /** Delivers each event to each selecting webhook; resolves when every attempt has ended. */
-  async deliver(events: readonly EmulatorEvent[], webhooks: readonly Webhook[]): Promise<Delivery[]> {
+  async deliver(events: readonly EmulatorEvent[], webhooks: readonly Webhook[], secretOf: (id: number) => string | undefined = () => undefined): Promise<Delivery[]> {
     const perWebhook = await Promise.all(
       webhooks.map(async (webhook) => {
         const done: Delivery[] = [];
-        for (const event of events) if (webhookSelects(webhook.events, event.event)) done.push(await this.#post(webhook, event));
+        for (const event of events) if (webhookSelects(webhook.events, event.event)) done.push(await this.#post(webhook, event, secretOf(webhook.id)));
         return done;
       }),
     );
@@ -57,7 +58,7 @@ export class EventDelivery {
     this.#agent.destroy();
   }
 
-  #post(webhook: Webhook, event: EmulatorEvent): Promise<Delivery> {
+  #post(webhook: Webhook, event: EmulatorEvent, secret: string | undefined): Promise<Delivery> {
     const base = { webhook_id: webhook.id, event: event.event, endpoint: webhook.endpoint, delivered_at: this.#options.now().toISOString() };
     if (!isHttpsUrl(webhook.endpoint)) return Promise.resolve({ ...base, error: 'endpoint is not HTTPS; not delivered' });
     const body = JSON.stringify(event);
@@ -66,7 +67,12 @@ export class EventDelivery {
         webhook.endpoint,
         {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'connector-auth-emulator' },
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'user-agent': 'connector-auth-emulator',
+            ...(secret ? { [WEBHOOK_SIGNATURE_HEADER]: signWebhookPayload(body, secret) } : {}),
+          },
           timeout: this.#options.timeoutMs ?? 5000,
           agent: this.#agent,
         },

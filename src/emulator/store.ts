@@ -26,11 +26,15 @@ interface GroupConnectors {
   bySchema: Map<string, SortedIndex<StoredRecord<Connector>>>;
 }
 
+/** How a webhook's secret appears in fetch and list answers. */
+const MASKED_SECRET = '******';
+
 export class EmulatorStore {
   readonly #groups = new SortedIndex<StoredRecord<Group>>();
   readonly #connectorsOfGroup = new Map<string, GroupConnectors>();
   readonly #connectors = new Map<string, StoredRecord<Connector>>();
   readonly #webhooks = new Map<number, Webhook>();
+  readonly #webhookSecrets = new Map<number, string>();
   readonly #transformations = new Map<string, Transformation>();
   #nextWebhookId = 1;
   /** Section 5.2: 403 on every webhook call when the organization lacks the feature. */
@@ -123,13 +127,21 @@ export class EmulatorStore {
 
   // webhooks
 
-  addWebhook(webhook: Omit<Webhook, 'id'> & { id?: number }): Webhook {
-    const id = webhook.id ?? this.#nextWebhookId;
+  /** A `secret` is kept apart: the record shows it masked, as the real service does, and deliveries are signed with it. */
+  addWebhook(webhook: Omit<Webhook, 'id'> & { id?: number; secret?: string }): Webhook {
+    const { secret, ...record } = webhook;
+    const id = record.id ?? this.#nextWebhookId;
     if (this.#webhooks.has(id)) throw new Error(`webhook ${id} exists already`);
-    const stored = { ...webhook, id } as Webhook;
+    const stored = { ...record, id, ...(secret ? { secret: MASKED_SECRET } : {}) } as Webhook;
     this.#webhooks.set(id, stored);
+    if (secret) this.#webhookSecrets.set(id, secret);
     this.#nextWebhookId = Math.max(this.#nextWebhookId, id + 1);
     return stored;
+  }
+
+  /** The secret a webhook's deliveries are signed with, if it has one. */
+  webhookSecret(id: number): string | undefined {
+    return this.#webhookSecrets.get(id);
   }
 
   getWebhook(id: number): Webhook | undefined {
@@ -141,6 +153,7 @@ export class EmulatorStore {
   }
 
   deleteWebhook(id: number): boolean {
+    this.#webhookSecrets.delete(id);
     return this.#webhooks.delete(id);
   }
 

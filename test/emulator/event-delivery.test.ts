@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { WEBHOOK_SIGNATURE_HEADER, createWebhookClient, verifyWebhookSignature } from '../../src/clients/index.js';
 import { control, emulator, httpsReceiver, minimalConnector } from './support.js';
 
 /**
@@ -7,6 +8,8 @@ import { control, emulator, httpsReceiver, minimalConnector } from './support.js
  * given), over HTTPS only. The receiver is a real HTTPS server with a certificate from a throw-away
  * CA made with node-forge; the emulator trusts that CA.
  */
+
+const WEBHOOK_SECRET = 'webhook-signing/+secret?&=5';
 
 let receiver: Awaited<ReturnType<typeof httpsReceiver>>;
 let emu: RunningEmulator;
@@ -23,6 +26,7 @@ beforeAll(async () => {
         { id: 2, name: 'everything', endpoint: `${receiver.url}/all` },
         { id: 3, name: 'failures', events: ['sync.failed'], endpoint: `${receiver.url}/failures` },
         { id: 4, name: 'empty list means all', events: [], endpoint: `${receiver.url}/empty` },
+        { id: 5, name: 'signed', events: ['sync.alert.raised'], endpoint: `${receiver.url}/signed`, secret: WEBHOOK_SECRET },
       ],
     },
   });
@@ -127,5 +131,37 @@ describe('sections 6 and 8: HTTPS endpoints only', () => {
     const error = await emulator({ data: { webhooks: [{ id: 1, name: 'x', endpoint: 'http://example.com/hook' }] } }).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: 2, code: 'emulator_data_invalid' });
     expect((error as Error).message).toContain('webhooks[0].endpoint');
+  });
+});
+
+describe('signed deliveries (the real service signs with the webhook secret)', () => {
+  it('a webhook with a secret gets X-Fivetran-Signature-256, the HMAC-SHA256 of the exact body; one without gets none', async () => {
+    await sync('conn_a', 'failure');
+    await sync('conn_a', 'success');
+    const signed = receiver.received.find((r) => r.path === '/signed')!;
+    const signature = signed.headers[WEBHOOK_SIGNATURE_HEADER] as string;
+    expect(signature).toMatch(/^[0-9A-F]{64}$/);
+    expect(verifyWebhookSignature(signed.raw, signature, WEBHOOK_SECRET)).toBe(true);
+    expect(verifyWebhookSignature(signed.raw, signature.toLowerCase(), WEBHOOK_SECRET)).toBe(true);
+    // Another secret, a body changed by one character, or re-serialized JSON: refused.
+    expect(verifyWebhookSignature(signed.raw, signature, `${WEBHOOK_SECRET}x`)).toBe(false);
+    expect(verifyWebhookSignature(signed.raw.replace('conn_a', 'conn_b'), signature, WEBHOOK_SECRET)).toBe(false);
+    expect(verifyWebhookSignature(JSON.stringify(signed.body, null, 1), signature, WEBHOOK_SECRET)).toBe(false);
+    expect(verifyWebhookSignature(signed.raw, undefined, WEBHOOK_SECRET)).toBe(false);
+    expect(verifyWebhookSignature(signed.raw, signature, '')).toBe(false);
+    for (const unsigned of receiver.received.filter((r) => r.path !== '/signed')) expect(unsigned.headers[WEBHOOK_SIGNATURE_HEADER]).toBeUndefined();
+  });
+
+  it('fetch and list show the secret masked, never its value', async () => {
+    const hooks = await createWebhookClient({ baseUrl: emu.webhookUrl, token: emu.credentials.webhookToken });
+    try {
+      const fetched = await hooks.get(5);
+      expect(fetched).toMatchObject({ status: 'success', webhook: { id: 5, secret: '******' } });
+      const listed = await hooks.list();
+      expect(JSON.stringify(listed)).not.toContain(WEBHOOK_SECRET);
+      expect(JSON.stringify(emu.deliveries)).not.toContain(WEBHOOK_SECRET);
+    } finally {
+      await hooks.close();
+    }
   });
 });

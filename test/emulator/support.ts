@@ -114,6 +114,8 @@ export function captureIO(json = false): CliIO & { stdout: string[]; stderr: str
 export interface ReceivedEvent {
   path: string;
   body: any;
+  /** The body as the bytes arrived (decoded as UTF-8), for signature checks. */
+  raw: string;
   headers: Record<string, string | string[] | undefined>;
 }
 
@@ -130,7 +132,7 @@ export async function httpsReceiver(): Promise<{ url: string; caPem: string; rec
     let text = '';
     req.on('data', (d: Buffer) => (text += d.toString()));
     req.on('end', () => {
-      received.push({ path: req.url ?? '/', body: JSON.parse(text), headers: req.headers });
+      received.push({ path: req.url ?? '/', body: JSON.parse(text), raw: text, headers: req.headers });
       res.writeHead(status.code).end();
     });
   });
