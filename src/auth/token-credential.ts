@@ -1,11 +1,12 @@
 import type { AuthContext, Credential, OutgoingRequest } from './auth-method.js';
+import type { DpopProver } from './dpop.js';
 import { TokenCache, type IssuedToken } from './token-cache.js';
 import type { TokenEndpoint, TokenResponse } from './token-endpoint.js';
 import { tokenLifetime } from './token-lifetime.js';
 
 /**
  * The Credential of every token method (client credentials, refresh token, service account key):
- * `Authorization: Bearer <token>` from a TokenCache. Acquiring the token is the first step of the
+ * `Authorization: Bearer <token>` from a TokenCache, or `DPoP <token>` with a proof (dpop.ts). Acquiring the token is the first step of the
  * probe (`prepare`), so a wrong client secret fails there, before the source is asked anything.
  */
 export interface TokenCredentialOptions {
@@ -16,6 +17,8 @@ export interface TokenCredentialOptions {
   context: AuthContext;
   /** One token request (with its retries), and whatever must happen before its token is used. */
   obtain: () => Promise<TokenResponse>;
+  /** DPoP (RFC 9449): a DPoP-bound token goes with a proof for each request's method and URL. */
+  dpop?: DpopProver | undefined;
 }
 
 /**
@@ -33,12 +36,15 @@ export function isAccessTokenCredential(credential: Credential): credential is A
 
 export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredential {
   const { context } = o;
+  /** The type of the token in the cache: a server may answer Bearer even to a DPoP proof (it does not bind). */
+  let tokenType: TokenResponse['tokenType'] = 'Bearer';
   const cache = new TokenCache({
     description: o.description,
     log: context.log,
     now: context.now,
     fetch: async (): Promise<IssuedToken> => {
       const response = await o.obtain();
+      tokenType = response.tokenType;
       const lifetime = tokenLifetime(response, context.now(), context.log, o.description);
       context.log.debug(`${o.description}: access token obtained, valid for ${Math.round(lifetime.seconds)}s (${lifetime.source})`);
       return { value: response.accessToken, lifetimeMs: lifetime.seconds * 1000 };
@@ -50,7 +56,13 @@ export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredentia
     rejectedKey: o.rejectedKey,
     sendsSecret: true,
     async authorize(request: OutgoingRequest) {
-      request.headers.set('authorization', `Bearer ${await cache.token()}`);
+      const token = await cache.token();
+      if (tokenType === 'DPoP' && o.dpop) {
+        request.headers.set('authorization', `DPoP ${token}`);
+        request.headers.set('dpop', await o.dpop.proof(request.method, request.url, token));
+        return;
+      }
+      request.headers.set('authorization', `Bearer ${token}`);
     },
     accessToken: () => cache.token(),
     async prepare() {

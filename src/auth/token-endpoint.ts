@@ -8,6 +8,7 @@ import type { Logger } from '../log/index.js';
 import { HttpClient, describeUrl, explainTlsFailure, type TlsSettings } from '../network/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
 import { realTimers, type AuthContext, type Timers } from './auth-method.js';
+import type { DpopProver } from './dpop.js';
 import { tokenEndpointTls } from './identity-service-http.js';
 
 /**
@@ -26,8 +27,8 @@ import { tokenEndpointTls } from './identity-service-http.js';
 
 export interface TokenResponse {
   readonly accessToken: string;
-  /** Normalised: "Bearer" (the only type this project sends). */
-  readonly tokenType: 'Bearer';
+  /** Normalised: "Bearer", or "DPoP" for a token bound to the DPoP key (RFC 9449), asked for with `dpop`. */
+  readonly tokenType: 'Bearer' | 'DPoP';
   /** `expires_in` when the server gave a positive number (or a numeric string). */
   readonly expiresInSeconds: number | undefined;
   /** A new refresh token, when the server issued one. */
@@ -108,6 +109,8 @@ export interface TokenEndpointOptions {
    * connection the server closes is then checked for a refusal of the certificate, named and final.
    */
   clientTls?: TlsSettings;
+  /** DPoP (RFC 9449): a proof on every request, the server's nonce followed, `DPoP` tokens accepted. */
+  dpop?: DpopProver;
 }
 
 /** One attempt's body and headers; built again for each attempt (an assertion is single-use). */
@@ -219,15 +222,25 @@ export class TokenEndpoint {
     remainingMs: number,
     read: ReadAnswer<T> = (json, response) => this.#readToken(json, response) as T,
   ): Promise<Attempt<T>> {
+    const dpop = this.#o.dpop;
     let response: Response;
+    let text: string;
     try {
-      response = await this.#o.http.send(
-        url,
-        // Never redirected: a POST that carries a client secret must go where token_url says, nowhere
-        // else, and a metadata service that redirects is not one.
-        { ...init, redirect: 'manual', signal: AbortSignal.timeout(remainingMs) },
-        { credential: this.#o.credential, urlKey: this.#o.urlKey, clientCertificate: this.#o.clientTls?.clientCertificate },
-      );
+      for (let sent = 1; ; sent++) {
+        if (dpop) init.headers.set('dpop', await dpop.proof(init.method, url));
+        response = await this.#o.http.send(
+          url,
+          // Never redirected: a POST that carries a client secret must go where token_url says, nowhere
+          // else, and a metadata service that redirects is not one.
+          { ...init, redirect: 'manual', signal: AbortSignal.timeout(remainingMs) },
+          { credential: this.#o.credential, urlKey: this.#o.urlKey, clientCertificate: this.#o.clientTls?.clientCertificate },
+        );
+        text = await response.text().catch(() => '');
+        // RFC 9449 §8: a server that wants a nonce says so once; the same request goes again with it,
+        // at once and without counting as a retry (Okta asks on every first request).
+        const nonceChanged = dpop?.learnNonce(url, response.headers) ?? false;
+        if (!(nonceChanged && sent === 1 && (response.status === 400 || response.status === 401) && parseObject(text)?.error === 'use_dpop_nonce')) break;
+      }
     } catch (error) {
       // With TLS 1.3 a server judges the client certificate after the handshake seems done: its
       // refusal arrives as a closed connection, which a look-only handshake tells apart (final, exit 3).
@@ -238,12 +251,11 @@ export class TokenEndpoint {
       if (error instanceof SourceUnreachableError) return { kind: 'retry', error, what: `failed (${error.code})`, retryAfterMs: undefined };
       throw error;
     }
-    return this.#interpret(response, read);
+    return this.#interpret(response, text, read);
   }
 
-  async #interpret<T>(response: Response, read: ReadAnswer<T>): Promise<Attempt<T>> {
+  async #interpret<T>(response: Response, text: string, read: ReadAnswer<T>): Promise<Attempt<T>> {
     const status = response.status;
-    const text = await response.text().catch(() => '');
     const refused = this.#o.checkAnswer?.(response);
     if (refused) throw refused;
     const json = parseObject(text);
@@ -297,17 +309,22 @@ export class TokenEndpoint {
       );
     }
     const tokenType = typeof json!.token_type === 'string' ? json!.token_type : 'Bearer';
-    if (tokenType.toLowerCase() !== 'bearer') {
+    const dpopBound = this.#o.dpop !== undefined && tokenType.toLowerCase() === 'dpop';
+    if (tokenType.toLowerCase() !== 'bearer' && !dpopBound) {
       throw new AuthenticationError(
-        `${this.#prefix()} issued a '${tokenType.slice(0, 20)}' token; only Bearer tokens (RFC 6750) are supported`,
-        { code: 'token_type_unsupported', key: this.#o.errorKeys.other, hint: 'configure the client at the authorization server to receive Bearer tokens' },
+        `${this.#prefix()} issued a '${tokenType.slice(0, 20)}' token; only Bearer tokens (RFC 6750) are supported${tokenType.toLowerCase() === 'dpop' ? ", or DPoP ones with 'dpop' set to true" : ''}`,
+        {
+          code: 'token_type_unsupported',
+          key: tokenType.toLowerCase() === 'dpop' ? 'dpop' : this.#o.errorKeys.other,
+          hint: tokenType.toLowerCase() === 'dpop' ? "set 'dpop' to \"true\": the server binds this client's tokens to a DPoP key" : 'configure the client at the authorization server to receive Bearer tokens',
+        },
       );
     }
     const expires = typeof json!.expires_in === 'string' ? Number(json!.expires_in) : json!.expires_in;
     const refreshToken = typeof json!.refresh_token === 'string' && json!.refresh_token.length > 0 ? json!.refresh_token : undefined;
     return {
       accessToken,
-      tokenType: 'Bearer',
+      tokenType: dpopBound ? 'DPoP' : 'Bearer',
       expiresInSeconds: typeof expires === 'number' && Number.isFinite(expires) && expires > 0 ? expires : undefined,
       refreshToken,
       scope: typeof json!.scope === 'string' ? json!.scope : undefined,
@@ -432,7 +449,7 @@ export function describeError(error: unknown): string {
 export async function tokenEndpointFor(
   context: AuthContext,
   options: Pick<TokenEndpointOptions, 'url' | 'urlKey' | 'credential' | 'errorKeys'> &
-    Partial<Pick<TokenEndpointOptions, 'method' | 'retryStatuses' | 'refusalStatuses' | 'checkAnswer' | 'unreachableHint' | 'answer'>> & {
+    Partial<Pick<TokenEndpointOptions, 'method' | 'retryStatuses' | 'refusalStatuses' | 'checkAnswer' | 'unreachableHint' | 'answer' | 'dpop'>> & {
       /** Present the `tls_client_*` certificate (RFC 8705 client authentication). */
       presentClientCertificate?: boolean;
     },

@@ -158,6 +158,10 @@ export interface OidcPeer {
   assertions: VerifiedAssertion[];
   /** With `start({ mtls: true })`. */
   mtls: MtlsFixture | undefined;
+  /** Whether the token endpoint demands a DPoP nonce (`use_dpop_nonce` first, as Okta does). */
+  requireDpopNonce(on: boolean): void;
+  /** DPoP proofs the protected resource accepted (method and URL), in order. */
+  dpopProofs: { htm: string; htu: string }[];
   stop(): Promise<void>;
 }
 
@@ -221,6 +225,8 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
     certificate: certificateCredential(),
   };
   const mtlsMaterial = options.mtls ? mtlsCertificates() : undefined;
+  let requireDpopNonce = false;
+  const dpopProofs: { htm: string; htu: string }[] = [];
   const boundTokens: string[] = [];
   const federation = await workloadFederation();
   // How the front server authenticates the federated client to oidc-provider once its assertion
@@ -366,6 +372,8 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
       deviceFlow: { enabled: true },
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
+      // DPoP (RFC 9449) as Okta runs it when asked: a nonce required on the first request.
+      dPoP: { enabled: true, nonceSecret: randomBytes(32), requireNonce: () => requireDpopNonce },
       ...(mtlsMaterial
         ? {
             mTLS: {
@@ -433,18 +441,40 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
   await listen(inner);
   const innerPort = (inner.address() as AddressInfo).port;
 
-  /** Valid, and the certificate thumbprint it is bound to (RFC 8705 §3), if any; undefined when not valid. */
-  const verifyAccessToken = async (token: string): Promise<{ boundTo: string | undefined } | undefined> => {
+  /**
+   * Valid, and what it is bound to, if anything: a certificate thumbprint (RFC 8705 §3) or a DPoP key
+   * thumbprint (RFC 9449 §6); undefined when not valid.
+   */
+  const verifyAccessToken = async (token: string): Promise<{ boundTo: string | undefined; jkt: string | undefined } | undefined> => {
     if (token.split('.').length !== 3) {
       // Opaque: the provider's own stores know it, as introspection would tell a remote resource.
       const found = (await provider.ClientCredentials.find(token)) ?? (await provider.AccessToken.find(token));
-      return found !== undefined && !found.isExpired ? { boundTo: found['x5t#S256'] as string | undefined } : undefined;
+      return found !== undefined && !found.isExpired ? { boundTo: found['x5t#S256'] as string | undefined, jkt: found.jkt as string | undefined } : undefined;
     }
     try {
       const { payload } = await jose.jwtVerify(token, publicJwks, { issuer: url, audience: RESOURCE });
-      return { boundTo: (payload.cnf as { 'x5t#S256'?: string } | undefined)?.['x5t#S256'] };
+      const cnf = payload.cnf as { 'x5t#S256'?: string; jkt?: string } | undefined;
+      return { boundTo: cnf?.['x5t#S256'], jkt: cnf?.jkt };
     } catch {
       return undefined;
+    }
+  };
+
+  /** RFC 9449 §4.3 and §7.1, as a resource server checks a proof: key, method, URL, token hash, freshness, and the token's key. */
+  const dpopProofFor = async (req: IncomingMessage, at: URL, token: string, jkt: string): Promise<boolean> => {
+    const proof = req.headers.dpop;
+    if (typeof proof !== 'string') return false;
+    try {
+      const { payload, protectedHeader } = await jose.jwtVerify(proof, jose.EmbeddedJWK, { typ: 'dpop+jwt', algorithms: ['ES256', 'EdDSA'] });
+      const htu = new URL(at);
+      htu.search = '';
+      const fresh = typeof payload.iat === 'number' && Math.abs(Date.now() / 1000 - payload.iat) <= 300;
+      const ath = createHash('sha256').update(token).digest('base64url');
+      const ok = fresh && payload.htm === req.method && payload.htu === htu.href && payload.ath === ath && (await jose.calculateJwkThumbprint(protectedHeader.jwk!)) === jkt;
+      if (ok) dpopProofs.push({ htm: String(payload.htm), htu: String(payload.htu) });
+      return ok;
+    } catch {
+      return false;
     }
   };
 
@@ -575,11 +605,19 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
     return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
 
-  /** `presented`: the thumbprint of the client certificate the request came with (the mTLS front), which a bound token must match. */
+  /**
+   * `presented`: the thumbprint of the client certificate the request came with (the mTLS front),
+   * which a certificate-bound token must match. A DPoP-bound token (`cnf.jkt`) must come as
+   * `Authorization: DPoP` with a proof of its key for this request (RFC 9449 §7).
+   */
   async function resource(req: IncomingMessage, res: ServerResponse, path: string, presented?: string): Promise<void> {
-    const match = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '');
-    const verified = match !== null ? await verifyAccessToken(match[1]!) : undefined;
-    let ok = verified !== undefined && (verified.boundTo === undefined || verified.boundTo === presented);
+    const match = /^(Bearer|DPoP) (.+)$/i.exec(req.headers.authorization ?? '');
+    const verified = match !== null ? await verifyAccessToken(match[2]!) : undefined;
+    const dpopOk = async () =>
+      verified?.jkt === undefined
+        ? match![1]!.toLowerCase() === 'bearer'
+        : match![1]!.toLowerCase() === 'dpop' && (await dpopProofFor(req, new URL(path, url), match![2]!, verified.jkt));
+    let ok = verified !== undefined && (verified.boundTo === undefined || verified.boundTo === presented) && (await dpopOk());
     if (ok && rejectResource > 0) {
       rejectResource--;
       ok = false;
@@ -653,6 +691,8 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
     rejectNextResourceRequests: (n) => void (rejectResource = n),
     resourceRequests,
     assertions,
+    requireDpopNonce: (on) => void (requireDpopNonce = on),
+    dpopProofs,
     mtls: mtlsMaterial
       ? {
           tokenUrl: `${mtlsUrl}/token`,

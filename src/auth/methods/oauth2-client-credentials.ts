@@ -4,6 +4,7 @@ import { defineAuthMethod } from '../auth-method.js';
 import { CLIENT_CREDENTIALS_AUTH_METHODS, clientAuthentication, presentsClientCertificate } from '../client-authentication.js';
 import { requireClientCertificate } from '../identity-service-http.js';
 import { loadAssertionCertificate } from '../assertion-certificate.js';
+import { createDpopProver } from '../dpop.js';
 import { loadSigningKey } from '../signing-key.js';
 import { tokenCredential } from '../token-credential.js';
 import { checkTokenEndpointUrl } from '../identity-service-http.js';
@@ -19,7 +20,8 @@ import { tokenFileReader } from '../token-file.js';
  * federated credential (Microsoft Entra workload identity, RFC 7523 §2.2). With `tls_client_auth` or
  * `self_signed_tls_client_auth` (RFC 8705) the proof is the `tls_client_*` certificate, presented to
  * the token endpoint in the TLS handshake; a server that binds its tokens to that certificate sees the
- * same one at the API, since the source presents it too.
+ * same one at the API, since the source presents it too. With `dpop`, tokens are bound to a key
+ * pair made for this run (RFC 9449, dpop.ts): each token request and each API request carries a proof.
  */
 export const clientCredentialsKeys = z
   .object({
@@ -33,6 +35,7 @@ export const clientCredentialsKeys = z
     client_assertion_key_id: keys.optionalText(),
     client_assertion_certificate: keys.optionalText(),
     client_assertion_file: keys.optionalText(),
+    dpop: keys.boolean(false),
   })
   .refine((k) => k.token_endpoint_auth === 'private_key_jwt' || k.token_endpoint_auth === 'federated_assertion' || presentsClientCertificate(k.token_endpoint_auth) || k.client_secret !== undefined, {
     path: ['client_secret'],
@@ -88,11 +91,14 @@ export default defineAuthMethod({
       secrets: context.secrets,
       now: context.now,
     });
+    // A key pair of this process only, made now: DPoP-bound tokens are useless without it.
+    const dpop = k.dpop ? createDpopProver(context.now) : undefined;
     const endpoint = await tokenEndpointFor(context, {
       url: k.token_url,
       urlKey: 'token_url',
       credential: description,
       presentClientCertificate: mtls,
+      ...(dpop ? { dpop } : {}),
       errorKeys: { invalid_client: secretKey, invalid_grant: secretKey, unauthorized_client: 'client_id', invalid_scope: 'scope', invalid_target: 'audience', other: 'client_id' },
     });
 
@@ -102,6 +108,7 @@ export default defineAuthMethod({
       rejectedKey: 'client_id',
       endpoint,
       context,
+      dpop,
       obtain: () =>
         endpoint.request('client_credentials', async () => {
           const request = { body: new URLSearchParams(), headers: new Headers() };

@@ -1,0 +1,86 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { start, type OidcPeer } from '../peers/oidc-provider.js';
+import { connect, expectNoLeak, harness, probeWith } from './support.js';
+
+/**
+ * DPoP (RFC 9449) for oauth2_client_credentials, against oidc-provider's DPoP feature: the token is
+ * bound to the run's key (`token_type` DPoP, `cnf.jkt`), every token and API request carries a proof,
+ * and the protected resource of the peer checks each proof (key, method, URL, token hash, freshness)
+ * and refuses the token without one. With nonces required, as Okta runs DPoP, the first token request
+ * is answered `use_dpop_nonce` and the client follows the nonce at once.
+ */
+
+let peer: OidcPeer;
+beforeAll(async () => {
+  peer = await start();
+});
+afterAll(async () => {
+  await peer?.stop();
+});
+afterEach(() => {
+  peer.requireDpopNonce(false);
+  peer.resetCounts();
+});
+
+const configuration = (extra: Record<string, string> = {}) => ({
+  auth_method: 'oauth2_client_credentials',
+  token_url: peer.tokenUrl,
+  client_id: peer.clients.basic.id,
+  client_secret: peer.clients.basic.secret,
+  scope: 'api:read',
+  dpop: 'true',
+  base_url: peer.apiUrl,
+  probe_path: 'health',
+  ...extra,
+});
+
+describe('oauth2_client_credentials with DPoP (RFC 9449)', () => {
+  it('the token is bound to the run’s key; each API request carries a proof for its method and URL', async () => {
+    const h = harness();
+    const proofs = peer.dpopProofs.length;
+    const { probe, items } = await probeWith(h, configuration());
+    expect(probe.outcome).toBe('HTTP 200');
+    expect(items.items).toHaveLength(2);
+    expect(peer.tokenRequests('client_credentials')).toBe(1);
+    expect(peer.dpopProofs.slice(proofs)).toEqual([
+      { htm: 'GET', htu: `${peer.apiUrl}/health` },
+      { htm: 'GET', htu: `${peer.apiUrl}/items` },
+    ]);
+    expectNoLeak(h.lines, [peer.clients.basic.secret, ...peer.seen.accessTokens]);
+  });
+
+  it('the bound token is refused without a proof of its key: as a Bearer token, or as DPoP with no proof', async () => {
+    const h = harness();
+    const auth = await connect(h, configuration());
+    try {
+      await auth.probe();
+    } finally {
+      await auth.close();
+    }
+    const token = peer.seen.accessTokens.at(-1)!;
+    for (const authorization of [`Bearer ${token}`, `DPoP ${token}`]) {
+      const response = await fetch(`${peer.apiUrl}/health`, { headers: { authorization } });
+      expect(response.status).toBe(401);
+    }
+  });
+
+  it('a server that requires a nonce answers use_dpop_nonce first; the same request goes again with it, without a retry warning', async () => {
+    peer.requireDpopNonce(true);
+    const h = harness();
+    const { probe } = await probeWith(h, configuration());
+    expect(probe.outcome).toBe('HTTP 200');
+    // The front counts both: the one refused for want of a nonce, and the one that got the token.
+    expect(peer.tokenRequests('client_credentials')).toBe(2);
+    expect(h.lines.filter((line) => line.includes('"WARNING"'))).toEqual([]);
+  });
+
+  it('without dpop the same client gets a Bearer token, unbound', async () => {
+    const h = harness();
+    const proofs = peer.dpopProofs.length;
+    const { probe } = await probeWith(h, configuration({ dpop: 'false' }));
+    expect(probe.outcome).toBe('HTTP 200');
+    expect(peer.dpopProofs.length).toBe(proofs);
+    const response = await fetch(`${peer.apiUrl}/health`, { headers: { authorization: `Bearer ${peer.seen.accessTokens.at(-1)!}` } });
+    expect(response.status).toBe(200);
+  });
+});
