@@ -95,6 +95,7 @@ export default defineSource({
     const http = new HttpClient({ tls, timeoutSeconds, route: tunnel });
     // An AWS method's credential signs each request itself (SigV4), rather than adding a header.
     const signer: RequestSigner | undefined = isAwsCredential(credential) ? await awsRequestSigner(credential, baseUrl, k.aws_service, context.now) : undefined;
+    if (signer) context.log.debug(`${credential.description}: requests to ${baseUrl.origin} are signed with ${signer.description}`);
 
     /**
      * One authenticated request: the credential goes to base_url's origin only, as browsers do on
