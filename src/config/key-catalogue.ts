@@ -64,7 +64,7 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   client_assertion_key: secret('oauth2', 'private key (PEM or JWK) that signs the client assertion when token_endpoint_auth=private_key_jwt'),
   client_assertion_key_id: plain('oauth2', '`kid` of the client assertion key, as registered at the authorization server'),
   client_assertion_certificate: plain('oauth2', 'with token_endpoint_auth=private_key_jwt: the certificate (PEM) of client_assertion_key, named by thumbprint in the assertion (x5t, x5t#S256) for servers that look the key up that way (Microsoft Entra ID certificate credentials); a CERTIFICATE block in client_assertion_key does the same'),
-  dpop: plain('oauth2_client_credentials', '`true` to bind access tokens to a key pair made for the run (DPoP, RFC 9449): a proof on every token and API request, the server\'s nonce followed'),
+  dpop: plain('oauth2_client_credentials, oauth2_refresh_token', '`true` to bind access tokens to a key pair made for the run (DPoP, RFC 9449): a proof on every token and API request, the server\'s nonce followed'),
   client_assertion_file: plain('oauth2', 'with token_endpoint_auth=federated_assertion: file the platform writes the workload\'s token to (AKS: the pod\'s AZURE_FEDERATED_TOKEN_FILE); read again for each token request'),
   service_account_key: secret('service_account_key', 'JSON key file content of the service account'),
   aws_access_key_id: plain('aws', 'AWS access key id'),

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { start, type OidcPeer } from '../peers/oidc-provider.js';
-import { connect, expectNoLeak, harness, probeWith } from './support.js';
+import { connect, expectNoLeak, harness, probeWith, rejection } from './support.js';
 
 /**
  * DPoP (RFC 9449) for oauth2_client_credentials, against oidc-provider's DPoP feature: the token is
@@ -82,5 +82,43 @@ describe('oauth2_client_credentials with DPoP (RFC 9449)', () => {
     expect(peer.dpopProofs.length).toBe(proofs);
     const response = await fetch(`${peer.apiUrl}/health`, { headers: { authorization: `Bearer ${peer.seen.accessTokens.at(-1)!}` } });
     expect(response.status).toBe(200);
+  });
+});
+
+describe('oauth2_refresh_token with DPoP', () => {
+  const refreshConfiguration = async (extra: Record<string, string> = {}) => ({
+    auth_method: 'oauth2_refresh_token',
+    token_url: peer.tokenUrl,
+    client_id: peer.clients.refresh.id,
+    client_secret: peer.clients.refresh.secret,
+    refresh_token: await peer.issueRefreshToken(),
+    dpop: 'true',
+    base_url: peer.apiUrl,
+    probe_path: 'health',
+    ...extra,
+  });
+
+  it('a confidential client: the refresh grant carries a proof, the access token is DPoP-bound, the rotated refresh token saved', async () => {
+    const h = harness();
+    const saved: string[] = [];
+    const proofs = peer.dpopProofs.length;
+    const auth = await connect(h, await refreshConfiguration(), { persistConfigurationValue: async (_key, value) => void saved.push(value) });
+    try {
+      expect((await auth.probe()).outcome).toBe('HTTP 200');
+    } finally {
+      await auth.close();
+    }
+    expect(peer.dpopProofs.slice(proofs)).toEqual([{ htm: 'GET', htu: `${peer.apiUrl}/health` }]);
+    expect(saved).toHaveLength(1);
+    expect(await peer.refreshTokenActive(saved[0]!)).toBe(true);
+    expectNoLeak(h.lines, [peer.clients.refresh.secret, ...peer.seen.accessTokens, ...peer.seen.refreshTokens]);
+  });
+
+  it('a public client: exit 2 naming dpop, before any request (its refresh token would be bound to a key that ends with the run)', async () => {
+    const before = peer.tokenRequests();
+    const { client_secret: _secret, ...publicClient } = await refreshConfiguration();
+    const error = await rejection(probeWith(harness(), publicClient));
+    expect([error.exitCode, error.key, error.code]).toEqual([2, 'dpop', 'dpop_public_client']);
+    expect(peer.tokenRequests()).toBe(before);
   });
 });

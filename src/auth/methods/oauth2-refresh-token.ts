@@ -8,6 +8,7 @@ import { TOKEN_ENDPOINT_AUTH_METHODS, clientAuthentication, presentsClientCertif
 import { deviceAuthorizationGrant } from '../device-authorization.js';
 import { recoveryFileExists, recoveryFilePath, writeRecoveryFile } from '../recovery-file.js';
 import { loadAssertionCertificate } from '../assertion-certificate.js';
+import { createDpopProver } from '../dpop.js';
 import { loadSigningKey } from '../signing-key.js';
 import { tokenCredential } from '../token-credential.js';
 import { checkTokenEndpointUrl, requireClientCertificate } from '../identity-service-http.js';
@@ -30,6 +31,7 @@ const refreshTokenShape = z.object({
   client_assertion_key: keys.optionalText(),
   client_assertion_key_id: keys.optionalText(),
   client_assertion_certificate: keys.optionalText(),
+  dpop: keys.boolean(false),
   // Read by `connector-auth authorize` only: where a person grants the refresh token.
   authorization_url: keys.optionalUrl(['https:', 'http:']),
   device_authorization_url: keys.optionalUrl(['https:', 'http:']),
@@ -72,7 +74,7 @@ export default defineAuthMethod({
           `if 'refresh_token' is refused, copy its "value" into 'refresh_token' and delete the file`,
       );
     }
-    const { description, endpoint, authenticateClient } = await tokenClient(k, context, KEY);
+    const { description, endpoint, authenticateClient, dpop } = await tokenClient(k, context, KEY);
 
     let refreshToken = k.refresh_token!;
     return tokenCredential({
@@ -81,6 +83,7 @@ export default defineAuthMethod({
       rejectedKey: KEY,
       endpoint,
       context,
+      dpop,
       obtain: async () => {
         const sent = refreshToken;
         const response = await endpoint.request('refresh_token', async () => {
@@ -190,6 +193,14 @@ async function tokenClient(k: RefreshTokenShape, context: AuthContext, invalidGr
   const method = jwt || mtls ? k.token_endpoint_auth : k.client_secret === undefined ? 'none' : k.token_endpoint_auth;
   const secretKey = jwt ? 'client_assertion_key' : mtls ? 'tls_client_certificate' : method === 'none' ? 'client_id' : 'client_secret';
   const description = `OAuth 2.0 refresh token for client '${k.client_id}'`;
+  // RFC 9449 §5: a public client's refresh token is bound to the DPoP key, which lives for one run.
+  if (k.dpop && method === 'none')
+    throw new ConfigurationError(`invalid configuration for ${METHOD_SCOPE}: 'dpop' needs a confidential client; a public client's refresh token would be bound to a key that ends with the run`, {
+      code: 'dpop_public_client',
+      key: 'dpop',
+      hint: "remove 'dpop', or authenticate the client ('client_secret', 'private_key_jwt' or a TLS certificate)",
+    });
+  const dpop = k.dpop ? createDpopProver(context.now) : undefined;
   const assertionKey = jwt ? loadSigningKey(k.client_assertion_key!, 'client_assertion_key', context.secrets) : undefined;
   const authenticateClient = clientAuthentication({
     method,
@@ -207,9 +218,10 @@ async function tokenClient(k: RefreshTokenShape, context: AuthContext, invalidGr
     urlKey: 'token_url',
     credential: description,
     presentClientCertificate: mtls,
+    ...(dpop ? { dpop } : {}),
     errorKeys: { invalid_client: secretKey, invalid_grant: invalidGrantKey, unauthorized_client: 'client_id', invalid_scope: 'scope', other: 'client_id' },
   });
-  return { description, endpoint, authenticateClient, secretKey };
+  return { description, endpoint, authenticateClient, secretKey, dpop };
 }
 
 /** Servers issue a refresh token only when asked in their own way; the hint lists the common ones. */
