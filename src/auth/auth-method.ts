@@ -56,6 +56,11 @@ export interface Credential {
   authorize(request: OutgoingRequest): Promise<void>;
   /** Runs as the first step of the probe (e.g. acquiring a token proves the client secret). */
   prepare?(): Promise<void>;
+  /**
+   * After a 401 from the source, first: does the answer ask for something the credential can give
+   * with the same token (a DPoP nonce, RFC 9449 §9)? True when one retry, as it is, may succeed.
+   */
+  answersChallenge?(url: URL, headers: { get(name: string): string | null }): boolean;
   /** After a 401 from the source: forget any cached token; true when one retry may succeed. */
   invalidate?(): Promise<boolean> | boolean;
   close?(): Promise<void>;

@@ -64,6 +64,9 @@ export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredentia
       }
       request.headers.set('authorization', `Bearer ${token}`);
     },
+    // An API that wants a DPoP nonce says so in a 401 with the nonce: the same token goes again with it.
+    answersChallenge: (url, headers) =>
+      tokenType === 'DPoP' && o.dpop !== undefined && /\buse_dpop_nonce\b/.test(headers.get('www-authenticate') ?? '') && o.dpop.learnNonce(url, headers),
     accessToken: () => cache.token(),
     async prepare() {
       await cache.token();

@@ -99,11 +99,12 @@ export default defineSource({
 
     /**
      * One authenticated request: the credential goes to base_url's origin only, as browsers do on
-     * cross-origin redirects; a 401 gets one retry with a fresh credential where the method can refresh;
+     * cross-origin redirects; a 401 gets one retry, with what the answer asked for (a DPoP nonce) or
+     * else with a fresh credential where the method can refresh;
      * a TLS failure is explained (explainTlsFailure) whichever call made it.
      * `transmit` is the HTTP client's fetch-shaped send() or its lean request().
      */
-    const authorized = async <R extends { status: number }>(
+    const authorized = async <R extends { status: number; headers: { get(name: string): string | null } }>(
       pathOrUrl: string | URL,
       init: RestRequestInit,
       transmit: (url: URL, init: HttpRequestInit) => Promise<R>,
@@ -127,6 +128,10 @@ export default defineSource({
         }
       };
       const reply = await attempt();
+      if (reply.status === 401 && sameOrigin && credential.answersChallenge?.(url, reply.headers)) {
+        await drain(reply);
+        return attempt();
+      }
       if (reply.status === 401 && sameOrigin && credential.invalidate && (await credential.invalidate())) {
         // Read the (small) 401 body to its end so the retry reuses the connection.
         await drain(reply);

@@ -19,6 +19,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   peer.requireDpopNonce(false);
+  peer.requireResourceDpopNonce(false);
   peer.resetCounts();
 });
 
@@ -72,6 +73,18 @@ describe('oauth2_client_credentials with DPoP (RFC 9449)', () => {
     // The front counts both: the one refused for want of a nonce, and the one that got the token.
     expect(peer.tokenRequests('client_credentials')).toBe(2);
     expect(h.lines.filter((line) => line.includes('"WARNING"'))).toEqual([]);
+  });
+
+  it('an API that demands its own nonce answers 401 with it; the same token goes again with the nonce, and one token serves the run', async () => {
+    peer.requireResourceDpopNonce(true);
+    const h = harness();
+    const statuses = peer.resourceRequests.length;
+    const { probe, items } = await probeWith(h, configuration());
+    expect(probe.outcome).toBe('HTTP 200');
+    expect(items.items).toHaveLength(2);
+    // The challenge once; the nonce then rides in every later proof to that origin.
+    expect(peer.resourceRequests.slice(statuses).map((r) => r.status)).toEqual([401, 200, 200]);
+    expect(peer.tokenRequests('client_credentials')).toBe(1);
   });
 
   it('without dpop the same client gets a Bearer token, unbound', async () => {

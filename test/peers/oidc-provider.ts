@@ -160,6 +160,8 @@ export interface OidcPeer {
   mtls: MtlsFixture | undefined;
   /** Whether the token endpoint demands a DPoP nonce (`use_dpop_nonce` first, as Okta does). */
   requireDpopNonce(on: boolean): void;
+  /** Whether the protected resource demands its own DPoP nonce (a 401 with `DPoP-Nonce` first). */
+  requireResourceDpopNonce(on: boolean): void;
   /** DPoP proofs the protected resource accepted (method and URL), in order. */
   dpopProofs: { htm: string; htu: string }[];
   stop(): Promise<void>;
@@ -226,6 +228,15 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
   };
   const mtlsMaterial = options.mtls ? mtlsCertificates() : undefined;
   let requireDpopNonce = false;
+  let requireResourceNonce = false;
+  const resourceNonce = randomBytes(16).toString('base64url');
+  const proofNonce = (req: IncomingMessage): unknown => {
+    try {
+      return typeof req.headers.dpop === 'string' ? jose.decodeJwt(req.headers.dpop).nonce : undefined;
+    } catch {
+      return undefined;
+    }
+  };
   const dpopProofs: { htm: string; htu: string }[] = [];
   const boundTokens: string[] = [];
   const federation = await workloadFederation();
@@ -617,6 +628,17 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
       verified?.jkt === undefined
         ? match![1]!.toLowerCase() === 'bearer'
         : match![1]!.toLowerCase() === 'dpop' && (await dpopProofFor(req, new URL(path, url), match![2]!, verified.jkt));
+    // RFC 9449 §9: a resource server may demand its own nonce in the proof, and says so in a 401.
+    if (verified?.jkt !== undefined && requireResourceNonce && proofNonce(req) !== resourceNonce) {
+      resourceRequests.push({ path, status: 401 });
+      res.writeHead(401, {
+        'content-type': 'application/json',
+        'www-authenticate': 'DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof"',
+        'dpop-nonce': resourceNonce,
+      });
+      res.end(JSON.stringify({ error: 'use_dpop_nonce' }));
+      return;
+    }
     let ok = verified !== undefined && (verified.boundTo === undefined || verified.boundTo === presented) && (await dpopOk());
     if (ok && rejectResource > 0) {
       rejectResource--;
@@ -692,6 +714,7 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
     resourceRequests,
     assertions,
     requireDpopNonce: (on) => void (requireDpopNonce = on),
+    requireResourceDpopNonce: (on) => void (requireResourceNonce = on),
     dpopProofs,
     mtls: mtlsMaterial
       ? {
