@@ -1,15 +1,10 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { defineAuthMethod } from '../auth-method.js';
-import { CLIENT_CREDENTIALS_AUTH_METHODS, clientAuthentication, presentsClientCertificate } from '../client-authentication.js';
-import { requireClientCertificate } from '../identity-service-http.js';
-import { loadAssertionCertificate } from '../assertion-certificate.js';
-import { createDpopProver } from '../dpop.js';
-import { loadSigningKey } from '../signing-key.js';
+import { CLIENT_CREDENTIALS_AUTH_METHODS, presentsClientCertificate } from '../client-authentication.js';
+import { oauthClient } from '../oauth-client.js';
 import { tokenCredential } from '../token-credential.js';
-import { checkTokenEndpointUrl } from '../identity-service-http.js';
 import { tokenEndpointFor } from '../token-endpoint.js';
-import { tokenFileReader } from '../token-file.js';
 
 /**
  * OAuth 2.0 client credentials grant (RFC 6749 §4.4): the client's own id and secret (or a signed
@@ -57,47 +52,14 @@ export default defineAuthMethod({
   // A federated assertion is issued and rotated by the platform: nothing in configuration.json to rotate.
   rotationDays: (k) => (k.token_endpoint_auth === 'federated_assertion' ? null : 90),
   async create(k, context) {
-    const scope = "auth_method 'oauth2_client_credentials'";
-    checkTokenEndpointUrl(k.token_url, 'token_url', scope);
-    const jwt = k.token_endpoint_auth === 'private_key_jwt';
-    const federated = k.token_endpoint_auth === 'federated_assertion';
-    const mtls = presentsClientCertificate(k.token_endpoint_auth);
-    if (mtls) requireClientCertificate(context.raw, `token_endpoint_auth '${k.token_endpoint_auth}'`);
-    const assertionKey = jwt ? loadSigningKey(k.client_assertion_key!, 'client_assertion_key', context.secrets) : undefined;
-    const assertionCertificate = assertionKey ? loadAssertionCertificate(k.client_assertion_certificate, k.client_assertion_key!, assertionKey, context.now) : undefined;
-    const secretKey = jwt ? 'client_assertion_key' : federated ? 'client_assertion_file' : mtls ? 'tls_client_certificate' : 'client_secret';
     const description = `OAuth 2.0 client credentials for client '${k.client_id}'`;
-    const readAssertion = federated
-      ? tokenFileReader({
-          file: k.client_assertion_file!.trim(),
-          key: 'client_assertion_file',
-          noun: 'client assertion',
-          name: 'client_assertion',
-          whereFrom: "on AKS with workload identity, the pod's AZURE_FEDERATED_TOKEN_FILE",
-          description,
-          secrets: context.secrets,
-        })
-      : undefined;
-
-    const authenticateClient = clientAuthentication({
-      method: k.token_endpoint_auth,
-      clientId: k.client_id,
-      clientSecret: k.client_secret,
-      assertionKey,
-      assertionKeyId: k.client_assertion_key_id,
-      assertionCertificate,
-      readAssertion,
-      tokenUrl: k.token_url,
-      secrets: context.secrets,
-      now: context.now,
-    });
-    // A key pair of this process only, made now: DPoP-bound tokens are useless without it.
-    const dpop = k.dpop ? createDpopProver(context.now) : undefined;
+    const client = oauthClient(k, context, { scope: "auth_method 'oauth2_client_credentials'", description });
+    const { secretKey, dpop } = client;
     const endpoint = await tokenEndpointFor(context, {
       url: k.token_url,
       urlKey: 'token_url',
       credential: description,
-      presentClientCertificate: mtls,
+      presentClientCertificate: client.presentClientCertificate,
       ...(dpop ? { dpop } : {}),
       errorKeys: { invalid_client: secretKey, invalid_grant: secretKey, unauthorized_client: 'client_id', invalid_scope: 'scope', invalid_target: 'audience', other: 'client_id' },
     });
@@ -119,7 +81,7 @@ export default defineAuthMethod({
             request.body.set('audience', k.audience);
             if (URL.canParse(k.audience)) request.body.set('resource', k.audience);
           }
-          await authenticateClient(request);
+          await client.authenticate(request);
           return request;
         }),
     });

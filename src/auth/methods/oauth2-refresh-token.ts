@@ -4,14 +4,12 @@ import { AuthenticationError, ConfigurationError } from '../../errors/index.js';
 import type { AuthContext, BrowserHandoff } from '../auth-method.js';
 import { defineAuthMethod, defineMethodAuthorization, realTimers } from '../auth-method.js';
 import { DEFAULT_REDIRECT_URI, authorizationCodeGrant, checkRedirectUri, parseAuthorizationParameters } from '../authorization-code.js';
-import { TOKEN_ENDPOINT_AUTH_METHODS, clientAuthentication, presentsClientCertificate, type ClientAuthentication } from '../client-authentication.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS, presentsClientCertificate, type ClientAuthentication } from '../client-authentication.js';
 import { deviceAuthorizationGrant } from '../device-authorization.js';
 import { recoveryFileExists, recoveryFilePath, writeRecoveryFile } from '../recovery-file.js';
-import { loadAssertionCertificate } from '../assertion-certificate.js';
-import { createDpopProver } from '../dpop.js';
-import { loadSigningKey } from '../signing-key.js';
+import { oauthClient } from '../oauth-client.js';
 import { tokenCredential } from '../token-credential.js';
-import { checkTokenEndpointUrl, requireClientCertificate } from '../identity-service-http.js';
+import { checkTokenEndpointUrl } from '../identity-service-http.js';
 import { describeError, tokenEndpointFor, type TokenEndpoint, type TokenResponse } from '../token-endpoint.js';
 
 /**
@@ -185,43 +183,18 @@ async function deviceFlow(f: Flow, secretKey: string) {
 
 /** The client's authentication and its token endpoint, as both the refresh and the authorization code grant use them. */
 async function tokenClient(k: RefreshTokenShape, context: AuthContext, invalidGrantKey: string) {
-  checkTokenEndpointUrl(k.token_url, 'token_url', METHOD_SCOPE);
-  const jwt = k.token_endpoint_auth === 'private_key_jwt';
-  const mtls = presentsClientCertificate(k.token_endpoint_auth);
-  if (mtls) requireClientCertificate(context.raw, `token_endpoint_auth '${k.token_endpoint_auth}'`);
-  // Without a secret (and without a key or a certificate) the client is public: it only names itself (RFC 6749 §2.1).
-  const method = jwt || mtls ? k.token_endpoint_auth : k.client_secret === undefined ? 'none' : k.token_endpoint_auth;
-  const secretKey = jwt ? 'client_assertion_key' : mtls ? 'tls_client_certificate' : method === 'none' ? 'client_id' : 'client_secret';
   const description = `OAuth 2.0 refresh token for client '${k.client_id}'`;
-  // RFC 9449 §5: a public client's refresh token is bound to the DPoP key, which lives for one run.
-  if (k.dpop && method === 'none')
-    throw new ConfigurationError(`invalid configuration for ${METHOD_SCOPE}: 'dpop' needs a confidential client; a public client's refresh token would be bound to a key that ends with the run`, {
-      code: 'dpop_public_client',
-      key: 'dpop',
-      hint: "remove 'dpop', or authenticate the client ('client_secret', 'private_key_jwt' or a TLS certificate)",
-    });
-  const dpop = k.dpop ? createDpopProver(context.now) : undefined;
-  const assertionKey = jwt ? loadSigningKey(k.client_assertion_key!, 'client_assertion_key', context.secrets) : undefined;
-  const authenticateClient = clientAuthentication({
-    method,
-    clientId: k.client_id,
-    clientSecret: k.client_secret,
-    assertionKey,
-    assertionKeyId: k.client_assertion_key_id,
-    assertionCertificate: assertionKey ? loadAssertionCertificate(k.client_assertion_certificate, k.client_assertion_key!, assertionKey, context.now) : undefined,
-    tokenUrl: k.token_url,
-    secrets: context.secrets,
-    now: context.now,
-  });
+  const client = oauthClient(k, context, { scope: METHOD_SCOPE, description });
+  const { secretKey, dpop } = client;
   const endpoint = await tokenEndpointFor(context, {
     url: k.token_url,
     urlKey: 'token_url',
     credential: description,
-    presentClientCertificate: mtls,
+    presentClientCertificate: client.presentClientCertificate,
     ...(dpop ? { dpop } : {}),
     errorKeys: { invalid_client: secretKey, invalid_grant: invalidGrantKey, unauthorized_client: 'client_id', invalid_scope: 'scope', other: 'client_id' },
   });
-  return { description, endpoint, authenticateClient, secretKey, dpop };
+  return { description, endpoint, authenticateClient: client.authenticate, secretKey, dpop };
 }
 
 /** Servers issue a refresh token only when asked in their own way; the hint lists the common ones. */
