@@ -61,6 +61,8 @@ export interface Credential {
    * with the same token (a DPoP nonce, RFC 9449 §9)? True when one retry, as it is, may succeed.
    */
   answersChallenge?(url: URL, headers: { get(name: string): string | null }): boolean;
+  /** Sees the headers of every answer to a request it authorized: a new DPoP nonce may come with any (RFC 9449 §9). */
+  observeAnswer?(url: URL, headers: { get(name: string): string | null }): void;
   /** After a 401 from the source: forget any cached token; true when one retry may succeed. */
   invalidate?(): Promise<boolean> | boolean;
   close?(): Promise<void>;

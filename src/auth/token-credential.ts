@@ -65,8 +65,13 @@ export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredentia
       request.headers.set('authorization', `Bearer ${token}`);
     },
     // An API that wants a DPoP nonce says so in a 401 with the nonce: the same token goes again with it.
-    answersChallenge: (url, headers) =>
-      tokenType === 'DPoP' && o.dpop !== undefined && /\buse_dpop_nonce\b/.test(headers.get('www-authenticate') ?? '') && o.dpop.learnNonce(url, headers),
+    answersChallenge: (url, headers) => {
+      if (tokenType !== 'DPoP' || !o.dpop || !/\buse_dpop_nonce\b/.test(headers.get('www-authenticate') ?? '')) return false;
+      o.dpop.learnNonce(url, headers);
+      return headers.get('dpop-nonce') !== null;
+    },
+    // ... and may hand out the next nonce with any answer.
+    observeAnswer: (url, headers) => void o.dpop?.learnNonce(url, headers),
     accessToken: () => cache.token(),
     async prepare() {
       await cache.token();

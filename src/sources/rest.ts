@@ -118,7 +118,9 @@ export default defineSource({
         const request = { method: init.method ?? 'GET', url: new URL(url), headers };
         if (sameOrigin) await (signer ? signer.sign(request, init.body) : credential.authorize(request));
         try {
-          return await transmit(request.url, { ...init, headers });
+          const reply = await transmit(request.url, { ...init, headers });
+          if (sameOrigin) credential.observeAnswer?.(request.url, reply.headers);
+          return reply;
         } catch (error) {
           // A connection the tunnel broke is explained by the tunnel (the bastion refused the channel).
           // Otherwise name the untrusted server's certificate, or find the client-certificate alert

@@ -87,6 +87,21 @@ describe('oauth2_client_credentials with DPoP (RFC 9449)', () => {
     expect(peer.tokenRequests('client_credentials')).toBe(1);
   });
 
+  it('an API that hands out the next nonce with each answer: the client takes it, and no further challenge comes', async () => {
+    peer.requireResourceDpopNonce(true, { rotate: true });
+    const h = harness();
+    const statuses = peer.resourceRequests.length;
+    const auth = await connect(h, configuration());
+    try {
+      await auth.probe();
+      for (let i = 0; i < 3; i++) expect((await auth.source.fetch('items')).status).toBe(200);
+    } finally {
+      await auth.close();
+    }
+    // One challenge at the start; after that each request carries the nonce the last answer gave.
+    expect(peer.resourceRequests.slice(statuses).map((r) => r.status)).toEqual([401, 200, 200, 200, 200]);
+  });
+
   it('without dpop the same client gets a Bearer token, unbound', async () => {
     const h = harness();
     const proofs = peer.dpopProofs.length;

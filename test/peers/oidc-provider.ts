@@ -160,8 +160,11 @@ export interface OidcPeer {
   mtls: MtlsFixture | undefined;
   /** Whether the token endpoint demands a DPoP nonce (`use_dpop_nonce` first, as Okta does). */
   requireDpopNonce(on: boolean): void;
-  /** Whether the protected resource demands its own DPoP nonce (a 401 with `DPoP-Nonce` first). */
-  requireResourceDpopNonce(on: boolean): void;
+  /**
+   * Whether the protected resource demands its own DPoP nonce (a 401 with `DPoP-Nonce` first); with
+   * `rotate`, every successful answer carries the next nonce, which the next request must use.
+   */
+  requireResourceDpopNonce(on: boolean, options?: { rotate?: boolean }): void;
   /** DPoP proofs the protected resource accepted (method and URL), in order. */
   dpopProofs: { htm: string; htu: string }[];
   stop(): Promise<void>;
@@ -229,7 +232,8 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
   const mtlsMaterial = options.mtls ? mtlsCertificates() : undefined;
   let requireDpopNonce = false;
   let requireResourceNonce = false;
-  const resourceNonce = randomBytes(16).toString('base64url');
+  let rotateResourceNonce = false;
+  let resourceNonce = randomBytes(16).toString('base64url');
   const proofNonce = (req: IncomingMessage): unknown => {
     try {
       return typeof req.headers.dpop === 'string' ? jose.decodeJwt(req.headers.dpop).nonce : undefined;
@@ -646,9 +650,12 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
     }
     const status = ok ? 200 : 401;
     resourceRequests.push({ path, status });
+    // A resource server may hand out the next nonce with any answer (RFC 9449 §9), and then want it.
+    const nextNonce = ok && verified?.jkt !== undefined && requireResourceNonce && rotateResourceNonce ? (resourceNonce = randomBytes(16).toString('base64url')) : undefined;
     res.writeHead(status, {
       'content-type': 'application/json',
       ...(ok ? {} : { 'www-authenticate': 'Bearer error="invalid_token"' }),
+      ...(nextNonce ? { 'dpop-nonce': nextNonce } : {}),
     });
     res.end(JSON.stringify(ok ? (path === '/api/items' ? { items: [{ id: 1 }, { id: 2 }] } : { ok: true }) : { error: 'invalid_token' }));
   }
@@ -714,7 +721,10 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
     resourceRequests,
     assertions,
     requireDpopNonce: (on) => void (requireDpopNonce = on),
-    requireResourceDpopNonce: (on) => void (requireResourceNonce = on),
+    requireResourceDpopNonce: (on, options = {}) => {
+      requireResourceNonce = on;
+      rotateResourceNonce = options.rotate === true;
+    },
     dpopProofs,
     mtls: mtlsMaterial
       ? {
