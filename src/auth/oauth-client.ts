@@ -5,13 +5,15 @@ import { clientAuthentication, presentsClientCertificate, type ClientAuthenticat
 import { createDpopProver, type DpopProver } from './dpop.js';
 import { checkTokenEndpointUrl, requireClientCertificate } from './identity-service-http.js';
 import { loadSigningKey } from './signing-key.js';
+import { tokenEndpointFor, type OAuthErrorKeys, type TokenEndpoint } from './token-endpoint.js';
 import { tokenFileReader } from './token-file.js';
 
 /**
  * The client's side of an OAuth token endpoint, read from the keys the OAuth methods share
  * (oauth2_client_credentials, oauth2_refresh_token): how the client proves itself
- * (client-authentication.ts), which key a refused client authentication names, whether the TLS
- * certificate goes to the token endpoint (RFC 8705), and the run's DPoP key (RFC 9449). Everything
+ * (client-authentication.ts), which key a refused client authentication names, and the server's
+ * endpoints as this client talks to them: its TLS certificate presented (RFC 8705), the run's DPoP
+ * key (RFC 9449). Everything
  * here is checked before any request: key material parsed, certificates matched, files named.
  */
 
@@ -28,14 +30,17 @@ export interface OAuthClientKeys {
 }
 
 export interface OAuthClient {
-  /** The method used: `none` for a client with no secret, key or certificate (a public client, RFC 6749 §2.1). */
-  readonly method: TokenEndpointAuth;
   /** What the token endpoint's `invalid_client` names: the secret, the key, the file or the certificate. */
   readonly secretKey: string;
   readonly authenticate: ClientAuthentication;
-  readonly presentClientCertificate: boolean;
   /** A key pair made for this run when `dpop` is true: DPoP-bound tokens are useless without it. */
   readonly dpop: DpopProver | undefined;
+  /**
+   * An endpoint of the server as this client talks to it: its certificate presented (RFC 8705), its
+   * DPoP key used unless `dpop: false` (the device authorization endpoint takes no proof), and
+   * `invalid_client` naming `secretKey`.
+   */
+  endpoint(url: URL, urlKey: string, errorKeys: Pick<OAuthErrorKeys, 'invalid_grant' | 'unauthorized_client' | 'invalid_scope' | 'invalid_target' | 'other'>, options?: { dpop?: boolean }): Promise<TokenEndpoint>;
 }
 
 export function oauthClient(k: OAuthClientKeys, context: AuthContext, o: { scope: string; description: string }): OAuthClient {
@@ -46,6 +51,7 @@ export function oauthClient(k: OAuthClientKeys, context: AuthContext, o: { scope
   const mtls = presentsClientCertificate(configured);
   if (mtls) requireClientCertificate(context.raw, `token_endpoint_auth '${configured}'`);
   const proofless = !jwt && !federated && !mtls;
+  // Without a secret, key or certificate the client is public (RFC 6749 §2.1): it only names itself.
   const method: TokenEndpointAuth = proofless && k.client_secret === undefined ? 'none' : configured;
   const secretKey = jwt ? 'client_assertion_key' : federated ? 'client_assertion_file' : mtls ? 'tls_client_certificate' : method === 'none' ? 'client_id' : 'client_secret';
   // RFC 9449 §5: a public client's refresh token is bound to the DPoP key, which lives for one run.
@@ -78,5 +84,19 @@ export function oauthClient(k: OAuthClientKeys, context: AuthContext, o: { scope
     secrets: context.secrets,
     now: context.now,
   });
-  return { method, secretKey, authenticate, presentClientCertificate: mtls, dpop: k.dpop ? createDpopProver(context.now) : undefined };
+  const dpop = k.dpop ? createDpopProver(context.now) : undefined;
+  return {
+    secretKey,
+    authenticate,
+    dpop,
+    endpoint: (url, urlKey, errorKeys, options = {}) =>
+      tokenEndpointFor(context, {
+        url,
+        urlKey,
+        credential: o.description,
+        presentClientCertificate: mtls,
+        ...(dpop && options.dpop !== false ? { dpop } : {}),
+        errorKeys: { ...errorKeys, invalid_client: secretKey },
+      }),
+  };
 }

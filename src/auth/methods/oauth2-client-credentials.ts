@@ -4,7 +4,6 @@ import { defineAuthMethod } from '../auth-method.js';
 import { CLIENT_CREDENTIALS_AUTH_METHODS, presentsClientCertificate } from '../client-authentication.js';
 import { oauthClient } from '../oauth-client.js';
 import { tokenCredential } from '../token-credential.js';
-import { tokenEndpointFor } from '../token-endpoint.js';
 
 /**
  * OAuth 2.0 client credentials grant (RFC 6749 §4.4): the client's own id and secret (or a signed
@@ -54,14 +53,12 @@ export default defineAuthMethod({
   async create(k, context) {
     const description = `OAuth 2.0 client credentials for client '${k.client_id}'`;
     const client = oauthClient(k, context, { scope: "auth_method 'oauth2_client_credentials'", description });
-    const { secretKey, dpop } = client;
-    const endpoint = await tokenEndpointFor(context, {
-      url: k.token_url,
-      urlKey: 'token_url',
-      credential: description,
-      presentClientCertificate: client.presentClientCertificate,
-      ...(dpop ? { dpop } : {}),
-      errorKeys: { invalid_client: secretKey, invalid_grant: secretKey, unauthorized_client: 'client_id', invalid_scope: 'scope', invalid_target: 'audience', other: 'client_id' },
+    const endpoint = await client.endpoint(k.token_url, 'token_url', {
+      invalid_grant: client.secretKey,
+      unauthorized_client: 'client_id',
+      invalid_scope: 'scope',
+      invalid_target: 'audience',
+      other: 'client_id',
     });
 
     return tokenCredential({
@@ -70,7 +67,7 @@ export default defineAuthMethod({
       rejectedKey: 'client_id',
       endpoint,
       context,
-      dpop,
+      dpop: client.dpop,
       obtain: () =>
         endpoint.request('client_credentials', async () => {
           const request = { body: new URLSearchParams(), headers: new Headers() };

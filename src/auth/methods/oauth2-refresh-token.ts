@@ -4,13 +4,13 @@ import { AuthenticationError, ConfigurationError } from '../../errors/index.js';
 import type { AuthContext, BrowserHandoff } from '../auth-method.js';
 import { defineAuthMethod, defineMethodAuthorization, realTimers } from '../auth-method.js';
 import { DEFAULT_REDIRECT_URI, authorizationCodeGrant, checkRedirectUri, parseAuthorizationParameters } from '../authorization-code.js';
-import { TOKEN_ENDPOINT_AUTH_METHODS, presentsClientCertificate, type ClientAuthentication } from '../client-authentication.js';
+import { TOKEN_ENDPOINT_AUTH_METHODS } from '../client-authentication.js';
 import { deviceAuthorizationGrant } from '../device-authorization.js';
 import { recoveryFileExists, recoveryFilePath, writeRecoveryFile } from '../recovery-file.js';
-import { oauthClient } from '../oauth-client.js';
+import { oauthClient, type OAuthClient } from '../oauth-client.js';
 import { tokenCredential } from '../token-credential.js';
 import { checkTokenEndpointUrl } from '../identity-service-http.js';
-import { describeError, tokenEndpointFor, type TokenEndpoint, type TokenResponse } from '../token-endpoint.js';
+import { describeError, type TokenEndpoint, type TokenResponse } from '../token-endpoint.js';
 
 /**
  * OAuth 2.0 refresh token grant (RFC 6749 §6). When the server rotates the refresh token (OAuth 2.1,
@@ -72,7 +72,7 @@ export default defineAuthMethod({
           `if 'refresh_token' is refused, copy its "value" into 'refresh_token' and delete the file`,
       );
     }
-    const { description, endpoint, authenticateClient, dpop } = await tokenClient(k, context, KEY);
+    const { description, endpoint, client } = await tokenClient(k, context, KEY);
 
     let refreshToken = k.refresh_token!;
     return tokenCredential({
@@ -81,13 +81,13 @@ export default defineAuthMethod({
       rejectedKey: KEY,
       endpoint,
       context,
-      dpop,
+      dpop: client.dpop,
       obtain: async () => {
         const sent = refreshToken;
         const response = await endpoint.request('refresh_token', async () => {
           const request = { body: new URLSearchParams({ refresh_token: sent }), headers: new Headers() };
           if (k.scope) request.body.set('scope', k.scope);
-          await authenticateClient(request);
+          await client.authenticate(request);
           return request;
         });
         if (response.refreshToken !== undefined && response.refreshToken !== sent) {
@@ -114,16 +114,16 @@ export default defineAuthMethod({
       const persist = context.persistConfigurationValue;
       if (!persist) throw new Error('authorize needs persistConfigurationValue: the refresh token it obtains must be saved');
       // A code the token endpoint does not know was most likely issued by another server than token_url's.
-      const { description, endpoint, authenticateClient, secretKey } = await tokenClient(k, context, 'token_url');
+      const { description, endpoint, client } = await tokenClient(k, context, 'token_url');
       if (k.refresh_token !== undefined) context.log.info(`${description}: the refresh token obtained replaces the one in 'refresh_token'`);
       const save = async (token: TokenResponse) => {
         if (token.refreshToken === undefined) throw noRefreshToken(description, k.scope);
         await persist(KEY, token.refreshToken);
         return { saved: [KEY], scope: token.scope };
       };
-      const flow = { k, context, handoff, parameters, description, endpoint, authenticateClient, save };
+      const flow = { k, context, handoff, parameters, description, endpoint, client, save };
       try {
-        return await (device ? deviceFlow(flow, secretKey) : loopbackFlow(flow));
+        return await (device ? deviceFlow(flow) : loopbackFlow(flow));
       } finally {
         await endpoint.close();
       }
@@ -139,7 +139,7 @@ interface Flow {
   parameters: URLSearchParams;
   description: string;
   endpoint: TokenEndpoint;
-  authenticateClient: ClientAuthentication;
+  client: OAuthClient;
   save(token: TokenResponse): Promise<{ saved: string[]; scope: string | undefined }>;
 }
 
@@ -151,7 +151,7 @@ async function loopbackFlow(f: Flow) {
   checkRedirectUri(redirectUri, 'redirect_uri');
   const { context } = f;
   return authorizationCodeGrant(
-    { authorizationUrl, clientId: f.k.client_id, scope: f.k.scope, parameters: f.parameters, redirectUri, endpoint: f.endpoint, authenticateClient: f.authenticateClient, handoff: f.handoff, secrets: context.secrets, log: context.log, description: f.description },
+    { authorizationUrl, clientId: f.k.client_id, scope: f.k.scope, parameters: f.parameters, redirectUri, endpoint: f.endpoint, authenticateClient: f.client.authenticate, handoff: f.handoff, secrets: context.secrets, log: context.log, description: f.description },
     async (token) => ({
       result: await f.save(token),
       page: `The refresh token of client '${f.k.client_id}' is saved in the connector's configuration. You can close this tab.`,
@@ -160,20 +160,19 @@ async function loopbackFlow(f: Flow) {
 }
 
 /** No browser here: the device authorization grant, polled at token_url. */
-async function deviceFlow(f: Flow, secretKey: string) {
+async function deviceFlow(f: Flow) {
   const url = f.k.device_authorization_url!;
   checkTokenEndpointUrl(url, 'device_authorization_url', METHOD_SCOPE, 'send the client credentials', 'the device authorization endpoint');
   const { context } = f;
-  const deviceEndpoint = await tokenEndpointFor(context, {
+  const deviceEndpoint = await f.client.endpoint(
     url,
-    urlKey: 'device_authorization_url',
-    credential: f.description,
-    presentClientCertificate: presentsClientCertificate(f.k.token_endpoint_auth),
-    errorKeys: { invalid_client: secretKey, invalid_grant: 'client_id', unauthorized_client: 'client_id', invalid_scope: 'scope', other: 'client_id' },
-  });
+    'device_authorization_url',
+    { invalid_grant: 'client_id', unauthorized_client: 'client_id', invalid_scope: 'scope', other: 'client_id' },
+    { dpop: false },
+  );
   try {
     return await deviceAuthorizationGrant(
-      { deviceEndpoint, endpoint: f.endpoint, authenticateClient: f.authenticateClient, scope: f.k.scope, parameters: f.parameters, handoff: f.handoff, secrets: context.secrets, log: context.log, description: f.description, now: context.now, timers: context.timers ?? realTimers },
+      { deviceEndpoint, endpoint: f.endpoint, authenticateClient: f.client.authenticate, scope: f.k.scope, parameters: f.parameters, handoff: f.handoff, secrets: context.secrets, log: context.log, description: f.description, now: context.now, timers: context.timers ?? realTimers },
       f.save,
     );
   } finally {
@@ -185,16 +184,8 @@ async function deviceFlow(f: Flow, secretKey: string) {
 async function tokenClient(k: RefreshTokenShape, context: AuthContext, invalidGrantKey: string) {
   const description = `OAuth 2.0 refresh token for client '${k.client_id}'`;
   const client = oauthClient(k, context, { scope: METHOD_SCOPE, description });
-  const { secretKey, dpop } = client;
-  const endpoint = await tokenEndpointFor(context, {
-    url: k.token_url,
-    urlKey: 'token_url',
-    credential: description,
-    presentClientCertificate: client.presentClientCertificate,
-    ...(dpop ? { dpop } : {}),
-    errorKeys: { invalid_client: secretKey, invalid_grant: invalidGrantKey, unauthorized_client: 'client_id', invalid_scope: 'scope', other: 'client_id' },
-  });
-  return { description, endpoint, authenticateClient: client.authenticate, secretKey, dpop };
+  const endpoint = await client.endpoint(k.token_url, 'token_url', { invalid_grant: invalidGrantKey, unauthorized_client: 'client_id', invalid_scope: 'scope', other: 'client_id' });
+  return { description, endpoint, client };
 }
 
 /** Servers issue a refresh token only when asked in their own way; the hint lists the common ones. */
