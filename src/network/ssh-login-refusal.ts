@@ -9,6 +9,8 @@ import type { LoginRecord } from './ssh-login.js';
  */
 
 export interface LoginTerms {
+  /** What was offered: a password or a key. */
+  kind: 'password' | 'key';
   /** What the peer is called in messages. */
   peer: 'server' | 'bastion';
   /** The account logged in as, and the key that names it. */
@@ -24,10 +26,10 @@ export interface LoginTerms {
   useOther(other: 'password' | 'key'): string;
 }
 
-export function loginRefused(target: string, kind: 'password' | 'key', record: LoginRecord, terms: LoginTerms, cause: unknown): AuthenticationError {
+export function loginRefused(target: string, record: LoginRecord, terms: LoginTerms, cause: unknown): AuthenticationError {
   const { offeredMethods, moreMethodsRequired, unansweredPrompt } = record;
   const { peer, user, codePrefix } = terms;
-  const isPassword = kind === 'password';
+  const isPassword = terms.kind === 'password';
   if (unansweredPrompt !== undefined) return promptRefused(target, unansweredPrompt, terms, cause);
   if (moreMethodsRequired) {
     const more = moreMethodsRequired.length ? moreMethodsRequired.join(' or ') : 'another method';

@@ -142,7 +142,7 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
       });
       // Always listened to: an SSH connection failing later must not end the process.
       client.on('error', (error: Error & { level?: string }) => {
-        if (!ready) return reject(bastionError(error, { description, kind: secret.kind, terms, record, hostKeyRule, hostKey, timeoutSeconds: context.timeoutSeconds }));
+        if (!ready) return reject(bastionError(error, { description, terms, record, hostKeyRule, hostKey, timeoutSeconds: context.timeoutSeconds }));
         context.log.debug(`${description}: the SSH connection failed (${firstLineOf(error)}); the next connection reconnects`);
       });
       client.on('close', () => {
@@ -243,6 +243,7 @@ async function tunnelSecret(k: SshTunnelKeys, context: SshTunnelContext): Promis
 function tunnelLoginTerms(user: string, kind: SshLoginSecret['kind']): LoginTerms {
   const secretKey = kind === 'password' ? 'ssh_tunnel_password' : 'ssh_tunnel_private_key';
   return {
+    kind,
     peer: 'bastion',
     user,
     userKey: 'ssh_tunnel_user',
@@ -255,7 +256,6 @@ function tunnelLoginTerms(user: string, kind: SshLoginSecret['kind']): LoginTerm
 
 interface BastionFailure {
   description: string;
-  kind: SshLoginSecret['kind'];
   terms: LoginTerms;
   record: LoginRecord;
   hostKeyRule: HostKeyRule;
@@ -267,7 +267,7 @@ interface BastionFailure {
 function bastionError(error: Error & { level?: string; code?: unknown }, f: BastionFailure): ConnectorAuthError {
   const target = f.description;
   if (f.hostKey.refused()) return hostKeyMismatch(f.hostKeyRule, f.hostKey.presented(), target, error);
-  if (error.level === 'client-authentication') return loginRefused(target, f.kind, f.record, f.terms, error);
+  if (error.level === 'client-authentication') return loginRefused(target, f.record, f.terms, error);
   if (error.level === 'client-timeout') {
     return new SourceUnreachableError(`${target} failed: no SSH answer from the bastion within ${f.timeoutSeconds}s`, {
       code: 'timeout',

@@ -47,7 +47,7 @@ export function classifyConnectError(error: unknown, context: SftpFailureContext
 
   if (context.hostKey.refused()) return hostKeyMismatch(context.hostKeyRule, context.hostKey.presented(), target, error);
   if (e.level === 'client-authentication')
-    return loginRefused(target, credential.method === 'password' ? 'password' : 'key', context, sftpLoginTerms(endpoint, credential), error);
+    return loginRefused(target, context, sftpLoginTerms(endpoint, credential), error);
   if (e.level === 'client-timeout' || /timed out/i.test(message)) {
     return new SourceUnreachableError(`${target} failed: no SSH answer within ${context.timeoutSeconds}s`, {
       code: 'timeout',

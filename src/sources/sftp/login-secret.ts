@@ -25,6 +25,7 @@ export function loginSecretOf(credential: Credential): SshLoginSecret {
 /** A refused login in the sftp source's keys: `auth_method` chooses the method, `username` the account. */
 export function sftpLoginTerms(endpoint: SftpEndpoint, credential: Credential): LoginTerms {
   return {
+    kind: credential.method === 'password' ? 'password' : 'key',
     peer: 'server',
     user: endpoint.username,
     userKey: 'username',
