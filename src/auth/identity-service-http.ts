@@ -32,13 +32,8 @@ export function checkTokenEndpointUrl(url: URL, key: string, scope: string, expo
  * plus `tls_ca_certificate` when given (an in-house CA often signs both the API and its identity
  * server, while a hosted one is signed by a public CA: adding covers both cases, replacing would not).
  */
-export async function createTokenHttpClient(
-  raw: RawConfiguration,
-  timeoutSeconds: number,
-  context: { log: Logger; now: () => number; secrets: SecretRegistry },
-  options: { clientCertificate?: boolean } = {},
-): Promise<HttpClient> {
-  return new HttpClient({ tls: await tokenEndpointTls(raw, context, options), timeoutSeconds });
+export async function createTokenHttpClient(raw: RawConfiguration, timeoutSeconds: number, context: { log: Logger; now: () => number; secrets: SecretRegistry }): Promise<HttpClient> {
+  return new HttpClient({ tls: await tokenEndpointTls(raw, context), timeoutSeconds });
 }
 
 /**
