@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { canonicalRequest, parseQuery, sigv4Signature } from './sigv4.js';
+import { canonicalRequest, parseQuery, rfc3986, sigv4Signature } from './sigv4.js';
 import type { IssuedCredentials, StsUser } from './sts.js';
 
 /**
@@ -161,10 +161,6 @@ export async function start(options: ApiGatewayOptions): Promise<ApiGatewayPeer>
     acceptTemporary: (session) => void sessions.push(session),
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-function rfc3986(text: string): string {
-  return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** `20240101T000000Z` */

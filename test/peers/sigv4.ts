@@ -25,9 +25,8 @@ function signingKey(secret: string, scope: string): Buffer {
  * whitespace collapsed, and the payload hash (S3: as declared; STS: of the body as received).
  */
 export function canonicalRequest(req: IncomingMessage, path: string, params: [string, string][], signedHeaders: string, payloadHash: string): string {
-  const encode = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   const canonicalQuery = params
-    .map(([name, value]) => [encode(name), encode(value)] as const)
+    .map(([name, value]) => [rfc3986(name), rfc3986(value)] as const)
     .sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
     .map(([name, value]) => `${name}=${value}`)
     .join('&');
@@ -57,4 +56,9 @@ export function parseQuery(rawQuery: string): [string, string][] {
       const at = pair.indexOf('=');
       return at < 0 ? [decode(pair), ''] : [decode(pair.slice(0, at)), decode(pair.slice(at + 1))];
     });
+}
+
+/** RFC 3986 percent-encoding, as SigV4 encodes each query name and value and each path segment. */
+export function rfc3986(text: string): string {
+  return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
