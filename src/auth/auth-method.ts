@@ -56,13 +56,13 @@ export interface Credential {
   authorize(request: OutgoingRequest): Promise<void>;
   /** Runs as the first step of the probe (e.g. acquiring a token proves the client secret). */
   prepare?(): Promise<void>;
-  /**
-   * After a 401 from the source, first: does the answer ask for something the credential can give
-   * with the same token (a DPoP nonce, RFC 9449 §9)? True when one retry, as it is, may succeed.
-   */
-  answersChallenge?(url: URL, headers: { get(name: string): string | null }): boolean;
   /** Sees the headers of every answer to a request it authorized: a new DPoP nonce may come with any (RFC 9449 §9). */
   observeAnswer?(url: URL, headers: { get(name: string): string | null }): void;
+  /**
+   * After a 401 from the source (and observeAnswer of it), first: does the answer ask for something
+   * the credential now holds, with the same token (a DPoP nonce)? True when one retry, as it is, may succeed.
+   */
+  answersChallenge?(url: URL, headers: { get(name: string): string | null }): boolean;
   /** After a 401 from the source: forget any cached token; true when one retry may succeed. */
   invalidate?(): Promise<boolean> | boolean;
   close?(): Promise<void>;

@@ -35,7 +35,7 @@ export function isAccessTokenCredential(credential: Credential): credential is A
 }
 
 export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredential {
-  const { context } = o;
+  const { context, dpop } = o;
   /** The type of the token in the cache: a server may answer Bearer even to a DPoP proof (it does not bind). */
   let tokenType: TokenResponse['tokenType'] = 'Bearer';
   const cache = new TokenCache({
@@ -57,21 +57,22 @@ export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredentia
     sendsSecret: true,
     async authorize(request: OutgoingRequest) {
       const token = await cache.token();
-      if (tokenType === 'DPoP' && o.dpop) {
+      if (tokenType === 'DPoP' && dpop) {
         request.headers.set('authorization', `DPoP ${token}`);
-        request.headers.set('dpop', await o.dpop.proof(request.method, request.url, token));
+        request.headers.set('dpop', await dpop.proof(request.method, request.url, token));
         return;
       }
       request.headers.set('authorization', `Bearer ${token}`);
     },
-    // An API that wants a DPoP nonce says so in a 401 with the nonce: the same token goes again with it.
-    answersChallenge: (url, headers) => {
-      if (tokenType !== 'DPoP' || !o.dpop || !/\buse_dpop_nonce\b/.test(headers.get('www-authenticate') ?? '')) return false;
-      o.dpop.learnNonce(url, headers);
-      return headers.get('dpop-nonce') !== null;
-    },
-    // ... and may hand out the next nonce with any answer.
-    observeAnswer: (url, headers) => void o.dpop?.learnNonce(url, headers),
+    ...(dpop
+      ? {
+          // An API may hand out the next DPoP nonce with any answer...
+          observeAnswer: (url: URL, headers: { get(name: string): string | null }) => void dpop.learnNonce(url, headers),
+          // ... and asks for one in a 401: the same token goes again with the nonce observeAnswer kept.
+          answersChallenge: (_url: URL, headers: { get(name: string): string | null }) =>
+            tokenType === 'DPoP' && /\buse_dpop_nonce\b/.test(headers.get('www-authenticate') ?? '') && headers.get('dpop-nonce') !== null,
+        }
+      : {}),
     accessToken: () => cache.token(),
     async prepare() {
       await cache.token();
