@@ -8,6 +8,7 @@ export { isAccessTokenCredential, type AccessTokenCredential } from './token-cre
 export type { SshKeyCredential } from './methods/ssh-key.js';
 export { AWS_METHODS, isAwsCredential, type AwsCredential, type AwsCredentialIdentity } from './aws-credential.js';
 export { quietAwsSdkNodeVersionWarning } from './aws-sdk-warning.js';
+export { sigv4Signer, type SigV4Signer, type SignableRequest } from './aws-sigv4.js';
 export { warnIfCredentialOld, rotationDaysOf, credentialAgeDays, overdueAgeDays } from './credential-age.js';
 export { TokenCache, refreshMargin, hardMargin } from './token-cache.js';
 export type { IssuedToken, TokenCacheOptions } from './token-cache.js';

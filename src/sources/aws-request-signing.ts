@@ -1,5 +1,5 @@
 import type { AwsCredential, OutgoingRequest } from '../auth/index.js';
-import { quietAwsSdkNodeVersionWarning } from '../auth/index.js';
+import { sigv4Signer } from '../auth/index.js';
 import { ConfigurationError } from '../errors/index.js';
 
 /**
@@ -64,13 +64,10 @@ export function signingScope(host: string, configured: { service: string | undef
 
 export async function awsRequestSigner(credential: AwsCredential, baseUrl: URL, service: string | undefined, now: () => number): Promise<RequestSigner> {
   const scope = signingScope(baseUrl.hostname, { service, region: credential.region });
-  quietAwsSdkNodeVersionWarning();
-  const [{ SignatureV4 }, { Hash }] = await Promise.all([import('@smithy/signature-v4'), import('@smithy/core/serde')]);
-  const signer = new SignatureV4({
+  const signer = await sigv4Signer({
     service: scope.service,
     region: scope.region,
     credentials: () => credential.identity(),
-    sha256: Hash.bind(null, 'sha256'),
     // Every service but S3 signs the path URI-encoded once more (AWS's SigV4 rules); S3 signs it as sent.
     uriEscapePath: scope.service !== 's3',
   });
@@ -81,25 +78,11 @@ export async function awsRequestSigner(credential: AwsCredential, baseUrl: URL, 
       canonicalizeUrl(url);
       const headers: Record<string, string> = { host: url.host };
       request.headers.forEach((value, name) => (headers[name] = value));
-      const query: Record<string, string | string[]> = {};
-      for (const [name, value] of url.searchParams) {
-        const before = query[name];
-        query[name] = before === undefined ? value : Array.isArray(before) ? [...before, value] : [before, value];
-      }
       const signed = await signer.sign(
-        {
-          method: request.method,
-          protocol: url.protocol,
-          hostname: url.hostname,
-          ...(url.port ? { port: Number(url.port) } : {}),
-          path: url.pathname,
-          query,
-          headers,
-          body: body instanceof URLSearchParams ? body.toString() : (body ?? undefined),
-        },
-        { signingDate: new Date(now()) },
+        { method: request.method, url, headers, body: body instanceof URLSearchParams ? body.toString() : (body ?? undefined) },
+        new Date(now()),
       );
-      for (const [name, value] of Object.entries(signed.headers)) {
+      for (const [name, value] of Object.entries(signed)) {
         if (name === 'host') continue;
         if (request.headers.get(name) !== value) request.headers.set(name, value);
       }
