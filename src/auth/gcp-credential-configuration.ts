@@ -9,12 +9,12 @@ import { staysLocalOrEncrypted } from './metadata-endpoint.js';
  * (`token_url`), where the token is (`credential_source`), and optionally the service account to
  * impersonate. It holds no secret: the token it points to is the credential.
  *
- * Two credential sources are read: a file the platform writes the token to (`credential_source.file`:
- * Kubernetes, most CI runners) and a URL that hands it out (`credential_source.url` with its
- * `headers`: Azure's instance metadata service, a sidecar), each as text or JSON. The URL must be
- * https://, or http:// on a link-local or loopback address, as every metadata endpoint here.
- * AWS sources (a GetCallerIdentity signed with credentials from the environment) and executable
- * sources (a command to run) are refused with the reason.
+ * Three credential sources are read: a file the platform writes the token to (`credential_source.file`:
+ * Kubernetes, most CI runners), a URL that hands it out (`credential_source.url` with its `headers`:
+ * Azure's instance metadata service, a sidecar), each as text or JSON, and AWS (`environment_id`
+ * `aws1`: the EC2 instance's role signs a GetCallerIdentity request, gcp-aws-subject-token.ts). Every
+ * URL must be https://, or http:// on a link-local or loopback address, as every metadata endpoint
+ * here. Executable sources (a command to run) are refused with the reason.
  */
 
 export interface ExternalAccountConfiguration {
@@ -30,7 +30,26 @@ export interface ExternalAccountConfiguration {
   impersonation: { url: URL; serviceAccount: string; lifetimeSeconds: number } | undefined;
 }
 
-export type SubjectTokenSource = { kind: 'file'; file: string } | { kind: 'url'; url: URL; headers: Record<string, string> };
+export type SubjectTokenSource =
+  | { kind: 'file'; file: string }
+  | { kind: 'url'; url: URL; headers: Record<string, string> }
+  | AwsSubjectTokenSource;
+
+/**
+ * `environment_id: aws1`: the instance metadata service the EC2 instance's role credentials and
+ * region come from (the root of `credential_source.url`, IMDSv2 always), and the GetCallerIdentity
+ * URL to sign, `{region}` standing for the instance's region.
+ */
+export interface AwsSubjectTokenSource {
+  kind: 'aws';
+  metadataBase: URL;
+  verificationUrl: string;
+}
+
+/** The subject token type of an AWS source: a signed request, not a token. */
+export const AWS_SUBJECT_TOKEN_TYPE = 'urn:ietf:params:aws:token-type:aws4_request';
+/** Where IMDS serves the role credentials, below its root. */
+const AWS_CREDENTIALS_PATH = /^(.*\/)latest\/meta-data\/iam\/security-credentials\/?$/;
 
 const KEY = 'gcp_credential_configuration';
 const DEFAULT_TOKEN_URL = 'https://sts.googleapis.com/v1/token';
@@ -70,16 +89,23 @@ export function parseCredentialConfiguration(text: string): ExternalAccountConfi
   if (!audience) throw invalid('its "audience" (the workload identity pool provider) is missing');
   const subjectTokenType = stringField(o, 'subject_token_type');
   if (!subjectTokenType) throw invalid('its "subject_token_type" is missing');
-  if (subjectTokenType === 'urn:ietf:params:aws:token-type:aws4_request') throw unsupported('an AWS credential source (aws4_request)');
 
   const source = o.credential_source;
   if (source === null || typeof source !== 'object' || Array.isArray(source)) throw invalid('its "credential_source" is missing');
   const s = source as Record<string, unknown>;
-  if (s.environment_id !== undefined) throw unsupported('an AWS credential source (credential_source.environment_id)');
   if (s.executable !== undefined) throw unsupported('an executable credential source (credential_source.executable)');
-  if (s.file !== undefined && s.url !== undefined) throw invalid('its "credential_source" has both "file" and "url"');
+  const aws = s.environment_id !== undefined;
+  if (aws !== (subjectTokenType === AWS_SUBJECT_TOKEN_TYPE))
+    throw invalid(
+      aws
+        ? `its "subject_token_type" must be "${AWS_SUBJECT_TOKEN_TYPE}" with an AWS credential source`
+        : `its "subject_token_type" "${AWS_SUBJECT_TOKEN_TYPE}" needs an AWS credential source ("environment_id")`,
+    );
+  if (s.file !== undefined && s.url !== undefined && !aws) throw invalid('its "credential_source" has both "file" and "url"');
   let tokenSource: SubjectTokenSource;
-  if (s.file !== undefined) {
+  if (aws) {
+    tokenSource = awsSource(s, stringField, url);
+  } else if (s.file !== undefined) {
     tokenSource = { kind: 'file', file: stringField(s, 'file', 'credential_source.file')! };
   } else if (s.url !== undefined) {
     const at = url(stringField(s, 'url', 'credential_source.url')!, 'credential_source.url');
@@ -122,6 +148,51 @@ export function parseCredentialConfiguration(text: string): ExternalAccountConfi
     jsonField,
     impersonation,
   };
+}
+
+type StringField = (from: Record<string, unknown>, name: string, where?: string) => string | undefined;
+
+/**
+ * An AWS source as `gcloud iam workload-identity-pools create-cred-config --aws` writes it. Every URL
+ * of IMDS must share one root (the instance's 169.254.169.254 or [fd00:ec2::254]); an IMDSv2 session
+ * is opened there whether or not `imdsv2_session_token_url` says so, since IMDSv1 is never used.
+ * Credentials in environment variables are not read (google-auth-library reads AWS_ACCESS_KEY_ID
+ * first): a run's credentials come from configuration.json and the machine's own identity only.
+ */
+function awsSource(s: Record<string, unknown>, stringField: StringField, url: (raw: string, where: string) => URL): AwsSubjectTokenSource {
+  const environment = stringField(s, 'environment_id', 'credential_source.environment_id')!;
+  const version = /^aws(\d+)$/.exec(environment)?.[1];
+  if (version === undefined) throw invalid(`its "credential_source.environment_id" (${JSON.stringify(environment)}) is not an AWS environment ("aws1")`);
+  if (version !== '1') throw invalid(`its "credential_source.environment_id" is AWS version ${version}; version 1 ("aws1") is the one there is`);
+
+  const verificationUrl = stringField(s, 'regional_cred_verification_url', 'credential_source.regional_cred_verification_url');
+  if (!verificationUrl) throw invalid('its AWS "credential_source" has no "regional_cred_verification_url"');
+  const sample = url(verificationUrl.replaceAll('{region}', 'us-east-1'), 'credential_source.regional_cred_verification_url');
+  if (sample.protocol !== 'https:') throw invalid('its "credential_source.regional_cred_verification_url" is not https://');
+
+  const credentialsUrl = stringField(s, 'url', 'credential_source.url');
+  if (!credentialsUrl)
+    throw invalid(
+      'its AWS "credential_source" has no "url": the role credentials are read from the instance metadata service only (environment variables are not read)',
+    );
+  const at = url(credentialsUrl, 'credential_source.url');
+  if (!staysLocalOrEncrypted(at))
+    throw invalid(`its "credential_source.url" (${describeUrl(at)}) must be https://, or http:// on a link-local or loopback host (the credentials it hands out must not cross a network in clear)`);
+  const root = AWS_CREDENTIALS_PATH.exec(at.pathname)?.[1];
+  if (root === undefined || at.search) throw invalid('its "credential_source.url" is not the instance metadata service\'s latest/meta-data/iam/security-credentials');
+  const metadataBase = new URL(root, at);
+
+  const underRoot = (name: string, paths: string[]) => {
+    const raw = stringField(s, name, `credential_source.${name}`);
+    if (raw === undefined) return;
+    const given = url(raw, `credential_source.${name}`);
+    if (!paths.some((path) => given.href === new URL(path, metadataBase).href))
+      throw invalid(`its "credential_source.${name}" is not ${paths[0]} of the instance metadata service at ${describeUrl(metadataBase)} ("credential_source.url")`);
+  };
+  underRoot('imdsv2_session_token_url', ['latest/api/token']);
+  // The region is read at placement/region whichever of the two the file names (gcp-aws-subject-token.ts).
+  underRoot('region_url', ['latest/meta-data/placement/availability-zone', 'latest/meta-data/placement/region']);
+  return { kind: 'aws', metadataBase, verificationUrl };
 }
 
 /** `credential_source.headers`: names to string values, sent with the GET of the URL (Azure's `Metadata: True`). */

@@ -4,13 +4,15 @@ import type { AuthContext } from './auth-method.js';
 import type { ExternalAccountConfiguration } from './gcp-credential-configuration.js';
 import { parseObject, tokenEndpointFor } from './token-endpoint.js';
 import { tokenFileReader } from './token-file.js';
+import { awsSubjectTokenReader } from './gcp-aws-subject-token.js';
 
 /**
  * The workload's own token that gcp_workload_identity presents to Google's STS (the "subject
  * token"), from where its credential configuration says: a file the platform rewrites (read again
  * at each exchange), or a URL that hands it out (asked again at each exchange, with the
  * configuration's headers; Azure's instance metadata service is the usual one). As text, or one
- * field of the JSON. Registered as a secret the moment it arrives.
+ * field of the JSON. Registered as a secret the moment it arrives. (An EC2 instance's is a signed
+ * request instead: gcp-aws-subject-token.ts.)
  *
  * A URL is asked through a TokenEndpoint by GET, so it gets what every token request here gets:
  * TLS verified (plus `tls_ca_certificate`), no redirects, retries of 429/5xx within 80% of
@@ -22,9 +24,17 @@ const KEY = 'gcp_credential_configuration';
 /** Header names whose values are credentials: registered as secrets, since the configuration itself is not one. */
 const CREDENTIAL_HEADER = /authorization|token|secret|key|auth|cookie/i;
 
-export async function subjectTokenReader(config: ExternalAccountConfiguration, description: string, context: AuthContext): Promise<() => Promise<string>> {
+export interface SubjectTokenReader {
+  /** The token for one exchange. */
+  read(): Promise<string>;
+  /** Frees what reading used (its HTTP client). */
+  close(): Promise<void>;
+}
+
+export async function subjectTokenReader(config: ExternalAccountConfiguration, description: string, context: AuthContext): Promise<SubjectTokenReader> {
   const field = config.jsonField;
   const source = config.source;
+  if (source.kind === 'aws') return awsSubjectTokenReader(source, config.audience, description, context);
   if (source.kind === 'file') {
     const readFile = tokenFileReader({
       file: source.file,
@@ -36,12 +46,16 @@ export async function subjectTokenReader(config: ExternalAccountConfiguration, d
       description,
       secrets: context.secrets,
     });
-    if (!field) return readFile;
-    return async () => {
-      const text = await readFile();
-      const token = fieldOf(parseObject(text), field);
-      if (!token) throw fieldMissing(description, `the token file ${source.file} is not JSON with a "${field}" string`, `what the platform writes to ${source.file}`);
-      return token;
+    const close = async () => undefined;
+    if (!field) return { read: readFile, close };
+    return {
+      read: async () => {
+        const text = await readFile();
+        const token = fieldOf(parseObject(text), field);
+        if (!token) throw fieldMissing(description, `the token file ${source.file} is not JSON with a "${field}" string`, `what the platform writes to ${source.file}`);
+        return token;
+      },
+      close,
     };
   }
 
@@ -61,7 +75,7 @@ export async function subjectTokenReader(config: ExternalAccountConfiguration, d
     errorKeys: { invalid_client: KEY, invalid_grant: KEY, unauthorized_client: KEY, other: KEY },
     unreachableHint: `check credential_source.url in '${KEY}': the connector must run where that address hands out the workload's token (Azure's instance metadata service answers only on an Azure machine)`,
   });
-  return () =>
+  const read = () =>
     endpoint.get(new URLSearchParams(), new Headers({ ...(field ? {} : { accept: 'text/plain, */*' }), ...source.headers }), (json, response, text) => {
       if (field) {
         const token = fieldOf(json, field);
@@ -79,6 +93,7 @@ export async function subjectTokenReader(config: ExternalAccountConfiguration, d
       context.secrets.register('subject_token', token);
       return token;
     });
+  return { read, close: () => endpoint.close() };
 }
 
 function fieldMissing(description: string, what: string, against: string): ConfigurationError {

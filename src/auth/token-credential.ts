@@ -19,6 +19,8 @@ export interface TokenCredentialOptions {
   obtain: () => Promise<TokenResponse>;
   /** DPoP (RFC 9449): a DPoP-bound token goes with a proof for each request's method and URL. */
   dpop?: DpopProver | undefined;
+  /** What else `obtain` goes through (another endpoint, a metadata session): closed after `endpoint`. */
+  alsoClose?: { close(): Promise<void> }[];
 }
 
 /**
@@ -82,7 +84,10 @@ export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredentia
       try {
         await cache.close();
       } finally {
-        await o.endpoint.close();
+        // Each is closed whatever the others do; the first failure is the one reported.
+        const closed = await Promise.allSettled([o.endpoint, ...(o.alsoClose ?? [])].map((each) => each.close()));
+        const failed = closed.find((result) => result.status === 'rejected');
+        if (failed) throw failed.reason;
       }
     },
   };

@@ -179,7 +179,7 @@ describe('gcp_workload_identity', () => {
       [credentialConfiguration(file, { credential_source: { url: 'http://tokens.example.com/token' } }), 'gcp_credential_configuration_invalid'],
       [credentialConfiguration(file, { credential_source: { file, url: `${tokenServiceUrl}/token` } }), 'gcp_credential_configuration_invalid'],
       [credentialConfiguration(file, { credential_source: { url: `${tokenServiceUrl}/token`, headers: { Authorization: 7 } } }), 'gcp_credential_configuration_invalid'],
-      [credentialConfiguration(file, { subject_token_type: 'urn:ietf:params:aws:token-type:aws4_request' }), 'gcp_credential_source_unsupported'],
+      [credentialConfiguration(file, { subject_token_type: 'urn:ietf:params:aws:token-type:aws4_request' }), 'gcp_credential_configuration_invalid'],
       [credentialConfiguration(file, { token_url: 'http://sts.example.com/v1/token' }), 'token_url_not_https'],
       [credentialConfiguration(join(dir, 'absent')), 'subject_token_unreadable'],
     ];

@@ -29,7 +29,9 @@ import type { AddressInfo } from 'node:net';
  * - a GET without a live session token (`X-aws-ec2-metadata-token`) is 401;
  * - the listing answers the attached role's name, 404 when the instance has none; the role's document
  *   is `{Code: "Success", LastUpdated, Type: "AWS-HMAC", AccessKeyId, SecretAccessKey, Token, Expiration}`
- *   (text/plain, like every IMDS answer), handed to `onAwsIssued` so that an S3 peer can accept it.
+ *   (text/plain, like every IMDS answer), handed to `onAwsIssued` so that an S3 peer can accept it;
+ * - `GET /latest/meta-data/placement/region` and `…/placement/availability-zone` (same session rule)
+ *   answer the instance's region (`awsRegion`) and its zone in it.
  *
  * ECS and EKS Pod Identity's container credentials endpoint, `GET /v2/credentials/<task id>` (ECS: the id is the
  * secret-ish part of AWS_CONTAINER_CREDENTIALS_RELATIVE_URI; another id is 404) and `GET /v1/credentials`
@@ -96,6 +98,8 @@ export interface CloudMetadataOptions {
   awsRole?: string | null;
   /** Called with each set of EC2 role credentials served. */
   onAwsIssued?: (credentials: IssuedAwsCredentials) => void;
+  /** The EC2 instance's region (default us-east-1). */
+  awsRegion?: string;
   /** Serve HTTPS with this key and certificate (PEM), at `https://localhost:<port>` (a sidecar or a full URI over TLS). */
   tls?: { key: string; cert: string };
 }
@@ -111,6 +115,7 @@ const GCP_TOKEN_PATH = /^\/computeMetadata\/v1\/instance\/service-accounts\/([^/
 const AWS_TOKEN_PATH = '/latest/api/token';
 const CONTAINER_PATHS = /^\/(?:v2\/credentials\/[^/]+|v1\/credentials)$/;
 const AWS_ROLES_PATH = /^\/latest\/meta-data\/iam\/security-credentials\/([^/]*)$/;
+const AWS_PLACEMENT_PATH = /^\/latest\/meta-data\/placement\/(region|availability-zone)$/;
 /** How long EC2 role credentials are served for: EC2 hands out credentials valid for hours. */
 const AWS_CREDENTIAL_SECONDS = 6 * 3600;
 const AZURE_TOKEN_PATH = '/metadata/identity/oauth2/token';
@@ -135,6 +140,7 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
   const issued: IssuedMetadataToken[] = [];
   let failures: { status: number; count: number; body: string; headers: Record<string, string> } | undefined;
   const awsRole = options.awsRole === undefined ? 'connector-instance-role' : options.awsRole;
+  const awsRegion = options.awsRegion ?? 'us-east-1';
   const awsIssued: IssuedAwsCredentials[] = [];
   /** IMDSv2 session tokens and when each stops being accepted. */
   const imdsSessions = new Map<string, number>();
@@ -156,7 +162,8 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     const gcp = GCP_TOKEN_PATH.exec(url.pathname);
     const aws = AWS_ROLES_PATH.exec(url.pathname);
     const container = CONTAINER_PATHS.test(url.pathname);
-    if (gcp || url.pathname === AZURE_TOKEN_PATH || url.pathname === AWS_TOKEN_PATH || aws || container) {
+    const placement = AWS_PLACEMENT_PATH.exec(url.pathname);
+    if (gcp || url.pathname === AZURE_TOKEN_PATH || url.pathname === AWS_TOKEN_PATH || aws || container || placement) {
       if (failures && failures.count > 0) {
         failures.count--;
         return log(reply(failures.status, failures.body, failures.headers));
@@ -164,6 +171,7 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
       if (gcp) return log(gcpToken(req, decodeURIComponent(gcp[1]!), url, reply));
       if (url.pathname === AWS_TOKEN_PATH) return log(imdsSession(req, reply));
       if (aws) return log(awsCredentials(req, decodeURIComponent(aws[1]!), reply));
+      if (placement) return log(awsPlacement(req, placement[1] as 'region' | 'availability-zone', reply));
       if (container) return log(containerCredentials(req, url.pathname, reply));
       return log(azureToken(req, url, reply));
     }
@@ -217,6 +225,13 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     const issued = issueAwsCredentials();
     const document = { Code: 'Success', LastUpdated: isoSeconds(new Date()), Type: 'AWS-HMAC', ...issued };
     return reply(200, JSON.stringify(document, null, 2), text);
+  }
+
+  function awsPlacement(req: IncomingMessage, what: 'region' | 'availability-zone', reply: Reply): number {
+    const text = { 'content-type': 'text/plain', server: 'EC2ws' };
+    if (req.method !== 'GET') return reply(405, 'Method Not Allowed', text);
+    if ((imdsSessions.get(String(req.headers['x-aws-ec2-metadata-token'] ?? '')) ?? 0) <= Date.now()) return reply(401, 'Unauthorized', text);
+    return reply(200, what === 'region' ? awsRegion : `${awsRegion}b`, text);
   }
 
   function containerCredentials(req: IncomingMessage, path: string, reply: Reply): number {

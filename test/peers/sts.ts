@@ -31,7 +31,12 @@ import { canonicalRequest, parseQuery, sigv4Signature } from './sigv4.js';
  * session token of several hundred base64 characters) and are handed to `onIssued`, so a test can
  * make another peer (the s3rver peer's acceptTemporary) accept them.
  *
- * Not reproduced: session policies, tags, source identity, MFA, SAML, GetCallerIdentity,
+ * - GetCallerIdentity, signed as AssumeRole is, answers who signed: the user, or the assumed role's
+ *   session ARN. Google's STS replays this request, signed by a workload, to learn its AWS identity
+ *   (test/peers/google-sts.ts); `acceptSession` makes the credentials another peer issued (an EC2
+ *   instance's role, test/peers/cloud-metadata.ts) known here, as AWS knows every session it issued.
+ *
+ * Not reproduced: session policies, tags, source identity, MFA, SAML,
  * GetSessionToken and the other actions (answered as unknown operations), SigV4 in the query string
  * (answered as unsigned), the account-level OIDC provider registry (a role's `webIdentity` stands for
  * it and its trust at once).
@@ -75,7 +80,7 @@ export interface IssuedCredentials {
   expiration: Date;
   roleArn: string;
   sessionName: string;
-  action: 'AssumeRole' | 'AssumeRoleWithWebIdentity';
+  action: 'AssumeRole' | 'AssumeRoleWithWebIdentity' | 'InstanceProfile';
 }
 
 export interface StsRequest {
@@ -112,6 +117,8 @@ export interface StsPeer {
   issued: IssuedCredentials[];
   /** The next `count` requests get this error before any check (e.g. 400 Throttling "Rate exceeded", 503 ServiceUnavailable). */
   failNext(status: number, code: string, message: string, count?: number): void;
+  /** Temporary credentials of `roleArn` issued elsewhere (an EC2 instance's, for session `sessionName`): accepted from now on. */
+  acceptSession(credentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string; expiration: Date }, roleArn: string, sessionName: string): void;
   stop(): Promise<void>;
 }
 
@@ -208,6 +215,11 @@ export async function start(options: StsPeerOptions = {}): Promise<StsPeer> {
         return respond(action, assumeRole(authenticate(received), received.params), requestId);
       case 'AssumeRoleWithWebIdentity':
         return respond(action, await assumeRoleWithWebIdentity(received.params), requestId);
+      case 'GetCallerIdentity': {
+        const caller = authenticate(received);
+        const account = /^arn:[^:]+:(?:iam|sts)::(\d{12}):/.exec(caller.arn)?.[1] ?? '';
+        return respond(action, `<Arn>${escapeXml(caller.arn)}</Arn><UserId>${escapeXml(caller.userId)}</UserId><Account>${account}</Account>`, requestId);
+      }
       default:
         throw new Fault(400, 'InvalidAction', `Could not find operation ${action} for version ${VERSION}`);
     }
@@ -352,6 +364,10 @@ export async function start(options: StsPeerOptions = {}): Promise<StsPeer> {
     issued,
     failNext(status, code, message, count = 1) {
       for (let i = 0; i < count; i++) failures.push(new Fault(status, code, message));
+    },
+    acceptSession(credentials, roleArn, sessionName) {
+      if (!uniqueIds.has(roleArn)) uniqueIds.set(roleArn, uniqueId('AROA'));
+      issued.push({ ...credentials, roleArn, sessionName, action: 'InstanceProfile' });
     },
     stop: () =>
       new Promise<void>((resolve) => {

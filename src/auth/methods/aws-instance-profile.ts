@@ -22,7 +22,12 @@ export default defineAuthMethod({
   }),
   create(k, context): AwsCredential {
     const description = 'aws instance profile role (EC2 instance metadata)';
-    const session = instanceMetadataSession({ base: metadataUrl(k.metadata_endpoint, LINK_LOCAL_METADATA_BASE, ''), description, context });
+    const session = instanceMetadataSession({
+      base: metadataUrl(k.metadata_endpoint, LINK_LOCAL_METADATA_BASE, ''),
+      elsewhere: "use auth_method 'aws_access_key' or 'aws_web_identity'",
+      description,
+      context,
+    });
     return awsSessionCredential(session, {
       method: 'aws_instance_profile',
       description,

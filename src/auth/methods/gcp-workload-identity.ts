@@ -16,7 +16,8 @@ import { subjectTokenReader } from '../gcp-subject-token.js';
  * `external_account` credential configuration, whose content is `gcp_credential_configuration`.
  *
  * The workload's token is read again for every exchange, from its file (the platform rewrites it)
- * or its URL (gcp-subject-token.ts), and the token, the federated token and the final one are
+ * or its URL (gcp-subject-token.ts), or made again by an EC2 instance's role (a signed AWS request,
+ * gcp-aws-subject-token.ts), and the token, the federated token and the final one are
  * registered as secrets as they appear. One exchange (and one
  * impersonation) per token lifetime, through the shared token cache.
  */
@@ -31,7 +32,7 @@ export default defineAuthMethod({
   name: 'gcp_workload_identity',
   // No secret in configuration.json: the platform issues and rotates the token it points to.
   rotationDays: null,
-  summary: "Google Cloud workload identity federation: the workload's own token (from a file or a URL) exchanged at Google's STS, optionally for a service account's token; no key",
+  summary: "Google Cloud workload identity federation: the workload's own token (from a file or a URL, or an EC2 instance's role) exchanged at Google's STS, optionally for a service account's token; no key",
   keys: z.object({
     gcp_credential_configuration: keys.text(),
     scope: keys.optionalText(),
@@ -47,7 +48,7 @@ export default defineAuthMethod({
       ? `GCP workload identity (${pool}) as service account '${config.impersonation.serviceAccount}'`
       : `GCP workload identity (${pool})`;
 
-    const readSubjectToken = await subjectTokenReader(config, description, context);
+    const subjectToken = await subjectTokenReader(config, description, context);
 
     const sts = await tokenEndpointFor(context, {
       url: config.tokenUrl,
@@ -82,6 +83,7 @@ export default defineAuthMethod({
       // A token the API refuses is usually one whose principal lacks a role there.
       rejectedKey: KEY,
       endpoint: impersonate ?? sts,
+      alsoClose: impersonate ? [sts, subjectToken] : [subjectToken],
       context,
       obtain: async () => {
         const federated = await sts.request(TOKEN_EXCHANGE, async () => ({
@@ -89,7 +91,7 @@ export default defineAuthMethod({
             audience: config.audience,
             scope: scopes.join(' '),
             requested_token_type: ACCESS_TOKEN_TYPE,
-            subject_token: await readSubjectToken(),
+            subject_token: await subjectToken.read(),
             subject_token_type: config.subjectTokenType,
           }),
           headers: new Headers(),
