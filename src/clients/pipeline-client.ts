@@ -19,6 +19,7 @@ import {
 import { validateRecord } from './record-validator.js';
 import { sendWithRetry, type RetryDecision, type RetryOptions } from './retry-policy.js';
 import { guessNextCursorOf } from './next-cursor-guess.js';
+import { recordsOf } from './page-records.js';
 import { oneLine } from '../network/index.js';
 import { bodyField, parseJsonBody, readJsonBody, validate, type JsonBody } from './service-reply.js';
 
@@ -82,7 +83,7 @@ export class PipelineClient {
   /** Every group, following `next_cursor` until it is absent. */
   groups(request: Omit<PageRequest, 'cursor'> = {}): AsyncIterable<Group> {
     checkLimit(request.limit);
-    return this.#all((cursor) => this.#groupsQuery({ ...request, ...(cursor ? { cursor } : {}) }), groupSchema);
+    return recordsOf(this.#pages((cursor) => this.#groupsQuery({ ...request, ...(cursor ? { cursor } : {}) }), groupSchema));
   }
 
   /** One page of the connectors of a group (section 4.1). */
@@ -93,7 +94,7 @@ export class PipelineClient {
   /** Every connector of a group, following `next_cursor` until it is absent. */
   connectors(groupId: string, request: Omit<ConnectorPageRequest, 'cursor'> = {}): AsyncIterable<Connector> {
     this.#connectorsQuery(groupId, request);
-    return this.#all((cursor) => this.#connectorsQuery(groupId, { ...request, ...(cursor ? { cursor } : {}) }), connectorSchema);
+    return recordsOf(this.#pages((cursor) => this.#connectorsQuery(groupId, { ...request, ...(cursor ? { cursor } : {}) }), connectorSchema));
   }
 
   /**
@@ -173,12 +174,13 @@ export class PipelineClient {
   }
 
   /**
-   * All pages as one stream. Page n+1 is requested as soon as page n's body has arrived, with the
+   * All pages, each validated whole, as a stream of arrays (recordsOf hands out their records one by
+   * one). Page n+1 is requested as soon as page n's body has arrived, with the
    * cursor read from the body's end (next-cursor-guess.ts), so the service prepares it while page n
    * is parsed, validated and handed out. When the parsed `next_cursor` differs from the guess, the
    * prefetched page is dropped and the right one requested. At most two pages are held, whatever the total.
    */
-  async *#all<S extends z.ZodType>(queryFor: (cursor: string | undefined) => PageQuery, schema: S): AsyncGenerator<z.output<S>> {
+  async *#pages<S extends z.ZodType>(queryFor: (cursor: string | undefined) => PageQuery, schema: S): AsyncGenerator<z.output<S>[], void, undefined> {
     let cursor: string | undefined;
     let pending: Promise<PageBody> | undefined = this.#fetchPageBody(queryFor(undefined));
     try {
@@ -215,8 +217,7 @@ export class PipelineClient {
         if (!pending && page.nextCursor !== undefined) pending = this.#prefetch(queryFor(page.nextCursor));
         // The whole page is checked before its first record is handed out: a caller never gets
         // half a page that then fails (and one tight loop is faster than checks between yields).
-        const { items } = this.#validated(page, schema);
-        for (let i = 0; i < items.length; i++) yield items[i]!;
+        yield this.#validated(page, schema).items;
       }
     } finally {
       // A caller that stops early leaves at most one prefetched page; let it finish quietly.
