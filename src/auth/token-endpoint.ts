@@ -119,6 +119,13 @@ export interface TokenRequest {
   headers: Headers;
 }
 
+/** One request to the endpoint, as #attempt sends it. */
+interface SendInit {
+  method: 'POST' | 'GET';
+  headers: Headers;
+  body?: string;
+}
+
 type Attempt<T = TokenResponse> =
   | { kind: 'token'; token: T }
   | { kind: 'retry'; error: ConnectorAuthError; what: string; retryAfterMs: number | undefined };
@@ -146,13 +153,16 @@ export class TokenEndpoint {
 
   /** POSTs the grant until a token arrives, a refusal is final, or the retry budget is spent. */
   request(grantType: string, build: () => Promise<TokenRequest> | TokenRequest): Promise<TokenResponse> {
-    return this.#run(`grant ${grantType}, `, async (remainingMs) => {
+    // Built again for every send, the DPoP nonce's second one included: a client assertion (RFC 7523)
+    // carries a jti the server accepts once.
+    const form = async (): Promise<SendInit> => {
       const { body, headers } = await build();
       headers.set('content-type', 'application/x-www-form-urlencoded');
       headers.set('accept', 'application/json');
       body.set('grant_type', grantType);
-      return this.#attempt(this.#o.url, { method: 'POST', headers, body: body.toString() }, remainingMs);
-    });
+      return { method: 'POST', headers, body: body.toString() };
+    };
+    return this.#run(`grant ${grantType}, `, (remainingMs) => this.#attempt(this.#o.url, form, remainingMs));
   }
 
   /**
@@ -160,20 +170,18 @@ export class TokenEndpoint {
    * poll with), under the same rules: retries, OAuth errors → the key to fix. `read` reads a 2xx answer.
    */
   postForm<T>(body: URLSearchParams, headers: Headers, read: ReadAnswer<T>): Promise<T> {
-    return this.#run('', async (remainingMs) => {
-      headers.set('content-type', 'application/x-www-form-urlencoded');
-      headers.set('accept', 'application/json');
-      return this.#attempt(this.#o.url, { method: 'POST', headers, body: body.toString() }, remainingMs, read);
-    });
+    headers.set('content-type', 'application/x-www-form-urlencoded');
+    headers.set('accept', 'application/json');
+    const init: SendInit = { method: 'POST', headers, body: body.toString() };
+    return this.#run('', (remainingMs) => this.#attempt(this.#o.url, () => init, remainingMs, read));
   }
 
   /** POSTs `body` as JSON (an API that issues tokens, not an OAuth grant), under the same rules. */
   postJson(body: unknown, headers: Headers): Promise<TokenResponse> {
-    return this.#run('', async (remainingMs) => {
-      headers.set('content-type', 'application/json');
-      headers.set('accept', 'application/json');
-      return this.#attempt(this.#o.url, { method: 'POST', headers, body: JSON.stringify(body) }, remainingMs);
-    });
+    headers.set('content-type', 'application/json');
+    headers.set('accept', 'application/json');
+    const init: SendInit = { method: 'POST', headers, body: JSON.stringify(body) };
+    return this.#run('', (remainingMs) => this.#attempt(this.#o.url, () => init, remainingMs));
   }
 
   /**
@@ -186,7 +194,8 @@ export class TokenEndpoint {
     const url = new URL(this.#o.url);
     for (const [name, value] of query) url.searchParams.set(name, value);
     if (!headers.has('accept')) headers.set('accept', 'application/json');
-    return this.#run('', (remainingMs) => this.#attempt(url, { method: 'GET', headers }, remainingMs, read));
+    const init: SendInit = { method: 'GET', headers };
+    return this.#run('', (remainingMs) => this.#attempt(url, () => init, remainingMs, read));
   }
 
   async #run<T = TokenResponse>(what: string, attemptOnce: (remainingMs: number) => Promise<Attempt<T>>): Promise<T> {
@@ -218,16 +227,19 @@ export class TokenEndpoint {
 
   async #attempt<T = TokenResponse>(
     url: URL,
-    init: { method: 'POST' | 'GET'; headers: Headers; body?: string },
+    requestFor: () => SendInit | Promise<SendInit>,
     remainingMs: number,
     read: ReadAnswer<T> = (json, response) => this.#readToken(json, response) as T,
   ): Promise<Attempt<T>> {
     const dpop = this.#o.dpop;
-    let response: Response;
-    let text: string;
-    try {
-      for (let sent = 1; ; sent++) {
-        if (dpop) init.headers.set('dpop', await dpop.proof(init.method, url));
+    for (let sent = 1; ; sent++) {
+      // Outside the try below: what building the request throws (a subject token that cannot be
+      // read) is its own failure, not the endpoint's, and is not retried as one.
+      const init = await requestFor();
+      if (dpop) init.headers.set('dpop', await dpop.proof(init.method, url));
+      let response: Response;
+      let text: string;
+      try {
         response = await this.#o.http.send(
           url,
           // Never redirected: a POST that carries a client secret must go where token_url says, nowhere
@@ -236,22 +248,23 @@ export class TokenEndpoint {
           { credential: this.#o.credential, urlKey: this.#o.urlKey, clientCertificate: this.#o.clientTls?.clientCertificate },
         );
         text = await response.text().catch(() => '');
-        // RFC 9449 §8: a server that wants a nonce says so once; the same request goes again with it,
-        // at once and without counting as a retry (Okta asks on every first request).
-        const nonceChanged = dpop?.learnNonce(url, response.headers) ?? false;
-        if (!(nonceChanged && sent === 1 && (response.status === 400 || response.status === 401) && parseObject(text)?.error === 'use_dpop_nonce')) break;
+      } catch (error) {
+        // With TLS 1.3 a server judges the client certificate after the handshake seems done: its
+        // refusal arrives as a closed connection, which a look-only handshake tells apart (final, exit 3).
+        const tls = this.#o.clientTls;
+        const explained = tls ? await explainTlsFailure(error, { url, tls, target: this.#prefix(), timeoutMs: remainingMs }) : error;
+        if (explained !== error) throw explained;
+        // Timeouts, refused and reset connections may pass; an untrusted certificate will not.
+        if (error instanceof SourceUnreachableError) return { kind: 'retry', error, what: `failed (${error.code})`, retryAfterMs: undefined };
+        throw error;
       }
-    } catch (error) {
-      // With TLS 1.3 a server judges the client certificate after the handshake seems done: its
-      // refusal arrives as a closed connection, which a look-only handshake tells apart (final, exit 3).
-      const tls = this.#o.clientTls;
-      const explained = tls ? await explainTlsFailure(error, { url, tls, target: this.#prefix(), timeoutMs: remainingMs }) : error;
-      if (explained !== error) throw explained;
-      // Timeouts, refused and reset connections may pass; an untrusted certificate will not.
-      if (error instanceof SourceUnreachableError) return { kind: 'retry', error, what: `failed (${error.code})`, retryAfterMs: undefined };
-      throw error;
+      // RFC 9449 §8: a server that wants a nonce says so once; the request goes again with it (built
+      // again: a client assertion is good once), at once and without counting as a retry (Okta asks
+      // on every first request).
+      const nonceChanged = dpop?.learnNonce(url, response.headers) ?? false;
+      if (nonceChanged && sent === 1 && (response.status === 400 || response.status === 401) && parseObject(text)?.error === 'use_dpop_nonce') continue;
+      return this.#interpret(response, text, read);
     }
-    return this.#interpret(response, text, read);
   }
 
   async #interpret<T>(response: Response, text: string, read: ReadAnswer<T>): Promise<Attempt<T>> {
@@ -286,7 +299,12 @@ export class TokenEndpoint {
       const description = typeof apiMessage === 'string' ? apiMessage : text.trimStart().startsWith('<') ? undefined : text;
       throw this.#refusal(undefined, description, status, typeof refusal === 'string' ? refusal : refusal.key, typeof refusal === 'string' ? undefined : refusal.hint);
     }
-    if (status === 401 || status === 403) throw this.#refusal(undefined, undefined, status);
+    // RFC 6749 §5.2: a 401 is the client's authentication refused (invalid_client), with or without a body saying so.
+    if (status === 401) {
+      const key = this.#o.errorKeys.invalid_client;
+      throw this.#refusal(undefined, undefined, status, key, `${HINTS.invalid_client} '${key}'`);
+    }
+    if (status === 403) throw this.#refusal(undefined, undefined, status);
     throw new SourceUnreachableError(`${this.#prefix()} answered HTTP ${status}; expected a token`, {
       code: `http_${status}`,
       key: this.#o.urlKey,
@@ -350,13 +368,14 @@ export class TokenEndpoint {
   /** A final refusal: exit 3, the OAuth error and its description, and the key to fix. */
   #refusal(error: string | undefined, description: unknown, status: number, statusKey?: string, statusHint?: string): AuthenticationError {
     const keys = this.#o.errorKeys;
-    const key = (error !== undefined && error !== 'other' ? keys[error] : undefined) ?? statusKey ?? keys.other;
+    // Own properties only: a server's `"error": "constructor"` is not a key of ours.
+    const key = (error !== undefined && error !== 'other' && Object.hasOwn(keys, error) ? keys[error] : undefined) ?? statusKey ?? keys.other;
     const detail = serverDetail(description, this.#o.secrets);
     const what = error ? `${error}${detail}` : `HTTP ${status}${statusKey ? detail : ''}`;
     return new AuthenticationError(`${this.#prefix()} refused the token request: ${what}; check '${key}'`, {
       code: error ? `oauth_${error}` : `http_${status}`,
       key,
-      hint: statusHint ?? (HINTS[error ?? ''] ? `${HINTS[error!]} '${key}'` : `check '${key}'`),
+      hint: statusHint ?? (error !== undefined && Object.hasOwn(HINTS, error) ? `${HINTS[error]} '${key}'` : `check '${key}'`),
     });
   }
 

@@ -75,6 +75,24 @@ describe('oauth2_client_credentials with DPoP (RFC 9449)', () => {
     expect(h.lines.filter((line) => line.includes('"WARNING"'))).toEqual([]);
   });
 
+  it('with a signed client assertion (private_key_jwt), the request after use_dpop_nonce carries a new assertion: its jti is good once', async () => {
+    peer.requireDpopNonce(true);
+    const h = harness();
+    const client = peer.clients.privateKeyJwt;
+    const { probe } = await probeWith(
+      h,
+      configuration({
+        client_id: client.id,
+        client_secret: '',
+        token_endpoint_auth: 'private_key_jwt',
+        client_assertion_key: client.keyPem,
+        client_assertion_key_id: client.keyId,
+      }),
+    );
+    expect(probe.outcome).toBe('HTTP 200');
+    expect(peer.tokenRequests('client_credentials')).toBe(2);
+  });
+
   it('an API that demands its own nonce answers 401 with it; the same token goes again with the nonce, and one token serves the run', async () => {
     peer.requireResourceDpopNonce(true);
     const h = harness();

@@ -139,6 +139,31 @@ describe('TokenEndpoint retries on injected timers', () => {
     }
   });
 
+  it('a bare 401 (a Basic filter in front of the endpoint) is the client authentication refused: it names the secret, not client_id', async () => {
+    peer.failNextTokenRequests({ status: 401, text: '', headers: { 'www-authenticate': 'Basic realm="token"' } });
+    const { e, request, sleeps } = endpoint(60_000);
+    try {
+      const error = await rejection(request());
+      expect([error.exitCode, error.code, error.key]).toEqual([3, 'http_401', 'client_secret']);
+      expect(error.hint).toContain('did not accept the client authentication');
+      expect(sleeps).toEqual([]);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('an error name that is a property of every object ("constructor") is not a key of ours', async () => {
+    peer.failNextTokenRequests({ status: 400, body: { error: 'constructor' } });
+    const { e, request } = endpoint(60_000);
+    try {
+      const error = await rejection(request());
+      expect([error.code, error.key]).toEqual(['oauth_constructor', 'client_id']);
+      expect(error.hint).toBe("check 'client_id'");
+    } finally {
+      await e.close();
+    }
+  });
+
   it('a 200 that is not a token response: exit 4 naming token_url, the body not quoted', async () => {
     peer.failNextTokenRequests({ status: 200, body: { hello: 'world-and-a-secret' } });
     const { e, request } = endpoint(60_000);

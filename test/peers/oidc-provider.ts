@@ -55,6 +55,9 @@ export interface TokenFault {
   /** Wait this long before answering. */
   delayMs?: number;
   body?: Record<string, unknown>;
+  /** A body that is not JSON (a gateway's or a Basic filter's answer), sent with `headers` instead of the JSON one. */
+  text?: string;
+  headers?: Record<string, string>;
 }
 
 export interface ServiceAccountFixture {
@@ -548,6 +551,11 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
       const fault = nextFaults.shift() ?? everyFault;
       if (fault) {
         if (fault.delayMs) await sleep(fault.delayMs);
+        if (fault.text !== undefined) {
+          res.writeHead(fault.status, { 'content-type': 'text/plain', ...fault.headers });
+          res.end(fault.text);
+          return;
+        }
         res.writeHead(fault.status, {
           'content-type': 'application/json',
           'cache-control': 'no-store',
