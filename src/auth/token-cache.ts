@@ -1,4 +1,3 @@
-import { ConfigurationError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 
 /**
@@ -11,11 +10,13 @@ import type { Logger } from '../log/index.js';
  *   point callers wait for the new token rather than send one that may expire in flight.
  * - Exactly one refresh in flight per credential, whatever the concurrency: every caller who needs
  *   a token while one is being fetched waits for that same fetch.
- * - A 401 from the source (`invalidate()`) drops the token once; a token fetched moments ago is kept
- *   (the 401 was for its predecessor), so a burst of 401s costs one refresh, not one per request.
+ * - A 401 from the source (`invalidate()`) drops the token once; a token that arrived moments ago is
+ *   kept (the 401 was for its predecessor), so a burst of 401s costs one refresh, not one per request.
+ *   With a renewal already in flight, the dropped token's callers wait for that one.
  * - A failed background refresh is logged and retried later, while the current token stays valid;
- *   a failed blocking refresh is thrown to the caller. A configuration error (a rotated refresh
- *   token that could not be saved) is final: every later call throws it, no further token is fetched.
+ *   a failed blocking refresh is thrown to the caller. An error the credential calls final
+ *   (`isFatal`: a rotated refresh token that could not be saved, since asking again would present
+ *   the old one) is thrown to every later call, and no further token is fetched.
  *
  * Retries, backoff and Retry-After belong to the fetch (see token-endpoint.ts); this class decides
  * when to fetch and makes sure it happens once. The clock is injected (`now`), so tests run an hour
@@ -35,9 +36,9 @@ export interface TokenCacheOptions<T = string> {
   log: Logger;
   /** The credential, for log lines. */
   description: string;
-  /** An error after which no further fetch may happen. Default: a ConfigurationError. */
+  /** An error after which no further fetch may happen. Default: none (a token file unreadable for a moment heals). */
   isFatal?: (error: unknown) => boolean;
-  /** A token younger than this is not dropped by invalidate(). Default 2 s. */
+  /** A token that arrived less than this ago is not dropped by invalidate(). Default 2 s. */
   recentMs?: number;
   /** What the value is called in log lines. Default 'access token'. */
   noun?: string;
@@ -45,7 +46,8 @@ export interface TokenCacheOptions<T = string> {
 
 interface CachedToken<T> {
   readonly value: T;
-  readonly obtainedAt: number;
+  /** When the answer arrived (not when it was asked for): how recent the token is for invalidate(). */
+  readonly arrivedAt: number;
   readonly expiresAt: number;
   /** From here on, a background refresh starts. */
   readonly refreshAt: number;
@@ -87,7 +89,7 @@ export class TokenCache<T = string> {
   constructor(options: TokenCacheOptions<T>) {
     this.#o = options;
     this.#noun = options.noun ?? 'access token';
-    this.#isFatal = options.isFatal ?? ((error) => error instanceof ConfigurationError);
+    this.#isFatal = options.isFatal ?? (() => false);
     this.#recentMs = options.recentMs ?? 2000;
   }
 
@@ -106,15 +108,16 @@ export class TokenCache<T = string> {
   }
 
   /**
-   * The source answered 401. Drops the token unless a newer one is on its way or was just fetched.
-   * True: one retry may succeed. False only when the credential can no longer produce tokens.
+   * The source answered 401. Drops the token unless it arrived moments ago (the 401 was for an older
+   * one); the next token() then fetches, or waits for the renewal already in flight, rather than
+   * serving the refused token again. True: one retry may succeed. False only when the credential
+   * can no longer produce tokens.
    */
   invalidate(): boolean {
     if (this.#fatal !== undefined) return false;
-    if (this.#inflight !== undefined) return true;
     const current = this.#current;
-    if (current !== undefined && this.#o.now() - current.obtainedAt >= this.#recentMs) {
-      this.#o.log.debug(`${this.#o.description}: the source rejected the ${this.#noun}; fetching a new one`);
+    if (current !== undefined && this.#o.now() - current.arrivedAt >= this.#recentMs) {
+      this.#o.log.debug(`${this.#o.description}: the source rejected the ${this.#noun}; ${this.#inflight ? 'waiting for the one being fetched' : 'fetching a new one'}`);
       this.#current = undefined;
     }
     return true;
@@ -159,7 +162,7 @@ export class TokenCache<T = string> {
     const expiresAt = requestedAt + lifetime;
     const token: CachedToken<T> = {
       value: issued.value,
-      obtainedAt: requestedAt,
+      arrivedAt: this.#o.now(),
       expiresAt,
       refreshAt: expiresAt - refreshMargin(lifetime),
       usableUntil: expiresAt - hardMargin(lifetime),

@@ -19,6 +19,8 @@ export interface TokenCredentialOptions {
   obtain: () => Promise<TokenResponse>;
   /** DPoP (RFC 9449): a DPoP-bound token goes with a proof for each request's method and URL. */
   dpop?: DpopProver | undefined;
+  /** An error of `obtain` after which no token may be asked for again (TokenCache's isFatal). */
+  isFatal?: (error: unknown) => boolean;
   /** What else `obtain` goes through (another endpoint, a metadata session): closed after `endpoint`. */
   alsoClose?: { close(): Promise<void> }[];
 }
@@ -44,6 +46,7 @@ export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredentia
     description: o.description,
     log: context.log,
     now: context.now,
+    ...(o.isFatal ? { isFatal: o.isFatal } : {}),
     fetch: async (): Promise<IssuedToken> => {
       const response = await o.obtain();
       tokenType = response.tokenType;

@@ -38,9 +38,9 @@ function source(lifetimeMs = 5 * MINUTE) {
   };
 }
 
-function cache(s: ReturnType<typeof source>, clock = fakeClock(0)) {
+function cache(s: ReturnType<typeof source>, clock = fakeClock(0), isFatal?: (error: unknown) => boolean) {
   const h = harness();
-  return { cache: new TokenCache({ fetch: s.fetch, now: clock.now, log: h.log, description: 'test credential' }), clock, lines: h.lines };
+  return { cache: new TokenCache({ fetch: s.fetch, now: clock.now, log: h.log, description: 'test credential', ...(isFatal ? { isFatal } : {}) }), clock, lines: h.lines };
 }
 
 describe('refresh margins', () => {
@@ -132,10 +132,10 @@ describe('TokenCache', () => {
     await expect(blocking).rejects.toThrow('down for good');
   });
 
-  it('a configuration error is final: thrown to every later caller, no further fetch', async () => {
+  it('an error the credential calls final is thrown to every later caller, no further fetch', async () => {
     const s = source();
     s.hold();
-    const { cache: c } = cache(s);
+    const { cache: c } = cache(s, fakeClock(0), (error) => error instanceof ConfigurationError);
     const first = c.token();
     const fatal = new ConfigurationError('could not save the rotated refresh token', { code: 'x' });
     s.fail(fatal);
@@ -143,6 +143,54 @@ describe('TokenCache', () => {
     await expect(c.token()).rejects.toBe(fatal);
     expect(c.invalidate()).toBe(false);
     expect(s.count).toBe(1);
+  });
+
+  it('any other error is not final: a token file unreadable during a renewal keeps the current token, and the next renewal reads it again', async () => {
+    const s = source();
+    const { cache: c, clock } = cache(s);
+    await c.token();
+    s.hold();
+    clock.set(286_000);
+    expect(await c.token()).toBe('token-1');
+    s.fail(new ConfigurationError('cannot read the token file (ENOENT)', { code: 'token_file_unreadable' }));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(await c.token()).toBe('token-1');
+    // After the quiet time, a new renewal that succeeds.
+    clock.set(291_000);
+    expect(await c.token()).toBe('token-1');
+    s.release('token-2');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(await c.token()).toBe('token-2');
+    expect(c.invalidate()).toBe(true);
+  });
+
+  it('a 401 while a renewal is in flight: the refused token is not served again, callers wait for the renewal', async () => {
+    const s = source();
+    const { cache: c, clock } = cache(s);
+    await c.token();
+    s.hold();
+    clock.set(286_000); // in the refresh window: a background renewal starts, token-1 still served
+    expect(await c.token()).toBe('token-1');
+    expect(c.invalidate()).toBe(true);
+    const next = c.token();
+    s.release('token-2');
+    expect(await next).toBe('token-2');
+    expect(s.count).toBe(2);
+  });
+
+  it('"moments ago" is counted from when the token arrived: a slow token endpoint does not make a new token look old', async () => {
+    const clock = fakeClock(0);
+    let n = 0;
+    const slow = async (): Promise<IssuedToken> => {
+      clock.advance(3000); // the endpoint took 3 s (retries, a slow server)
+      return { value: `token-${++n}`, lifetimeMs: 5 * MINUTE };
+    };
+    const h = harness();
+    const c = new TokenCache({ fetch: slow, now: clock.now, log: h.log, description: 'test credential' });
+    expect(await c.token()).toBe('token-1');
+    c.invalidate(); // a 401 meant for the previous token, arriving right after
+    expect(await c.token()).toBe('token-1');
+    expect(n).toBe(1);
   });
 
   it('invalidate(): drops a token in use for a while, keeps one fetched moments ago, joins a fetch in flight', async () => {

@@ -82,6 +82,9 @@ export default defineAuthMethod({
       endpoint,
       context,
       dpop: client.dpop,
+      // A rotated refresh token that could not be saved: asking again would present the old one,
+      // which the server has retired (and may take as a replay, revoking the new one too).
+      isFatal: (error) => error instanceof ConfigurationError && error.code === 'refresh_token_not_saved',
       obtain: async () => {
         const sent = refreshToken;
         const response = await endpoint.request('refresh_token', async () => {
@@ -226,7 +229,8 @@ async function saveRotatedToken(value: string, description: string, context: Aut
       }
     }
     // The local runner's persister already says which files are involved; say it here otherwise.
-    if (error instanceof ConfigurationError && path !== undefined && error.message.includes(path)) throw error;
+    if (error instanceof ConfigurationError && path !== undefined && error.message.includes(path))
+      throw new ConfigurationError(error.message, { code: 'refresh_token_not_saved', key: error.key ?? KEY, hint: error.hint, cause: error });
     const where = path
       ? `the new refresh token is kept in ${path} (mode 0600): copy its "value" into 'refresh_token' and delete the file`
       : filesDir
