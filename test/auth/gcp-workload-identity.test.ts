@@ -102,10 +102,13 @@ describe('gcp_workload_identity', () => {
       service_account_impersonation_url: peer.impersonationUrl(),
       service_account_impersonation: { token_lifetime_seconds: 1200 },
     });
-    const auth = await connect(h, configuration(credentials), { fakeClock: true });
+    // A narrower scope than cloud-platform: the federated token still needs cloud-platform to call
+    // generateAccessToken (the peer refuses it otherwise, as Google does); the final token gets this one.
+    const auth = await connect(h, configuration(credentials, { scope: 'https://www.googleapis.com/auth/bigquery.readonly' }), { fakeClock: true });
     try {
       expect((await auth.probe()).outcome).toBe('HTTP 200');
       expect(peer.apiCalls.at(-1)).toBe(`serviceAccount:${SERVICE_ACCOUNT}`);
+      expect(peer.apiScopes.at(-1)).toEqual(['https://www.googleapis.com/auth/bigquery.readonly']);
       expect(auth.credential.description).toBe(
         `GCP workload identity (projects/123456789012/locations/global/workloadIdentityPools/connectors/providers/cluster-1) as service account '${SERVICE_ACCOUNT}'`,
       );

@@ -57,6 +57,8 @@ export interface GoogleStsPeer {
   seen: string[];
   /** Requests to the API: the principal whose token each carried, or null when refused. */
   apiCalls: (string | null)[];
+  /** The scopes of the token each API request carried. */
+  apiScopes: string[][];
   /** The ARNs AWS STS answered for the signed requests of the AWS provider. */
   awsCallers: string[];
   /** The lifetime of the federated tokens issued from now on (default 3600 s, as Google's STS issues them). */
@@ -73,22 +75,22 @@ const SUBJECT_TOKEN_TYPES = new Set(['urn:ietf:params:oauth:token-type:jwt', 'ur
 export async function start(options: GoogleStsOptions = {}): Promise<GoogleStsPeer> {
   const federation = await workloadFederation();
   const jose = await import('jose');
-  /** Token → the principal it stands for, and until when. */
-  const issued = new Map<string, { principal: string; expires: number }>();
-  const peer = { exchanges: 0, impersonations: 0, seen: [] as string[], apiCalls: [] as (string | null)[], awsCallers: [] as string[] };
+  /** Token → the principal it stands for, until when, and the scopes it carries. */
+  const issued = new Map<string, { principal: string; expires: number; scopes: string[] }>();
+  const peer = { exchanges: 0, impersonations: 0, seen: [] as string[], apiCalls: [] as (string | null)[], apiScopes: [] as string[][], awsCallers: [] as string[] };
   let serviceAccountTokenValue: string | undefined;
   let federatedLifetime = 3600;
 
-  const issue = (principal: string, lifetimeSeconds: number, value?: string) => {
+  const issue = (principal: string, lifetimeSeconds: number, scopes: string[], value?: string) => {
     const token = value ?? `ya29.peer-${randomBytes(24).toString('base64url')}`;
-    issued.set(token, { principal, expires: Date.now() + lifetimeSeconds * 1000 });
+    issued.set(token, { principal, expires: Date.now() + lifetimeSeconds * 1000, scopes });
     peer.seen.push(token);
     return token;
   };
   const bearer = (req: IncomingMessage) => {
     const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
     const found = token ? issued.get(token) : undefined;
-    return found && found.expires > Date.now() ? found.principal : undefined;
+    return found && found.expires > Date.now() ? found : undefined;
   };
 
   async function exchange(form: URLSearchParams, res: ServerResponse): Promise<void> {
@@ -124,7 +126,7 @@ export async function start(options: GoogleStsOptions = {}): Promise<GoogleStsPe
       return oauth(400, 'invalid_grant', 'Invalid JWT signature.');
     }
     const principal = `principal://iam.googleapis.com/${POOL_PROVIDER.replace(/\/providers\/.*$/, '')}/subject/${String(claims.sub)}`;
-    json(res, 200, { access_token: issue(principal, federatedLifetime), issued_token_type: ACCESS_TOKEN_TYPE, token_type: 'Bearer', expires_in: federatedLifetime });
+    json(res, 200, { access_token: issue(principal, federatedLifetime, (form.get('scope') ?? '').split(' ')), issued_token_type: ACCESS_TOKEN_TYPE, token_type: 'Bearer', expires_in: federatedLifetime });
   }
 
   /** The AWS provider: the subject token is a signed GetCallerIdentity, replayed to AWS STS to learn who signed it. */
@@ -168,15 +170,19 @@ export async function start(options: GoogleStsOptions = {}): Promise<GoogleStsPe
     if (account !== aws.account) return oauth(400, 'invalid_grant', `The AWS account [${String(account)}] is not the one the provider trusts.`);
     peer.awsCallers.push(arn);
     const principal = `principal://iam.googleapis.com/${AWS_POOL_PROVIDER.replace(/\/providers\/.*$/, '')}/subject/${arn}`;
-    json(res, 200, { access_token: issue(principal, federatedLifetime), issued_token_type: ACCESS_TOKEN_TYPE, token_type: 'Bearer', expires_in: federatedLifetime });
+    json(res, 200, { access_token: issue(principal, federatedLifetime, (form.get('scope') ?? '').split(' ')), issued_token_type: ACCESS_TOKEN_TYPE, token_type: 'Bearer', expires_in: federatedLifetime });
   }
 
   async function generateAccessToken(account: string, req: IncomingMessage, body: string, res: ServerResponse): Promise<void> {
     peer.impersonations++;
     const google = (status: number, message: string, state: string) => json(res, status, { error: { code: status, message, status: state } });
-    const principal = bearer(req);
-    if (!principal)
+    const caller = bearer(req);
+    if (!caller)
       return google(401, 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.', 'UNAUTHENTICATED');
+    // The IAM Credentials API, like every Google API, wants a token with one of its scopes.
+    if (!caller.scopes.some((scope) => scope === 'https://www.googleapis.com/auth/cloud-platform' || scope === 'https://www.googleapis.com/auth/iam'))
+      return google(403, 'Request had insufficient authentication scopes.', 'PERMISSION_DENIED');
+    const principal = caller.principal;
     let request: { scope?: unknown; lifetime?: unknown };
     try {
       request = JSON.parse(body) as typeof request;
@@ -191,7 +197,7 @@ export async function start(options: GoogleStsOptions = {}): Promise<GoogleStsPe
       return google(403, "Permission 'iam.serviceAccounts.getAccessToken' denied on resource (or it may not exist).", 'PERMISSION_DENIED');
     const lifetime = Number(/^(\d+)s$/.exec(String(request.lifetime ?? '3600s'))?.[1] ?? NaN);
     if (!(lifetime >= 1 && lifetime <= 43_200)) return google(400, 'Invalid lifetime.', 'INVALID_ARGUMENT');
-    const accessToken = issue(`serviceAccount:${account}`, lifetime, serviceAccountTokenValue);
+    const accessToken = issue(`serviceAccount:${account}`, lifetime, request.scope.map(String), serviceAccountTokenValue);
     json(res, 200, { accessToken, expireTime: new Date(Date.now() + lifetime * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') });
   }
 
@@ -205,8 +211,10 @@ export async function start(options: GoogleStsOptions = {}): Promise<GoogleStsPe
       const account = /^\/v1\/projects\/-\/serviceAccounts\/([^/:]+):generateAccessToken$/.exec(path)?.[1];
       if (req.method === 'POST' && account) return generateAccessToken(decodeURIComponent(account), req, body, res);
       if (path.startsWith('/api/')) {
-        const principal = bearer(req) ?? null;
+        const caller = bearer(req);
+        const principal = caller?.principal ?? null;
         peer.apiCalls.push(principal);
+        peer.apiScopes.push(caller?.scopes ?? []);
         return principal ? json(res, 200, { ok: true, principal }) : json(res, 401, { error: { code: 401, status: 'UNAUTHENTICATED' } });
       }
       json(res, 404, { error: { code: 404, message: 'Not Found', status: 'NOT_FOUND' } });

@@ -89,7 +89,10 @@ export default defineAuthMethod({
         const federated = await sts.request(TOKEN_EXCHANGE, async () => ({
           body: new URLSearchParams({
             audience: config.audience,
-            scope: scopes.join(' '),
+            // The federated token only buys the service account's when impersonating, and the IAM
+            // Credentials API wants cloud-platform (or iam) on it: the caller's scopes go to
+            // generateAccessToken (google-auth-library does the same).
+            scope: impersonate ? DEFAULT_SCOPE : scopes.join(' '),
             requested_token_type: ACCESS_TOKEN_TYPE,
             subject_token: await subjectToken.read(),
             subject_token_type: config.subjectTokenType,
@@ -97,10 +100,10 @@ export default defineAuthMethod({
           headers: new Headers(),
         }));
         if (!impersonate) return federated;
-        return impersonate.postJson(
-          { scope: scopes, lifetime: `${config.impersonation!.lifetimeSeconds}s` },
-          new Headers({ authorization: `Bearer ${federated.accessToken}` }),
-        );
+        const lifetimeSeconds = config.impersonation!.lifetimeSeconds;
+        const token = await impersonate.postJson({ scope: scopes, lifetime: `${lifetimeSeconds}s` }, new Headers({ authorization: `Bearer ${federated.accessToken}` }));
+        // expireTime is a time of Google's clock: a local clock running slow must not keep the token past the lifetime asked for.
+        return { ...token, expiresInSeconds: Math.min(token.expiresInSeconds ?? lifetimeSeconds, lifetimeSeconds) };
       },
     });
   },
