@@ -7,7 +7,7 @@ import type { Dispatcher } from 'undici';
  */
 export interface HttpReply {
   readonly status: number;
-  /** The URL asked for (a followed redirect is not reflected). */
+  /** The URL of the request this answers: with redirects followed hop by hop (the REST source does), the last hop's. */
   readonly url: string;
   readonly headers: { get(name: string): string | null };
   /** The whole body, UTF-8 decoded. Read it (or `discard()` it) so the connection can be reused. */

@@ -98,11 +98,15 @@ export default defineSource({
     if (signer) context.log.debug(`${credential.description}: requests to ${baseUrl.origin} are signed with ${signer.description}`);
 
     /**
-     * One authenticated request: the credential goes to base_url's origin only, as browsers do on
-     * cross-origin redirects; a 401 gets one retry, with what the answer asked for (a DPoP nonce) or
-     * else with a fresh credential where the method can refresh;
-     * a TLS failure is explained (explainTlsFailure) whichever call made it.
-     * `transmit` is the HTTP client's fetch-shaped send() or its lean request().
+     * One authenticated request: the credential goes to base_url's origin only. Redirects are
+     * followed here, hop by hop, rather than by the HTTP client: undici strips only Authorization,
+     * Cookie and Proxy-Authorization on a cross-origin hop, so an API key header, a SigV4 session
+     * token or a DPoP proof would follow a redirect to a third party (or from https to http). Each
+     * hop gets the credential again only when it is on base_url's origin, as browsers treat
+     * Authorization. A 401 gets one retry, with what the answer asked for (a DPoP nonce) or else
+     * with a fresh credential where the method can refresh; a TLS failure is explained
+     * (explainTlsFailure) whichever call made it. `transmit` is the HTTP client's fetch-shaped
+     * send() or its lean request().
      */
     const authorized = async <R extends { status: number; headers: { get(name: string): string | null } }>(
       pathOrUrl: string | URL,
@@ -110,15 +114,15 @@ export default defineSource({
       transmit: (url: URL, init: HttpRequestInit) => Promise<R>,
       drain: (reply: R) => Promise<unknown>,
     ): Promise<R> => {
-      const url = resolveUrl(baseUrl, pathOrUrl);
-      const sameOrigin = url.origin === baseUrl.origin;
-      const attempt = async (): Promise<R> => {
+      const hop = async (url: URL, method: string, body: RestRequestInit['body'], dropBodyHeaders: boolean): Promise<R> => {
         const headers = new Headers(init.headers);
         if (!headers.has('accept')) headers.set('accept', 'application/json');
-        const request = { method: init.method ?? 'GET', url: new URL(url), headers };
-        if (sameOrigin) await (signer ? signer.sign(request, init.body) : credential.authorize(request));
+        if (dropBodyHeaders) for (const name of BODY_HEADERS) headers.delete(name);
+        const request = { method, url: new URL(url), headers };
+        const sameOrigin = url.origin === baseUrl.origin;
+        if (sameOrigin) await (signer ? signer.sign(request, body) : credential.authorize(request));
         try {
-          const reply = await transmit(request.url, { ...init, headers });
+          const reply = await transmit(request.url, { ...init, method, body: body ?? null, headers, redirect: 'manual' });
           if (sameOrigin) credential.observeAnswer?.(request.url, reply.headers);
           return reply;
         } catch (error) {
@@ -129,17 +133,45 @@ export default defineSource({
           throw tunnel?.takeFailure() ?? (await explainTlsFailure(error, { url: request.url, tls, target, timeoutMs: timeoutSeconds * 1000, route: tunnel }));
         }
       };
-      const reply = await attempt();
-      if (reply.status === 401 && sameOrigin && credential.answersChallenge?.(url, reply.headers)) {
-        await drain(reply);
-        return attempt();
+      /** The request and the redirects it leads to (at most 20, as fetch follows), as fetch follows them. */
+      const follow = async (): Promise<{ reply: R; url: URL }> => {
+        let url = resolveUrl(baseUrl, pathOrUrl);
+        let method = init.method ?? 'GET';
+        let body = init.body;
+        let dropBodyHeaders = false;
+        for (let hops = 0; ; hops++) {
+          const reply = await hop(url, method, body, dropBodyHeaders);
+          const location = REDIRECTS.has(reply.status) && init.redirect !== 'manual' ? reply.headers.get('location') : null;
+          const next = location === null ? null : URL.parse(location, url);
+          if (!next || (next.protocol !== 'https:' && next.protocol !== 'http:')) return { reply, url };
+          if (hops === MAX_REDIRECTS)
+            throw new SourceUnreachableError(`${credential.description}: ${method} ${describeUrl(url)} redirected more than ${MAX_REDIRECTS} times`, {
+              code: 'too_many_redirects',
+              key: 'base_url',
+              hint: "check 'base_url': the API redirects in a loop",
+            });
+          await drain(reply);
+          // 303, and 301/302 after a POST, go on as a GET without the body (the fetch standard's rule).
+          if (reply.status === 303 || ((reply.status === 301 || reply.status === 302) && method === 'POST')) {
+            if (method !== 'HEAD') method = 'GET';
+            body = undefined;
+            dropBodyHeaders = true;
+          }
+          url = next;
+        }
+      };
+      const first = await follow();
+      const sameOrigin = first.url.origin === baseUrl.origin;
+      if (first.reply.status === 401 && sameOrigin && credential.answersChallenge?.(first.url, first.reply.headers)) {
+        await drain(first.reply);
+        return (await follow()).reply;
       }
-      if (reply.status === 401 && sameOrigin && credential.invalidate && (await credential.invalidate())) {
+      if (first.reply.status === 401 && sameOrigin && credential.invalidate && (await credential.invalidate())) {
         // Read the (small) 401 body to its end so the retry reuses the connection.
-        await drain(reply);
-        return attempt();
+        await drain(first.reply);
+        return (await follow()).reply;
       }
-      return reply;
+      return first.reply;
     };
     const requestContext = { credential: credential.description, urlKey: 'base_url', clientCertificate: tls.clientCertificate };
     const send = (pathOrUrl: string | URL, init: RestRequestInit = {}): Promise<Response> =>
@@ -188,6 +220,13 @@ export default defineSource({
     };
   },
 });
+
+/** Statuses that send the request on to their Location. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** As fetch allows. */
+const MAX_REDIRECTS = 20;
+/** What a request loses with its body when a redirect turns it into a GET. */
+const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
 
 /** Bodies up to this size are read to the end by the probe, keeping the connection for reuse. */
 const PROBE_BODY_LIMIT = 64 * 1024;
@@ -240,12 +279,15 @@ export function awsRefusalMessage(body: string): string | undefined {
 
 /**
  * "https://x/api" + "items" must give "https://x/api/items"; WHATWG resolution would drop "api".
- * A path is therefore joined below base_url, a leading slash included; an absolute URL is kept.
+ * A path is therefore joined below base_url, leading slashes (and backslashes, which WHATWG reads
+ * as slashes) dropped; an absolute URL (`scheme://…`) is kept. The `./` keeps a colon in the first
+ * segment a path (Google's `values:batchGet`, not a scheme `values:`) and a `//host` or `http:/host`
+ * below base_url's origin.
  */
 export function resolveUrl(baseUrl: URL, pathOrUrl: string | URL): URL {
   if (pathOrUrl instanceof URL) return new URL(pathOrUrl);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(pathOrUrl)) return new URL(pathOrUrl);
-  return new URL(pathOrUrl.replace(/^\/+/, ''), baseUrl);
+  return new URL(`./${pathOrUrl.replace(/^[/\\]+/, '')}`, baseUrl);
 }
 
 function withTrailingSlash(url: URL): URL {

@@ -595,3 +595,70 @@ describe('request() failures', () => {
     }
   });
 });
+
+describe('redirects: the credential stays on base_url origin, whatever header carries it', () => {
+  const KEY = 'api-key-Xq93-secret';
+  let api: Peer;
+  let other: Peer;
+  beforeAll(async () => {
+    other = await serve((_req, res) => json(res, 200, { landed: true }));
+    api = await serve((req, res, seen) => {
+      if (seen.headers['x-api-key'] !== KEY) return json(res, 401, { error: 'unauthorized' });
+      const path = new URL(seen.path, 'http://x').pathname;
+      if (path === '/api/away') {
+        res.writeHead(302, { location: `${other.url}/landing`, 'content-length': 0 });
+        return res.end();
+      }
+      if (path === '/api/submit') {
+        res.writeHead(303, { location: '/api/result', 'content-length': 0 });
+        return res.end();
+      }
+      if (path === '/api/result') return json(res, 200, { method: seen.method, body: seen.body, type: seen.headers['content-type'] ?? null });
+      if (path === '/api/loop') {
+        res.writeHead(307, { location: '/api/loop', 'content-length': 0 });
+        return res.end();
+      }
+      json(res, 404, { error: 'not found' });
+    });
+  });
+  afterAll(async () => {
+    await Promise.all([api.stop(), other.stop()]);
+  });
+  const keyed = () => open({ auth_method: 'api_key', api_key: KEY, base_url: `${api.url}/api/` });
+
+  it('an API key header is not sent to the origin a 302 leads to, by fetch() or request()', async () => {
+    const { source } = await keyed();
+    other.requests.length = 0;
+    const fetched = await source.fetch('away');
+    expect(await fetched.json()).toEqual({ landed: true });
+    const requested = await source.request('away');
+    expect(JSON.parse(await requested.text())).toEqual({ landed: true });
+    expect(other.requests).toHaveLength(2);
+    for (const seen of other.requests) {
+      expect(seen.headers['x-api-key']).toBeUndefined();
+      expect(JSON.stringify(seen.headers)).not.toContain(KEY);
+    }
+  });
+
+  it('a 303 after a POST goes on as a GET without the body or its content type, with the credential on the same origin', async () => {
+    const { source } = await keyed();
+    const reply = await source.request('submit', { method: 'POST', body: JSON.stringify({ a: 1 }), headers: { 'content-type': 'application/json' } });
+    expect(JSON.parse(await reply.text())).toEqual({ method: 'GET', body: '', type: null });
+  });
+
+  it('a redirect loop stops after 20 hops: exit 4 naming base_url', async () => {
+    const { source } = await keyed();
+    const before = api.requests.length;
+    const error = await rejection(source.request('loop'));
+    expect([error.exitCode, error.code, error.key]).toEqual([4, 'too_many_redirects', 'base_url']);
+    expect(api.requests.length - before).toBe(21);
+  });
+
+  it('a path with a colon or a leading backslash stays below base_url', async () => {
+    const { resolveUrl } = await import('../../src/sources/rest.js');
+    const base = new URL('https://sheets.example/v4/spreadsheets/ID/');
+    expect(resolveUrl(base, 'values:batchGet').href).toBe('https://sheets.example/v4/spreadsheets/ID/values:batchGet');
+    expect(resolveUrl(base, '\\\\evil.example/x').origin).toBe('https://sheets.example');
+    expect(resolveUrl(base, 'http:/evil.example/x').origin).toBe('https://sheets.example');
+  });
+});
