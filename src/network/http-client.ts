@@ -17,6 +17,12 @@ export interface HttpRequestInit {
   body?: string | Uint8Array | URLSearchParams | null;
   redirect?: 'follow' | 'manual';
   signal?: AbortSignal;
+  /**
+   * What `timeout_seconds` bounds: the whole exchange, body included (`whole`, the default: a JSON
+   * API's answer), or the wait for the answer's headers (`headers`: a file download, whose body may
+   * take as long as it keeps arriving; a pause of `timeout_seconds` in it still fails, as a timeout).
+   */
+  deadline?: 'whole' | 'headers';
 }
 
 export class HttpClient {
@@ -37,9 +43,9 @@ export class HttpClient {
    */
   async send(url: URL, init: HttpRequestInit, context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>): Promise<Response> {
     const { dispatcher, fetch } = await (this.#agent ??= this.#createAgent());
-    const { signal, method, classify } = this.#begin(url, init, context);
+    const { signal, method, classify, headersArrived } = this.#begin(url, init, context);
     try {
-      const response = await fetch(url, {
+      const response = (await fetch(url, {
         method,
         // Plain entries: the global Headers type and undici's differ, the wire form does not.
         headers: init.headers ? Object.fromEntries(init.headers) : undefined,
@@ -47,10 +53,16 @@ export class HttpClient {
         redirect: init.redirect ?? 'follow',
         signal,
         dispatcher,
-      });
-      return response as unknown as Response;
+      })) as unknown as Response;
+      if (init.deadline !== 'headers' || !response.body) return response;
+      headersArrived();
+      // The body arrives after send() returned: its failures (a pause longer than timeout_seconds,
+      // a reset) are classified as the request's would be.
+      return new Response(classifiedBody(response.body, classify), { status: response.status, statusText: response.statusText, headers: response.headers });
     } catch (error) {
       throw classify(error);
+    } finally {
+      headersArrived();
     }
   }
 
@@ -83,13 +95,25 @@ export class HttpClient {
     }
   }
 
-  /** What both kinds of request start with: the deadline (timeout_seconds, and the caller's signal) and the error classifier. */
+  /**
+   * What both kinds of request start with: the deadline (timeout_seconds, and the caller's signal)
+   * and the error classifier. With `deadline: 'headers'`, `headersArrived()` ends the deadline.
+   */
   #begin(url: URL, init: HttpRequestInit, context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>) {
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    let headersArrived = () => {};
+    let timeout: AbortSignal;
+    if (init.deadline === 'headers') {
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')), this.#timeoutMs);
+      headersArrived = () => clearTimeout(timer);
+      timeout = controller.signal;
+    } else {
+      timeout = AbortSignal.timeout(this.#timeoutMs);
+    }
     const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     const method = init.method ?? 'GET';
     const classify = (error: unknown) => classifyNetworkError(error, { ...context, url, method, timeoutSeconds: this.#timeoutMs / 1000 });
-    return { signal, method, classify };
+    return { signal, method, classify, headersArrived };
   }
 
   async close(): Promise<void> {
@@ -103,6 +127,8 @@ export class HttpClient {
     const tls = tlsConnectOptions(this.#tls);
     const dispatcher = new Agent({
       keepAliveTimeout: 30_000,
+      // A body that stops arriving for timeout_seconds fails (as a timeout), whatever the deadline.
+      bodyTimeout: this.#timeoutMs,
       connect: this.#route ? routedConnector(buildConnector, tls, this.#route) : tls,
     });
     // fetch follows redirects itself; request() needs the interceptor (20 hops, as fetch allows).
@@ -127,6 +153,23 @@ function routedConnector(build: typeof import('undici').buildConnector, tls: Ret
       .then((local) => routed({ ...options, hostname: local.host, port: String(local.port) }, callback))
       .catch((error: Error) => callback(error, null));
   };
+}
+
+/** `body` with its failures turned into the project's classified errors. */
+function classifiedBody(body: ReadableStream<Uint8Array>, classify: (error: unknown) => Error): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (error) {
+        controller.error(classify(error));
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
 }
 
 interface Transport {

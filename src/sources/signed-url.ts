@@ -76,7 +76,8 @@ export default defineSource({
       try {
         return await http.send(
           new URL(url),
-          { method: 'GET', headers, redirect: init.redirect ?? 'follow', ...(init.signal ? { signal: init.signal } : {}) },
+          // A download takes as long as the file does: timeout_seconds bounds the wait for the answer, and each pause in the body.
+          { method: 'GET', headers, redirect: init.redirect ?? 'follow', deadline: 'headers', ...(init.signal ? { signal: init.signal } : {}) },
           { credential: credential.description, urlKey: 'signed_url', clientCertificate: tls.clientCertificate },
         );
       } catch (error) {

@@ -188,3 +188,68 @@ describe('signed-url source behind a redirect (a CDN answering 302)', () => {
     expect(all).not.toContain(new URL(target).searchParams.get('X-Amz-Signature')!);
   });
 });
+
+describe('signed-url downloads and timeout_seconds', () => {
+  let slow: Server;
+  let base: string;
+  /** `/trickle`: 30 KiB in 30 pieces over 3 s; `/stall`: 1 KiB, then nothing for 3 s, then the rest. */
+  beforeAll(async () => {
+    slow = createServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(30 * 1024) });
+      const piece = Buffer.alloc(1024, 0x61);
+      // The first piece at once (with the headers), the rest at the path's pace.
+      res.write(piece);
+      let sent = 1;
+      const timer = setInterval(
+        () => {
+          res.write(piece);
+          if (++sent === 30) {
+            clearInterval(timer);
+            res.end();
+          }
+        },
+        path === '/stall' ? 3000 : 100,
+      );
+      res.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    slow.closeAllConnections();
+    await new Promise((resolve) => slow.close(resolve));
+  });
+
+  it('a download longer than timeout_seconds completes while its body keeps arriving', async () => {
+    const { auth } = await connect(`${base}/trickle?sig=download-signature-4242&expires=never`, { timeout_seconds: '1' });
+    try {
+      const stream = await auth.source.stream();
+      let bytes = 0;
+      for await (const chunk of stream) bytes += chunk.byteLength;
+      expect(bytes).toBe(30 * 1024);
+    } finally {
+      await auth.close();
+    }
+  });
+
+  it('a body that stops arriving for timeout_seconds fails as a timeout (exit 4), classified', async () => {
+    const { auth } = await connect(`${base}/stall?sig=download-signature-4242&expires=never`, { timeout_seconds: '1' });
+    try {
+      const stream = await auth.source.stream();
+      const reading = (async () => {
+        for await (const _ of stream);
+      })();
+      const error = (await reading.then(
+        () => {
+          throw new Error('expected the download to fail');
+        },
+        (e: unknown) => e,
+      )) as Failure;
+      expect([error.exitCode, error.code]).toEqual([4, 'timeout']);
+      expect(error.message).not.toContain('download-signature-4242');
+    } finally {
+      await auth.close();
+    }
+  });
+});
