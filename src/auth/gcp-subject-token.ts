@@ -22,7 +22,7 @@ import { awsSubjectTokenReader } from './gcp-aws-subject-token.js';
 
 const KEY = 'gcp_credential_configuration';
 /** Header names whose values are credentials: registered as secrets, since the configuration itself is not one. */
-const CREDENTIAL_HEADER = /authorization|token|secret|key|auth|cookie/i;
+const CREDENTIAL_HEADER = /authorization|token|secret|key|auth|cookie|identity/i;
 
 export interface SubjectTokenReader {
   /** The token for one exchange. */
