@@ -43,19 +43,47 @@ export interface OperationCounts {
 /**
  * Wraps a destination with the counts of the run summary and a guard: a row or a state that holds
  * a registered secret is refused (exit 1) instead of being written where no redactor reaches.
+ *
+ * The guard looks at what the warehouse will store, not at the value as JavaScript prints it:
+ * strings as their text, numbers as a whole secret only, objects as the JSON the warehouse
+ * writes (see `storedTexts`), bytes decoded, and the table and column names, which become
+ * identifiers in warehouse.db. A value it cannot see that way is refused too: unchecked is not allowed through.
  */
 export function createOperations(destination: Destination, stateStore: StateStore, registry: SecretRegistry) {
   const counts: Omit<OperationCounts, 'schemaChanges'> = { upserts: 0, updates: 0, deletes: 0, truncates: 0, checkpoints: 0 };
+  // Names go into messages through the redactor: the name itself may be what is refused.
+  const refuse = (what: string, text: string) =>
+    new ConnectorError(
+      `refusing to write ${what}: it holds the value of secret configuration key(s) ${registry.labelsIn(text).map((k) => `'${k}'`).join(', ')}`,
+      { code: 'secret_in_row', hint: 'do not copy credentials into synced rows' },
+    );
+  const guardTable = (table: string) => {
+    if (registry.size === 0) return;
+    if (typeof table === 'string' && registry.contains(table)) throw refuse(`table '${registry.redact(table)}'`, table);
+  };
   const guard = (table: string, row: Record<string, unknown>) => {
     if (registry.size === 0) return;
+    guardTable(table);
+    // Not an object: nothing to look into; the destination refuses it on its own.
+    if (row === null || typeof row !== 'object') return;
     for (const [column, value] of Object.entries(row)) {
-      const text = typeof value === 'string' ? value : value !== null && typeof value === 'object' && !(value instanceof Date) ? safeJson(value) : undefined;
-      if (text !== undefined && registry.contains(text)) {
-        throw new ConnectorError(
-          `refusing to write table '${table}' column '${column}': it holds the value of secret configuration key(s) ${registry.labelsIn(text).map((k) => `'${k}'`).join(', ')}`,
-          { code: 'secret_in_row', hint: 'do not copy credentials into synced rows' },
-        );
+      const where = `table '${registry.redact(table)}' column '${registry.redact(column)}'`;
+      if (registry.contains(column)) throw refuse(`${where} (its name)`, column);
+      if (typeof value === 'number' || typeof value === 'bigint') {
+        // A number is refused only when it is a secret whole (a numeric PIN written as a number):
+        // digits of a secret inside a longer number (an id, an amount) are a coincidence, not a leak.
+        const text = String(value);
+        if (/^<redacted:[^>]+>$/.test(registry.redact(text))) throw refuse(where, text);
+        continue;
       }
+      const texts = storedTexts(value);
+      if (texts === undefined) {
+        throw new ConnectorError(`refusing to write ${where}: its value cannot be serialized to JSON, so it cannot be checked for secrets`, {
+          code: 'row_value_not_serializable',
+          hint: 'give the column a string, number, boolean, Date, Uint8Array or a JSON-serializable object or array',
+        });
+      }
+      for (const text of texts) if (registry.contains(text)) throw refuse(where, text);
     }
   };
   const op: Operations = {
@@ -75,6 +103,7 @@ export function createOperations(destination: Destination, stateStore: StateStor
       await destination.delete(table, keys);
     },
     async truncate(table) {
+      guardTable(table);
       counts.truncates++;
       await destination.truncate(table);
     },
@@ -88,10 +117,72 @@ export function createOperations(destination: Destination, stateStore: StateStor
   return { op, counts: (): OperationCounts => ({ ...counts, schemaChanges: destination.schemaChanges }) };
 }
 
-function safeJson(value: unknown): string | undefined {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return undefined;
+/**
+ * How the warehouse serializes object and array values (src/local/warehouse/values.ts,
+ * `jsonReplacer`): a BigInt becomes its decimal text. The guard must serialize the same way, or a
+ * nested BigInt makes its JSON.stringify throw while the warehouse's succeeds; a test holds the two
+ * equal (the connector layer may not import the local one).
+ */
+export function rowJsonReplacer(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
+/**
+ * The texts in which a column value reaches the warehouse file, or undefined when it cannot be
+ * serialized (the warehouse refuses those too; the guard refuses them first, unchecked).
+ */
+export function storedTexts(value: unknown): string[] | undefined {
+  switch (typeof value) {
+    case 'string':
+      return [value];
+    case 'number':
+    case 'bigint':
+      // Stored as a number, or as its decimal text once the column widens to VARCHAR (the guard
+      // compares it whole).
+      return [String(value)];
+    case 'object': {
+      if (value === null || value instanceof Date) return [];
+      // Bytes are stored as a BLOB, not as JSON: what they spell is what must be checked.
+      const bytes = binaryBytes(value);
+      if (bytes !== undefined) return decodings(bytes);
+      const texts: string[] = [];
+      let json: string | undefined;
+      try {
+        json = JSON.stringify(value, (key, member: unknown) => {
+          // Bytes nested in an object are stored as numbers ({"type":"Buffer","data":[…]} from
+          // Buffer's toJSON, {"0":…} for a plain Uint8Array): still the secret, one step removed.
+          const nested = binaryBytes(member) ?? bufferJsonBytes(member);
+          if (nested !== undefined) texts.push(...decodings(nested));
+          return rowJsonReplacer(key, member);
+        });
+      } catch {
+        return undefined;
+      }
+      if (json === undefined) return undefined;
+      texts.push(json);
+      return texts;
+    }
+    default:
+      // boolean, undefined (skipped), function and symbol (the warehouse refuses them).
+      return [];
   }
+}
+
+function binaryBytes(value: unknown): Uint8Array | undefined {
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  return undefined;
+}
+
+/** The shape Buffer.prototype.toJSON gives, which is what a replacer sees for a nested Buffer. */
+function bufferJsonBytes(value: unknown): Uint8Array | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const { type, data } = value as { type?: unknown; data?: unknown };
+  if (type !== 'Buffer' || !Array.isArray(data) || !data.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return undefined;
+  return Uint8Array.from(data as number[]);
+}
+
+/** Bytes as text both ways a reader may take them: UTF-8 (invalid sequences replaced) and latin1. */
+function decodings(bytes: Uint8Array): string[] {
+  return [new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')];
 }

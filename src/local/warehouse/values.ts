@@ -25,7 +25,12 @@ export function describeType(value: unknown): string {
   return value.constructor?.name ?? 'object';
 }
 
-function jsonReplacer(_key: string, value: unknown): unknown {
+/**
+ * How object and array values are serialized: a BigInt becomes its decimal text. The secret guard
+ * in src/connector/operations.ts (`rowJsonReplacer`) serializes the same way to check what is
+ * stored here; test/connector/operations.test.ts holds the two equal.
+ */
+export function jsonReplacer(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? value.toString() : value;
 }
 
