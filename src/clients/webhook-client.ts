@@ -3,7 +3,7 @@ import { FeatureNotAvailableError, InvalidRequestError } from './client-errors.j
 import { describeRequest, type HttpTransport, type TransportResponse } from './http-transport.js';
 import { sendWithRetry, type RetryDecision, type RetryOptions } from './retry-policy.js';
 import { oneLine } from '../network/index.js';
-import { bodyField, readJsonBody, validate } from './service-reply.js';
+import { bodyField, parseJsonBody, validate } from './service-reply.js';
 import {
   listedWebhookSchema,
   webhookSchema,
@@ -66,6 +66,9 @@ export class WebhookClient {
   async delete(webhookId: number): Promise<WebhookDeleteResult> {
     const path = webhookPath(webhookId);
     const { response, body, target } = await this.#call('DELETE', path, 'rate-limit-only');
+    // A DELETE answered "done, nothing to say" (204) or "accepted" (202), as HTTP services and
+    // gateways commonly do, has removed the webhook (or will): no body to look for a status in.
+    if (response.status === 204 || response.status === 202) return { status: 'deleted' };
     if (response.status === 404) return { status: 'not_found' };
     const status = this.#outcome(response, body, target, ['deleted', 'not_found', 'error'] as const);
     if (status === 'error') return withMessage({ status }, body);
@@ -83,7 +86,11 @@ export class WebhookClient {
       this.#retry,
     );
     const target = describeRequest(method, response, path);
-    const body = await readJsonBody(response, target);
+    // The body is always read (the connection goes back to the pool), but only a 200 must be JSON:
+    // a 401, 403 or 404 from a gateway or proxy is often text or HTML, and what it means follows
+    // from its status. Parsing it strictly would turn a rejected token into "invalid response".
+    const text = await response.text();
+    const body = response.status === 200 ? parseJsonBody(text, response.status, target) : parseTolerantly(text);
     return { response, body, target };
   }
 
@@ -133,6 +140,16 @@ export function checkWebhookId(value: unknown): number {
 
 function webhookPath(webhookId: number): string {
   return `api/v1/webhooks/${checkWebhookId(webhookId)}`;
+}
+
+/** A body that is JSON, or undefined: an error answer's body is a courtesy, not a contract. */
+function parseTolerantly(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function withMessage<T extends { status: 'error' }>(result: T, body: unknown): T & { message?: string } {
