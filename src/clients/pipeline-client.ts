@@ -300,6 +300,9 @@ function withQuery(path: string, query: Record<string, string | number | undefin
 }
 
 function checkIdentifier(value: unknown, name: string): void {
-  if (typeof value !== 'string' || value.length === 0)
-    throw new InvalidRequestError(`${name} must be a non-empty string`, { code: 'invalid_identifier', key: name });
+  // '.' and '..' survive encodeURIComponent unchanged and are then resolved as path segments by URL
+  // parsing: `upgrade ..` would POST v1/upgrade, `connectors ..` would list v1/connectors. They can
+  // name no record, so they are refused like an empty id.
+  if (typeof value !== 'string' || value.length === 0 || value === '.' || value === '..')
+    throw new InvalidRequestError(`${name} must be a non-empty string other than '.' and '..'`, { code: 'invalid_identifier', key: name });
 }

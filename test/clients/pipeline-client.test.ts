@@ -195,6 +195,34 @@ describe('section 8: limit is an integer from 1 to 1000, checked before any requ
   });
 });
 
+describe("identifiers '.' and '..' are refused before any request", () => {
+  for (const id of ['.', '..']) {
+    it(`'${id}' as group_id or transformation_id: InvalidRequestError (exit 2), nothing sent, nothing changed`, async () => {
+      const before = emu.requests;
+      const snapshot = emu.store.snapshot();
+      // Sent, '..' would resolve away: POST v1/transformations/../upgrade is POST v1/upgrade.
+      for (const [attempt, key] of [
+        [() => client.upgradeTransformation(id), 'transformation_id'],
+        [() => client.listConnectors(id), 'group_id'],
+      ] as const) {
+        const error = await failure(attempt());
+        expect(error).toBeInstanceOf(InvalidRequestError);
+        expect(error.exitCode).toBe(2);
+        expect(error.code).toBe('invalid_identifier');
+        expect(error.key).toBe(key);
+      }
+      expect(emu.requests).toBe(before);
+      expect(emu.store.snapshot()).toBe(snapshot);
+    });
+  }
+
+  it("names that only contain dots ('...', '.x') are still sent, encoded, as one segment", async () => {
+    const error = await failure(client.upgradeTransformation('...'));
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error.message).toContain('/v1/transformations/.../upgrade');
+  });
+});
+
 describe('section 4: requests send Accept: application/json and HTTP Basic', () => {
   it('on every pipeline operation', async () => {
     await client.listGroups();
