@@ -18,8 +18,13 @@ function sameSecret(given: string, expected: string): boolean {
 export function basicMatches(header: string | undefined, username: string, password: string): boolean {
   const match = header ? /^basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i.exec(header) : null;
   if (!match) return false;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  return sameSecret(decoded, `${username}:${password}`);
+  const encoded = match[1]!;
+  const bytes = Buffer.from(encoded, 'base64');
+  // Node's decoder is lenient: it ignores missing or extra padding, anything after an '=' and set
+  // trailing bits. A strict server refuses such a header, so a client bug that sends one must fail
+  // against the emulator too, not pass: only canonical base64 (re-encoding gives it back) is accepted.
+  if (bytes.toString('base64') !== encoded) return false;
+  return sameSecret(bytes.toString('utf8'), `${username}:${password}`);
 }
 
 /** `Authorization: Bearer <token>` (RFC 6750). */

@@ -51,6 +51,8 @@ export async function readEmulatorData(path: string): Promise<EmulatorData> {
       hint: 'pass --data with the path of a JSON file (see connector-auth emulator --print-data)',
     });
   }
+  // A byte order mark (a data file saved by a Windows editor) is not content; JSON.parse would refuse it.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   let json: unknown;
   try {
     json = JSON.parse(text);

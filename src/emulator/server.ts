@@ -52,6 +52,10 @@ export interface RequestRecord {
   method: string;
   path: string;
   accept: string | undefined;
+  /**
+   * The Authorization header's scheme word (`Basic`, `Bearer`), never what follows it; `(none)` when
+   * the header does not start with one; undefined without the header.
+   */
   authorizationScheme: string | undefined;
 }
 
@@ -109,7 +113,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         method: req.method ?? 'GET',
         path: req.url ?? '/',
         accept: req.headers.accept,
-        authorizationScheme: req.headers.authorization?.split(' ')[0],
+        authorizationScheme: authorizationScheme(req.headers.authorization),
       });
       if (recentRequests.length > 100) recentRequests.shift();
     }
@@ -162,4 +166,15 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: EmulatorCo
   if (path === '/api/v1/webhooks' || path.startsWith('/api/v1/webhooks/')) return handleWebhooks(req, res, url, ctx);
   if (path.startsWith('/v1/')) return handlePipeline(req, res, url, ctx);
   sendJson(res, 404, { code: 'NotFound', message: `No endpoint ${req.method} ${path}.` });
+}
+
+/**
+ * The scheme of an Authorization header for the request log. The credential checks accept a tab
+ * after the scheme, so splitting at a space would record `Bearer\t<token>` whole: only letters
+ * followed by a space or a tab are kept, anything else is `(none)`. Not letters up to the end: a
+ * header that is a bare token of letters (no scheme) would be recorded whole.
+ */
+function authorizationScheme(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  return /^[A-Za-z]+(?=[ \t])/.exec(header)?.[0] ?? '(none)';
 }

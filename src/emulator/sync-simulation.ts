@@ -1,5 +1,5 @@
 import type { Connector } from '../clients/index.js';
-import { DAILY_SYNC_TIME, SCHEDULE_TYPES } from '../clients/index.js';
+import { DAILY_SYNC_TIME, SCHEDULE_TYPES, connectorSchema } from '../clients/index.js';
 import type { EmulatorStore } from './store.js';
 
 /**
@@ -156,30 +156,47 @@ export class SyncSimulator {
     })!;
   }
 
-  /** The schedule fields of 2.2, validated as the real service would (400 on a bad value, nothing changed). */
+  /**
+   * The schedule fields of 2.2, validated as the real service would (400 on a bad value, nothing
+   * changed). The patch is first applied to a copy, which must pass the client's own record schema:
+   * a value the store accepted but the schema refuses (say `sync_frequency` 2**53, not a safe
+   * integer) would make every later listing of the group fail in the client.
+   */
   changeSchedule(connectorId: string, patch: SchedulePatch): Connector {
-    this.#connector(connectorId);
+    const current = this.#connector(connectorId);
     const bad = (message: string) => new SimulationRefusal(400, 'InvalidInput', message);
     if (patch.is_historical_sync !== undefined && typeof patch.is_historical_sync !== 'boolean')
       throw bad("Invalid 'is_historical_sync': must be true or false");
     if (patch.paused !== undefined && typeof patch.paused !== 'boolean') throw bad("Invalid 'paused': must be true or false");
-    if (patch.sync_frequency !== undefined && (!Number.isInteger(patch.sync_frequency) || (patch.sync_frequency as number) < 1))
+    // Safe integers only: Number.isInteger accepts 2**53 and 1e300, which JSON carries but no
+    // client can take as a whole number of minutes.
+    if (patch.sync_frequency !== undefined && (!Number.isSafeInteger(patch.sync_frequency) || (patch.sync_frequency as number) < 1))
       throw bad("Invalid 'sync_frequency': must be a whole number of minutes");
     if (patch.daily_sync_time !== undefined && patch.daily_sync_time !== null && (typeof patch.daily_sync_time !== 'string' || !DAILY_SYNC_TIME.test(patch.daily_sync_time)))
       throw bad("Invalid 'daily_sync_time': must be a whole hour from 00:00 to 23:00");
     if (patch.schedule_type !== undefined && !(SCHEDULE_TYPES as readonly unknown[]).includes(patch.schedule_type))
       throw bad(`Invalid 'schedule_type': must be one of ${SCHEDULE_TYPES.join(', ')}`);
-    return this.#store.updateConnector(connectorId, (c) => {
-      if (typeof patch.is_historical_sync === 'boolean') c.status.is_historical_sync = patch.is_historical_sync;
-      if (typeof patch.sync_frequency === 'number') c.sync_frequency = patch.sync_frequency;
-      if (patch.daily_sync_time === null) delete c.daily_sync_time;
-      else if (typeof patch.daily_sync_time === 'string') c.daily_sync_time = patch.daily_sync_time;
-      if (patch.schedule_type === 'auto' || patch.schedule_type === 'manual') c.schedule_type = patch.schedule_type;
-      if (typeof patch.paused === 'boolean') {
-        c.paused = patch.paused;
-        if (!this.#running.has(connectorId)) c.status.sync_state = patch.paused ? 'paused' : 'scheduled';
-      }
-    })!;
+    const candidate = structuredClone(current);
+    this.#applySchedule(connectorId, candidate, patch);
+    const checked = connectorSchema.safeParse(candidate);
+    if (!checked.success) {
+      const issue = checked.error.issues[0]!;
+      throw bad(`Invalid '${issue.path.join('.') || 'connector'}': ${issue.message}`);
+    }
+    return this.#store.updateConnector(connectorId, (c) => this.#applySchedule(connectorId, c, patch))!;
+  }
+
+  /** The one place a schedule patch is applied: to the checked copy, then to the stored record. */
+  #applySchedule(connectorId: string, c: Connector, patch: SchedulePatch): void {
+    if (typeof patch.is_historical_sync === 'boolean') c.status.is_historical_sync = patch.is_historical_sync;
+    if (typeof patch.sync_frequency === 'number') c.sync_frequency = patch.sync_frequency;
+    if (patch.daily_sync_time === null) delete c.daily_sync_time;
+    else if (typeof patch.daily_sync_time === 'string') c.daily_sync_time = patch.daily_sync_time;
+    if (patch.schedule_type === 'auto' || patch.schedule_type === 'manual') c.schedule_type = patch.schedule_type;
+    if (typeof patch.paused === 'boolean') {
+      c.paused = patch.paused;
+      if (!this.#running.has(connectorId)) c.status.sync_state = patch.paused ? 'paused' : 'scheduled';
+    }
   }
 
   #connector(id: string): Connector {

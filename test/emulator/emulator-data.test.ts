@@ -70,6 +70,18 @@ describe('--data FILE', () => {
     }
   });
 
+  it('reads a data file that starts with a UTF-8 byte order mark', async () => {
+    const file = join(dir, 'bom.json');
+    const data = { groups: [{ id: 'bom', name: 'Bom', created_at: '2024-02-02T02:02:02.222Z' }], connectors: [minimalConnector('c_bom', 'bom')] };
+    await writeFile(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(data))]));
+    const emu = await startEmulator({ data: file });
+    try {
+      expect(emu.store.getConnector('c_bom')).toMatchObject({ id: 'c_bom', group_id: 'bom' });
+    } finally {
+      await emu.stop();
+    }
+  });
+
   const bad: Array<[string, string, RegExp]> = [
     ['not JSON', '{ nope', /is not valid JSON/],
     ['a connector of an unknown group', JSON.stringify({ connectors: [minimalConnector('x', 'missing')] }), /names group 'missing'/],

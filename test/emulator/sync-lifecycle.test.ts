@@ -228,4 +228,19 @@ describe('section 3: states move through their enum values', () => {
     expect((await patch(id, { sync_frequency: 0 })).status).toBe(400);
     expect((await patch(id, { paused: 'yes' })).status).toBe(400);
   });
+
+  it('PATCH refuses a sync_frequency that is not a safe integer (2**53, 1e300): 400, nothing changed, listing still works', async () => {
+    const id = await fresh({ sync_frequency: 360 });
+    for (const sync_frequency of [2 ** 53, 1e300, 2 ** 53 + 2]) {
+      const reply = await patch(id, { sync_frequency, paused: true });
+      expect(reply.status, String(sync_frequency)).toBe(400);
+      expect(reply.body.message).toContain('sync_frequency');
+    }
+    const after = await served(id);
+    expect(after.sync_frequency).toBe(360);
+    expect(after.paused).toBe(false); // the rest of a refused patch is not applied either
+    expect((await client.listConnectors('g')).items.length).toBeGreaterThan(0);
+    expect((await patch(id, { sync_frequency: Number.MAX_SAFE_INTEGER })).status).toBe(200);
+    expect((await served(id)).sync_frequency).toBe(Number.MAX_SAFE_INTEGER);
+  });
 });
