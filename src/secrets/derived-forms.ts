@@ -9,12 +9,21 @@ const MIN_PEM_LINE = 16;
 
 export function derivedForms(value: string): string[] {
   const forms = new Set<string>([value]);
-  forms.add(encodeURIComponent(value));
-  // application/x-www-form-urlencoded writes spaces as '+'.
-  forms.add(encodeURIComponent(value).replace(/%20/g, '+'));
-  forms.add(JSON.stringify(value).slice(1, -1));
-  forms.add(Buffer.from(value, 'utf8').toString('base64'));
-  forms.add(Buffer.from(value, 'utf8').toString('base64url'));
+  // Each form is computed on its own: one that cannot be computed must not cost the others, nor
+  // the registration of the secrets after this one (see `safely`).
+  const add = (form: () => string) => safely(form, (f) => forms.add(f));
+  add(() => encodeURIComponent(wellFormed(value)));
+  // application/x-www-form-urlencoded as encodeURIComponent users write it: spaces as '+'.
+  add(() => encodeURIComponent(wellFormed(value)).replace(/%20/g, '+'));
+  // The WHATWG form encoding (URLSearchParams, url.searchParams, fetch bodies) also encodes
+  // ! ' ( ) ~, which encodeURIComponent leaves as they are.
+  add(() => formEncode(value));
+  // The WHATWG userinfo encoding (a password in a URL such as postgres://user:pass@host) leaves
+  // $ & + , as they are, which encodeURIComponent encodes.
+  add(() => userinfoEncode(value));
+  add(() => JSON.stringify(value).slice(1, -1));
+  add(() => Buffer.from(value, 'utf8').toString('base64'));
+  add(() => Buffer.from(value, 'utf8').toString('base64url'));
   for (const line of pemBodyLines(value)) forms.add(line);
   return [...forms];
 }
@@ -22,7 +31,40 @@ export function derivedForms(value: string): string[] {
 /** Forms of an HTTP Basic credential: the header carries base64("user:password"). */
 export function basicCredentialForms(username: string, password: string): string[] {
   const pair = `${username}:${password}`;
-  return [Buffer.from(pair, 'utf8').toString('base64'), encodeURIComponent(pair)];
+  const forms: string[] = [];
+  safely(() => Buffer.from(pair, 'utf8').toString('base64'), (f) => forms.push(f));
+  safely(() => encodeURIComponent(wellFormed(pair)), (f) => forms.push(f));
+  return forms;
+}
+
+/** Runs one form's computation; a form that throws is skipped, the rest go on. */
+function safely(compute: () => string, use: (form: string) => void): void {
+  let form: string;
+  try {
+    form = compute();
+  } catch {
+    return;
+  }
+  use(form);
+}
+
+/**
+ * The value with each lone surrogate replaced by U+FFFD (String.prototype.toWellFormed, which the
+ * ES2022 typings lack). encodeURIComponent throws a URIError on a lone surrogate; the UTF-8
+ * encoders (Buffer, URL, URLSearchParams) write U+FFFD in its place, so that is the form that leaks.
+ */
+function wellFormed(value: string): string {
+  return value.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
+function formEncode(value: string): string {
+  return new URLSearchParams([['', value]]).toString().slice(1);
+}
+
+function userinfoEncode(value: string): string {
+  const url = new URL('http://host/');
+  url.password = value;
+  return url.password;
 }
 
 function pemBodyLines(value: string): string[] {

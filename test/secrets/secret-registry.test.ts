@@ -75,6 +75,42 @@ describe('SecretRegistry', () => {
     r.register('password', 'pässwörd✓');
     expect(r.redact('→ pässwörd✓ ←')).toBe('→ <redacted:password> ←');
   });
+
+  it('redacts the WHATWG form encoding (URLSearchParams encodes ! \' ( ) ~) and the URL userinfo encoding', () => {
+    const r = new SecretRegistry();
+    const secret = "p@ss!w0rd'(x)~* $&+,";
+    r.register('password', secret);
+    const search = new URL('https://h/');
+    search.searchParams.set('p', secret);
+    const userinfo = new URL('https://h/');
+    userinfo.username = 'u';
+    userinfo.password = secret;
+    const leaks = [
+      new URLSearchParams({ password: secret }).toString(),
+      search.href,
+      userinfo.href,
+      `postgres://u:${encodeURIComponent(secret)}@h/db`,
+      JSON.stringify(JSON.stringify({ p: secret })).slice(1, -1),
+    ];
+    for (const text of leaks) {
+      expect(r.contains(text), text).toBe(true);
+      expect(r.redact(text), text).toContain('<redacted:password>');
+    }
+  });
+
+  it('a lone surrogate in a secret neither throws nor stops the secrets registered after it', () => {
+    const r = new SecretRegistry();
+    const lone = 'tok\uD800en-1234';
+    expect(() => r.register('broken', lone)).not.toThrow();
+    r.register('token', 'tok-after-1234');
+    expect(r.redact('x tok-after-1234 y')).toBe('x <redacted:token> y');
+    expect(r.redact(`x ${lone} y`)).toBe('x <redacted:broken> y');
+    // What URL and form encoders write for it: U+FFFD, %-encoded.
+    expect(r.contains(new URLSearchParams({ t: lone }).toString())).toBe(true);
+    expect(r.contains(Buffer.from(lone).toString('base64'))).toBe(true);
+    expect(() => basicCredentialForms('user\uDC00', 'pass-1234')).not.toThrow();
+    expect(basicCredentialForms('user\uDC00', 'pass-1234')).toContain(encodeURIComponent('user\uFFFD:pass-1234'));
+  });
 });
 
 describe.each([
