@@ -23,6 +23,10 @@ export async function readConfigurationFile(path: string): Promise<RawConfigurat
 }
 
 export function parseConfigurationText(text: string, origin = 'configuration'): RawConfiguration {
+  // Windows editors (Notepad, PowerShell's Out-File) start UTF-8 files with a byte order mark,
+  // which readFile keeps as U+FEFF and JSON.parse refuses. It is not content: drop it, so the file
+  // parses and error positions count columns as the editor shows them.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -37,6 +37,14 @@ export async function initProject(dir: string, template = 'rest-api'): Promise<{
   const target = resolve(dir);
   const existing = await readdir(target).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [] as string[];
+    // The path is a file (or goes through one): a mistake in the argument, not a failure of init.
+    if (error.code === 'ENOTDIR') {
+      throw new ConfigurationError(`${target} is not a directory (it, or a folder on its path, is a file); init writes only into a new or empty directory`, {
+        code: 'init_target_not_directory',
+        hint: 'choose a new directory name',
+        cause: error,
+      });
+    }
     throw error;
   });
   if (existing.length > 0) {

@@ -34,6 +34,8 @@ export async function readState(path: string): Promise<Record<string, unknown>> 
     if (errorCode(error) === 'ENOENT') return {};
     throw new Error(`cannot read the state file ${path} (${errorCode(error) ?? 'unknown error'})`);
   }
+  // A byte order mark (a state file edited on Windows) is not content; JSON.parse would refuse it.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   let value: unknown;
   try {
     value = JSON.parse(text);

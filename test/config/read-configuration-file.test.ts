@@ -1,5 +1,8 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfigurationText, checkFlatStringObject } from '../../src/config/index.js';
+import { parseConfigurationText, checkFlatStringObject, readConfigurationFile } from '../../src/config/index.js';
 import { ConfigurationError } from '../../src/errors/index.js';
 
 const fails = (fn: () => unknown) => {
@@ -44,5 +47,21 @@ describe('reading configuration.json', () => {
 
   it('refuses a top-level array', () => {
     expect(fails(() => parseConfigurationText('["a"]')).code).toBe('configuration_not_object');
+  });
+
+  it('reads a file that starts with a UTF-8 byte order mark (as Windows editors save it)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'configuration-bom-'));
+    try {
+      const path = join(dir, 'configuration.json');
+      await writeFile(path, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"auth_method":"bearer","token":"abcdefgh"}')]));
+      expect(await readConfigurationFile(path)).toEqual({ auth_method: 'bearer', token: 'abcdefgh' });
+      // Positions after the mark count as the editor shows them: the mark is not a column.
+      await writeFile(path, '\uFEFF{"a":"b",}');
+      const error = await readConfigurationFile(path).then(() => undefined, (e: unknown) => e as ConfigurationError);
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error!.message).toMatch(/trailing comma.*line 1, column 10/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

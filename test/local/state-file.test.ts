@@ -31,6 +31,11 @@ describe('readState', () => {
     expect(error.message).not.toContain('s3cr3t');
   });
 
+  it('reads a state file that starts with a UTF-8 byte order mark', async () => {
+    await writeFile(path, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"cursor": "2024-06-01"}')]));
+    expect(await readState(path)).toEqual({ cursor: '2024-06-01' });
+  });
+
   it('refuses JSON that is not an object', async () => {
     for (const text of ['[1,2]', '"text"', 'null', '42']) {
       await writeFile(path, text);
