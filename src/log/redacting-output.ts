@@ -31,14 +31,38 @@ export function installRedactingOutput(registry: SecretRegistry = defaultRegistr
 function wrap(stream: NodeJS.WriteStream, registry: SecretRegistry): () => void {
   const original: Write = stream.write;
   const redacting = function (this: NodeJS.WriteStream, chunk: unknown, ...rest: unknown[]): boolean {
-    const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : chunk;
-    const safe = typeof text === 'string' ? registry.redact(text) : text;
-    // An encoding argument only applies to the original string; ours is always utf8.
-    const args = typeof rest[0] === 'string' ? ['utf8', ...rest.slice(1)] : rest;
+    const printed = printedText(chunk, rest[0]);
+    const safe = printed === undefined ? undefined : registry.redact(printed.text);
+    // Nothing to hide: the chunk goes out exactly as given (bytes that are not UTF-8 included).
+    if (printed === undefined || safe === printed.text) return (original as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+    // The encoding argument described the original chunk; the redacted text has its own.
+    const args = typeof rest[0] === 'string' ? [printed.encoding, ...rest.slice(1)] : rest;
     return (original as (...a: unknown[]) => boolean).call(this, safe, ...args);
   } as Write;
   stream.write = redacting;
   return () => {
     if (stream.write === redacting) stream.write = original;
   };
+}
+
+/** Encodings whose strings stand for bytes rather than characters. */
+const BYTE_TEXT_ENCODINGS = new Set(['hex', 'base64', 'base64url']);
+
+/**
+ * What a chunk will print, as text to redact, and the encoding to write that text back with.
+ * A string written with 'hex' or 'base64' stands for the bytes it encodes: those bytes are what
+ * reaches the terminal, so they are decoded (as UTF-8) and checked, not the string, which would
+ * only show the secret's hex or base64. A string in a character encoding (utf8, latin1, ucs2…) is
+ * checked as it is. undefined: not readable here (an object chunk Node refuses, an unknown
+ * encoding Node throws on); it is passed through to Node as given.
+ */
+function printedText(chunk: unknown, encoding: unknown): { text: string; encoding: BufferEncoding } | undefined {
+  if (typeof chunk === 'string') {
+    if (typeof encoding !== 'string') return { text: chunk, encoding: 'utf8' };
+    if (!Buffer.isEncoding(encoding)) return undefined;
+    if (!BYTE_TEXT_ENCODINGS.has(encoding.toLowerCase())) return { text: chunk, encoding };
+    return { text: Buffer.from(chunk, encoding).toString('utf8'), encoding: 'utf8' };
+  }
+  if (chunk instanceof Uint8Array) return { text: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8'), encoding: 'utf8' };
+  return undefined;
 }
