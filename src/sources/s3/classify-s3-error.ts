@@ -128,6 +128,13 @@ export async function classifyS3Error(error: unknown, operation: string, context
 }
 
 /**
+ * S3's refusals of the request's credentials rather than of one object: a 403 with one of these codes
+ * is the key's, the session token's or the clock's to fix whatever object was asked for, so an object
+ * call explains it as the probe does (exit 3, naming the key), not as the object's access denied.
+ */
+const CREDENTIAL_REFUSALS = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'RequestTimeTooSkewed', 'InvalidToken', 'ExpiredToken', 'TokenRefreshRequired']);
+
+/**
  * A call of the connector's update() on one object: a missing or refused object is the connector's
  * error (exit 1), said with its s3:// name; a lost connection or a rejected key is classified as in
  * the probe.
@@ -137,7 +144,7 @@ export async function classifyObjectError(error: unknown, operation: string, key
   const name = `s3://${context.location.bucket}/${key}`;
   if (service && (service.name === 'NoSuchKey' || service.name === 'NotFound' || (service.status === 404 && service.name !== 'NoSuchBucket')))
     return new ConnectorError(`S3 ${operation} ${name}: no such object`, { code: 's3_no_such_key', cause: error });
-  if (service && (service.name === 'AccessDenied' || service.name === 'Forbidden' || service.status === 403) && service.name !== 'InvalidAccessKeyId' && service.name !== 'SignatureDoesNotMatch')
+  if (service && (service.name === 'AccessDenied' || service.name === 'Forbidden' || service.status === 403) && !CREDENTIAL_REFUSALS.has(service.name))
     return new ConnectorError(`S3 ${operation} ${name}: access denied to ${context.credential.signer ?? 'the access key'} (${service.name}, HTTP ${service.status})`, {
       code: 's3_access_denied',
       cause: error,

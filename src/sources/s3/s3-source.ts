@@ -1,7 +1,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent } from 'node:https';
 import type { Readable } from 'node:stream';
-import type { S3Client } from '@aws-sdk/client-s3';
+import type { GetObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { AWS_METHODS, isAwsCredential, quietAwsSdkNodeVersionWarning, type AwsCredential, type Credential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { isLoopbackHost, prepareSshTunnel, readTlsSettings, routeAgent, tlsConnectOptions, urlDestination } from '../../network/index.js';
@@ -122,9 +122,15 @@ export default defineSource({
       requestHandler: { ...agents, connectionTimeout: timeoutMs, requestTimeout: timeoutMs },
     });
 
-    /** One SDK call under the timeout_seconds deadline; its failure classified by `classify`. */
-    const call = async <T>(work: (signal: AbortSignal) => Promise<T>, classify: (error: unknown, timedOut: boolean) => Promise<Error>): Promise<T> => {
-      const deadline = AbortSignal.timeout(timeoutMs);
+    /**
+     * One SDK call under the timeout_seconds deadline (by default one that runs out on its own); its
+     * failure classified by `classify`.
+     */
+    const call = async <T>(
+      work: (signal: AbortSignal) => Promise<T>,
+      classify: (error: unknown, timedOut: boolean) => Promise<Error>,
+      deadline: AbortSignal = AbortSignal.timeout(timeoutMs),
+    ): Promise<T> => {
       try {
         return await work(deadline);
       } catch (error) {
@@ -191,12 +197,26 @@ export default defineSource({
           return Buffer.from(await object.Body!.transformToByteArray());
         }, onObject('get', key)),
       // No deadline on the stream itself: a large object may take longer than timeout_seconds to read.
+      // The deadline covers getting the object's headers only, so it cannot be call()'s
+      // AbortSignal.timeout: the SDK's request handler keeps the signal's abort listener until the
+      // request closes, after the whole body, and would cut a slow body off mid-stream. This one is
+      // disarmed (its timer cleared) as soon as send() has the headers.
       createReadStream: async (key) => {
-        const object = await call(
-          (abortSignal) => client.send(new s3.GetObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal }),
-          onObject('get', key),
-        );
-        return classifiedStream(object.Body as Readable, (error) => classifyObjectError(error, 'read', key, failure()));
+        const headers = new AbortController();
+        const timer = setTimeout(() => headers.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+        let object: GetObjectCommandOutput;
+        try {
+          object = await call(
+            (abortSignal) => client.send(new s3.GetObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal }),
+            onObject('get', key),
+            headers.signal,
+          );
+        } finally {
+          clearTimeout(timer);
+        }
+        // The deadline can still have run out after the headers arrived but before send() resolved,
+        // destroying the body: that stream error is the timeout, not a connection the server reset.
+        return classifiedStream(object.Body as Readable, (error) => classifyObjectError(error, 'read', key, failure(headers.signal.aborted)));
       },
       client: () => client,
       async close() {
