@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { keys } from '../config/index.js';
 import {
   ConfigurationError,
+  ConnectorError,
   SourceUnreachableError,
   isConnectorAuthError,
   type ConnectorAuthError,
@@ -128,16 +129,34 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
   let listening: Promise<{ host: string; port: number }> | undefined;
   let connection: Promise<Client> | undefined;
   let failure: ConnectorAuthError | undefined;
+  // Set for good by close(). open() awaits the login and the listener, and close() may run while it
+  // waits: each step after an await checks this, so that nothing starts for a tunnel already closed.
+  let closed = false;
+  /** Every SSH client until its connection closes, ready or still logging in: close() ends them all. */
+  const clients = new Set<Client>();
+  /** The listener's connections still open: close() ends them rather than wait for the source to. */
+  const sockets = new Set<Socket>();
   const timeoutMs = context.timeoutSeconds * 1000;
+  const closedError = () =>
+    new ConnectorError(`${description}: the tunnel is closed (the source's close() ran)`, {
+      code: 'ssh_tunnel_already_closed',
+      hint: "use a source only until its close(): a closed source's tunnel does not reopen",
+    });
 
   const connectBastion = (): Promise<Client> =>
     new Promise<Client>((resolve, reject) => {
       const client = new ssh2.Client();
+      clients.add(client);
       const hostKey = hostKeyCheck(hostKeyRule);
       const record: LoginRecord = {};
       let ready = false;
       client.on('ready', () => {
         ready = true;
+        // Logged in after close() (which ended it, but the bastion was quicker): not kept.
+        if (closed) {
+          client.end();
+          return reject(closedError());
+        }
         resolve(client);
       });
       // Always listened to: an SSH connection failing later must not end the process.
@@ -146,6 +165,7 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
         context.log.debug(`${description}: the SSH connection failed (${firstLineOf(error)}); the next connection reconnects`);
       });
       client.on('close', () => {
+        clients.delete(client);
         if (!ready) reject(new SourceUnreachableError(`${description} failed: the bastion closed the connection during login`, { code: 'ssh_tunnel_closed', key: 'ssh_tunnel_host', hint: "check that 'ssh_tunnel_host' and 'ssh_tunnel_port' point at an SSH server" }));
         connection = undefined;
       });
@@ -161,6 +181,8 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
       });
     });
   const bastionClient = (): Promise<Client> => {
+    // A closed tunnel never reconnects: a connection made now would outlive close() and hold the process.
+    if (closed) return Promise.reject(closedError());
     connection ??= connectBastion().catch((error: unknown) => {
       connection = undefined;
       throw error;
@@ -168,25 +190,45 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
     return connection;
   };
 
-  const forward = (socket: Socket): void => {
+  /** One connection to the listener, carried through a direct-tcpip channel; never rejects. */
+  const forward = async (socket: Socket): Promise<void> => {
     socket.on('error', () => undefined);
-    bastionClient().then(
-      (client) =>
-        client.forwardOut('127.0.0.1', socket.remotePort ?? 0, destination.host, destination.port, (error: Error | undefined, channel: ClientChannel) => {
-          if (error) {
-            failure = forwardRefused(error, description, destination);
-            socket.destroy();
-            return;
-          }
-          channel.on('error', () => socket.destroy());
-          socket.on('close', () => channel.close());
-          socket.pipe(channel).pipe(socket);
-        }),
-      (error: unknown) => {
-        failure = isConnectorAuthError(error) ? error : undefined;
-        socket.destroy();
-      },
-    );
+    // Registered before the channel is asked for: a source that gives up while the bastion is still
+    // opening the channel closes its socket in the meantime, and the channel must not outlive it.
+    let channel: ClientChannel | undefined;
+    sockets.add(socket);
+    socket.once('close', () => {
+      sockets.delete(socket);
+      channel?.close();
+    });
+    if (closed) return void socket.destroy();
+    let client: Client;
+    try {
+      client = await bastionClient();
+    } catch (error) {
+      if (!closed) failure = isConnectorAuthError(error) ? error : undefined;
+      return void socket.destroy();
+    }
+    // close() ran during the login, or the source gave up waiting for it: no channel to ask for.
+    if (closed || socket.destroyed) return void socket.destroy();
+    try {
+      client.forwardOut('127.0.0.1', socket.remotePort ?? 0, destination.host, destination.port, (error: Error | undefined, opened: ClientChannel) => {
+        if (error) {
+          failure = forwardRefused(error, description, destination);
+          socket.destroy();
+          return;
+        }
+        channel = opened;
+        // The socket closed while the channel was being opened: its 'close' has already run.
+        if (socket.destroyed) return void opened.close();
+        opened.on('error', () => socket.destroy());
+        socket.pipe(opened).pipe(socket);
+      });
+    } catch {
+      // ssh2 throws when the SSH connection has ended since (its 'close' is still to come); the
+      // source sees a closed connection, and the next one reconnects.
+      socket.destroy();
+    }
   };
 
   return {
@@ -194,19 +236,28 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
     bastion: via,
     destination: { host: destination.host, port: destination.port },
     open() {
+      if (closed) return Promise.reject(closedError());
       listening ??= (async () => {
         // The bastion first: its failures are the ones worth reporting, before any source traffic.
         await bastionClient();
-        const listener = createServer(forward);
-        server = listener;
+        // close() ran during the login: no listener for a closed tunnel.
+        if (closed) throw closedError();
+        const listener = createServer((socket) => void forward(socket));
         await new Promise<void>((resolve, reject) => {
           listener.once('error', reject);
           listener.listen(0, '127.0.0.1', () => resolve());
         });
+        // ... or while the listener started, before close() could see it: it is closed here.
+        if (closed) {
+          listener.close();
+          throw closedError();
+        }
+        server = listener;
         return { host: '127.0.0.1', port: (listener.address() as AddressInfo).port };
       })().catch((error: unknown) => {
         listening = undefined;
-        throw error;
+        // A login that close() cut short fails as the closed tunnel, not as the bastion's fault.
+        throw closed ? closedError() : error;
       });
       return listening;
     },
@@ -216,13 +267,17 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
       return taken;
     },
     async close() {
-      const [listener, pending] = [server, connection];
+      closed = true;
+      const listener = server;
       server = undefined;
       listening = undefined;
       connection = undefined;
-      if (listener) await new Promise<void>((resolve) => listener.close(() => resolve()));
-      const client = await pending?.catch(() => undefined);
-      client?.end();
+      // Stop accepting; end every SSH connection, a login still under way too (waiting for it could
+      // take timeout_seconds), and the forwarded connections, whose end the listener's close awaits.
+      const stopped = listener && new Promise<void>((resolve) => listener.close(() => resolve()));
+      for (const client of clients) client.end();
+      for (const socket of sockets) socket.destroy();
+      await stopped;
     },
   };
 }
