@@ -137,8 +137,20 @@ export function classifyFileError(error: unknown, operation: string, path: strin
   return new ConnectorError(`${target}: ${what}`, { code, cause: error });
 }
 
+/**
+ * The statuses ssh2-sftp-client (12.x) reports by name instead of number: its stat() turns SFTP
+ * status 2 (and 4, a bare failure) into 'ENOENT', and it names a refusal 'EACCES'.
+ */
+const NAMED_STATUS = new Map<string, number>([
+  ['ENOENT', NO_SUCH_FILE],
+  ['EACCES', PERMISSION_DENIED],
+]);
+
 /** The SFTP status of a refused call (ssh2 gives it as a numeric `code`), or undefined. */
 function sftpStatus(error: unknown): number | undefined {
-  const code = (error as { code?: unknown })?.code;
-  return typeof code === 'number' && code >= 1 && code <= 31 ? code : undefined;
+  const { code, custom } = (error ?? {}) as { code?: unknown; custom?: unknown };
+  if (typeof code === 'number') return code >= 1 && code <= 31 ? code : undefined;
+  // Only in the errors ssh2-sftp-client makes (it marks them `custom`): a bare system error that
+  // happens to carry the same code is not the SFTP server's answer.
+  return typeof code === 'string' && custom === true ? NAMED_STATUS.get(code) : undefined;
 }
