@@ -128,6 +128,8 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
   let server: Server | undefined;
   let listening: Promise<{ host: string; port: number }> | undefined;
   let connection: Promise<Client> | undefined;
+  /** The client behind `connection`, to tell its close from an older client's. */
+  let newest: Client | undefined;
   let failure: ConnectorAuthError | undefined;
   // Set for good by close(). open() awaits the login and the listener, and close() may run while it
   // waits: each step after an await checks this, so that nothing starts for a tunnel already closed.
@@ -147,6 +149,7 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
     new Promise<Client>((resolve, reject) => {
       const client = new ssh2.Client();
       clients.add(client);
+      newest = client;
       const hostKey = hostKeyCheck(hostKeyRule);
       const record: LoginRecord = {};
       let ready = false;
@@ -167,7 +170,11 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
       client.on('close', () => {
         clients.delete(client);
         if (!ready) reject(new SourceUnreachableError(`${description} failed: the bastion closed the connection during login`, { code: 'ssh_tunnel_closed', key: 'ssh_tunnel_host', hint: "check that 'ssh_tunnel_host' and 'ssh_tunnel_port' point at an SSH server" }));
-        connection = undefined;
+        // Only the connection in use is forgotten: an older one closing late must not drop a newer one.
+        if (newest === client) {
+          newest = undefined;
+          connection = undefined;
+        }
       });
       client.connect({
         host: bastion.host,
