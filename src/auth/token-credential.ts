@@ -1,6 +1,6 @@
 import type { AuthContext, Credential, OutgoingRequest } from './auth-method.js';
 import type { DpopProver } from './dpop.js';
-import { TokenCache, type IssuedToken } from './token-cache.js';
+import { TokenCache } from './token-cache.js';
 import type { TokenEndpoint, TokenResponse } from './token-endpoint.js';
 import { tokenLifetime } from './token-lifetime.js';
 
@@ -40,19 +40,18 @@ export function isAccessTokenCredential(credential: Credential): credential is A
 
 export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredential {
   const { context, dpop } = o;
-  /** The type of the token in the cache: a server may answer Bearer even to a DPoP proof (it does not bind). */
-  let tokenType: TokenResponse['tokenType'] = 'Bearer';
-  const cache = new TokenCache({
+  // Each token is kept with its type: a server may answer Bearer even to a DPoP proof (it does not
+  // bind), and a request must send a token with the type it was issued as, also across a renewal.
+  const cache = new TokenCache<{ value: string; type: TokenResponse['tokenType'] }>({
     description: o.description,
     log: context.log,
     now: context.now,
     ...(o.isFatal ? { isFatal: o.isFatal } : {}),
-    fetch: async (): Promise<IssuedToken> => {
+    fetch: async () => {
       const response = await o.obtain();
-      tokenType = response.tokenType;
       const lifetime = tokenLifetime(response, context.now(), context.log, o.description);
       context.log.debug(`${o.description}: access token obtained, valid for ${Math.round(lifetime.seconds)}s (${lifetime.source})`);
-      return { value: response.accessToken, lifetimeMs: lifetime.seconds * 1000 };
+      return { value: { value: response.accessToken, type: response.tokenType }, lifetimeMs: lifetime.seconds * 1000 };
     },
   });
   return {
@@ -62,23 +61,24 @@ export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredentia
     sendsSecret: true,
     async authorize(request: OutgoingRequest) {
       const token = await cache.token();
-      if (tokenType === 'DPoP' && dpop) {
-        request.headers.set('authorization', `DPoP ${token}`);
-        request.headers.set('dpop', await dpop.proof(request.method, request.url, token));
+      if (token.type === 'DPoP' && dpop) {
+        request.headers.set('authorization', `DPoP ${token.value}`);
+        request.headers.set('dpop', await dpop.proof(request.method, request.url, token.value));
         return;
       }
-      request.headers.set('authorization', `Bearer ${token}`);
+      request.headers.set('authorization', `Bearer ${token.value}`);
     },
     ...(dpop
       ? {
           // An API may hand out the next DPoP nonce with any answer...
           observeAnswer: (url: URL, headers: { get(name: string): string | null }) => void dpop.learnNonce(url, headers),
           // ... and asks for one in a 401: the same token goes again with the nonce observeAnswer kept.
+          // (A DPoP scheme in the challenge: only a DPoP-bound token is answered this way.)
           answersChallenge: (_url: URL, headers: { get(name: string): string | null }) =>
-            tokenType === 'DPoP' && /\buse_dpop_nonce\b/.test(headers.get('www-authenticate') ?? '') && headers.get('dpop-nonce') !== null,
+            /\bDPoP\b/i.test(headers.get('www-authenticate') ?? '') && /\buse_dpop_nonce\b/.test(headers.get('www-authenticate') ?? '') && headers.get('dpop-nonce') !== null,
         }
       : {}),
-    accessToken: () => cache.token(),
+    accessToken: async () => (await cache.token()).value,
     async prepare() {
       await cache.token();
     },
