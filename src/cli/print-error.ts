@@ -15,6 +15,18 @@ export function printError(error: unknown, io: CliIO): number {
     if (io.json) io.out(JSON.stringify({ ok: false, error: 'Error', code: 'unexpected', message, exit_code: exitCode }));
     io.err(`error: ${message}`);
   }
-  if (io.verbose && error instanceof Error && error.stack) io.err(error.stack);
+  if (io.verbose) printStacks(error, io);
   return exitCode;
+}
+
+/**
+ * The stack, and the stacks of what caused it: a connector's own exception is the cause of the
+ * ConnectorError that reports it, and its stack is the one that points at the connector's code.
+ */
+function printStacks(error: unknown, io: CliIO): void {
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 5; depth++) {
+    if (current.stack) io.err(depth === 0 ? current.stack : `caused by: ${current.stack}`);
+    current = current.cause;
+  }
 }

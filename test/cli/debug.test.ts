@@ -182,6 +182,31 @@ export default defineConnector({
     expect(await exists(join(dir, 'files', 'state.json'))).toBe(false);
   });
 
+  it("--verbose shows the stack of the connector's own exception (the cause of update_failed), redacted", async () => {
+    const dir = await project('throwing', good());
+    await writeFile(
+      join(dir, 'connector.ts'),
+      `import { defineConnector } from 'connector-auth';
+function parseRow(token: string): never {
+  throw new Error('cannot parse the row fetched with ' + token);
+}
+export default defineConnector({
+  source: 'rest',
+  async update({ configuration }) {
+    parseRow(configuration.token);
+  },
+});
+`,
+    );
+    const plain = await cli(['debug', dir]);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).not.toContain('parseRow');
+    const verbose = await cli(['debug', dir, '--verbose']);
+    expect(verbose.code).toBe(1);
+    expect(verbose.stderr).toMatch(/caused by: Error: cannot parse the row fetched with <redacted:token>\n\s+at parseRow \(.*connector\.ts/);
+    for (const form of leakForms(TOKEN)) expect(verbose.stdout + verbose.stderr).not.toContain(form);
+  });
+
   it('reset --yes removes exactly the warehouse and the state', async () => {
     const dir = await project('reset', good());
     expect((await cli(['debug', dir])).code).toBe(0);

@@ -149,6 +149,9 @@ describe('signed deliveries (the real service signs with the webhook secret)', (
     expect(verifyWebhookSignature(JSON.stringify(signed.body, null, 1), signature, WEBHOOK_SECRET)).toBe(false);
     expect(verifyWebhookSignature(signed.raw, undefined, WEBHOOK_SECRET)).toBe(false);
     expect(verifyWebhookSignature(signed.raw, signature, '')).toBe(false);
+    // As Node's req.headers gives it: an array when the header came more than once (then refused).
+    expect(verifyWebhookSignature(signed.raw, [signature], WEBHOOK_SECRET)).toBe(true);
+    expect(verifyWebhookSignature(signed.raw, [signature, signature], WEBHOOK_SECRET)).toBe(false);
     for (const unsigned of receiver.received.filter((r) => r.path !== '/signed')) expect(unsigned.headers[WEBHOOK_SIGNATURE_HEADER]).toBeUndefined();
   });
 
