@@ -114,10 +114,11 @@ export default defineSource({
       transmit: (url: URL, init: HttpRequestInit) => Promise<R>,
       drain: (reply: R) => Promise<unknown>,
     ): Promise<R> => {
-      const hop = async (url: URL, method: string, body: RestRequestInit['body'], dropBodyHeaders: boolean): Promise<R> => {
+      const hop = async (url: URL, method: string, body: RestRequestInit['body'], drop: { body: boolean; callerCredentials: boolean }): Promise<R> => {
         const headers = new Headers(init.headers);
         if (!headers.has('accept')) headers.set('accept', 'application/json');
-        if (dropBodyHeaders) for (const name of BODY_HEADERS) headers.delete(name);
+        if (drop.body) for (const name of BODY_HEADERS) headers.delete(name);
+        if (drop.callerCredentials) for (const name of CALLER_CREDENTIAL_HEADERS) headers.delete(name);
         const request = { method, url: new URL(url), headers };
         const sameOrigin = url.origin === baseUrl.origin;
         if (sameOrigin) await (signer ? signer.sign(request, body) : credential.authorize(request));
@@ -138,9 +139,10 @@ export default defineSource({
         let url = resolveUrl(baseUrl, pathOrUrl);
         let method = init.method ?? 'GET';
         let body = init.body;
-        let dropBodyHeaders = false;
+        const first = url;
+        const drop = { body: false, callerCredentials: false };
         for (let hops = 0; ; hops++) {
-          const reply = await hop(url, method, body, dropBodyHeaders);
+          const reply = await hop(url, method, body, drop);
           const location = REDIRECTS.has(reply.status) && init.redirect !== 'manual' ? reply.headers.get('location') : null;
           const next = location === null ? null : URL.parse(location, url);
           if (!next || (next.protocol !== 'https:' && next.protocol !== 'http:')) return { reply, url };
@@ -155,8 +157,11 @@ export default defineSource({
           if (reply.status === 303 || ((reply.status === 301 || reply.status === 302) && method === 'POST')) {
             if (method !== 'HEAD') method = 'GET';
             body = undefined;
-            dropBodyHeaders = true;
+            drop.body = true;
           }
+          // The caller's own Authorization or Cookie leaves with the first change of origin, for the
+          // rest of the chain, as fetch drops them (the method's credential follows base_url above).
+          if (next.origin !== first.origin) drop.callerCredentials = true;
           url = next;
         }
       };
@@ -225,6 +230,8 @@ export default defineSource({
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** As fetch allows. */
 const MAX_REDIRECTS = 20;
+/** Credentials a caller may set on a request itself: not sent on past a redirect to another origin. */
+const CALLER_CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 /** What a request loses with its body when a redirect turns it into a GET. */
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
 
@@ -282,7 +289,7 @@ export function awsRefusalMessage(body: string): string | undefined {
  * A path is therefore joined below base_url, leading slashes (and backslashes, which WHATWG reads
  * as slashes) dropped; an absolute URL (`scheme://…`) is kept. The `./` keeps a colon in the first
  * segment a path (Google's `values:batchGet`, not a scheme `values:`) and a `//host` or `http:/host`
- * below base_url's origin.
+ * on base_url's origin. (A `..` segment climbs out of base_url's path, as in any URL; never off its origin.)
  */
 export function resolveUrl(baseUrl: URL, pathOrUrl: string | URL): URL {
   if (pathOrUrl instanceof URL) return new URL(pathOrUrl);

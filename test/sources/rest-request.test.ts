@@ -654,7 +654,16 @@ describe('redirects: the credential stays on base_url origin, whatever header ca
     expect(api.requests.length - before).toBe(21);
   });
 
-  it('a path with a colon or a leading backslash stays below base_url', async () => {
+  it("the caller's own Authorization and Cookie do not follow a redirect to another origin either", async () => {
+    const { source } = await keyed();
+    other.requests.length = 0;
+    const reply = await source.request('away', { headers: { authorization: 'Bearer callers-own-token', cookie: 'session=callers-cookie' } });
+    expect(JSON.parse(await reply.text())).toEqual({ landed: true });
+    expect(other.requests).toHaveLength(1);
+    expect([other.requests[0]!.headers.authorization, other.requests[0]!.headers.cookie]).toEqual([undefined, undefined]);
+  });
+
+  it('a path with a colon or a leading backslash stays on base_url origin, under it', async () => {
     const { resolveUrl } = await import('../../src/sources/rest.js');
     const base = new URL('https://sheets.example/v4/spreadsheets/ID/');
     expect(resolveUrl(base, 'values:batchGet').href).toBe('https://sheets.example/v4/spreadsheets/ID/values:batchGet');
