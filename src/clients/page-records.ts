@@ -9,7 +9,7 @@
  *
  * Calls to next() made before the last one settled (not a for-await loop's way, but allowed) share
  * the page being awaited, so no record is skipped or handed out twice. return() (a loop left early)
- * reaches the pages' generator, whose `finally` lets a prefetched page go.
+ * reaches the pages' generator, whose `finally` lets a prefetched page go; so does throw().
  */
 export function recordsOf<T>(pages: AsyncGenerator<readonly T[], void, undefined>): AsyncIterableIterator<T> {
   let items: readonly T[] = [];
@@ -24,7 +24,8 @@ export function recordsOf<T>(pages: AsyncGenerator<readonly T[], void, undefined
       (page) => {
         nextPage = undefined;
         if (page.done) finished = true;
-        else [items, index] = [page.value, 0];
+        // A page that arrives after return() is not handed out.
+        else if (!finished) [items, index] = [page.value, 0];
       },
       (error: unknown) => {
         nextPage = undefined;
@@ -44,6 +45,13 @@ export function recordsOf<T>(pages: AsyncGenerator<readonly T[], void, undefined
       items = [];
       await pages.return(undefined);
       return { value: undefined, done: true };
+    },
+    // What a generator delegating to this one (`yield*`) calls when it is thrown into: end, then rethrow.
+    async throw(error?: unknown) {
+      finished = true;
+      items = [];
+      await pages.return(undefined);
+      throw error;
     },
   };
   return iterator;

@@ -49,3 +49,26 @@ describe('recordsOf', () => {
     expect(await records.next()).toEqual({ value: undefined, done: true });
   });
 });
+
+describe('recordsOf, ended while a page is on its way', () => {
+  it('return() with a next() pending: the page that arrives is not handed out', async () => {
+    const log: string[] = [];
+    const records = recordsOf(pagesOf([[1], [2, 3]], log));
+    expect(await records.next()).toEqual({ value: 1, done: false });
+    const pending = records.next();
+    await records.return!();
+    await pending.catch(() => undefined);
+    expect(await records.next()).toEqual({ value: undefined, done: true });
+  });
+
+  it('throw() from a generator that delegates to it: the pages end, the error reaches the caller', async () => {
+    const log: string[] = [];
+    async function* outer() {
+      yield* recordsOf(pagesOf([[1, 2], [3]], log));
+    }
+    const it = outer();
+    expect(await it.next()).toEqual({ value: 1, done: false });
+    await expect(it.throw(new Error('stop here'))).rejects.toThrow('stop here');
+    expect(log.at(-1)).toBe('finally');
+  });
+});
