@@ -58,7 +58,8 @@ const BYTE_TEXT_ENCODINGS = new Set(['hex', 'base64', 'base64url']);
  */
 function printedText(chunk: unknown, encoding: unknown): { text: string; encoding: BufferEncoding } | undefined {
   if (typeof chunk === 'string') {
-    if (typeof encoding !== 'string') return { text: chunk, encoding: 'utf8' };
+    // No encoding, or '' (which Node reads as its default): utf8.
+    if (typeof encoding !== 'string' || encoding === '') return { text: chunk, encoding: 'utf8' };
     if (!Buffer.isEncoding(encoding)) return undefined;
     if (!BYTE_TEXT_ENCODINGS.has(encoding.toLowerCase())) return { text: chunk, encoding };
     return { text: Buffer.from(chunk, encoding).toString('utf8'), encoding: 'utf8' };

@@ -58,7 +58,10 @@ export class HttpClient {
       headersArrived();
       // The body arrives after send() returned: its failures (a pause longer than timeout_seconds,
       // a reset) are classified as the request's would be.
-      return new Response(classifiedBody(response.body, classify), { status: response.status, statusText: response.statusText, headers: response.headers });
+      const classified = new Response(classifiedBody(response.body, classify), { status: response.status, statusText: response.statusText, headers: response.headers });
+      // A constructed Response has no URL of its own: the one the answer came from (after redirects) is kept.
+      Object.defineProperties(classified, { url: { value: response.url }, redirected: { value: response.redirected } });
+      return classified;
     } catch (error) {
       throw classify(error);
     } finally {
@@ -74,7 +77,7 @@ export class HttpClient {
    */
   async request(url: URL, init: HttpRequestInit, context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>): Promise<HttpReply> {
     const { dispatcher, redirecting, request } = await (this.#agent ??= this.#createAgent());
-    const { signal, method, classify } = this.#begin(url, init, context);
+    const { signal, method, classify, headersArrived } = this.#begin(url, init, context);
     try {
       const headers: Record<string, string> = init.headers ? Object.fromEntries(init.headers) : {};
       // fetch() types a body the caller left untyped; request() must do the same for a server to read it.
@@ -92,6 +95,9 @@ export class HttpClient {
       return undiciReply(data, url, classify);
     } catch (error) {
       throw classify(error);
+    } finally {
+      // request() resolves with the headers: a 'headers' deadline ends here.
+      headersArrived();
     }
   }
 

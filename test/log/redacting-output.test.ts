@@ -57,6 +57,11 @@ describe('the redacting output gate', () => {
     expect(out.toString('utf8')).toBe('a <redacted:token> b\nc <redacted:token> d\ne <redacted:token> f\ncallback ran\n');
   });
 
+  it("redacts a string written with the encoding '' (Node's default, utf8)", async () => {
+    const out = await runGated(`process.stdout.write(${JSON.stringify(`g ${SECRET} h\n`)}, '');`);
+    expect(out.toString('utf8')).toBe('g <redacted:token> h\n');
+  });
+
   it('redacts strings in character encodings (latin1, utf16le) and keeps their encoding', async () => {
     const out = await runGated(`
       process.stdout.write('caf\\u00e9 ${SECRET}\\n', 'latin1');

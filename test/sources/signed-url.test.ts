@@ -179,6 +179,8 @@ describe('signed-url source behind a redirect (a CDN answering 302)', () => {
       expect(hits).toBe(1);
       expect(s3.requests.length).toBe(before);
       const response = await auth.source.fetch();
+      // The answer says where it came from, after the redirect, as fetch's Response does.
+      expect([response.url, response.redirected]).toEqual([target, true]);
       expect(await response.text()).toBe(CSV);
     } finally {
       await auth.close();
