@@ -42,8 +42,8 @@ export class WebhookClient {
   /** GET /api/v1/webhooks/<id> (section 4.4). */
   async get(webhookId: number): Promise<WebhookFetchResult> {
     const path = webhookPath(webhookId);
-    const { response, body, target } = await this.#call('GET', path, 'always');
-    if (response.status === 404) return { status: 'not_found' };
+    const { response, body, target, text } = await this.#call('GET', path, 'always');
+    if (response.status === 404) return this.#notFound(text, body, target);
     const status = this.#outcome(response, body, target, ['success', 'not_found', 'error'] as const);
     if (status === 'success') return { status, webhook: validate(webhookSchema, bodyField(body, 'data'), target, 'data') };
     if (status === 'error') return withMessage({ status }, body);
@@ -65,11 +65,11 @@ export class WebhookClient {
    */
   async delete(webhookId: number): Promise<WebhookDeleteResult> {
     const path = webhookPath(webhookId);
-    const { response, body, target } = await this.#call('DELETE', path, 'rate-limit-only');
+    const { response, body, target, text } = await this.#call('DELETE', path, 'rate-limit-only');
     // A DELETE answered "done, nothing to say" (204) or "accepted" (202), as HTTP services and
     // gateways commonly do, has removed the webhook (or will): no body to look for a status in.
     if (response.status === 204 || response.status === 202) return { status: 'deleted' };
-    if (response.status === 404) return { status: 'not_found' };
+    if (response.status === 404) return this.#notFound(text, body, target);
     const status = this.#outcome(response, body, target, ['deleted', 'not_found', 'error'] as const);
     if (status === 'error') return withMessage({ status }, body);
     return { status };
@@ -91,7 +91,21 @@ export class WebhookClient {
     // from its status. Parsing it strictly would turn a rejected token into "invalid response".
     const text = await response.text();
     const body = response.status === 200 ? parseJsonBody(text, response.status, target) : parseTolerantly(text);
-    return { response, body, target };
+    return { response, body, target, text };
+  }
+
+  /**
+   * A 404 is the service saying the webhook does not exist when its body is the service's (JSON) or
+   * empty. An HTML or text 404 comes from something else at that address (a proxy, a wrong base
+   * URL, a path the service does not have): reading it as `not_found` would make a misconfiguration
+   * look like a webhook already deleted.
+   */
+  #notFound(text: string, body: unknown, target: string): { status: 'not_found' } {
+    if (text.trim() === '' || body !== undefined) return { status: 'not_found' };
+    throw new SourceUnreachableError(`${target} answered HTTP 404 with a body that is not the service's (not JSON)`, {
+      code: 'http_404',
+      hint: 'check that the base URL points at the webhook API itself, not a proxy or another site',
+    });
   }
 
   /** The `status` field of a 200 body, or the error that a 401/403/other status means. */

@@ -71,10 +71,18 @@ describe('error statuses with a body that is not JSON', () => {
     expect(error.serviceMessage).toBe('Webhooks are not enabled');
   });
 
-  it('404 with an HTML body: not_found on get and delete', async () => {
+  it('404 with an empty or a JSON body is not_found; with an HTML body it is something else at that address (exit 4)', async () => {
+    for (const body of ['', JSON.stringify({ code: 'NotFound', message: 'Webhook not found' })]) {
+      answer = { status: 404, body, type: 'application/json' };
+      expect(await client.get(1)).toEqual({ status: 'not_found' });
+      expect(await client.delete(1)).toEqual({ status: 'not_found' });
+    }
     answer = { status: 404, body: html('404 Not Found'), type: 'text/html' };
-    expect(await client.get(1)).toEqual({ status: 'not_found' });
-    expect(await client.delete(1)).toEqual({ status: 'not_found' });
+    for (const call of [client.get(1), client.delete(1)]) {
+      const error = await rejection(call);
+      expect([error.exitCode, error.code]).toEqual([4, 'http_404']);
+      expect(error.hint).toContain('base URL');
+    }
   });
 
   it('400 with a text body: InvalidRequestError (exit 2)', async () => {
