@@ -57,33 +57,54 @@ export function createOperations(destination: Destination, stateStore: StateStor
       `refusing to write ${what}: it holds the value of secret configuration key(s) ${registry.labelsIn(text).map((k) => `'${k}'`).join(', ')}`,
       { code: 'secret_in_row', hint: 'do not copy credentials into synced rows' },
     );
-  const guardTable = (table: string) => {
-    if (registry.size === 0) return;
-    if (typeof table === 'string' && registry.contains(table)) throw refuse(`table '${registry.redact(table)}'`, table);
+  // Table and column names repeat on every row: each is checked once, and again only when a new
+  // secret has been registered since (a rotated token).
+  const cleanNames = new Set<string>();
+  let namesCheckedAt = -1;
+  const nameIsClean = (name: string) => {
+    if (namesCheckedAt !== registry.size) {
+      cleanNames.clear();
+      namesCheckedAt = registry.size;
+    }
+    if (cleanNames.has(name)) return true;
+    if (registry.contains(name)) return false;
+    cleanNames.add(name);
+    return true;
   };
+  const guardTable = (table: string) => {
+    if (registry.size === 0 || typeof table !== 'string') return;
+    if (!nameIsClean(table)) throw refuse(`table '${registry.redact(table)}'`, table);
+  };
+  // The place, for a refusal only (redacting a name costs more than checking it).
+  const where = (table: string, column: string) => `table '${registry.redact(table)}' column '${registry.redact(column)}'`;
   const guard = (table: string, row: Record<string, unknown>) => {
     if (registry.size === 0) return;
     guardTable(table);
     // Not an object: nothing to look into; the destination refuses it on its own.
     if (row === null || typeof row !== 'object') return;
-    for (const [column, value] of Object.entries(row)) {
-      const where = `table '${registry.redact(table)}' column '${registry.redact(column)}'`;
-      if (registry.contains(column)) throw refuse(`${where} (its name)`, column);
+    for (const column in row) {
+      if (!Object.hasOwn(row, column)) continue;
+      const value = row[column];
+      if (!nameIsClean(column)) throw refuse(`${where(table, column)} (its name)`, column);
       if (typeof value === 'number' || typeof value === 'bigint') {
         // A number is refused only when it is a secret whole (a numeric PIN written as a number):
         // digits of a secret inside a longer number (an id, an amount) are a coincidence, not a leak.
         const text = String(value);
-        if (/^<redacted:[^>]+>$/.test(registry.redact(text))) throw refuse(where, text);
+        if (registry.contains(text) && /^<redacted:[^>]+>$/.test(registry.redact(text))) throw refuse(where(table, column), text);
+        continue;
+      }
+      if (typeof value === 'string') {
+        if (registry.contains(value)) throw refuse(where(table, column), value);
         continue;
       }
       const texts = storedTexts(value);
       if (texts === undefined) {
-        throw new ConnectorError(`refusing to write ${where}: its value cannot be serialized to JSON, so it cannot be checked for secrets`, {
+        throw new ConnectorError(`refusing to write ${where(table, column)}: its value cannot be serialized to JSON, so it cannot be checked for secrets`, {
           code: 'row_value_not_serializable',
           hint: 'give the column a string, number, boolean, Date, Uint8Array or a JSON-serializable object or array',
         });
       }
-      for (const text of texts) if (registry.contains(text)) throw refuse(where, text);
+      for (const text of texts) if (registry.contains(text)) throw refuse(where(table, column), text);
     }
   };
   const op: Operations = {
