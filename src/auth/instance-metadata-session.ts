@@ -24,8 +24,8 @@ import { createTokenHttpClient } from './identity-service-http.js';
 
 /** The session's lifetime asked for: 6 hours, the most IMDS grants; one session serves one fetch. */
 const SESSION_TTL_SECONDS = 21_600;
-/** What IMDS answers at placement/region: us-east-1, eu-central-2, us-gov-west-1, cn-north-1. */
-const REGION = /^[a-z]{2}(?:-[a-z]+)+-\d+$/;
+/** What IMDS answers at placement/region: us-east-1, eu-central-2, us-gov-west-1, cn-north-1, eusc-de-east-1. */
+const REGION = /^[a-z]{2,}(?:-[a-z]+)+-\d+$/;
 
 const NOT_ON_EC2 = 'the instance metadata service answers only on EC2 (in a container there, the instance\'s metadata hop limit must be at least 2)';
 

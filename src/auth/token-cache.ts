@@ -15,8 +15,9 @@ import type { Logger } from '../log/index.js';
  *   With a renewal already in flight, the dropped token's callers wait for that one.
  * - A failed background refresh is logged and retried later, while the current token stays valid;
  *   a failed blocking refresh is thrown to the caller. An error the credential calls final
- *   (`isFatal`: a rotated refresh token that could not be saved, since asking again would present
- *   the old one) is thrown to every later call, and no further token is fetched.
+ *   (`isFatal`: a rotated refresh token that could not be saved, whose value now lives only in a
+ *   recovery file; a further refresh would rotate it again, to a value saved nowhere) is thrown to
+ *   every later call, and no further token is fetched.
  *
  * Retries, backoff and Retry-After belong to the fetch (see token-endpoint.ts); this class decides
  * when to fetch and makes sure it happens once. The clock is injected (`now`), so tests run an hour
@@ -186,7 +187,10 @@ export class TokenCache<T = string> {
       this.#quietUntil = later + Math.max(1000, left / 2);
       this.#o.log.warning(
         `${this.#o.description}: renewing the ${this.#noun} failed (${messageOf(error)}); ` +
-          `the current one stays in use for another ${Math.max(0, Math.round(left / 1000))}s`,
+          (current
+            ? `the current one stays in use for another ${Math.max(0, Math.round(left / 1000))}s`
+            : // invalidate() dropped it (the source refused it): the callers waiting get this error.
+              'the source had refused the current one, so there is none to use'),
       );
     });
   }

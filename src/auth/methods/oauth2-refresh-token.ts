@@ -82,8 +82,8 @@ export default defineAuthMethod({
       endpoint,
       context,
       dpop: client.dpop,
-      // A rotated refresh token that could not be saved: asking again would present the old one,
-      // which the server has retired (and may take as a replay, revoking the new one too).
+      // A rotated refresh token that could not be saved lives only in the recovery file now: another
+      // refresh would rotate it again, to a value saved nowhere, and the recovery file's would be retired.
       isFatal: (error) => error instanceof ConfigurationError && error.code === 'refresh_token_not_saved',
       obtain: async () => {
         const sent = refreshToken;

@@ -139,7 +139,9 @@ export function classifyFileError(error: unknown, operation: string, path: strin
 
 /**
  * The statuses ssh2-sftp-client (12.x) reports by name instead of number: its stat() turns SFTP
- * status 2 (and 4, a bare failure) into 'ENOENT', and it names a refusal 'EACCES'.
+ * status 2 into 'ENOENT' (and a refusal into 'EACCES'). It turns status 4, a bare failure, into
+ * 'ENOENT' too, with the same "No such file" message: the library loses the difference, so a stat
+ * the server failed for another reason (a symlink loop, an I/O error) reads as a missing file here.
  */
 const NAMED_STATUS = new Map<string, number>([
   ['ENOENT', NO_SUCH_FILE],
@@ -150,7 +152,8 @@ const NAMED_STATUS = new Map<string, number>([
 function sftpStatus(error: unknown): number | undefined {
   const { code, custom } = (error ?? {}) as { code?: unknown; custom?: unknown };
   if (typeof code === 'number') return code >= 1 && code <= 31 ? code : undefined;
-  // Only in the errors ssh2-sftp-client makes (it marks them `custom`): a bare system error that
-  // happens to carry the same code is not the SFTP server's answer.
+  // Only in the errors ssh2-sftp-client wraps (it marks them `custom`), not a bare system error of
+  // the connection. The library wraps local file errors too, but the source's calls (stat, list,
+  // read) touch no local file: a named code there is the server's answer.
   return typeof code === 'string' && custom === true ? NAMED_STATUS.get(code) : undefined;
 }
