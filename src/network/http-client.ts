@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { classifyNetworkError, type RequestContext } from './classify-network-error.js';
+import { headersDeadline } from './headers-deadline.js';
 import { undiciReply, type HttpReply } from './http-reply.js';
 import { identityOf, portOf, routeCarries, type HttpRoute } from './http-route.js';
 import { tlsConnectOptions, type TlsSettings } from './tls-settings.js';
@@ -72,11 +73,12 @@ export class HttpClient {
   /**
    * The lean form of send() for JSON APIs: undici's request() instead of its fetch(), so no WHATWG
    * streams, Headers or Response objects per request (listing 100,000 records costs ~15% less CPU,
-   * bench/paging.ts). Redirects are followed as fetch follows them, the credentials dropped when the
-   * origin changes; errors, also those while reading the body, are classified as send()'s are.
+   * bench/paging.ts). Redirects are not followed: a 3xx is the answer (the REST source follows them
+   * itself, hop by hop, deciding where its credential goes). Errors, also those while reading the
+   * body, are classified as send()'s are.
    */
   async request(url: URL, init: HttpRequestInit, context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>): Promise<HttpReply> {
-    const { dispatcher, redirecting, request } = await (this.#agent ??= this.#createAgent());
+    const { dispatcher, request } = await (this.#agent ??= this.#createAgent());
     const { signal, method, classify, headersArrived } = this.#begin(url, init, context);
     try {
       const headers: Record<string, string> = init.headers ? Object.fromEntries(init.headers) : {};
@@ -90,7 +92,7 @@ export class HttpClient {
         headers,
         body: init.body instanceof URLSearchParams ? init.body.toString() : (init.body ?? null),
         signal,
-        dispatcher: init.redirect === 'manual' ? dispatcher : redirecting,
+        dispatcher,
       });
       return undiciReply(data, url, classify);
     } catch (error) {
@@ -106,16 +108,9 @@ export class HttpClient {
    * and the error classifier. With `deadline: 'headers'`, `headersArrived()` ends the deadline.
    */
   #begin(url: URL, init: HttpRequestInit, context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>) {
-    let headersArrived = () => {};
-    let timeout: AbortSignal;
-    if (init.deadline === 'headers') {
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')), this.#timeoutMs);
-      headersArrived = () => clearTimeout(timer);
-      timeout = controller.signal;
-    } else {
-      timeout = AbortSignal.timeout(this.#timeoutMs);
-    }
+    const deadline = init.deadline === 'headers' ? headersDeadline(this.#timeoutMs) : undefined;
+    const headersArrived = deadline?.disarm ?? (() => {});
+    const timeout = deadline?.signal ?? AbortSignal.timeout(this.#timeoutMs);
     const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     const method = init.method ?? 'GET';
     const classify = (error: unknown) => classifyNetworkError(error, { ...context, url, method, timeoutSeconds: this.#timeoutMs / 1000 });
@@ -129,7 +124,7 @@ export class HttpClient {
   }
 
   async #createAgent(): Promise<Transport> {
-    const { Agent, fetch, request, interceptors, buildConnector } = await import('undici');
+    const { Agent, fetch, request, buildConnector } = await import('undici');
     const tls = tlsConnectOptions(this.#tls);
     const dispatcher = new Agent({
       keepAliveTimeout: 30_000,
@@ -137,9 +132,7 @@ export class HttpClient {
       bodyTimeout: this.#timeoutMs,
       connect: this.#route ? routedConnector(buildConnector, tls, this.#route) : tls,
     });
-    // fetch follows redirects itself; request() needs the interceptor (20 hops, as fetch allows).
-    const redirecting = dispatcher.compose(interceptors.redirect({ maxRedirections: 20 }));
-    return { dispatcher, redirecting, fetch, request };
+    return { dispatcher, fetch, request };
   }
 }
 
@@ -180,7 +173,6 @@ function classifiedBody(body: ReadableStream<Uint8Array>, classify: (error: unkn
 
 interface Transport {
   dispatcher: Dispatcher;
-  redirecting: Dispatcher;
   fetch: typeof import('undici').fetch;
   request: typeof import('undici').request;
 }

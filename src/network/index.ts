@@ -1,4 +1,6 @@
 export { HttpClient } from './http-client.js';
+export { headersDeadline } from './headers-deadline.js';
+export type { HeadersDeadline } from './headers-deadline.js';
 export type { HttpRequestInit } from './http-client.js';
 export { routeAgent, urlDestination } from './http-route.js';
 export type { HttpRoute } from './http-route.js';

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { GetObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { AWS_METHODS, isAwsCredential, quietAwsSdkNodeVersionWarning, type AwsCredential, type Credential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
-import { isLoopbackHost, prepareSshTunnel, readTlsSettings, routeAgent, tlsConnectOptions, urlDestination } from '../../network/index.js';
+import { headersDeadline, isLoopbackHost, prepareSshTunnel, readTlsSettings, routeAgent, tlsConnectOptions, urlDestination } from '../../network/index.js';
 import { classifiedStream } from '../classified-stream.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyObjectError, classifyS3Error, type S3FailureContext } from './classify-s3-error.js';
@@ -197,26 +197,23 @@ export default defineSource({
           return Buffer.from(await object.Body!.transformToByteArray());
         }, onObject('get', key)),
       // No deadline on the stream itself: a large object may take longer than timeout_seconds to read.
-      // The deadline covers getting the object's headers only, so it cannot be call()'s
-      // AbortSignal.timeout: the SDK's request handler keeps the signal's abort listener until the
-      // request closes, after the whole body, and would cut a slow body off mid-stream. This one is
-      // disarmed (its timer cleared) as soon as send() has the headers.
+      // The deadline covers getting the object's headers only (headersDeadline), not call()'s
+      // AbortSignal.timeout, which the SDK's request handler would keep until the whole body is read.
       createReadStream: async (key) => {
-        const headers = new AbortController();
-        const timer = setTimeout(() => headers.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+        const deadline = headersDeadline(timeoutMs);
         let object: GetObjectCommandOutput;
         try {
           object = await call(
             (abortSignal) => client.send(new s3.GetObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal }),
             onObject('get', key),
-            headers.signal,
+            deadline.signal,
           );
         } finally {
-          clearTimeout(timer);
+          deadline.disarm();
         }
         // The deadline can still have run out after the headers arrived but before send() resolved,
         // destroying the body: that stream error is the timeout, not a connection the server reset.
-        return classifiedStream(object.Body as Readable, (error) => classifyObjectError(error, 'read', key, failure(headers.signal.aborted)));
+        return classifiedStream(object.Body as Readable, (error) => classifyObjectError(error, 'read', key, failure(deadline.signal.aborted)));
       },
       client: () => client,
       async close() {
