@@ -165,18 +165,17 @@ export default defineSource({
           url = next;
         }
       };
-      const first = await follow();
-      const sameOrigin = first.url.origin === baseUrl.origin;
-      if (first.reply.status === 401 && sameOrigin && credential.answersChallenge?.(first.url, first.reply.headers)) {
-        await drain(first.reply);
-        return (await follow()).reply;
-      }
-      if (first.reply.status === 401 && sameOrigin && credential.invalidate && (await credential.invalidate())) {
-        // Read the (small) 401 body to its end so the retry reuses the connection.
-        await drain(first.reply);
-        return (await follow()).reply;
-      }
-      return first.reply;
+      const answer = await follow();
+      // One retry of a 401 from base_url's origin: with what the answer asked for (a DPoP nonce),
+      // else with a fresh credential where the method can refresh.
+      const retry =
+        answer.reply.status === 401 &&
+        answer.url.origin === baseUrl.origin &&
+        (credential.answersChallenge?.(answer.url, answer.reply.headers) || (credential.invalidate !== undefined && (await credential.invalidate())));
+      if (!retry) return answer.reply;
+      // Read the (small) 401 body to its end so the retry reuses the connection.
+      await drain(answer.reply);
+      return (await follow()).reply;
     };
     const requestContext = { credential: credential.description, urlKey: 'base_url', clientCertificate: tls.clientCertificate };
     const send = (pathOrUrl: string | URL, init: RestRequestInit = {}): Promise<Response> =>
