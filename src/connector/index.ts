@@ -7,7 +7,7 @@ export type {
   SourceClients,
   UpdateContext,
 } from './define-connector.js';
-export { createOperations } from './operations.js';
+export { createOperations, rowJsonReplacer } from './operations.js';
 export type { Operations, Destination, StateStore, OperationCounts } from './operations.js';
 export { authenticate, authenticateResolved, resolveConfiguration } from './authenticate.js';
 export type { AuthenticateOptions, Authenticated, ResolvedConfiguration } from './authenticate.js';

@@ -139,28 +139,22 @@ export function createOperations(destination: Destination, stateStore: StateStor
 }
 
 /**
- * How the warehouse serializes object and array values (src/local/warehouse/values.ts,
- * `jsonReplacer`): a BigInt becomes its decimal text. The guard must serialize the same way, or a
- * nested BigInt makes its JSON.stringify throw while the warehouse's succeeds; a test holds the two
- * equal (the connector layer may not import the local one).
+ * How an object or array value of a row is written as JSON: a BigInt becomes its decimal text. The
+ * warehouse (src/local/warehouse/values.ts) writes with it and the guard checks with it, so the two
+ * cannot differ (a nested BigInt once made the guard's JSON.stringify throw while the warehouse's
+ * succeeded).
  */
 export function rowJsonReplacer(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? value.toString() : value;
 }
 
 /**
- * The texts in which a column value reaches the warehouse file, or undefined when it cannot be
- * serialized (the warehouse refuses those too; the guard refuses them first, unchecked).
+ * The texts in which a column value that is neither a string nor a number (the guard checks those
+ * itself) reaches the warehouse file, or undefined when it cannot be serialized (the warehouse
+ * refuses those too; the guard refuses them first, unchecked).
  */
 export function storedTexts(value: unknown): string[] | undefined {
   switch (typeof value) {
-    case 'string':
-      return [value];
-    case 'number':
-    case 'bigint':
-      // Stored as a number, or as its decimal text once the column widens to VARCHAR (the guard
-      // compares it whole).
-      return [String(value)];
     case 'object': {
       if (value === null || value instanceof Date) return [];
       // Bytes are stored as a BLOB, not as JSON: what they spell is what must be checked.
@@ -186,6 +180,7 @@ export function storedTexts(value: unknown): string[] | undefined {
     default:
       // boolean, undefined (skipped), function and symbol (the warehouse refuses them).
       return [];
+    // string, number and bigint do not come here: the guard compares them itself.
   }
 }
 

@@ -4,6 +4,7 @@
  * column is not declared, and the canonical JSON behind `_fivetran_id`.
  */
 import { createHash } from 'node:crypto';
+import { rowJsonReplacer } from '../../connector/index.js';
 import { FIVETRAN_ID } from './identifiers.js';
 import { columnLabel, tableLabel, warehouseError } from './warehouse-errors.js';
 
@@ -26,15 +27,6 @@ export function describeType(value: unknown): string {
 }
 
 /**
- * How object and array values are serialized: a BigInt becomes its decimal text. The secret guard
- * in src/connector/operations.ts (`rowJsonReplacer`) serializes the same way to check what is
- * stored here; test/connector/operations.test.ts holds the two equal.
- */
-export function jsonReplacer(_key: string, value: unknown): unknown {
-  return typeof value === 'bigint' ? value.toString() : value;
-}
-
-/**
  * The stored form of one value. Buffered rows must not change when the caller
  * reuses its objects, so bytes are copied and objects serialized here (Dates
  * are kept as they are).
@@ -47,7 +39,8 @@ export function copyObjectValue(value: object, table: string, column: string): u
   }
   let text: string | undefined;
   try {
-    text = JSON.stringify(value, jsonReplacer);
+    // The replacer the secret guard checks with (a BigInt as its decimal text).
+    text = JSON.stringify(value, rowJsonReplacer);
   } catch {
     text = undefined;
   }
