@@ -1,5 +1,5 @@
 import type { AuthContext } from './auth-method.js';
-import { sigv4Signer, type SigV4Signer } from './aws-sigv4.js';
+import { sigv4Signer } from './aws-sigv4.js';
 import type { AwsSubjectTokenSource } from './gcp-credential-configuration.js';
 import { instanceMetadataSession } from './instance-metadata-session.js';
 import type { SubjectTokenReader } from './gcp-subject-token.js';
@@ -35,21 +35,11 @@ export function awsSubjectTokenReader(source: AwsSubjectTokenSource, audience: s
     description,
     context,
   });
-  // One signer per run: an instance's region does not change.
-  let signer: Promise<{ region: string; sign: SigV4Signer['sign'] }> | undefined;
-  const signerFor = () =>
-    (signer ??= (async () => {
-      const region = await imds.region();
-      const { sign } = await sigv4Signer({ service: 'sts', region, credentials: () => imds.identity(), contentHashHeader: false });
-      return { region, sign };
-    })().catch((error: unknown) => {
-      signer = undefined;
-      throw error;
-    }));
-
   return {
     async read() {
-      const { region, sign } = await signerFor();
+      // The region is read once (imds.region() keeps it); a signer is cheap, one per exchange.
+      const region = await imds.region();
+      const { sign } = await sigv4Signer({ service: 'sts', region, credentials: () => imds.identity(), contentHashHeader: false });
       const target = source.verificationUrl.replaceAll('{region}', region);
       const url = new URL(target);
       const headers = await sign({ method: 'POST', url, headers: { host: url.host, 'x-goog-cloud-target-resource': audience }, body: '' }, new Date(context.now()));
