@@ -1,11 +1,15 @@
 /**
  * Child process of bench/warehouse-upserts.ts: 1,000,000 batched upserts into a fresh warehouse,
- * alone in its process so that its peak RSS is the warehouse's (plus Node and tsx).
+ * alone in its process so that its peak RSS is the warehouse's (plus Node and tsx). Through
+ * `op.upsert`, as a connector writes: the secret guard (five registered secrets) checks each row
+ * before the warehouse takes it.
  *
  *   node --import tsx bench/warehouse-child.ts <dir>    prints {"rows","seconds","rows_per_s","max_rss_mb"}
  */
 import { join } from 'node:path';
+import { createOperations } from '../src/connector/index.js';
 import { Warehouse } from '../src/local/warehouse/index.js';
+import { SecretRegistry } from '../src/secrets/index.js';
 
 const ROWS = 1_000_000;
 
@@ -14,9 +18,12 @@ if (!dir) throw new Error('usage: warehouse-child.ts <empty directory>');
 
 const warehouse = await Warehouse.open(join(dir, 'warehouse.db'));
 await warehouse.declare([{ table: 'items', primary_key: ['id'] }]);
+const registry = new SecretRegistry();
+for (let i = 0; i < 5; i++) registry.register(`secret_${i}`, `bench-secret-value-${i}-Zq81xT`);
+const { op } = createOperations(warehouse, { save: async () => {} }, registry);
 const started = performance.now();
 for (let i = 0; i < ROWS; i++) {
-  await warehouse.upsert('items', { id: i, name: 'name-' + i, amount: i * 1.5, active: i % 2 === 0, updated_at: new Date() });
+  await op.upsert('items', { id: i, name: 'name-' + i, amount: i * 1.5, active: i % 2 === 0, updated_at: new Date() });
 }
 await warehouse.flush(); // every row committed to the file
 const seconds = (performance.now() - started) / 1000;
