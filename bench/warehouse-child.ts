@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { createOperations } from '../src/connector/index.js';
-import { Warehouse } from '../src/local/warehouse/index.js';
+import { Warehouse } from '../src/hosts/local/warehouse/index.js';
 import { SecretRegistry } from '../src/secrets/index.js';
 
 const ROWS = 1_000_000;

@@ -1,6 +1,6 @@
 /**
  * Local warehouse throughput: 1,000,000 upserts with a primary key through the batched writer
- * (src/local/warehouse/), against the naive way, one prepared INSERT OR REPLACE per row (in one
+ * (src/hosts/local/warehouse/), against the naive way, one prepared INSERT OR REPLACE per row (in one
  * transaction, same DuckDB settings), measured on 2,000 rows in the same run so the ratio holds on a
  * noisy machine.
  *

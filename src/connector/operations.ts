@@ -140,7 +140,7 @@ export function createOperations(destination: Destination, stateStore: StateStor
 
 /**
  * How an object or array value of a row is written as JSON: a BigInt becomes its decimal text. The
- * warehouse (src/local/warehouse/values.ts) writes with it and the guard checks with it, so the two
+ * warehouse (src/hosts/local/warehouse/values.ts) writes with it and the guard checks with it, so the two
  * cannot differ (a nested BigInt once made the guard's JSON.stringify throw while the warehouse's
  * succeeded).
  */

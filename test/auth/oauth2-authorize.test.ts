@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserHandoff } from '../../src/auth/index.js';
-import { authorizeProject, probeProject } from '../../src/local/index.js';
+import { authorizeProject, probeProject } from '../../src/project/index.js';
 import { createLogger } from '../../src/log/index.js';
 import { Browser, type Page } from '../helpers/browser.js';
 import { authorizeConfiguration, confirmDeviceCode, start, type OidcPeer } from '../peers/oidc-provider.js';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { authorizeProject } from '../../local/index.js';
+import { authorizeProject } from '../../project/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { openBrowser } from '../open-browser.js';
 import { argumentError, PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { runDebug } from '../../local/index.js';
+import { runDebug } from '../../hosts/local/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
 import { formatTable } from '../format-table.js';

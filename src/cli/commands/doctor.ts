@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { doctorProject, type Finding } from '../../local/index.js';
+import { doctorProject, type Finding } from '../../project/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { initProject, templateNames } from '../../local/index.js';
+import { initProject, templateNames } from '../../project/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { parseCommandArgs } from '../parse-command-args.js';
 

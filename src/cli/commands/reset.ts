@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline/promises';
-import { resetProject, resetTargets } from '../../local/index.js';
+import { resetProject, resetTargets } from '../../hosts/local/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { parseCommandArgs } from '../parse-command-args.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createConfigurationPersister, withValue } from '../../src/local/persist-configuration-value.js';
+import { createConfigurationPersister, withValue } from '../../src/project/persist-configuration-value.js';
 import { createLogger } from '../../src/log/index.js';
 
 /** Writing a rotated value back to configuration.json: atomically, changing nothing else, and never losing it. */
@@ -159,7 +159,7 @@ describe('createConfigurationPersister', () => {
 
 /** Runs the persister in `node --import tsx` as uid/gid 65534, where permissions really apply. */
 function persistAsNobody(configurationPath: string, filesDir: string): Promise<{ name?: string; message?: string; exitCode?: number }> {
-  const module = fileURLToPath(new URL('../../src/local/persist-configuration-value.ts', import.meta.url));
+  const module = fileURLToPath(new URL('../../src/project/persist-configuration-value.ts', import.meta.url));
   const logModule = fileURLToPath(new URL('../../src/log/index.ts', import.meta.url));
   const script = `
     const { createConfigurationPersister } = await import(${JSON.stringify(module)});

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { projectPaths } from './project-paths.js';
+import { projectPaths } from '../../project/index.js';
 
 /**
  * `connector-auth reset`: deletes the local warehouse (with DuckDB's write-ahead log) and the state,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/errors/index.js';
-import { initProject } from '../../src/local/init-project.js';
+import { initProject } from '../../src/project/init-project.js';
 import { rejection } from '../helpers/rejection.js';
 
 /** `init` on real paths: a new directory is filled, a path that is a file is a configuration error. */

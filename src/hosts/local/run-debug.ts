@@ -1,13 +1,11 @@
 import { mkdir } from 'node:fs/promises';
-import { readConfigurationFile, registerConfigurationSecrets } from '../config/index.js';
-import { runConnector, type OperationCounts, type State } from '../connector/index.js';
-import { ConfigurationError } from '../errors/index.js';
-import type { Logger } from '../log/index.js';
-import { secrets, type SecretRegistry } from '../secrets/index.js';
-import type { ProbeResult } from '../sources/index.js';
-import { loadConnector } from './load-connector.js';
-import { createConfigurationPersister } from './persist-configuration-value.js';
-import { projectPaths, type ProjectPaths } from './project-paths.js';
+import { readConfigurationFile, registerConfigurationSecrets } from '../../config/index.js';
+import { runConnector, type OperationCounts, type State } from '../../connector/index.js';
+import { ConfigurationError } from '../../errors/index.js';
+import type { Logger } from '../../log/index.js';
+import { secrets, type SecretRegistry } from '../../secrets/index.js';
+import type { ProbeResult } from '../../sources/index.js';
+import { createConfigurationPersister, loadConnector, projectPaths, type ProjectPaths } from '../../project/index.js';
 import { readState, writeStateAtomically } from './state-file.js';
 import { Warehouse } from './warehouse/index.js';
 

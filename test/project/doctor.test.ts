@@ -3,7 +3,7 @@ import { appendFile, chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Finding } from '../../src/local/index.js';
+import type { Finding } from '../../src/project/index.js';
 import { cli, leakForms } from '../helpers/cli.js';
 
 /**

@@ -1,6 +1,3 @@
-export { runDebug } from './run-debug.js';
-export type { DebugOptions, DebugResult } from './run-debug.js';
-export { resetProject, resetTargets } from './reset-project.js';
 export { validateProject, probeProject } from './check-project.js';
 export type { ValidationReport } from './check-project.js';
 export { projectPaths } from './project-paths.js';
@@ -13,3 +10,5 @@ export { doctorProject } from './doctor/index.js';
 export type { DoctorReport, Finding, Severity } from './doctor/index.js';
 export { authorizeProject } from './authorize-project.js';
 export type { AuthorizeResult } from './authorize-project.js';
+export { describeConfiguration } from './configuration-fields.js';
+export type { ConfigurationDescription, ConfigurationField, MethodFields } from './configuration-fields.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Warehouse, type Row } from '../../src/local/warehouse/index.js';
+import { Warehouse, type Row } from '../../../src/hosts/local/warehouse/index.js';
 
 /**
  * The local warehouse, checked by reading back what DuckDB holds: every value

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { loadAuthMethod } from '../auth/index.js';
+import { commonKeys, isSecretKey, KEY_CATALOGUE } from '../config/index.js';
+import type { ConnectorDefinition, SourceClients } from '../connector/index.js';
+import { loadSource, type SourceDefinition } from '../sources/index.js';
+
+/**
+ * What a configuration of one connector may hold, described once for every host that must show it
+ * to a person: the Fivetran partner SDK's `ConfigurationForm`, Airbyte's `spec`, and the docs. The
+ * zod schemas stay the truth about a key's type and coercion; this reads from them which keys exist
+ * and which are required, and from the key catalogue what each is for and whether it is a secret.
+ */
+
+export interface ConfigurationField {
+  key: string;
+  description: string;
+  secret: boolean;
+  /** The schema refuses a configuration without it. */
+  required: boolean;
+}
+
+export interface MethodFields {
+  /** The `auth_method` value. */
+  name: string;
+  summary: string;
+  fields: ConfigurationField[];
+}
+
+export interface ConfigurationDescription {
+  /** The source's name: `rest`, `postgres`, … or a custom source's. */
+  source: string;
+  /** Keys every configuration may carry (`auth_method` excluded: `methods` are its choices). */
+  common: ConfigurationField[];
+  /** The source's own keys (base_url, host, bucket, the SSH tunnel's …). */
+  sourceFields: ConfigurationField[];
+  /** The methods the source accepts, each with its keys, in the source's order. */
+  methods: MethodFields[];
+  /** The connector's own keys, from its `configuration` schema. */
+  connector: ConfigurationField[];
+}
+
+type AnyConnector = Pick<ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>, 'source' | 'configuration' | 'secretKeys'>;
+
+export async function describeConfiguration(connector: AnyConnector): Promise<ConfigurationDescription> {
+  const source = typeof connector.source === 'string' ? await loadSource(connector.source) : connector.source;
+  const connectorSecrets = new Set(connector.secretKeys ?? []);
+  const methods = await Promise.all(
+    source.acceptsMethods.map(async (name) => {
+      const method = await loadAuthMethod(name);
+      return { name, summary: method.summary, fields: fieldsOf(method.keys) };
+    }),
+  );
+  return {
+    source: source.name,
+    common: fieldsOf(commonKeys).filter((field) => field.key !== 'auth_method'),
+    sourceFields: fieldsOf(source.keys),
+    methods,
+    connector: connector.configuration ? fieldsOf(connector.configuration, connectorSecrets, 'a key of this connector') : [],
+  };
+}
+
+/**
+ * The keys of a schema of string keys, read through zod's JSON Schema of its input (coercions and
+ * refinements have no say in which keys exist). A schema that is not an object has no fields.
+ */
+function fieldsOf(schema: z.ZodType, extraSecrets: ReadonlySet<string> = new Set(), fallback = ''): ConfigurationField[] {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
+    properties?: Record<string, { description?: string }>;
+    required?: string[];
+  };
+  const required = new Set(json.required ?? []);
+  return Object.entries(json.properties ?? {}).map(([key, property]) => {
+    const known = KEY_CATALOGUE[key];
+    return {
+      key,
+      description: known?.description ?? property.description ?? fallback,
+      secret: isSecretKey(key, extraSecrets),
+      required: required.has(key),
+    };
+  });
+}
