@@ -43,4 +43,4 @@ export { sshLogin } from './ssh-login.js';
 export type { LoginRecord, SshAuthHandler, SshLoginSecret } from './ssh-login.js';
 export { loginRefused } from './ssh-login-refusal.js';
 export type { LoginTerms } from './ssh-login-refusal.js';
-export type { SshPrivateKeyNames } from './ssh-private-key.js';
+export type { SshPrivateKey, SshPrivateKeyNames } from './ssh-private-key.js';
