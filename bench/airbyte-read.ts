@@ -4,7 +4,8 @@
  *
  * - records/s: 300,000 rows through `airbyte read` into a pipe this process drains (counting lines,
  *   as Airbyte's worker reads them), against `debug` writing them into DuckDB; both the built CLI in
- *   a child process, wall clock from spawn to exit (each pays its start-up, ~0.5 s);
+ *   a child process, wall clock from spawn to exit (each pays its start-up, ~0.5 s), and net of the
+ *   fixed cost each command shows on a run of 0 rows;
  * - peak RSS of `airbyte read` for 100,000 and 1,000,000 rows (VmHWM of the child, sampled every
  *   20 ms): flat means bounded by the batch, not by the sync.
  *
@@ -95,6 +96,10 @@ try {
     return result;
   };
 
+  // Each command's fixed cost (start-up, tsx, the probe; DuckDB's open for debug), from a run of 0 rows.
+  await writeFile(join(dir, 'configuration.json'), JSON.stringify(configuration(0)));
+  const debugEmpty = await run(['debug', dir]);
+  const airbyteEmpty = await read(0);
   await writeFile(join(dir, 'configuration.json'), JSON.stringify(configuration(RATIO_ROWS)));
   const debug = await run(['debug', dir]);
   const airbyte = await read(RATIO_ROWS);
@@ -105,6 +110,12 @@ try {
       airbyte_read_records_per_s: Math.round(RATIO_ROWS / airbyte.seconds),
       airbyte_read_debug_records_per_s: Math.round(RATIO_ROWS / debug.seconds),
       airbyte_read_vs_debug: Number((debug.seconds / airbyte.seconds).toFixed(2)),
+      // Without each command's fixed cost: the rows alone.
+      airbyte_read_net_records_per_s: Math.round(RATIO_ROWS / (airbyte.seconds - airbyteEmpty.seconds)),
+      airbyte_read_debug_net_records_per_s: Math.round(RATIO_ROWS / (debug.seconds - debugEmpty.seconds)),
+      airbyte_read_net_vs_debug: Number(((debug.seconds - debugEmpty.seconds) / (airbyte.seconds - airbyteEmpty.seconds)).toFixed(2)),
+      airbyte_read_empty_s: Number(airbyteEmpty.seconds.toFixed(2)),
+      airbyte_read_debug_empty_s: Number(debugEmpty.seconds.toFixed(2)),
       airbyte_read_1m_records_per_s: Math.round(1_000_000 / large.seconds),
       airbyte_read_peak_rss_100k_mb: small.peakRssMb,
       airbyte_read_peak_rss_1m_mb: large.peakRssMb,
