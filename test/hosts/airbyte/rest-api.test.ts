@@ -203,4 +203,30 @@ export default defineConnector({
     // What was checkpointed before the failure reached Airbyte first.
     expect(failing.messages.map((m) => m.type).lastIndexOf('STATE')).toBeLessThan(failing.messages.map((m) => m.type).indexOf('TRACE'));
   });
+
+  it('a state holding a secret is refused before it is sent (TRACE, exit 1); with --verbose the TRACE has the stack; a project without a connector is a TRACE too', async () => {
+    const dir = await project(`
+import { defineConnector } from 'connector-auth';
+export default defineConnector({
+  source: 'rest',
+  schema: () => [{ table: 'items', primary_key: ['id'] }],
+  async update({ configuration, op }) {
+    await op.upsert('items', { id: 1 });
+    await op.checkpoint({ token: configuration.token });
+  },
+});
+`);
+    const catalog = await jsonFile(dir, 'catalog.json', configuredCatalog([{ name: 'items' }]));
+    const run = await airbyte(['read', dir, '--config', await config(dir, flat()), '--catalog', catalog, '--verbose']);
+    expect(run.code).toBe(1);
+    expect(run.of('STATE')).toEqual([]);
+    const [trace] = run.of('TRACE');
+    expect(trace!.trace.error).toMatchObject({ failure_type: 'system_error', message: expect.stringContaining("refusing to send the state: it holds the value of secret configuration key(s) 'token'") });
+    expect(trace!.trace.error.stack_trace).toContain('ConnectorError');
+    expectNoSecretOutsideControl(run, leakForms(TOKEN));
+
+    const missing = await airbyte(['spec', join(root, 'no-connector')]);
+    expect(missing.code).toBe(1);
+    expect(missing.of('TRACE')[0]!.trace.error).toMatchObject({ failure_type: 'system_error', message: expect.stringContaining('no connector file') });
+  });
 });
