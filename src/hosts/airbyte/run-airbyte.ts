@@ -1,5 +1,6 @@
 import { probeConnector } from '../../connector/index.js';
 import { exitCodeOf, isConnectorAuthError } from '../../errors/index.js';
+import type { Logger } from '../../log/index.js';
 import { describeConfiguration, loadConnector } from '../../project/index.js';
 import { secrets, type SecretRegistry } from '../../secrets/index.js';
 import { airbyteLogger } from './airbyte-logger.js';
@@ -9,7 +10,6 @@ import { failureLine, traceMessage } from './failure.js';
 import { openMessageOutput, type MessageOutput } from './message-output.js';
 import { runRead } from './run-read.js';
 import { airbyteStream } from './stream-catalog.js';
-import type { Logger } from '../../log/index.js';
 
 export const AIRBYTE_COMMANDS = ['spec', 'check', 'discover', 'read'] as const;
 export type AirbyteCommand = (typeof AIRBYTE_COMMANDS)[number];
@@ -87,14 +87,14 @@ const COMMANDS: Record<AirbyteCommand, (context: Context) => Promise<void>> = {
   },
 
   async read(context) {
-    const session = await openSession({ ...context, ...(context.configPath ? { configPath: context.configPath } : {}) });
+    const session = await openSession(context);
     await runRead({ ...context, session });
   },
 };
 
 /** check and discover: the probe as debug runs it (it may rotate a refresh token: the session sends it). */
 async function probeWithSession(context: Context) {
-  const session = await openSession({ ...context, ...(context.configPath ? { configPath: context.configPath } : {}) });
+  const session = await openSession(context);
   return probeConnector({
     connector: session.connector as never,
     configuration: session.configuration.flat,
