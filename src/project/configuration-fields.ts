@@ -17,6 +17,10 @@ export interface ConfigurationField {
   secret: boolean;
   /** The schema refuses a configuration without it. */
   required: boolean;
+  /** The value the schema uses when the key is absent, as configuration.json would write it. */
+  default?: string;
+  /** The only values the schema accepts, when it names them (a dropdown rather than a text box). */
+  choices?: string[];
 }
 
 export interface MethodFields {
@@ -33,11 +37,29 @@ export interface ConfigurationDescription {
   common: ConfigurationField[];
   /** The source's own keys (base_url, host, bucket, the SSH tunnel's …). */
   sourceFields: ConfigurationField[];
+  /**
+   * The TLS keys (catalogue scope `tls`: a private CA, a client certificate) for a source that
+   * speaks TLS and reads them whatever the auth method; empty for the others (sftp, custom sources).
+   */
+  tls: ConfigurationField[];
   /** The methods the source accepts, each with its keys, in the source's order. */
   methods: MethodFields[];
   /** The connector's own keys, from its `configuration` schema. */
   connector: ConfigurationField[];
 }
+
+/**
+ * The built-in sources whose connect() reads the TLS settings (readTlsSettings) from the raw
+ * configuration: those keys are in no zod schema of theirs, so they are named here.
+ */
+const TLS_SOURCES = new Set(['rest', 'signed-url', 'postgres', 's3']);
+const tlsKeys = z.object(
+  Object.fromEntries(
+    Object.entries(KEY_CATALOGUE)
+      .filter(([, spec]) => spec.scope === 'tls')
+      .map(([key]) => [key, z.string().optional()]),
+  ),
+);
 
 type AnyConnector = Pick<ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>, 'source' | 'configuration' | 'secretKeys'>;
 
@@ -54,6 +76,7 @@ export async function describeConfiguration(connector: AnyConnector): Promise<Co
     source: source.name,
     common: fieldsOf(commonKeys).filter((field) => field.key !== 'auth_method'),
     sourceFields: fieldsOf(source.keys),
+    tls: TLS_SOURCES.has(source.name) ? fieldsOf(tlsKeys) : [],
     methods,
     connector: connector.configuration ? fieldsOf(connector.configuration, connectorSecrets, 'a key of this connector') : [],
   };
@@ -65,17 +88,47 @@ export async function describeConfiguration(connector: AnyConnector): Promise<Co
  */
 function fieldsOf(schema: z.ZodType, extraSecrets: ReadonlySet<string> = new Set(), fallback = ''): ConfigurationField[] {
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
-    properties?: Record<string, { description?: string }>;
+    properties?: Record<string, { description?: string; default?: unknown; enum?: unknown[] }>;
     required?: string[];
   };
   const required = new Set(json.required ?? []);
+  const shape = shapeOf(schema);
   return Object.entries(json.properties ?? {}).map(([key, property]) => {
     const known = KEY_CATALOGUE[key];
+    const fallbackValue = defaultOf(shape?.[key]) ?? (typeof property.default === 'string' ? property.default : undefined);
+    const choices = Array.isArray(property.enum) && property.enum.every((v) => typeof v === 'string') ? (property.enum as string[]) : undefined;
     return {
       key,
       description: known?.description ?? property.description ?? fallback,
       secret: isSecretKey(key, extraSecrets),
       required: required.has(key),
+      ...(fallbackValue !== undefined ? { default: fallbackValue } : {}),
+      ...(choices ? { choices } : {}),
     };
   });
+}
+
+/** The members of an object schema, looking through a refinement or pipe around it. */
+function shapeOf(schema: z.ZodType): Record<string, z.ZodType> | undefined {
+  let current: unknown = schema;
+  for (let depth = 0; depth < 4 && current; depth++) {
+    const candidate = current as { shape?: Record<string, z.ZodType>; _zod?: { def?: { in?: unknown; schema?: unknown } } };
+    if (candidate.shape && typeof candidate.shape === 'object') return candidate.shape;
+    current = candidate._zod?.def?.in ?? candidate._zod?.def?.schema;
+  }
+  return undefined;
+}
+
+/**
+ * What the key's own schema makes of an absent value — the default it really applies (a port's
+ * 5432, a boolean's false), not one copied into a table that could drift from it. Only a plain
+ * value counts; a key that is required, or optional without a default, has none.
+ */
+function defaultOf(member: z.ZodType | undefined): string | undefined {
+  if (!member) return undefined;
+  const parsed = member.safeParse(undefined);
+  if (!parsed.success) return undefined;
+  const value = parsed.data;
+  const text = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+  return text === '' ? undefined : text;
 }
