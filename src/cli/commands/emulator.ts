@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { isLoopbackHost } from '../../network/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { argumentError, parseCommandArgs } from '../parse-command-args.js';
@@ -18,18 +17,16 @@ Serves both interfaces of the specification on one local port until Ctrl-C (SIGI
 
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values } = parseCommandArgs('emulator', () =>
-      parseArgs({
-        args,
-        options: {
-          port: { type: 'string' },
-          host: { type: 'string' },
-          data: { type: 'string' },
-          'print-data': { type: 'boolean' },
-          help: { type: 'boolean', short: 'h' },
-        },
-      }),
-    );
+    const { values } = parseCommandArgs('emulator', {
+      args,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        data: { type: 'string' },
+        'print-data': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
     if (values.help) return io.out(HELP), 0;
     const { startEmulator, defaultEmulatorData } = await import('../../emulator/index.js');
     if (values['print-data']) {

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import {
   createPipelineClient,
   parseLimit,
@@ -88,21 +87,19 @@ const command: Command = {
 export default command;
 
 function parseArguments(args: string[]) {
-  return parseCommandArgs('pipeline', () =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        configuration: { type: 'string' },
-        'base-url': { type: 'string' },
-        limit: { type: 'string' },
-        cursor: { type: 'string' },
-        schema: { type: 'string' },
-        connections: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }),
-  );
+  return parseCommandArgs('pipeline', {
+    args,
+    allowPositionals: true,
+    options: {
+      configuration: { type: 'string' },
+      'base-url': { type: 'string' },
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
+      schema: { type: 'string' },
+      connections: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
 }
 
 /** One page at --cursor, or every page, with a progress line while they come (a large group is many pages). */

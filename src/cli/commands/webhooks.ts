@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { checkWebhookId, createWebhookClient, NotFoundError, resolveWebhookSettings, type ListedWebhook, type Webhook } from '../../clients/index.js';
 import { readConfigurationFile } from '../../config/index.js';
 import { SourceUnreachableError } from '../../errors/index.js';
@@ -73,18 +72,16 @@ const command: Command = {
 export default command;
 
 function parseArguments(args: string[]) {
-  return parseCommandArgs('webhooks', () =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        configuration: { type: 'string' },
-        'base-url': { type: 'string' },
-        auth: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }),
-  );
+  return parseCommandArgs('webhooks', {
+    args,
+    allowPositionals: true,
+    options: {
+      configuration: { type: 'string' },
+      'base-url': { type: 'string' },
+      auth: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
 }
 
 function notFound(id: number): NotFoundError {
