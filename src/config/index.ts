@@ -8,3 +8,4 @@ export { commonKeys } from './common-keys.js';
 export type { CommonKeys } from './common-keys.js';
 export { protectConfiguration } from './protect-configuration.js';
 export * as keys from './coerce.js';
+export { isPlaceholder, refusePlaceholders } from './placeholders.js';

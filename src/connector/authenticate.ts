@@ -5,6 +5,7 @@ import {
   commonKeys,
   parseKeys,
   registerConfigurationSecrets,
+  refusePlaceholders,
   type CommonKeys,
   type RawConfiguration,
 } from '../config/index.js';
@@ -69,6 +70,8 @@ export async function resolveConfiguration(
   });
   for (const key of registry.tooShort)
     log.warning(`the value of secret key '${key}' is shorter than 4 characters: too short to redact safely from output`);
+  // Before any schema: a template's `<YOUR_API_TOKEN>` passes them all, and fails much later as something else.
+  refusePlaceholders(raw);
 
   const common = parseKeys(commonKeys, raw, 'all sources');
   const method = await loadAuthMethod(common.auth_method);

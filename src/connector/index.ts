@@ -13,3 +13,4 @@ export { authenticate, authenticateResolved, resolveConfiguration } from './auth
 export type { AuthenticateOptions, Authenticated, ResolvedConfiguration } from './authenticate.js';
 export { runConnector } from './run-connector.js';
 export type { RunConnectorOptions, RunResult } from './run-connector.js';
+export { checkConfigurationKeys } from './configuration-keys.js';

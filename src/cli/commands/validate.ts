@@ -17,7 +17,6 @@ const command: Command = {
       ...projectLocation(positionals, values),
       log: io.log,
     });
-    for (const key of report.unknownKeys) io.log.warning(`configuration key '${key}' is not read by any schema (a typo?)`);
     io.out(
       io.json
         ? JSON.stringify({
