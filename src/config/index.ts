@@ -9,3 +9,4 @@ export type { CommonKeys } from './common-keys.js';
 export { protectConfiguration } from './protect-configuration.js';
 export * as keys from './coerce.js';
 export { isPlaceholder, refusePlaceholders } from './placeholders.js';
+export { DEMO_VALUES, isPublicDemoValue } from './public-demo-values.js';

@@ -61,7 +61,8 @@ export async function initProject(dir = '.', template = 'rest-api'): Promise<{ d
   }
   await mkdir(target, { recursive: true });
   await cp(new URL(template, TEMPLATES_DIR), target, { recursive: true });
-  await chmod(join(target, 'configuration.json'), 0o600);
+  // Every configuration file of the template (the local one holds demo values, but a user may put real ones in it).
+  for (const name of await readdir(target)) if (/^configuration(\..+)?\.json$/.test(name)) await chmod(join(target, name), 0o600);
   await writeFile(join(target, '.gitignore'), GITIGNORE, { flag: 'wx' });
   for (const [name, text] of Object.entries(await editorSupportFiles(target))) await writeFile(join(target, name), text, { flag: 'wx' });
   return { dir: target, files: (await readdir(target)).sort() };
