@@ -15,9 +15,10 @@ export function isPlaceholder(value: string): boolean {
   return WHOLE.test(value.trim()) || MARKER.test(value);
 }
 
-/** Throws a ConfigurationError (exit 2) naming the first key, in file order, that holds a placeholder. */
-export function refusePlaceholders(raw: RawConfiguration): void {
-  const keys = Object.keys(raw).filter((key) => isPlaceholder(raw[key]!));
+/** Throws a ConfigurationError (exit 2) naming the first key of `read`, in file order, that holds a placeholder. */
+export function refusePlaceholders(raw: RawConfiguration, read: Iterable<string>): void {
+  const wanted = new Set(read);
+  const keys = Object.keys(raw).filter((key) => wanted.has(key) && isPlaceholder(raw[key]!));
   if (keys.length === 0) return;
   const [first] = keys as [string, ...string[]];
   const others = keys.length > 1 ? ` (so do ${keys.slice(1).map((k) => `'${k}'`).join(', ')})` : '';

@@ -1,4 +1,4 @@
-import { readConfigurationFile, registerConfigurationSecrets } from '../config/index.js';
+import { parseKeys, readConfigurationFile, registerConfigurationSecrets } from '../config/index.js';
 import { authenticate, authenticateResolved, checkConfigurationKeys, resolveConfiguration, type ConnectorDefinition, type ResolvedConfiguration } from '../connector/index.js';
 import type { Logger } from '../log/index.js';
 import type { ProbeResult } from '../sources/index.js';
@@ -40,6 +40,8 @@ export async function checkConfiguration(options: {
   });
   // What the values mean, still offline: key material, addresses, the tunnel's settings.
   await (await authenticateResolved(resolved, { log: options.log })).close();
+  // The connector's own keys, through its schema, as a run reads them.
+  if (connector?.configuration) parseKeys(connector.configuration, raw, 'the connector');
   const report: ValidationReport = {
     configuration: paths.configuration,
     authMethod: resolved.method.name,
