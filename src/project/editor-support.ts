@@ -45,7 +45,8 @@ export async function editorSupportFiles(projectDir: string): Promise<Record<str
       strict: true,
       noEmit: true,
       skipLibCheck: true,
-      types: ['node'],
+      // No `types`: every installed @types package (@types/node, once installed) is included, and
+      // before `npm install` the error a person sees is the one that says what is missing.
     },
     include: ['*.ts'],
   };

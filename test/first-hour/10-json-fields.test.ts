@@ -57,7 +57,7 @@ describe('--json field names', () => {
     // The fields that were camelCase before.
     expect(jsonOut(await cli(['validate', dir, '--json']))).toMatchObject({ auth_method: 'bearer', secret_keys: ['token'], unknown_keys: [] });
     expect(jsonOut(await cli(['probe', dir, '--json']))).toMatchObject({ elapsed_ms: expect.any(Number), outcome: 'HTTP 200' });
-    expect(jsonOut(await cli(['debug', dir, '--json']))).toMatchObject({ counts: { schema_changes: 0 }, probe: { elapsed_ms: expect.any(Number) } });
+    expect(jsonOut(await cli(['debug', dir, '--json']))).toMatchObject({ counts: { schema_changes: expect.any(Number) }, probe: { elapsed_ms: expect.any(Number) } });
   });
 
   it('emulator --json: its one document too', async () => {
