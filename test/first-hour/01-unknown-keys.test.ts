@@ -1,3 +1,5 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { cli } from '../helpers/cli.js';
@@ -42,6 +44,21 @@ describe('a misspelt configuration key', () => {
     const json = await cli(['validate', dir, '--json']);
     expect(jsonOut(json)).toMatchObject({ ok: false, code: 'unknown_key', key: typo, exit_code: 2 });
     expect(emulator.requests).toBe(before);
+  });
+
+  it('pipeline and webhooks name a misspelt key of the file given with --configuration too', async () => {
+    const dir = await scaffold(work.root, 'interfaces', 'pipeline-metadata');
+    await useLocalConfiguration(dir, { base_url: emulator.pipelineUrl });
+    const file = join(dir, 'configuration.json');
+    const good = await cli(['pipeline', 'groups', '--configuration', file, '--json']);
+    expect(good.code, good.stderr).toBe(0);
+    const { username, ...rest } = JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
+    await writeFile(file, JSON.stringify({ ...rest, usrname: username }));
+    for (const args of [['pipeline', 'groups'], ['webhooks', 'list']]) {
+      const run = await cli([...args, '--configuration', file]);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain("key 'usrname' is not a key any schema reads; did you mean 'username'?");
+    }
   });
 
   it('a key far from every known key is a warning: the sync runs, and validate lists it', async () => {

@@ -5,6 +5,7 @@ import {
   type Connector,
 } from '../../clients/index.js';
 import { readConfigurationFile } from '../../config/index.js';
+import { checkConfigurationKeys } from '../../connector/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { argumentError, parseCommandArgs } from '../parse-command-args.js';
 import { formatTable } from '../format-table.js';
@@ -42,6 +43,8 @@ const command: Command = {
     const limit = parseLimit(values.limit);
 
     const file = values.configuration ? await readConfigurationFile(values.configuration) : {};
+    // A misspelt key of the file (`webhook_tokn`) is named here as in every command that reads one.
+    if (values.configuration) checkConfigurationKeys(file, undefined, io.log);
     const settings = resolvePipelineSettings({ file, env: process.env, ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}) });
     const client = await createPipelineClient(
       { ...settings.connection, log: io.log },
