@@ -1,4 +1,8 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
+// With --verbose, stack traces name the TypeScript sources the package ships (src/, through the
+// source maps beside dist/): enabled before the CLI is imported, since Node applies source maps
+// only to modules loaded after it is turned on. Without it, nothing is parsed: start-up stays fast.
+if (process.argv.includes('--verbose')) process.setSourceMapsEnabled(true);
+const { main } = await import('../dist/cli/main.js');
 
 process.exitCode = await main(process.argv.slice(2));

@@ -5,7 +5,7 @@
  *  2. copy templates/pipeline-metadata into a temporary project and point its configuration.json at
  *     the emulator with the demo credentials;
  *  3. run `connector-auth debug <project>` as a child process, its output shown as it happens;
- *  4. read the row counts from the project's DuckDB warehouse (schema `tester`);
+ *  4. read the row counts from the project's DuckDB warehouse (schema `default_schema`);
  *  5. run again with a wrong password: one line of error, exit code 3, the password nowhere.
  *
  * Exits non-zero if any of that does not hold, so CI can run it too.
@@ -54,7 +54,7 @@ async function rowCounts(warehouse) {
   try {
     const counts = {};
     for (const table of ['groups', 'connectors']) {
-      const reader = await connection.runAndReadAll(`SELECT count(*) FROM tester.${table} WHERE NOT _fivetran_deleted`);
+      const reader = await connection.runAndReadAll(`SELECT count(*) FROM default_schema.${table} WHERE NOT _fivetran_deleted`);
       counts[table] = Number(reader.getRows()[0][0]);
     }
     return counts;
@@ -85,10 +85,10 @@ try {
   const good = await runCli(['debug', project]);
   check(good.code === 0, `exit code 0 (got ${good.code})`);
 
-  step('rows in files/warehouse.db (DuckDB, schema tester)');
+  step('rows in files/warehouse.db (DuckDB, schema default_schema)');
   const counts = await rowCounts(join(project, 'files', 'warehouse.db'));
-  console.log(`  tester.groups      ${counts.groups}`);
-  console.log(`  tester.connectors  ${counts.connectors}`);
+  console.log(`  default_schema.groups      ${counts.groups}`);
+  console.log(`  default_schema.connectors  ${counts.connectors}`);
   check(counts.groups === emulator.store.groupCount, `every group synced (${emulator.store.groupCount})`);
   check(counts.connectors === emulator.store.connectorCount, `every connector synced (${emulator.store.connectorCount})`);
 

@@ -138,7 +138,7 @@ function refused(o: AuthorizationCodeOptions, error: string, description: string
   const key = AUTHORIZATION_ERROR_KEYS[name] ?? 'authorization_url';
   const detail = serverDetail(description, o.secrets);
   const hint = name === 'access_denied' ? DECLINED_HINT : `check '${key}'`;
-  return new AuthenticationError(`${o.description}: the authorization server refused the authorization: ${name}${detail}; check '${key}'`, {
+  return new AuthenticationError(`${o.description}: the authorization server refused the authorization: ${name}${detail}`, {
     code: `oauth_${name}`,
     key,
     hint,

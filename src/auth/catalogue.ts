@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors/index.js';
+import { ConfigurationError, closestName } from '../errors/index.js';
 import type { AuthMethod } from './auth-method.js';
 
 /**
@@ -30,10 +30,13 @@ export const AUTH_METHOD_NAMES: readonly string[] = Object.keys(METHODS);
 export async function loadAuthMethod(name: string): Promise<AuthMethod> {
   const load = METHODS[name];
   if (!load) {
-    throw new ConfigurationError(
-      `invalid configuration: auth_method '${name}' is not known; valid methods: ${AUTH_METHOD_NAMES.join(', ')}`,
-      { code: 'unknown_auth_method', key: 'auth_method', hint: `set 'auth_method' to one of ${AUTH_METHOD_NAMES.join(', ')}` },
-    );
+    // The methods are listed once, in the message; the hint is the one most likely meant.
+    const near = closestName(name, AUTH_METHOD_NAMES);
+    throw new ConfigurationError(`invalid configuration: auth_method '${name}' is not known; valid methods: ${AUTH_METHOD_NAMES.join(', ')}`, {
+      code: 'unknown_auth_method',
+      key: 'auth_method',
+      hint: near ? `did you mean '${near}'?` : "set 'auth_method' to one of the methods listed",
+    });
   }
   return (await load()).default;
 }

@@ -254,7 +254,9 @@ export class TokenEndpoint {
         const tls = this.#o.clientTls;
         const explained = tls ? await explainTlsFailure(error, { url, tls, target: this.#prefix(), timeoutMs: remainingMs }) : error;
         if (explained !== error) throw explained;
-        // Timeouts, refused and reset connections may pass; an untrusted certificate will not.
+        // Timeouts, refused and reset connections may pass; an untrusted certificate will not, nor a
+        // host name that does not exist (a temporary DNS failure, EAI_AGAIN, may pass and is retried).
+        if (error instanceof SourceUnreachableError && error.code === 'enotfound') throw this.#unresolvable(url, error);
         if (error instanceof SourceUnreachableError) return { kind: 'retry', error, what: `failed (${error.code})`, retryAfterMs: undefined };
         throw error;
       }
@@ -372,7 +374,7 @@ export class TokenEndpoint {
     const key = (error !== undefined && error !== 'other' && Object.hasOwn(keys, error) ? keys[error] : undefined) ?? statusKey ?? keys.other;
     const detail = serverDetail(description, this.#o.secrets);
     const what = error ? `${error}${detail}` : `HTTP ${status}${statusKey ? detail : ''}`;
-    return new AuthenticationError(`${this.#prefix()} refused the token request: ${what}; check '${key}'`, {
+    return new AuthenticationError(`${this.#prefix()} refused the token request: ${what}`, {
       code: error ? `oauth_${error}` : `http_${status}`,
       key,
       hint: statusHint ?? (error !== undefined && Object.hasOwn(HINTS, error) ? `${HINTS[error]} '${key}'` : `check '${key}'`),
@@ -393,6 +395,16 @@ export class TokenEndpoint {
         cause: last,
       },
     );
+  }
+
+  /** The host name of the endpoint does not exist: final at once (exit 4), naming the key that holds it. */
+  #unresolvable(url: URL, cause: SourceUnreachableError): SourceUnreachableError {
+    return new SourceUnreachableError(`${this.#prefix()} failed: host name '${url.hostname}' not found (DNS)`, {
+      code: 'enotfound',
+      key: this.#o.urlKey,
+      hint: `check the host name in '${this.#o.urlKey}'`,
+      cause,
+    });
   }
 
   /** Exponential backoff with "equal jitter": half the step is fixed, half random, so callers spread out. */

@@ -1,3 +1,4 @@
+import { closestName } from '../errors/index.js';
 import type { Command } from './cli-io.js';
 
 /**
@@ -7,17 +8,18 @@ import type { Command } from './cli-io.js';
  */
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ default: Command }> }> = {
-  init: { summary: 'init <dir> [--template NAME]        scaffold a connector project', load: () => import('./commands/init.js') },
+  init: { summary: 'init [dir] [--template NAME]        scaffold a connector project (default: the current directory)', load: () => import('./commands/init.js') },
   debug: { summary: 'debug [project] [--configuration F] [--state F]   authenticate, probe, run update() into files/warehouse.db', load: () => import('./commands/debug.js') },
   probe: { summary: 'probe [project] [--configuration F]  authenticate and probe only', load: () => import('./commands/probe.js') },
   authorize: { summary: 'authorize [project] [--configuration F]   sign in with a browser; saves the refresh token', load: () => import('./commands/authorize.js') },
   validate: { summary: 'validate [project] [--configuration F]   check the configuration; no network', load: () => import('./commands/validate.js') },
   doctor: { summary: 'doctor [project] [--configuration F]   lint credential hygiene: git, file modes, secrets in files', load: () => import('./commands/doctor.js') },
-  reset: { summary: 'reset [project] [--yes]              delete files/warehouse.db and files/state.json', load: () => import('./commands/reset.js') },
+  reset: { summary: 'reset [project] [--yes|--force]      delete files/warehouse.db and files/state.json', load: () => import('./commands/reset.js') },
   airbyte: { summary: 'airbyte spec|check|discover|read [project] --config F [--catalog F] [--state F]   the Airbyte protocol', load: () => import('./commands/airbyte.js') },
   pipeline: { summary: 'pipeline groups|connectors <group_id>|upgrade <id>   pipeline management interface', load: () => import('./commands/pipeline.js') },
   webhooks: { summary: 'webhooks list|get <id>|delete <id>   sync webhook interface', load: () => import('./commands/webhooks.js') },
   emulator: { summary: 'emulator [--port N] [--data FILE]   serve both interfaces locally', load: () => import('./commands/emulator.js') },
+  version: { summary: 'version                              print the version (also --version)', load: () => import('./commands/version.js') },
 };
 
 const GLOBAL_HELP = `connector-auth — authenticate custom data connectors, probe their sources, run them locally
@@ -49,15 +51,16 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(GLOBAL_HELP);
     return name === undefined ? 2 : 0;
   }
-  if (name === '--version' || name === '-v') {
-    const { readFile } = await import('node:fs/promises');
-    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-    process.stdout.write(`${pkg.version}\n`);
-    return 0;
-  }
-  const entry = COMMANDS[name];
+  const commandName = name === '--version' || name === '-v' ? 'version' : name;
+  const entry = Object.hasOwn(COMMANDS, commandName) ? COMMANDS[commandName] : undefined;
   if (!entry) {
-    process.stderr.write(`error: unknown command '${name}'\n\n${GLOBAL_HELP}`);
+    const near = closestName(name, Object.keys(COMMANDS));
+    // One line when the command meant is plain; the whole help when it is not.
+    process.stderr.write(
+      near
+        ? `error [invalid_arguments]: unknown command '${name}'; did you mean '${near}'? — see connector-auth --help\n`
+        : `error [invalid_arguments]: unknown command '${name}'\n\n${GLOBAL_HELP}`,
+    );
     return 2;
   }
 

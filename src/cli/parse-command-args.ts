@@ -1,15 +1,24 @@
-import { ConfigurationError } from '../errors/index.js';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { ConfigurationError, closestName } from '../errors/index.js';
 
 /**
- * Runs a command's `parseArgs` call. A wrong flag or a missing flag value is bad input (exit 2,
+ * Runs a command's argument parsing. A wrong flag or a missing flag value is bad input (exit 2,
  * pointing to the command's --help), never a connector failure (exit 1), whichever command it
- * reaches. The call is passed in whole so each command's option types flow to its caller.
+ * reaches. Node's parser words its errors for programmers ("Unknown option '--x'. To specify a
+ * positional argument starting with a '-', place it …", with a quote it never closes): they are
+ * said again here in one line, with the option most likely meant when the command's options are known.
+ *
+ * Given the parseArgs configuration, the options are known; given a function that parses (the
+ * older form, kept for commands written that way), the message is cleaned without a suggestion.
  */
-export function parseCommandArgs<T>(command: string, parse: () => T): T {
+export function parseCommandArgs<T extends ParseArgsConfig>(command: string, config: T): ReturnType<typeof parseArgs<T>>;
+export function parseCommandArgs<R>(command: string, parse: () => R): R;
+export function parseCommandArgs(command: string, configOrParse: ParseArgsConfig | (() => unknown)): unknown {
+  const config = typeof configOrParse === 'function' ? undefined : configOrParse;
   try {
-    return parse();
+    return typeof configOrParse === 'function' ? configOrParse() : parseArgs(configOrParse);
   } catch (error) {
-    throw argumentError(command, error instanceof Error ? error.message : String(error));
+    throw argumentError(command, restate(command, error, config));
   }
 }
 
@@ -24,4 +33,33 @@ export const PROJECT_OPTIONS = { configuration: { type: 'string' }, help: { type
 /** Where the project and its configuration are, from a project command's parsed arguments. */
 export function projectLocation(positionals: string[], values: { configuration?: string | undefined }): { project: string; configurationPath?: string } {
   return { project: positionals[0] ?? '.', ...(values.configuration ? { configurationPath: values.configuration } : {}) };
+}
+
+/** Flags main() takes before any command sees the arguments: a typo of one is suggested too. */
+const GLOBAL_FLAGS = ['--json', '--verbose', '--help'];
+
+function restate(command: string, error: unknown, config: ParseArgsConfig | undefined): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  // The option or argument as typed is the one quoted first in Node's message.
+  const quoted = /'([^']*)'/.exec(message)?.[1] ?? '';
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const flags = config ? [...flagsOf(config), ...GLOBAL_FLAGS] : [];
+    const typed = quoted.split('=')[0]!;
+    const near = typed.startsWith('--') ? closestName(typed, flags) : undefined;
+    return `unknown option '${typed}' for connector-auth ${command}${near ? `; did you mean '${near}'?` : ''}`;
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    const option = /^(-{1,2}[\w-]+)/.exec(quoted)?.[1] ?? quoted;
+    return /argument missing/.test(message) ? `option '${option}' needs a value` : `option '${option}' takes no value`;
+  }
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument '${quoted}': connector-auth ${command} takes none`;
+  return message;
+}
+
+function flagsOf(config: ParseArgsConfig): string[] {
+  return Object.entries(config.options ?? {}).flatMap(([name, option]) => [
+    `--${name}`,
+    ...(config.allowNegative && option.type === 'boolean' ? [`--no-${name}`] : []),
+  ]);
 }

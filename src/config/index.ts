@@ -8,3 +8,5 @@ export { commonKeys } from './common-keys.js';
 export type { CommonKeys } from './common-keys.js';
 export { protectConfiguration } from './protect-configuration.js';
 export * as keys from './coerce.js';
+export { isPlaceholder, refusePlaceholders } from './placeholders.js';
+export { DEMO_VALUES, isPublicDemoValue } from './public-demo-values.js';

@@ -5,6 +5,7 @@ import {
   commonKeys,
   parseKeys,
   registerConfigurationSecrets,
+  refusePlaceholders,
   type CommonKeys,
   type RawConfiguration,
 } from '../config/index.js';
@@ -79,6 +80,10 @@ export async function resolveConfiguration(
       { code: 'method_not_accepted', key: 'auth_method', hint: `set 'auth_method' to one of ${source.acceptsMethods.join(', ')}` },
     );
   }
+  // Before the method's and the source's schemas: a template's `<YOUR_API_TOKEN>` passes them all,
+  // and would fail much later as something else. Only keys this configuration reads count: a
+  // placeholder left in the key of a method no longer used is harmless.
+  refusePlaceholders(raw, [...keysOf(commonKeys), ...keysOf(method.keys), ...keysOf(source.keys)]);
   const methodKeys = parseKeys(method.keys, raw, `auth_method '${method.name}'`);
   const sourceKeys = parseKeys(source.keys, raw, `the ${source.name} source`);
   return { raw, common, method, methodKeys, source, sourceKeys, secretKeys };
@@ -163,4 +168,10 @@ async function withDeadline<T>(work: Promise<T>, ms: number, what: string): Prom
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The keys a schema of configuration keys declares (a zod object's shape; none for anything else). */
+function keysOf(schema: unknown): string[] {
+  const shape = (schema as { shape?: unknown } | null)?.shape;
+  return shape !== null && typeof shape === 'object' ? Object.keys(shape) : [];
 }

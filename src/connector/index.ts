@@ -15,3 +15,4 @@ export { runConnector } from './run-connector.js';
 export type { RunConnectorOptions, RunResult } from './run-connector.js';
 export { probeConnector } from './probe-connector.js';
 export type { ProbeConnectorOptions, ProbeConnectorResult } from './probe-connector.js';
+export { checkConfigurationKeys } from './configuration-keys.js';

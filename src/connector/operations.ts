@@ -38,6 +38,11 @@ export interface OperationCounts {
   truncates: number;
   schemaChanges: number;
   checkpoints: number;
+  /**
+   * Rows written so far per table (upserts, updates and deletes), for progress lines. Optional so
+   * that a host building its own counts need not keep it; createOperations always does.
+   */
+  tables?: Record<string, number>;
 }
 
 /**
@@ -50,7 +55,10 @@ export interface OperationCounts {
  * identifiers in warehouse.db. A value it cannot see that way is refused too: unchecked is not allowed through.
  */
 export function createOperations(destination: Destination, stateStore: StateStore, registry: SecretRegistry) {
-  const counts: Omit<OperationCounts, 'schemaChanges'> = { upserts: 0, updates: 0, deletes: 0, truncates: 0, checkpoints: 0 };
+  const counts: Omit<OperationCounts, 'schemaChanges' | 'tables'> = { upserts: 0, updates: 0, deletes: 0, truncates: 0, checkpoints: 0 };
+  // One map lookup per row: cheap beside the guard, and what a progress line names.
+  const rowsByTable = new Map<string, number>();
+  const countRow = (table: string) => void rowsByTable.set(table, (rowsByTable.get(table) ?? 0) + 1);
   // Names go into messages through the redactor: the name itself may be what is refused.
   const refuse = (what: string, text: string) =>
     new ConnectorError(
@@ -111,16 +119,19 @@ export function createOperations(destination: Destination, stateStore: StateStor
     async upsert(table, data) {
       guard(table, data);
       counts.upserts++;
+      countRow(table);
       await destination.upsert(table, data);
     },
     async update(table, modified) {
       guard(table, modified);
       counts.updates++;
+      countRow(table);
       await destination.update(table, modified);
     },
     async delete(table, keys) {
       guard(table, keys);
       counts.deletes++;
+      countRow(table);
       await destination.delete(table, keys);
     },
     async truncate(table) {
@@ -135,7 +146,10 @@ export function createOperations(destination: Destination, stateStore: StateStor
       counts.checkpoints++;
     },
   };
-  return { op, counts: (): OperationCounts => ({ ...counts, schemaChanges: destination.schemaChanges }) };
+  return {
+    op,
+    counts: (): OperationCounts => ({ ...counts, schemaChanges: destination.schemaChanges, tables: Object.fromEntries(rowsByTable) }),
+  };
 }
 
 /**

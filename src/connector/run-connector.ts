@@ -5,6 +5,7 @@ import type { Logger } from '../log/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
 import type { ProbeResult, SourceDefinition } from '../sources/index.js';
 import { authenticate, type AuthenticateOptions } from './authenticate.js';
+import { checkConfigurationKeys } from './configuration-keys.js';
 import type { ConnectorDefinition, SourceClients, State } from './define-connector.js';
 import { createOperations, type Destination, type OperationCounts, type StateStore } from './operations.js';
 
@@ -36,6 +37,8 @@ export interface RunResult {
 export async function runConnector(options: RunConnectorOptions): Promise<RunResult> {
   const { connector, configuration: raw, log, registry } = options;
   const connectorSecretKeys = new Set(connector.secretKeys ?? []);
+  // A misspelt key is reported before the schemas, which would name the key it should have been.
+  checkConfigurationKeys(raw, connector, log);
   const auth = await authenticate(raw, {
     ...options.authenticate,
     source: connector.source as keyof SourceClients,

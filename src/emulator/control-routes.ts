@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connectorSchema, groupSchema, isHttpsUrl, type Connector } from '../clients/index.js';
 import type { EmulatorContext } from './emulator-context.js';
 import { readJson, sendJson } from './http-reply.js';
+import { utcConnector, utcGroup } from './utc-timestamps.js';
 import { pathSegments } from './pipeline-routes.js';
 import { nextScheduledSync } from './sync-schedule.js';
 import { SimulationRefusal, SYNC_OUTCOMES, type EmulatorEvent, type SyncOutcome, type SyncTrigger } from './sync-simulation.js';
@@ -122,8 +123,9 @@ function addGroup(res: ServerResponse, b: Record<string, unknown>, ctx: Emulator
   const parsed = groupSchema.safeParse({ created_at: ctx.now().toISOString(), ...b });
   if (!parsed.success) return error(res, 400, 'InvalidInput', `Invalid group: ${firstIssue(parsed.error.issues)}`);
   if (ctx.store.getGroup(parsed.data.id)) return error(res, 409, 'Conflict', `Group with id '${parsed.data.id}' exists already.`);
-  ctx.store.addGroup(parsed.data);
-  sendJson(res, 201, { code: 'Success', data: parsed.data });
+  const group = utcGroup(parsed.data);
+  ctx.store.addGroup(group);
+  sendJson(res, 201, { code: 'Success', data: group });
 }
 
 /** A connector from a partial record: the fields a real create needs, the rest defaulted. */
@@ -144,7 +146,7 @@ function addConnector(res: ServerResponse, b: Record<string, unknown>, ctx: Emul
   };
   const parsed = connectorSchema.safeParse(candidate);
   if (!parsed.success) return error(res, 400, 'InvalidInput', `Invalid connector: ${firstIssue(parsed.error.issues)}`);
-  const connector = parsed.data as Connector;
+  const connector = utcConnector(parsed.data as Connector);
   if (!ctx.store.getGroup(connector.group_id)) return error(res, 404, 'NotFound_Group', `Group with id '${connector.group_id}' does not exist.`);
   if (ctx.store.getConnector(connector.id)) return error(res, 409, 'Conflict', `Connector with id '${connector.id}' exists already.`);
   ctx.store.addConnector(connector);

@@ -65,6 +65,9 @@ export function defaultEmulatorData(): EmulatorDataInput {
       const k = (perService.get(service) ?? 0) + 1;
       perService.set(service, k);
       connectors.push(connectorRecord({ id, group, service, schema: `${service}_${k}`, n, random, base }));
+      // A connector is created after its group (created_at is read as the connector's own: utc-timestamps.ts).
+      const last = connectors.at(-1)!;
+      if (last.created_at <= group.created_at) last.created_at = iso(Date.parse(group.created_at) + 1000 + i);
     }
   }
   return {
@@ -88,7 +91,8 @@ function connectorRecord(a: { id: string; group: Group; service: string; schema:
   const { id, group, service, schema, n, random, base } = a;
   const created = base + n * 3_600_000 + Math.floor(random() * 999);
   // Every state of section 3 appears: mostly healthy, some paused, broken, delayed, incomplete.
-  const kind = n % 25 === 3 ? 'paused' : n % 25 === 7 ? 'broken' : n % 25 === 11 ? 'delayed' : n % 25 === 13 ? 'incomplete' : n % 25 === 17 ? 'rescheduled' : 'healthy';
+  const kind =
+    n % 25 === 3 ? 'paused' : n % 25 === 7 ? 'broken' : n % 25 === 11 ? 'delayed' : n % 25 === 13 ? 'incomplete' : n % 25 === 17 ? 'rescheduled' : n % 25 === 21 ? 'syncing' : 'healthy';
   const frequency = FREQUENCIES[n % FREQUENCIES.length]!;
   const synced = kind !== 'incomplete';
   const connector: Connector = {
@@ -101,7 +105,7 @@ function connectorRecord(a: { id: string; group: Group; service: string; schema:
     status: {
       setup_state: kind === 'incomplete' ? 'incomplete' : kind === 'broken' ? 'broken' : 'connected',
       schema_status: 'ready',
-      sync_state: kind === 'paused' ? 'paused' : kind === 'rescheduled' ? 'rescheduled' : 'scheduled',
+      sync_state: kind === 'paused' ? 'paused' : kind === 'rescheduled' ? 'rescheduled' : kind === 'syncing' ? 'syncing' : 'scheduled',
       update_state: kind === 'delayed' || kind === 'broken' ? 'delayed' : 'on_schedule',
       is_historical_sync: n % 40 === 5,
       tasks: kind === 'broken' ? [{ code: 'reconnect', message: 'Reconnect the connector: the source rejected its credentials' }] : [],
@@ -116,10 +120,12 @@ function connectorRecord(a: { id: string; group: Group; service: string; schema:
     connected_by: `user_${(n % 7) + 1}`,
     setup_tests: synced
       ? [
-          { title: 'Connecting to the source', status: 'PASSED', message: '' },
-          { title: 'Validating permissions', status: n % 10 === 4 ? 'WARNING' : 'PASSED', message: n % 10 === 4 ? 'Read access to 2 tables is missing' : '' },
+          { title: 'Connecting to the source', status: 'PASSED', message: '', details: '' },
+          n % 10 === 4
+            ? { title: 'Validating permissions', status: 'WARNING', message: 'Read access to 2 tables is missing', details: 'SELECT denied on public.invoices, public.refunds' }
+            : { title: 'Validating permissions', status: 'PASSED', message: '', details: '' },
         ]
-      : [{ title: 'Connecting to the source', status: 'FAILED', message: 'Setup has not been completed' }],
+      : [{ title: 'Connecting to the source', status: 'FAILED', message: 'Setup has not been completed', details: 'no credentials were entered' }],
     source_sync_details: service === 'postgres' ? { last_lsn: 1000 + n } : {},
     created_at: iso(created),
     schedule_type: n % 12 === 6 ? 'manual' : 'auto',

@@ -39,6 +39,8 @@ export interface EmulatorContext {
   /** Where page bodies are assembled, reused between responses. */
   readonly pageBuffers: PageBuffers;
   readonly credentials: EmulatorCredentials;
+  /** Bearer token of the example REST API (example-api.ts). */
+  readonly exampleApiToken: string;
   readonly settings: EmulatorSettings;
   readonly now: () => Date;
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { connectorSchema, groupSchema, webhookSchema, type Connector, type Group } from '../clients/index.js';
 import { ConfigurationError } from '../errors/index.js';
 import type { EmulatorStore, Transformation } from './store.js';
+import { utcConnector, utcGroup } from './utc-timestamps.js';
 
 /**
  * The JSON file an emulator is seeded from (`connector-auth emulator --data FILE`). Records are
@@ -78,12 +79,12 @@ export function parseEmulatorData(value: unknown, origin = 'emulator data'): Emu
 export function seedStore(store: EmulatorStore, data: EmulatorData): void {
   for (const group of data.groups) {
     if (store.getGroup(group.id)) throw invalid(`group '${group.id}' appears twice`);
-    store.addGroup(group as Group);
+    store.addGroup(utcGroup(group as Group));
   }
   for (const connector of data.connectors) {
     if (!store.getGroup(connector.group_id)) throw invalid(`connector '${connector.id}' names group '${connector.group_id}', which is not in groups`);
     if (store.getConnector(connector.id)) throw invalid(`connector '${connector.id}' appears twice`);
-    store.addConnector(structuredClone(connector) as Connector);
+    store.addConnector(utcConnector(structuredClone(connector) as Connector));
   }
   for (const webhook of data.webhooks) {
     if (webhook.id !== undefined && store.getWebhook(webhook.id)) throw invalid(`webhook ${webhook.id} appears twice`);

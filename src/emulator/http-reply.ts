@@ -31,11 +31,21 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-/** Whether an Accept header admits JSON (absent admits everything). */
+/**
+ * Whether an Accept header admits JSON (absent admits everything). Media ranges with `q=0` are
+ * refusals (RFC 9110 §12.5.1): `application/json;q=0` does not admit JSON, and the most specific
+ * range that matches decides (any type at q=1 with `application/json;q=0` refuses it too).
+ */
 export function acceptsJson(accept: string | undefined): boolean {
   if (!accept) return true;
-  return accept.split(',').some((part) => {
-    const type = part.split(';')[0]!.trim().toLowerCase();
-    return type === 'application/json' || type === 'application/*' || type === '*/*' || type.endsWith('+json');
-  });
+  let best: { specificity: number; q: number } | undefined;
+  for (const part of accept.split(',')) {
+    const [range = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    const specificity = range === 'application/json' || (range.startsWith('application/') && range.endsWith('+json')) ? 3 : range === 'application/*' ? 2 : range === '*/*' ? 1 : 0;
+    if (specificity === 0) continue;
+    const qParam = params.find((p) => /^q\s*=/.test(p));
+    const q = qParam === undefined ? 1 : Number(qParam.split('=')[1]);
+    if (!best || specificity > best.specificity) best = { specificity, q: Number.isFinite(q) ? q : 1 };
+  }
+  return best !== undefined && best.q > 0;
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DEMO_VALUES } from '../config/index.js';
 import type { WebhookAuthScheme } from './auth-check.js';
 import { handleControl } from './control-routes.js';
 import { defaultEmulatorData } from './default-data.js';
@@ -10,6 +11,7 @@ import { FaultInjector } from './faults.js';
 import { PageBuffers } from './page-buffers.js';
 import { sendJson } from './http-reply.js';
 import type { PagingStyle } from './paging.js';
+import { EXAMPLE_API_PATH, handleExampleApi } from './example-api.js';
 import { handlePipeline } from './pipeline-routes.js';
 import { EmulatorStore } from './store.js';
 import { SyncSimulator } from './sync-simulation.js';
@@ -23,11 +25,11 @@ import { handleWebhooks } from './webhook-routes.js';
 
 /** Credentials the emulator accepts unless told otherwise. Demo values: never use them for anything real. */
 export const DEMO_CREDENTIALS: Readonly<EmulatorCredentials> = Object.freeze({
-  apiKey: 'demo_api_key',
-  apiSecret: 'demo-api-secret-5f1c9e',
-  webhookToken: 'demo-webhook-token-8b2d47',
-  webhookUsername: 'demo_api_key',
-  webhookPassword: 'demo-api-secret-5f1c9e',
+  apiKey: DEMO_VALUES.emulatorApiKey,
+  apiSecret: DEMO_VALUES.emulatorApiSecret,
+  webhookToken: DEMO_VALUES.emulatorWebhookToken,
+  webhookUsername: DEMO_VALUES.emulatorApiKey,
+  webhookPassword: DEMO_VALUES.emulatorApiSecret,
 });
 
 export interface EmulatorOptions {
@@ -46,6 +48,8 @@ export interface EmulatorOptions {
   deliveryCa?: string | Buffer | Array<string | Buffer>;
   /** The simulation's clock (default: the real one). */
   now?: () => Date;
+  /** Bearer token of the example REST API (default: the public demo token). */
+  exampleApiToken?: string;
 }
 
 export interface RequestRecord {
@@ -68,6 +72,9 @@ export interface RunningEmulator {
   webhookUrl: string;
   /** Root of the emulator-only control routes. */
   controlUrl: string;
+  /** `base_url` of the example REST API the rest-api template pages through (Bearer `exampleApiToken`). */
+  exampleApiUrl: string;
+  exampleApiToken: string;
   store: EmulatorStore;
   credentials: EmulatorCredentials;
   settings: EmulatorSettings;
@@ -102,7 +109,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     baselineStartTime: options.baselineStartTime ?? '00:00',
   };
   const delivery = new EventDelivery({ now, ...(options.deliveryCa ? { ca: options.deliveryCa } : {}) });
-  const ctx: EmulatorContext = { store, simulator: new SyncSimulator(store, now), delivery, faults: new FaultInjector(), pageBuffers: new PageBuffers(), credentials, settings, now };
+  const ctx: EmulatorContext = { exampleApiToken: options.exampleApiToken ?? DEMO_VALUES.exampleApiToken, store, simulator: new SyncSimulator(store, now), delivery, faults: new FaultInjector(), pageBuffers: new PageBuffers(), credentials, settings, now };
 
   let requests = 0;
   const recentRequests: RequestRecord[] = [];
@@ -135,6 +142,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     pipelineUrl: url,
     webhookUrl: url,
     controlUrl: `${url}/_emulator`,
+    exampleApiUrl: `${url}${EXAMPLE_API_PATH}`,
+    exampleApiToken: ctx.exampleApiToken,
     store,
     credentials,
     settings,
@@ -165,6 +174,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: EmulatorCo
   }
   if (path === '/api/v1/webhooks' || path.startsWith('/api/v1/webhooks/')) return handleWebhooks(req, res, url, ctx);
   if (path.startsWith('/v1/')) return handlePipeline(req, res, url, ctx);
+  if (path === EXAMPLE_API_PATH || path.startsWith(`${EXAMPLE_API_PATH}/`)) return handleExampleApi(req, res, url, ctx.exampleApiToken);
   sendJson(res, 404, { code: 'NotFound', message: `No endpoint ${req.method} ${path}.` });
 }
 

@@ -150,7 +150,12 @@ export class SyncSimulator {
   setup(connectorId: string, passed: boolean): Connector {
     this.#connector(connectorId);
     return this.#store.updateConnector(connectorId, (c) => {
-      c.setup_tests = [{ title: 'Connecting to the source', status: passed ? 'PASSED' : 'FAILED', message: passed ? '' : 'The source refused the connection' }];
+      // Section 2.2: each result has a title, a status, a message and details (text here, as message).
+      c.setup_tests = [
+        passed
+          ? { title: 'Connecting to the source', status: 'PASSED', message: '', details: '' }
+          : { title: 'Connecting to the source', status: 'FAILED', message: 'The source refused the connection', details: 'connection refused (emulated setup test)' },
+      ];
       if (passed) c.status.setup_state = 'connected';
       else if (c.status.setup_state === 'connected') c.status.setup_state = 'broken';
     })!;

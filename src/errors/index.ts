@@ -10,3 +10,4 @@ export {
   exitCodeOf,
 } from './connector-auth-error.js';
 export type { ErrorDetails } from './connector-auth-error.js';
+export { closestName, didYouMean } from './closest-name.js';

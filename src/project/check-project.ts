@@ -1,5 +1,5 @@
-import { KEY_CATALOGUE, parseKeys, readConfigurationFile, registerConfigurationSecrets } from '../config/index.js';
-import { authenticate, authenticateResolved, resolveConfiguration, type ConnectorDefinition, type ResolvedConfiguration } from '../connector/index.js';
+import { parseKeys, readConfigurationFile, registerConfigurationSecrets } from '../config/index.js';
+import { authenticate, authenticateResolved, checkConfigurationKeys, resolveConfiguration, type ConnectorDefinition, type ResolvedConfiguration } from '../connector/index.js';
 import type { Logger } from '../log/index.js';
 import type { ProbeResult } from '../sources/index.js';
 import { secrets } from '../secrets/index.js';
@@ -18,7 +18,7 @@ export interface ValidationReport {
   source: string;
   keys: number;
   secretKeys: string[];
-  /** Keys no schema reads: often a typo of a real key. */
+  /** Keys no schema reads and no known key is close to (a close one is an error). */
   unknownKeys: string[];
 }
 
@@ -32,7 +32,7 @@ export async function checkConfiguration(options: {
   configurationPath?: string;
   log: Logger;
 }): Promise<{ report: ValidationReport; resolved: ResolvedConfiguration }> {
-  const { paths, raw, connector } = await prepareProject(options);
+  const { paths, raw, connector, unknownKeys } = await prepareProject(options);
   const resolved = await resolveConfiguration(raw, {
     source: (connector?.source as never) ?? 'rest',
     log: options.log,
@@ -40,8 +40,8 @@ export async function checkConfiguration(options: {
   });
   // What the values mean, still offline: key material, addresses, the tunnel's settings.
   await (await authenticateResolved(resolved, { log: options.log })).close();
-  const connectorKeys = connector?.configuration ? Object.keys(parseKeys(connector.configuration, raw, 'the connector') as object) : [];
-  const unknownKeys = Object.keys(raw).filter((k) => !(k in KEY_CATALOGUE) && !connectorKeys.includes(k));
+  // The connector's own keys, through its schema, as a run reads them.
+  if (connector?.configuration) parseKeys(connector.configuration, raw, 'the connector');
   const report: ValidationReport = {
     configuration: paths.configuration,
     authMethod: resolved.method.name,
@@ -71,8 +71,11 @@ export async function probeProject(options: { project?: string; configurationPat
   }
 }
 
-/** The project's paths, its configuration (secrets registered) and its connector, when it has one. */
-export async function prepareProject(options: { project?: string; configurationPath?: string }) {
+/**
+ * The project's paths, its configuration (secrets registered, keys checked: a misspelt one is an
+ * error, another unknown one a warning) and its connector, when it has one.
+ */
+export async function prepareProject(options: { project?: string; configurationPath?: string; log: Logger }) {
   const paths = projectPaths(options.project, options.configurationPath);
   const raw = await readConfigurationFile(paths.configuration);
   registerConfigurationSecrets(raw, { registry: secrets });
@@ -84,5 +87,6 @@ export async function prepareProject(options: { project?: string; configurationP
       throw error;
     },
   );
-  return { paths, raw, connector };
+  const { unknownKeys } = checkConfigurationKeys(raw, connector, options.log);
+  return { paths, raw, connector, unknownKeys };
 }

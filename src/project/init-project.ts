@@ -1,6 +1,7 @@
 import { chmod, cp, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ConfigurationError } from '../errors/index.js';
+import { editorSupportFiles } from './editor-support.js';
 
 /** Templates shipped in the package's `templates/` folder. */
 const TEMPLATES_DIR = new URL('../../templates/', import.meta.url);
@@ -9,6 +10,9 @@ export async function templateNames(): Promise<string[]> {
   const entries = await readdir(TEMPLATES_DIR, { withFileTypes: true });
   return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
 }
+
+/** What may already be in the directory: a repository made first is still an empty project. */
+const ALLOWED_BEFORE_INIT = new Set(['.git']);
 
 /**
  * Written by init rather than shipped in the templates: npm leaves `.gitignore` files out of a
@@ -27,6 +31,7 @@ node_modules/
  */
 const DOCKERIGNORE = `# connector-auth: the image holds the connector's code, never its credentials
 configuration.json
+configuration.local.json
 files/
 node_modules/
 .git/
@@ -37,12 +42,14 @@ node_modules/
 const VERSION_PLACEHOLDER = '__CONNECTOR_AUTH_VERSION__';
 
 /**
- * `connector-auth init <dir> --template NAME`: copies a template into a new or empty directory.
- * An existing non-empty directory is refused, so init never overwrites an author's work.
+ * `connector-auth init [dir] --template NAME`: copies a template into a new or empty directory (the
+ * current one by default, as the Python SDK's `fivetran init`), with the package.json and
+ * tsconfig.json an editor needs for the package's types. An existing non-empty directory is refused,
+ * so init never overwrites an author's work; a `.git` of its own does not count (`git init` first is common).
  * configuration.json is made readable by its owner only (0600) before a credential is put in it,
  * and a .gitignore keeps it out of git: `connector-auth doctor` checks both.
  */
-export async function initProject(dir: string, template = 'rest-api'): Promise<{ dir: string; files: string[] }> {
+export async function initProject(dir = '.', template = 'rest-api'): Promise<{ dir: string; files: string[] }> {
   const names = await templateNames();
   if (!names.includes(template)) {
     throw new ConfigurationError(`unknown template '${template}'; available: ${names.join(', ')}`, {
@@ -63,7 +70,7 @@ export async function initProject(dir: string, template = 'rest-api'): Promise<{
     }
     throw error;
   });
-  if (existing.length > 0) {
+  if (existing.some((name) => !ALLOWED_BEFORE_INIT.has(name))) {
     throw new ConfigurationError(`${target} is not empty; init writes only into a new or empty directory`, {
       code: 'init_target_not_empty',
       hint: 'choose a new directory name',
@@ -71,11 +78,13 @@ export async function initProject(dir: string, template = 'rest-api'): Promise<{
   }
   await mkdir(target, { recursive: true });
   await cp(new URL(template, TEMPLATES_DIR), target, { recursive: true });
-  await chmod(join(target, 'configuration.json'), 0o600);
+  // Every configuration file of the template (the local one holds demo values, but a user may put real ones in it).
+  for (const name of await readdir(target)) if (/^configuration(\..+)?\.json$/.test(name)) await chmod(join(target, name), 0o600);
   await writeFile(join(target, '.gitignore'), GITIGNORE, { flag: 'wx' });
   await writeFile(join(target, '.dockerignore'), DOCKERIGNORE, { flag: 'wx' });
   const dockerfile = join(target, 'Dockerfile');
   const version = (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   await writeFile(dockerfile, (await readFile(dockerfile, 'utf8')).replaceAll(VERSION_PLACEHOLDER, version));
+  for (const [name, text] of Object.entries(await editorSupportFiles(target))) await writeFile(join(target, name), text, { flag: 'wx' });
   return { dir: target, files: (await readdir(target)).sort() };
 }

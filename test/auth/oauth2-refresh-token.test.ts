@@ -226,7 +226,7 @@ describe('oauth2_refresh_token with rotation', () => {
     expect(error.key).toBe('refresh_token');
     expect(error.code).toBe('oauth_invalid_grant');
     expect(error.message).toContain('invalid_grant');
-    expect(error.message).toContain("'refresh_token'");
+    expect(error.hint).toContain("'refresh_token'");
     expect(peer.tokenRequests('refresh_token') - before).toBe(1);
     expectNoLeak([error.message, ...h.lines], secretsSeen(first));
   });

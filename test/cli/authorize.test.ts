@@ -56,7 +56,7 @@ describe('connector-auth authorize', () => {
     const [run] = await Promise.all([cli(['authorize', p.dir, '--open', '--timeout', '20'], { env }), browseWhenOpened(p.openedUrlFile)]);
     expect(run.stderr).toContain('To authorize, open this URL in a browser (opening it now):');
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toBe(`authorized: refresh_token saved to ${p.configurationPath} (scope granted: api:read)\nnext: connector-auth probe\n`);
+    expect(run.stdout).toBe(`authorized: refresh_token saved to ${p.configurationPath} (scope granted: api:read)\nnext: npx connector-auth probe\n`);
     // The URL printed is the one the browser was given.
     expect(run.stderr).toContain(await readFile(p.openedUrlFile, 'utf8'));
 
@@ -74,7 +74,7 @@ describe('connector-auth authorize', () => {
     const env = { BROWSER: fakeBrowser, OPENED_URL_FILE: p.openedUrlFile };
     const [run] = await Promise.all([cli(['authorize', p.dir, '--open', '--json'], { env }), browseWhenOpened(p.openedUrlFile)]);
     expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ ok: true, configuration: p.configurationPath, authMethod: 'oauth2_refresh_token', saved: ['refresh_token'], scope: 'api:read' });
+    expect(JSON.parse(run.stdout)).toEqual({ ok: true, configuration: p.configurationPath, auth_method: 'oauth2_refresh_token', saved: ['refresh_token'], scope: 'api:read' });
     const lines = run.stderr.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.find((line) => line.authorization_url)?.authorization_url).toBe(await readFile(p.openedUrlFile, 'utf8'));
   });

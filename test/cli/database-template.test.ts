@@ -82,11 +82,15 @@ async function warehouse<T>(dir: string, sql: string): Promise<T[][]> {
 }
 
 describe('templates/database', () => {
-  it('init writes the template; its placeholder configuration validates (no network)', async () => {
+  it('init writes the template; validate refuses its placeholder password, then passes once it is set (no network)', async () => {
     const dir = await project('fresh');
-    const run = await cli(['validate', dir, '--json']);
+    const placeholder = await cli(['validate', dir, '--json']);
+    expect(placeholder.code).toBe(2);
+    expect(JSON.parse(placeholder.stdout)).toMatchObject({ ok: false, code: 'placeholder_value', key: 'password' });
+    const set = await project('set', { password: PASSWORD });
+    const run = await cli(['validate', set, '--json']);
     expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, authMethod: 'password', source: 'postgres', secretKeys: ['password'], unknownKeys: [] });
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, auth_method: 'password', source: 'postgres', secret_keys: ['password'], unknown_keys: [] });
   });
 
   it('debug syncs the table in batches, saves the cursor, and a second debug reads only the changed rows', async () => {
@@ -104,8 +108,8 @@ describe('templates/database', () => {
       key: [String(ROWS)],
     });
     expect(last.cursor).toMatch(/\.123456/);
-    // pg returns bigint and numeric as strings: they land as text, exact.
-    expect(await warehouse(dir, `select count(*), count(distinct id), count(*) filter (where status = 'draft'), max(amount) filter (where id = '${ROWS}') from tester.orders`)).toEqual([
+    // bigint lands as BIGINT, numeric as its exact text (the Python SDK's types: templates/database/README.md).
+    expect(await warehouse(dir, `select count(*), count(distinct id), count(*) filter (where status = 'draft'), max(amount) filter (where id = ${ROWS}) from default_schema.orders`)).toEqual([
       [BigInt(ROWS), BigInt(ROWS), 0n, (ROWS * 1.25).toFixed(2)],
     ]);
 
@@ -118,9 +122,9 @@ describe('templates/database', () => {
     expect(second.stdout).toMatch(/Checkpoints\s+\|\s+1\b/);
     const state = JSON.parse(await readFile(join(dir, 'files', 'state.json'), 'utf8')) as { cursor: string; key: string[] };
     expect(state).toMatchObject({ cursor: (await maxCursor()).cursor, key: [(await maxCursor()).id] });
-    expect(await warehouse(dir, `select id, status from tester.orders where status = 'shipped' order by id::bigint`)).toEqual([
-      ['7', 'shipped'],
-      ['1200', 'shipped'],
+    expect(await warehouse(dir, `select id, status from default_schema.orders where status = 'shipped' order by id`)).toEqual([
+      [7n, 'shipped'],
+      [1200n, 'shipped'],
     ]);
     expect((await warehouse<bigint>(dir, 'select count(*) from tester.orders'))[0]![0]).toBe(BigInt(ROWS + 3));
 
@@ -142,7 +146,7 @@ describe('templates/database', () => {
   }, 20_000);
 
   it('validate: a malformed key of the connector is exit 2 naming it', async () => {
-    const dir = await project('bad-batch', { batch_size: 'lots' });
+    const dir = await project('bad-batch', { ...connection(), batch_size: 'lots' });
     const run = await cli(['validate', dir]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("key 'batch_size' must be a whole number from 1 to 100000");

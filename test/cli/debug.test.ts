@@ -38,9 +38,10 @@ describe('connector-auth debug', () => {
     const dir = join(root, 'fresh');
     const run = await cli(['init', dir]);
     expect(run.code).toBe(0);
-    expect((await readdir(dir)).sort()).toEqual(['.dockerignore', '.gitignore', 'Dockerfile', 'README.md', 'configuration.json', 'connector.ts']);
-    // The configuration is for its owner only before a credential is written into it.
+    expect((await readdir(dir)).sort()).toEqual(['.dockerignore', '.gitignore', 'Dockerfile', 'README.md', 'configuration.json', 'configuration.local.json', 'connector.ts', 'package.json', 'tsconfig.json']);
+    // The configurations are for their owner only before a credential is written into them.
     expect((await stat(join(dir, 'configuration.json'))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(dir, 'configuration.local.json'))).mode & 0o777).toBe(0o600);
     const again = await cli(['init', dir]);
     expect(again.code).toBe(2);
   });
@@ -226,7 +227,7 @@ export default defineConnector({
     const before = peer.requests.length;
     const validate = await cli(['validate', dir, '--json']);
     expect(validate.code).toBe(0);
-    expect(JSON.parse(validate.stdout)).toMatchObject({ ok: true, authMethod: 'bearer', source: 'rest', secretKeys: ['token'] });
+    expect(JSON.parse(validate.stdout)).toMatchObject({ ok: true, auth_method: 'bearer', source: 'rest', secret_keys: ['token'] });
     expect(peer.requests.length).toBe(before);
   });
 

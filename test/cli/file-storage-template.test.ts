@@ -70,11 +70,15 @@ async function warehouse(dir: string, sql: string): Promise<unknown[][]> {
 const state = async (dir: string) => JSON.parse(await readFile(join(dir, 'files', 'state.json'), 'utf8')) as unknown;
 
 describe('templates/file-storage', () => {
-  it('init writes the template; its placeholder configuration validates (no network)', async () => {
+  it('init writes the template; validate refuses its placeholders, then passes once they are set (no network)', async () => {
     const dir = await project('fresh');
-    const run = await cli(['validate', dir, '--json']);
+    const placeholder = await cli(['validate', dir, '--json']);
+    expect(placeholder.code).toBe(2);
+    expect(JSON.parse(placeholder.stdout)).toMatchObject({ ok: false, code: 'placeholder_value', key: 'aws_access_key_id' });
+    const set = await project('set', { aws_access_key_id: ACCESS_KEY_ID, aws_secret_access_key: SECRET });
+    const run = await cli(['validate', set, '--json']);
     expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, authMethod: 'aws_access_key', source: 's3', secretKeys: ['aws_secret_access_key'], unknownKeys: [] });
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, auth_method: 'aws_access_key', source: 's3', secret_keys: ['aws_secret_access_key'], unknown_keys: [] });
   });
 
   it('debug syncs every CSV under prefix, one checkpoint a file; the next debug reads only the new file; a bad file stops before its key is saved', async () => {

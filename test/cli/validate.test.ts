@@ -52,6 +52,9 @@ const oauth = () => ({
   base_url: `http://127.0.0.1:${port}/v1/`,
 });
 
+/** The template's placeholder password replaced: a configuration that still holds one is refused first. */
+const database = () => ({ password: 'validate-db-password/+?&=' });
+
 let projects = 0;
 const project = (template: string, overrides: Record<string, string>) => initTemplate(root, `p${++projects}`, template, overrides);
 
@@ -59,8 +62,8 @@ describe('connector-auth validate', () => {
   it('configurations that can work validate, and nothing is sent anywhere: rest with OAuth, postgres through a tunnel, s3 at an endpoint', async () => {
     const dirs = [
       await project('rest-api', oauth()),
-      await project('database', { host: '127.0.0.1', port: String(port), ...tunnel() }),
-      await project('file-storage', { endpoint: `http://127.0.0.1:${port}`, ...tunnel() }),
+      await project('database', { host: '127.0.0.1', port: String(port), ...database(), ...tunnel() }),
+      await project('file-storage', { endpoint: `http://127.0.0.1:${port}`, aws_access_key_id: 'AKIAVALIDATETEST0001', aws_secret_access_key: 'validate-aws-secret/+?&=', ...tunnel() }),
     ];
     for (const dir of dirs) {
       const run = await cli(['validate', dir, '--json']);
@@ -75,9 +78,9 @@ describe('connector-auth validate', () => {
     const cases: [string, Record<string, string>, string][] = [
       ['rest-api', { ...oauth(), token_url: 'http://idp.example.com/token' }, 'token_url'],
       ['rest-api', { auth_method: 'gcp_workload_identity', gcp_credential_configuration: 'not json', base_url: `http://127.0.0.1:${port}/` }, 'gcp_credential_configuration'],
-      ['database', { host: '127.0.0.1', port: String(port), ...tunnel(), ssh_tunnel_password: 'bastion-password/+?&=' }, 'ssh_tunnel_password'],
-      ['database', { host: '127.0.0.1', port: String(port), ...tunnel(), ssh_tunnel_private_key: 'not a key at all' }, 'ssh_tunnel_private_key'],
-      ['database', { host: '127.0.0.1', port: String(port), ...tunnel(), ssh_tunnel_host_key_fingerprint: '' }, 'ssh_tunnel_host_key_fingerprint'],
+      ['database', { host: '127.0.0.1', port: String(port), ...database(), ...tunnel(), ssh_tunnel_password: 'bastion-password/+?&=' }, 'ssh_tunnel_password'],
+      ['database', { host: '127.0.0.1', port: String(port), ...database(), ...tunnel(), ssh_tunnel_private_key: 'not a key at all' }, 'ssh_tunnel_private_key'],
+      ['database', { host: '127.0.0.1', port: String(port), ...database(), ...tunnel(), ssh_tunnel_host_key_fingerprint: '' }, 'ssh_tunnel_host_key_fingerprint'],
     ];
     for (const [template, overrides, named] of cases) {
       const dir = await project(template, overrides);
@@ -87,7 +90,7 @@ describe('connector-auth validate', () => {
       expect(errors).toHaveLength(1);
       expect(errors[0]).toContain(`'${named}'`);
       expect(run.stdout).not.toContain('configuration valid');
-      for (const form of [...leakForms('validate-client-secret/+?&='), ...leakForms('bastion-password/+?&=')]) expect(run.stdout + run.stderr).not.toContain(form);
+      for (const form of [...leakForms('validate-client-secret/+?&='), ...leakForms('bastion-password/+?&='), ...leakForms('validate-db-password/+?&=')]) expect(run.stdout + run.stderr).not.toContain(form);
       expect(await exists(join(dir, 'files'))).toBe(false);
     }
     expect(connections).toBe(0);

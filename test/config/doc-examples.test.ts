@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { loadAuthMethod } from '../../src/auth/index.js';
-import { parseKeys } from '../../src/config/index.js';
+import { isPlaceholder, parseKeys } from '../../src/config/index.js';
 import { resolveConfiguration } from '../../src/connector/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
 
@@ -20,8 +20,11 @@ async function examples(page: string): Promise<Record<string, string>[]> {
     .filter((c) => typeof c.auth_method === 'string');
 }
 
-/** An example with an elided value (a key's PEM body shown as `MIIEv…`) shows a shape, not a value to copy. */
-const complete = (c: Record<string, string>) => !Object.values(c).some((v) => v.includes('…'));
+/**
+ * An example with an elided value (a key's PEM body shown as `MIIEv…`) or a placeholder to fill in
+ * (`<the app registration's client id>`, which a run refuses) shows a shape, not a value to copy.
+ */
+const complete = (c: Record<string, string>) => !Object.values(c).some((v) => v.includes('…') || isPlaceholder(v));
 
 /** The source a page's examples are for, where it is not the rest source (a connector names it in code, not in configuration.json). */
 const SOURCE_OF_PAGE: Record<string, 's3'> = { 'aws-roles.md': 's3' };

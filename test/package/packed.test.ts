@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +25,7 @@ const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) 
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 
 let work: string;
+let tarball: string;
 let consumer: string;
 let bin: string;
 let emulator: RunningEmulator;
@@ -33,7 +35,7 @@ beforeAll(async () => {
   consumer = join(work, 'consumer');
   await mkdir(consumer);
   const packed = await run('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: root });
-  const tarball = join(work, packed.stdout.trim().split('\n').pop()!);
+  tarball = join(work, packed.stdout.trim().split('\n').pop()!);
   await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   // A TypeScript user has @types/node for their own code; nothing else is added by hand.
   await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, `@types/node@${manifest.devDependencies['@types/node']}`], {
@@ -98,4 +100,53 @@ describe('the packed package, installed into an empty directory', () => {
     );
     expect(check).toBe('');
   }, 120_000);
+
+  it('issue 24, point 11: ships LICENSE (MIT), docs/ as the README links it, the sources its maps name; README says ESM only', async () => {
+    const installed = join(consumer, 'node_modules', 'connector-auth');
+    const installedManifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as { license: string; repository?: unknown };
+    expect(installedManifest.license).toBe('MIT');
+    expect(await readFile(join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
+    const readme = await readFile(join(installed, 'README.md'), 'utf8');
+    expect(readme).toMatch(/ESM only/);
+    for (const [, link] of readme.matchAll(/\]\((docs\/[^)#]+)/g)) await access(join(installed, link!));
+    // Every source a shipped map names (.js.map for stacks, .d.ts.map for an editor's go-to-definition) is shipped.
+    const maps = (await readdir(join(installed, 'dist'), { recursive: true })).filter((file) => file.endsWith('.map'));
+    expect(maps.length).toBeGreaterThan(100);
+    for (const map of maps) {
+      const { sources } = JSON.parse(await readFile(join(installed, 'dist', map), 'utf8')) as { sources: string[] };
+      for (const source of sources) await access(resolve(dirname(join(installed, 'dist', map)), source));
+    }
+  }, 60_000);
+
+  it('issue 24, point 11: --verbose stacks name the shipped TypeScript sources', async () => {
+    const project = join(work, 'verbose');
+    expect((await cli(['init', project, '--template', 'rest-api'])).code).toBe(0);
+    const run = await cli(['debug', project, '--verbose']);
+    expect(run.code).toBe(2);
+    const frames = [...run.stderr.matchAll(/\((\/[^():]+\/node_modules\/connector-auth\/src\/[^():]+\.ts):\d+:\d+\)/g)].map((m) => m[1]!);
+    expect(frames.length).toBeGreaterThan(0);
+    for (const file of frames) await access(file);
+  }, 60_000);
+
+  it('issue 24, point 4: a scaffolded project type-checks once `npm install` brings what init wrote it needs', async () => {
+    const project = join(work, 'typed');
+    const init = await cli(['init', project, '--template', 'file-storage']);
+    expect(init.code).toBe(0);
+    // The hint names commands that work after npx, where a bare `connector-auth` is not on PATH.
+    expect(init.stdout).toMatch(/^  npx connector-auth validate/m);
+    expect(init.stdout).not.toMatch(/^\s+connector-auth /m);
+    const manifest = JSON.parse(await readFile(join(project, 'package.json'), 'utf8')) as { type: string; devDependencies: Record<string, string> };
+    expect(manifest).toMatchObject({ type: 'module', devDependencies: { 'connector-auth': manifest.devDependencies['connector-auth'], typescript: expect.any(String), '@types/node': expect.any(String) } });
+    const check = () =>
+      run(process.execPath, [tsc, '-p', project], { cwd: project }).then(
+        () => '',
+        (failed: { stdout?: string }) => failed.stdout ?? 'tsc failed',
+      );
+    // Before the install: what an editor showed a new user.
+    expect(await check()).toMatch(/Cannot find module 'connector-auth'/);
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: project });
+    expect(await check()).toBe('');
+    const typecheck = await run('npm', ['run', '--silent', 'typecheck'], { cwd: project }).then(() => 0, (failed: { code?: number }) => failed.code ?? 1);
+    expect(typecheck).toBe(0);
+  }, 240_000);
 });

@@ -14,4 +14,6 @@ export const PEER_PACKAGES = {
   'peers/sshd.ts': { package: 'openssh-server', present: onPath('/usr/sbin/sshd', '/usr/local/sbin/sshd') },
   'peers/postgres.ts': { package: 'postgresql-15', present: onPath('/usr/lib/postgresql/15/bin/postgres') },
   'network/openssl-server.ts': { package: 'openssl', present: onPath('/usr/bin/openssl', '/usr/local/bin/openssl') },
+  // A real browser for `authorize` (driven by playwright-core, which downloads none of its own).
+  'peers/chromium.ts': { package: 'chromium', present: onPath('/usr/bin/chromium') },
 };

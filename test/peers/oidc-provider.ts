@@ -182,7 +182,12 @@ const RESOURCE = 'https://api.peer.test/';
 const SCOPE = 'api:read';
 const ACCOUNT = 'user-1';
 
-export async function start(options: { accessTokenTtlSeconds?: number; mtls?: boolean } = {}): Promise<OidcPeer> {
+/**
+ * `ownInteractionPages`: the person signs in and consents on oidc-provider's own login and consent
+ * pages (its devInteractions: any login name, a Sign-in button, a Continue button, a Cancel link), as
+ * a real browser shows them, instead of the front deciding for them (`decide`).
+ */
+export async function start(options: { accessTokenTtlSeconds?: number; mtls?: boolean; ownInteractionPages?: boolean } = {}): Promise<OidcPeer> {
   // The package ships no type declarations; a computed specifier keeps TypeScript from asking for them.
   const packageName = 'oidc-provider';
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -386,7 +391,7 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
       Session: 86400,
     },
     features: {
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: options.ownInteractionPages === true },
       deviceFlow: { enabled: true },
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
@@ -536,7 +541,7 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
       if (json) seen.deviceCodes.push(json.device_code);
       return reply(res, forwarded.status, forwarded.headers, json ? Buffer.from(JSON.stringify(json)) : forwarded.body);
     }
-    if (path.startsWith('/interaction/')) return interaction(req, res);
+    if (path.startsWith('/interaction/') && !options.ownInteractionPages) return interaction(req, res);
     if (path === '/token' && req.method === 'POST') {
       const form = new URLSearchParams(body.toString('utf8'));
       const grant = form.get('grant_type') ?? '';

@@ -28,12 +28,12 @@ describe('configuration.example.json, the one example a user copies', () => {
     expect(new URL(configuration.base_url!).port).toBe('8080');
   });
 
-  it('passes validate and runs debug with the pipeline-metadata template against the emulator, as init says', async () => {
+  it('passes validate and runs debug with the pipeline-metadata template against the emulator; the template ships it as configuration.local.json', async () => {
     const project = join(work, 'pipeline-metadata');
     const init = await cli(['init', project, '--template', 'pipeline-metadata']);
     expect(init.code).toBe(0);
-    expect(init.stdout).toContain(EXAMPLE);
-    expect(init.stdout).toContain('connector-auth emulator --port 8080');
+    expect(await readFile(join(project, 'configuration.local.json'), 'utf8')).toBe(await readFile(EXAMPLE, 'utf8'));
+    expect(await readFile(join(project, 'README.md'), 'utf8')).toContain('connector-auth emulator --port 8080');
     await copyFile(EXAMPLE, join(project, 'configuration.json'));
 
     const validate = await cli(['validate', project]);

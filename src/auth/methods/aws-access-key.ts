@@ -18,12 +18,17 @@ import { roleSession } from '../aws-role-session.js';
  *
  * Checked here, before any connection, as far as the key's form allows: AWS documents an access key
  * id as 16–128 word characters, and a temporary key (`ASIA…`) is useless without its session token.
+ * An S3-compatible server (`endpoint` set) issues its own: MinIO's default is `minioadmin`, s3rver's
+ * `S3RVER`, Ceph's 20 characters. There, any id of 3 to 128 visible ASCII characters is taken (MinIO's
+ * minimum is 3), save `/` and `,`, which would break the SigV4 Credential field the id goes into.
  * `aws_secret_access_key` and `aws_session_token` are declared secret in the key catalogue, so they
  * are registered the moment the configuration is read.
  */
 
 /** Access key ids as AWS documents them (IAM AccessKeyMetadata): 16 to 128 word characters. */
 const ACCESS_KEY_ID = /^\w{16,128}$/;
+/** An S3-compatible server's own ids: visible ASCII, no `/` or `,` (the SigV4 Credential field's separators). */
+const COMPATIBLE_ACCESS_KEY_ID = /^[\x21-\x2b\x2d\x2e\x30-\x7e]{3,128}$/;
 
 export default defineAuthMethod({
   name: 'aws_access_key',
@@ -32,7 +37,8 @@ export default defineAuthMethod({
   // AWS's guidance for IAM user access keys.
   rotationDays: 90,
   keys: z.object({
-    aws_access_key_id: keys.text().refine((v) => ACCESS_KEY_ID.test(v.trim()), { message: 'must be 16 to 128 letters, digits or underscores, as AWS issues them (e.g. AKIA…)' }),
+    // Its form depends on who issued it (AWS, or the S3-compatible server at `endpoint`): checked in create().
+    aws_access_key_id: keys.text(),
     aws_secret_access_key: keys.text(),
     aws_session_token: keys.optionalText(),
     aws_role_arn: optionalRoleArnKey(),
@@ -41,6 +47,7 @@ export default defineAuthMethod({
   }),
   create(k, context): AwsCredential {
     const accessKeyId = k.aws_access_key_id.trim();
+    checkAccessKeyId(accessKeyId, context.raw.endpoint !== undefined && context.raw.endpoint.trim() !== '');
     if (accessKeyId.startsWith('ASIA') && !k.aws_session_token) {
       throw new ConfigurationError(`invalid configuration: 'aws_access_key_id' is a temporary key (ASIA…), which AWS accepts only with its session token`, {
         code: 'aws_session_token_missing',
@@ -96,3 +103,13 @@ export default defineAuthMethod({
     });
   },
 });
+
+function checkAccessKeyId(id: string, compatibleServer: boolean): void {
+  if (compatibleServer ? COMPATIBLE_ACCESS_KEY_ID.test(id) : ACCESS_KEY_ID.test(id)) return;
+  throw new ConfigurationError(
+    compatibleServer
+      ? "invalid configuration for auth_method 'aws_access_key': key 'aws_access_key_id' must be 3 to 128 visible characters, without '/' or ','"
+      : "invalid configuration for auth_method 'aws_access_key': key 'aws_access_key_id' must be 16 to 128 letters, digits or underscores, as AWS issues them (e.g. AKIA…); an S3-compatible server's own ids are taken when 'endpoint' names it",
+    { code: 'malformed_key', key: 'aws_access_key_id', hint: "set 'aws_access_key_id' in configuration.json" },
+  );
+}

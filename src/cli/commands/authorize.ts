@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { authorizeProject } from '../../project/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { openBrowser } from '../open-browser.js';
@@ -23,14 +22,12 @@ const DEFAULT_TIMEOUT_SECONDS = 300;
 
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('authorize', () =>
-      parseArgs({
-        args,
-        allowPositionals: true,
-        allowNegative: true,
-        options: { ...PROJECT_OPTIONS, timeout: { type: 'string' }, open: { type: 'boolean' }, device: { type: 'boolean' } },
-      }),
-    );
+    const { values, positionals } = parseCommandArgs('authorize', {
+      args,
+      allowPositionals: true,
+      allowNegative: true,
+      options: { ...PROJECT_OPTIONS, timeout: { type: 'string' }, open: { type: 'boolean' }, device: { type: 'boolean' } },
+    });
     if (values.help) return io.out(HELP), 0;
     const timeout = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
     if (!Number.isFinite(timeout) || timeout <= 0 || timeout > 3600) throw argumentError('authorize', '--timeout must be a number of seconds above 0 and at most 3600');
@@ -56,8 +53,8 @@ const command: Command = {
     });
     io.out(
       io.json
-        ? JSON.stringify({ ok: true, ...result })
-        : `authorized: ${result.saved.join(', ')} saved to ${result.configuration}${result.scope ? ` (scope granted: ${result.scope})` : ''}\nnext: connector-auth probe`,
+        ? JSON.stringify({ ok: true, configuration: result.configuration, auth_method: result.authMethod, saved: result.saved, scope: result.scope ?? null })
+        : `authorized: ${result.saved.join(', ')} saved to ${result.configuration}${result.scope ? ` (scope granted: ${result.scope})` : ''}\nnext: npx connector-auth probe`,
     );
     return 0;
   },

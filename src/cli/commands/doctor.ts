@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { doctorProject, type Finding } from '../../project/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
@@ -14,9 +13,7 @@ Exit codes: 0 nothing to fix (warnings and notes may remain) · 2 at least one e
 
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('doctor', () =>
-      parseArgs({ args, allowPositionals: true, options: PROJECT_OPTIONS }),
-    );
+    const { values, positionals } = parseCommandArgs('doctor', { args, allowPositionals: true, options: PROJECT_OPTIONS });
     if (values.help) return io.out(HELP), 0;
     const report = await doctorProject({
       ...projectLocation(positionals, values),

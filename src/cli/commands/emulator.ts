@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { isLoopbackHost } from '../../network/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { argumentError, parseCommandArgs } from '../parse-command-args.js';
@@ -9,6 +8,8 @@ const HELP = `Usage: connector-auth emulator [--port N] [--host H] [--data FILE]
 Serves both interfaces of the specification on one local port until Ctrl-C (SIGINT) or SIGTERM:
   pipeline management   {url}/v1/groups, {url}/v1/groups/<id>/connectors, {url}/v1/transformations/<id>/upgrade
   sync webhooks         {url}/api/v1/webhooks[/<id>]
+  example REST API      {url}/example-api/v1/health, {url}/example-api/v1/items   (not in the specification:
+                        what the rest-api template's configuration.local.json pages through)
   emulator control      {url}/_emulator/...   (no credentials; see docs/interfaces/emulator.md)
 
 --data FILE     seed from a JSON file (format: see --print-data); the built-in data set otherwise
@@ -18,18 +19,16 @@ Serves both interfaces of the specification on one local port until Ctrl-C (SIGI
 
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values } = parseCommandArgs('emulator', () =>
-      parseArgs({
-        args,
-        options: {
-          port: { type: 'string' },
-          host: { type: 'string' },
-          data: { type: 'string' },
-          'print-data': { type: 'boolean' },
-          help: { type: 'boolean', short: 'h' },
-        },
-      }),
-    );
+    const { values } = parseCommandArgs('emulator', {
+      args,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        data: { type: 'string' },
+        'print-data': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
     if (values.help) return io.out(HELP), 0;
     const { startEmulator, defaultEmulatorData } = await import('../../emulator/index.js');
     if (values['print-data']) {
@@ -48,8 +47,9 @@ const command: Command = {
       pipeline_base_url: emulator.pipelineUrl,
       webhook_base_url: emulator.webhookUrl,
       control_url: emulator.controlUrl,
+      example_api_base_url: emulator.exampleApiUrl,
       // Demo credentials of a local emulator, printed on purpose so that they can be pasted.
-      credentials: { api_key: c.apiKey, api_secret: c.apiSecret, webhook_token: c.webhookToken },
+      credentials: { api_key: c.apiKey, api_secret: c.apiSecret, webhook_token: c.webhookToken, example_api_token: emulator.exampleApiToken },
       groups: emulator.store.groupCount,
       connectors: emulator.store.connectorCount,
     };
@@ -60,6 +60,7 @@ const command: Command = {
           `emulator listening on ${emulator.url}  (${summary.groups} groups, ${summary.connectors} connectors)`,
           `  pipeline base_url   ${emulator.pipelineUrl}     Basic  username=${c.apiKey}  password=${c.apiSecret}`,
           `  webhook base_url    ${emulator.webhookUrl}     Bearer token=${c.webhookToken}  (or Basic as above)`,
+          `  example REST API    ${emulator.exampleApiUrl}     Bearer token=${emulator.exampleApiToken}  (the rest-api template's local target)`,
           `  control routes      ${emulator.controlUrl}/   (emulator only, no credentials)`,
           '',
           'try:',

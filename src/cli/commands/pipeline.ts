@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import {
   createPipelineClient,
   parseLimit,
@@ -6,6 +5,7 @@ import {
   type Connector,
 } from '../../clients/index.js';
 import { readConfigurationFile } from '../../config/index.js';
+import { checkConfigurationKeys } from '../../connector/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { argumentError, parseCommandArgs } from '../parse-command-args.js';
 import { formatTable } from '../format-table.js';
@@ -43,6 +43,8 @@ const command: Command = {
     const limit = parseLimit(values.limit);
 
     const file = values.configuration ? await readConfigurationFile(values.configuration) : {};
+    // A misspelt key of the file (`webhook_tokn`) is named here as in every command that reads one.
+    if (values.configuration) checkConfigurationKeys(file, undefined, io.log);
     const settings = resolvePipelineSettings({ file, env: process.env, ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}) });
     const client = await createPipelineClient(
       { ...settings.connection, log: io.log },
@@ -88,21 +90,19 @@ const command: Command = {
 export default command;
 
 function parseArguments(args: string[]) {
-  return parseCommandArgs('pipeline', () =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        configuration: { type: 'string' },
-        'base-url': { type: 'string' },
-        limit: { type: 'string' },
-        cursor: { type: 'string' },
-        schema: { type: 'string' },
-        connections: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }),
-  );
+  return parseCommandArgs('pipeline', {
+    args,
+    allowPositionals: true,
+    options: {
+      configuration: { type: 'string' },
+      'base-url': { type: 'string' },
+      limit: { type: 'string' },
+      cursor: { type: 'string' },
+      schema: { type: 'string' },
+      connections: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
 }
 
 /** One page at --cursor, or every page, with a progress line while they come (a large group is many pages). */

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { probeProject } from '../../project/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
@@ -9,9 +8,7 @@ Authenticates and runs the source's lightweight probe only: no update(), nothing
 
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('probe', () =>
-      parseArgs({ args, allowPositionals: true, options: PROJECT_OPTIONS }),
-    );
+    const { values, positionals } = parseCommandArgs('probe', { args, allowPositionals: true, options: PROJECT_OPTIONS });
     if (values.help) return io.out(HELP), 0;
     const result = await probeProject({
       ...projectLocation(positionals, values),
@@ -19,7 +16,7 @@ const command: Command = {
     });
     io.out(
       io.json
-        ? JSON.stringify({ ok: true, ...result, elapsedMs: Math.round(result.elapsedMs) })
+        ? JSON.stringify({ ok: true, target: result.target, outcome: result.outcome, elapsed_ms: Math.round(result.elapsedMs) })
         : `probe OK: ${result.target} → ${result.outcome} in ${Math.round(result.elapsedMs)} ms`,
     );
     return 0;

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { validateProject } from '../../project/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
@@ -12,18 +11,23 @@ tunnel's settings. Sends nothing over the network.`;
 
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('validate', () =>
-      parseArgs({ args, allowPositionals: true, options: PROJECT_OPTIONS }),
-    );
+    const { values, positionals } = parseCommandArgs('validate', { args, allowPositionals: true, options: PROJECT_OPTIONS });
     if (values.help) return io.out(HELP), 0;
     const report = await validateProject({
       ...projectLocation(positionals, values),
       log: io.log,
     });
-    for (const key of report.unknownKeys) io.log.warning(`configuration key '${key}' is not read by any schema (a typo?)`);
     io.out(
       io.json
-        ? JSON.stringify({ ok: true, ...report })
+        ? JSON.stringify({
+            ok: true,
+            configuration: report.configuration,
+            auth_method: report.authMethod,
+            source: report.source,
+            keys: report.keys,
+            secret_keys: report.secretKeys,
+            unknown_keys: report.unknownKeys,
+          })
         : `configuration valid: ${report.configuration}\n  auth_method ${report.authMethod}, source ${report.source}, ${report.keys} keys, secret: ${report.secretKeys.join(', ') || 'none'}`,
     );
     return 0;

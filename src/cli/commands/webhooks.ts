@@ -1,6 +1,6 @@
-import { parseArgs } from 'node:util';
 import { checkWebhookId, createWebhookClient, NotFoundError, resolveWebhookSettings, type ListedWebhook, type Webhook } from '../../clients/index.js';
 import { readConfigurationFile } from '../../config/index.js';
+import { checkConfigurationKeys } from '../../connector/index.js';
 import { SourceUnreachableError } from '../../errors/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { argumentError, parseCommandArgs } from '../parse-command-args.js';
@@ -37,6 +37,8 @@ const command: Command = {
     const id = action === 'list' ? undefined : checkWebhookId(idText);
 
     const file = values.configuration ? await readConfigurationFile(values.configuration) : {};
+    // A misspelt key of the file (`webhook_tokn`) is named here as in every command that reads one.
+    if (values.configuration) checkConfigurationKeys(file, undefined, io.log);
     const settings = resolveWebhookSettings({
       file,
       env: process.env,
@@ -73,18 +75,16 @@ const command: Command = {
 export default command;
 
 function parseArguments(args: string[]) {
-  return parseCommandArgs('webhooks', () =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        configuration: { type: 'string' },
-        'base-url': { type: 'string' },
-        auth: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }),
-  );
+  return parseCommandArgs('webhooks', {
+    args,
+    allowPositionals: true,
+    options: {
+      configuration: { type: 'string' },
+      'base-url': { type: 'string' },
+      auth: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
 }
 
 function notFound(id: number): NotFoundError {

@@ -1,5 +1,5 @@
 import { rotationDaysOf } from '../../auth/index.js';
-import { readConfigurationFile, registerConfigurationSecrets, type RawConfiguration } from '../../config/index.js';
+import { isPublicDemoValue, isSecretKey, readConfigurationFile, registerConfigurationSecrets, type RawConfiguration } from '../../config/index.js';
 import { ConnectorAuthError } from '../../errors/index.js';
 import { silentLogger } from '../../log/index.js';
 import { SecretRegistry } from '../../secrets/index.js';
@@ -51,7 +51,20 @@ export async function doctorProject(options: { project?: string; configurationPa
   const registry = new SecretRegistry();
   if (raw) {
     // The keys validation found secret (the connector's own among them), else the catalogue's.
-    registerConfigurationSecrets(raw, { registry, connectorSecretKeys: new Set(checked?.report.secretKeys) });
+    const connectorSecretKeys = new Set(checked?.report.secretKeys);
+    // A public demo value (the emulator's, MinIO's default) shown in a template's own files is no
+    // leak: it is noted as a demo value instead, and left out of the scan.
+    const demoKeys = Object.keys(raw).filter((key) => isSecretKey(key, connectorSecretKeys) && isPublicDemoValue(raw![key]!));
+    const scanned = Object.fromEntries(Object.entries(raw).filter(([key]) => !demoKeys.includes(key)));
+    registerConfigurationSecrets(scanned, { registry, connectorSecretKeys });
+    for (const key of demoKeys)
+      findings.push({
+        severity: 'note',
+        check: 'demo-credential',
+        message: `'${key}' holds a public demo value (the emulator's, or a local server's default): right for a local target, never for a real source`,
+        key,
+        hint: `put the real credential in '${key}' before pointing the configuration at a real source`,
+      });
     const credential = checked && {
       method: checked.resolved.method.name,
       rotationDays: rotationDaysOf(checked.resolved.method, checked.resolved.methodKeys),

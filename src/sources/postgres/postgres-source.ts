@@ -5,6 +5,7 @@ import { AWS_METHODS, isAccessTokenCredential, isAwsCredential, isPasswordCreden
 import { keys } from '../../config/index.js';
 import { firstLineOf, prepareSshTunnel, readTlsSettings, sshTunnelKeys } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
+import { columnValueTypes } from './column-values.js';
 import { classifyPostgresError, isSqlStatementError, unexpectedLoginFailure, type PostgresFailureContext } from './classify-postgres-error.js';
 import { SSL_MODES, describeEndpoint, tlsOptionsFor, type PostgresEndpoint, type SslMode } from './connection-settings.js';
 import { rdsAuthTokens, rdsRegion } from './rds-auth-token.js';
@@ -98,6 +99,8 @@ export default defineSource({
       connectionTimeoutMillis: timeoutSeconds * 1000,
       application_name: 'connector-auth',
       keepAlive: true,
+      // bigint as a number (or a BigInt beyond 2^53), so it lands as BIGINT: see column-values.ts.
+      types: columnValueTypes(pg.types),
     };
 
     /** Where pg connects: the server, or the tunnel's listener (opened, with the bastion login, on first use). */

@@ -98,9 +98,9 @@ describe('airbyte on the database template (PostgreSQL)', () => {
     const resumed = await airbyte(['read', dir, '--config', config, '--catalog', catalog, '--state', await jsonFile(dir, 'state.json', savedState(first))]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.of('RECORD').map((r) => [r.record.data.id, r.record.data.status])).toEqual([
-      ['7', 'shipped'],
-      ['1200', 'shipped'],
-      [String(ROWS + 1), 'new'],
+      [7, 'shipped'],
+      [1200, 'shipped'],
+      [ROWS + 1, 'new'],
     ]);
     expect(resumed.of('STATE').map((s) => s.state.sourceStats.recordCount)).toEqual([3]);
 

@@ -90,7 +90,7 @@ describe('the Dockerfile of every template', () => {
     const image = join(root, 'image-root', file.workdir);
     const ignored = (await readFile(join(dir, '.dockerignore'), 'utf8')).split('\n').filter((l) => l && !l.startsWith('#'));
     await cp(dir, image, { recursive: true, filter: (source) => !ignored.some((pattern) => source.endsWith(`/${pattern.replace(/\/$/, '')}`)) });
-    expect((await readdir(image)).sort()).toEqual(['.dockerignore', '.gitignore', 'Dockerfile', 'README.md', 'connector.ts']);
+    expect((await readdir(image)).sort()).toEqual(['.dockerignore', '.gitignore', 'Dockerfile', 'README.md', 'connector.ts', 'package.json', 'tsconfig.json']);
 
     const configFolder = join(root, 'config');
     await mkdir(configFolder, { recursive: true });

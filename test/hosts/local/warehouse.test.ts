@@ -51,7 +51,7 @@ async function query(sql: string): Promise<Record<string, unknown>[]> {
 
 async function columnTypes(table: string): Promise<Record<string, string>> {
   const rows = await query(
-    `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'tester' AND table_name = '${table.replaceAll("'", "''")}' ORDER BY ordinal_position`,
+    `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'default_schema' AND table_name = '${table.replaceAll("'", "''")}' ORDER BY ordinal_position`,
   );
   return Object.fromEntries(rows.map((row) => [row.column_name as string, row.data_type as string]));
 }
@@ -237,7 +237,7 @@ describe('schema', () => {
       _fivetran_deleted: 'BOOLEAN',
     });
     const keys = await query(
-      `SELECT table_name, constraint_column_names FROM duckdb_constraints() WHERE schema_name = 'tester' AND constraint_type = 'PRIMARY KEY' ORDER BY table_name`,
+      `SELECT table_name, constraint_column_names FROM duckdb_constraints() WHERE schema_name = 'default_schema' AND constraint_type = 'PRIMARY KEY' ORDER BY table_name`,
     );
     expect(keys.map((row) => [row.table_name, row.constraint_column_names])).toEqual([
       ['keyed', ['id']],

@@ -8,7 +8,7 @@ import type { Connection } from './duckdb-types.js';
 import { DELETED, FIVETRAN_ID, SCHEMA, SYNCED, foldCase } from './identifiers.js';
 import { newTableState, type TableState } from './table-state.js';
 
-/** Every table of schema `tester`, by case-folded name. */
+/** Every table of the warehouse's schema, by case-folded name. */
 export async function readExistingTables(conn: Connection): Promise<Map<string, TableState>> {
   const tables = new Map<string, TableState>();
   const columns = await conn.runAndReadAll(

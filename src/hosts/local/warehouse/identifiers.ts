@@ -6,7 +6,8 @@
  */
 import { tableLabel, warehouseError } from './warehouse-errors.js';
 
-export const SCHEMA = 'tester';
+/** Where the Python SDK's local tester puts tables today; `tester` stays readable (tester-views.ts). */
+export const SCHEMA = 'default_schema';
 export const SYNCED = '_fivetran_synced';
 export const DELETED = '_fivetran_deleted';
 export const FIVETRAN_ID = '_fivetran_id';

@@ -2,7 +2,7 @@
  * The local warehouse: a batched writer of a connector's operations into a
  * DuckDB file, with the semantics of the Python connector SDK's local tester.
  *
- * Every table lives in schema `tester` and carries its data columns plus
+ * Every table lives in schema `default_schema` (also readable as `tester`: tester-views.ts) and carries its data columns plus
  * `_fivetran_synced` (TIMESTAMPTZ, time of the write) and `_fivetran_deleted`
  * (BOOLEAN). A table without a primary key is keyed by `_fivetran_id`, the
  * sha1 hex of the canonical JSON of the row's non-null data (sorted keys);
@@ -56,6 +56,7 @@ import { FIVETRAN_ID, SCHEMA, checkName, foldCase, quoteIdent } from './identifi
 import { bufferOperation } from './operation-buffer.js';
 import { readRows } from './read-rows.js';
 import { newTableState, type Op, type TableState } from './table-state.js';
+import { prepareLegacySchema, refreshLegacyViews } from './tester-views.js';
 import { sanitize, tableLabel, warehouseError } from './warehouse-errors.js';
 import type { Row, TableDefinition } from './warehouse-types.js';
 
@@ -142,6 +143,7 @@ export class Warehouse {
       let warehouse: Warehouse;
       try {
         await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(SCHEMA)}`);
+        await prepareLegacySchema(conn, path);
         const tables = await readExistingTables(conn);
         warehouse = new Warehouse(api, instance, conn, pathKey, batchSize, tables);
       } catch (error) {
@@ -210,6 +212,7 @@ export class Warehouse {
       failure = error;
     }
     await this.#chain;
+    if (failure === undefined && this.#failure === undefined) await refreshLegacyViews(this.#conn).catch((error: unknown) => (failure = sanitize(error, 'refreshing the tester views')));
     try {
       this.#conn.closeSync();
       this.#instance.closeSync();
