@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { runDebug } from '../../hosts/local/index.js';
+import { redactedJson } from '../../secrets/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
 import { formatTable } from '../format-table.js';
@@ -29,7 +30,7 @@ const command: Command = {
     }).finally(() => io.progress(undefined));
     const { counts } = result;
     if (io.json) {
-      io.out(JSON.stringify({ ok: true, probe: result.probe, counts, warehouse: result.paths.warehouse, state: result.paths.state, elapsed_ms: Math.round(result.elapsedMs) }));
+      io.out(redactedJson({ ok: true, probe: result.probe, counts, warehouse: result.paths.warehouse, state: result.paths.state, elapsed_ms: Math.round(result.elapsedMs) }));
     } else {
       io.out(
         formatTable(

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { probeProject } from '../../project/index.js';
+import { redactedJson } from '../../secrets/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
 
@@ -19,7 +20,7 @@ const command: Command = {
     });
     io.out(
       io.json
-        ? JSON.stringify({ ok: true, ...result, elapsedMs: Math.round(result.elapsedMs) })
+        ? redactedJson({ ok: true, ...result, elapsedMs: Math.round(result.elapsedMs) })
         : `probe OK: ${result.target} → ${result.outcome} in ${Math.round(result.elapsedMs)} ms`,
     );
     return 0;
