@@ -1,4 +1,4 @@
-import { secrets as defaultRegistry, type SecretRegistry } from '../secrets/index.js';
+import { MIN_SECRET_LENGTH, secrets as defaultRegistry, type SecretRegistry } from '../secrets/index.js';
 import { isSecretKey } from './key-catalogue.js';
 import type { RawConfiguration } from './read-configuration-file.js';
 
@@ -31,7 +31,9 @@ export function registerConfigurationSecrets(
 function registerUserinfo(key: string, value: string, registry: SecretRegistry): void {
   const url = typeof value === 'string' && value.includes('@') ? URL.parse(value.trim()) : null;
   if (url === null || (url.username === '' && url.password === '')) return;
-  for (const part of [url.username, url.password]) {
+  // A short user name beside a password is a name ("bob"), not worth a too-short warning.
+  const parts = url.password !== '' && url.username.length < MIN_SECRET_LENGTH ? [url.password] : [url.username, url.password];
+  for (const part of parts) {
     if (part === '') continue;
     registry.register(key, part);
     const decoded = safeDecode(part);
