@@ -42,8 +42,8 @@ export interface DebugResult {
  * What a failed or stopped run leaves: state.json holds the last checkpoint's state (or what it held
  * before, without one); the warehouse holds every operation issued before the failure, those after
  * the last checkpoint included, flushed when it is closed. The next run resumes from the checkpoint
- * and writes those rows again, which an upsert, update or delete by key makes harmless: the
- * Python SDK's tester and Fivetran's own delivery are at-least-once the same way (docs/decisions.md).
+ * and writes those rows again, which an upsert, update or delete by key makes harmless: delivery is
+ * at-least-once, as the connector SDK's is (docs/decisions.md).
  */
 export async function runDebug(options: DebugOptions): Promise<DebugResult> {
   const started = performance.now();
