@@ -188,24 +188,24 @@ const classes: LeakClass[] = [
   },
 ];
 
-const COMMANDS = [
+const COMMANDS: [label: string, command: 'debug' | 'probe', ...flags: string[]][] = [
   ['debug', 'debug'],
   ['debug --json', 'debug', '--json'],
   ['probe --json', 'probe', '--json'],
-] as const;
+];
 
 let projects = 0;
 describe.each(classes)('$name', (leak) => {
-  for (const [label, ...args] of COMMANDS) {
+  for (const [label, command, ...flags] of COMMANDS) {
     it(`${label}: no trace of the secret in stdout, stderr, files/ or the warehouse`, async () => {
       const dir = join(root, `leak-${++projects}`);
       const { configuration, connector, extra } = await leak.project(dir);
       await initTemplate(root, `leak-${projects}`, 'rest-api', configuration, { replaceConfiguration: true });
       if (connector) await writeFile(join(dir, 'connector.ts'), connector);
-      const run = await cli([args[0], dir, ...args.slice(1)]);
-      expect(run.code, run.stderr).toBe(args[0] === 'probe' ? leak.codes.probe : leak.codes.debug);
+      const run = await cli([command, dir, ...flags]);
+      expect(run.code, run.stderr).toBe(command === 'probe' ? leak.codes.probe : leak.codes.debug);
       expect(run.stdout + run.stderr).toMatch(leak.evidence);
-      if (args.includes('--json')) expect(() => JSON.parse(run.stdout.trim().split('\n').at(-1)!)).not.toThrow();
+      if (flags.includes('--json')) expect(() => JSON.parse(run.stdout.trim().split('\n').at(-1)!)).not.toThrow();
       await expectNoLeak(S, {
         texts: { stdout: run.stdout, stderr: run.stderr, ...extra?.() },
         files: join(dir, 'files'),
