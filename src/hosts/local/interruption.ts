@@ -15,8 +15,11 @@ export interface Interruption {
   readonly signal: AbortSignal;
   /** The signal that stopped the run, if one did. */
   readonly received: StopSignal | undefined;
-  /** Removes the handlers; after a stop, makes sure the process ends even if the connector left work pending. */
-  dispose(): void;
+  /**
+   * Removes the handlers. `stopped`: the run ended because of the signal; the process is then made
+   * sure to end even if the connector left work pending (a run that finished anyway ends as usual).
+   */
+  dispose(stopped: boolean): void;
 }
 
 /** How long a stopped process may take to end by itself, once the run is over, before it is ended. */
@@ -42,12 +45,12 @@ export function watchInterruption(log: Logger): Interruption {
     get received() {
       return received;
     },
-    dispose() {
+    dispose(stopped) {
       process.off('SIGINT', handlers.SIGINT);
       process.off('SIGTERM', handlers.SIGTERM);
       // The connector's update() may still be waiting on a timer or a socket of its own: nothing
       // else will end it. An unref'd timer fires only if something else keeps the process alive.
-      if (received !== undefined) setTimeout(() => process.exit(exitCodeOf(received!)), EXIT_GRACE_MS).unref();
+      if (stopped && received !== undefined) setTimeout(() => process.exit(exitCodeOf(received!)), EXIT_GRACE_MS).unref();
     },
   };
 }

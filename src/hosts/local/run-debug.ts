@@ -52,6 +52,7 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
   const lock = await lockProject(paths.project, 'debug');
   const interruption = watchInterruption(options.log);
   let counts: (() => OperationCounts) | undefined;
+  let stopped = false;
   const timer =
     options.onProgress &&
     setInterval(() => counts && options.onProgress?.(counts()), options.progressEveryMs ?? 200).unref();
@@ -102,11 +103,12 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
     } catch (error) {
       const received = interruption.received;
       if (received === undefined) throw error;
+      stopped = true;
       throw interrupted(received, paths, opened ? counts?.().checkpoints : undefined, error);
     }
   } finally {
     if (timer) clearInterval(timer);
-    interruption.dispose();
+    interruption.dispose(stopped);
     await lock.release();
   }
 }
