@@ -48,7 +48,7 @@ export {
   SourceIdentityError,
   isConnectorAuthError,
 } from './errors/index.js';
-export { createLogger, installRedactingOutput } from './log/index.js';
+export { createLogger, installRedactingOutput, protectProcessOutput } from './log/index.js';
 export type { Logger, LogLevel } from './log/index.js';
 export { secrets, SecretRegistry } from './secrets/index.js';
 export { readConfigurationFile, KEY_CATALOGUE } from './config/index.js';

@@ -63,8 +63,11 @@ export interface Credential {
    * the credential now holds, with the same token (a DPoP nonce)? True when one retry, as it is, may succeed.
    */
   answersChallenge?(url: URL, headers: { get(name: string): string | null }): boolean;
-  /** After a 401 from the source: forget any cached token; true when one retry may succeed. */
-  invalidate?(): Promise<boolean> | boolean;
+  /**
+   * After a 401 from the source: forget the cached token the refused request carried (`refused`,
+   * when the caller knows it; a token already replaced since is kept); true when one retry may succeed.
+   */
+  invalidate?(refused?: OutgoingRequest): Promise<boolean> | boolean;
   close?(): Promise<void>;
 }
 

@@ -10,8 +10,9 @@ import type { Logger } from '../log/index.js';
  *   point callers wait for the new token rather than send one that may expire in flight.
  * - Exactly one refresh in flight per credential, whatever the concurrency: every caller who needs
  *   a token while one is being fetched waits for that same fetch.
- * - A 401 from the source (`invalidate()`) drops the token once; a token that arrived moments ago is
- *   kept (the 401 was for its predecessor), so a burst of 401s costs one refresh, not one per request.
+ * - A 401 from the source (`invalidate()`) drops the token it refused, once, however new; a token
+ *   that has replaced it since is kept (the 401 was for its predecessor), so a burst of 401s costs
+ *   one refresh, not one per request.
  *   With a renewal already in flight, the dropped token's callers wait for that one.
  * - A failed background refresh is logged and retried later, while the current token stays valid;
  *   a failed blocking refresh is thrown to the caller. An error the credential calls final
@@ -109,15 +110,19 @@ export class TokenCache<T = string> {
   }
 
   /**
-   * The source answered 401. Drops the token unless it arrived moments ago (the 401 was for an older
-   * one); the next token() then fetches, or waits for the renewal already in flight, rather than
-   * serving the refused token again. True: one retry may succeed. False only when the credential
-   * can no longer produce tokens.
+   * The source answered 401. With `rejected`, the token the refused request carried: dropped when
+   * it is still the current one, however new (a token revoked a moment after it was issued is not
+   * sent again), kept when another has replaced it since (the 401 was for its predecessor, so a
+   * burst of 401s costs one refresh). Without it, the current token is dropped unless it arrived
+   * moments ago. The next token() then fetches, or waits for the renewal already in flight, rather
+   * than serving the refused token again. True: one retry may succeed. False only when the
+   * credential can no longer produce tokens.
    */
-  invalidate(): boolean {
+  invalidate(rejected?: T): boolean {
     if (this.#fatal !== undefined) return false;
     const current = this.#current;
-    if (current !== undefined && this.#o.now() - current.arrivedAt >= this.#recentMs) {
+    const stale = rejected !== undefined ? current?.value === rejected : current !== undefined && this.#o.now() - current.arrivedAt >= this.#recentMs;
+    if (current !== undefined && stale) {
       this.#o.log.debug(`${this.#o.description}: the source rejected the ${this.#noun}; ${this.#inflight ? 'waiting for the one being fetched' : 'fetching a new one'}`);
       this.#current = undefined;
     }

@@ -54,6 +54,8 @@ export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredentia
       return { value: { value: response.accessToken, type: response.tokenType }, lifetimeMs: lifetime.seconds * 1000 };
     },
   });
+  // Which token each request went out with, so a 401 drops that one and not a newer token.
+  const sentWith = new WeakMap<OutgoingRequest, { value: string; type: TokenResponse['tokenType'] }>();
   return {
     method: o.method,
     description: o.description,
@@ -61,6 +63,7 @@ export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredentia
     sendsSecret: true,
     async authorize(request: OutgoingRequest) {
       const token = await cache.token();
+      sentWith.set(request, token);
       if (token.type === 'DPoP' && dpop) {
         request.headers.set('authorization', `DPoP ${token.value}`);
         request.headers.set('dpop', await dpop.proof(request.method, request.url, token.value));
@@ -82,7 +85,7 @@ export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredentia
     async prepare() {
       await cache.token();
     },
-    invalidate: () => cache.invalidate(),
+    invalidate: (refused?: OutgoingRequest) => cache.invalidate(refused ? sentWith.get(refused) : undefined),
     async close() {
       try {
         await cache.close();

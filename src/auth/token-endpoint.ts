@@ -1,15 +1,13 @@
-import {
-  AuthenticationError,
-  SourceUnreachableError,
-  isConnectorAuthError,
-  type ConnectorAuthError,
-} from '../errors/index.js';
-import type { Logger } from '../log/index.js';
-import { HttpClient, describeUrl, explainTlsFailure, type TlsSettings } from '../network/index.js';
-import type { SecretRegistry } from '../secrets/index.js';
+import { AuthenticationError, SourceUnreachableError, type ConnectorAuthError } from '../errors/index.js';
+import { HttpClient, describeUrl, explainTlsFailure } from '../network/index.js';
 import { realTimers, type AuthContext, type Timers } from './auth-method.js';
-import type { DpopProver } from './dpop.js';
 import { tokenEndpointTls } from './identity-service-http.js';
+import { REFUSAL_HINTS, oauthErrorName, parseObject, readTokenAnswer, retryAfterMs, serverDetail } from './token-answer.js';
+import { RETRY_STATUSES, defaultRetryPolicy, type ReadAnswer, type TokenEndpointOptions, type TokenRequest, type TokenResponse } from './token-endpoint-options.js';
+
+export { RETRY_STATUSES, defaultRetryPolicy } from './token-endpoint-options.js';
+export type { OAuthErrorKeys, ReadAnswer, RetryPolicy, TokenEndpointOptions, TokenRequest, TokenResponse } from './token-endpoint-options.js';
+export { describeError, oauthErrorName, parseObject, retryAfterMs, serverDetail } from './token-answer.js';
 
 /**
  * One token endpoint: an OAuth 2.0 token endpoint (RFC 6749 §3.2, a POST of a grant), or a cloud
@@ -25,100 +23,6 @@ import { tokenEndpointTls } from './identity-service-http.js';
  * `timeout_seconds`, so a token endpoint that never recovers ends the run in bounded time (exit 4).
  */
 
-export interface TokenResponse {
-  readonly accessToken: string;
-  /** Normalised: "Bearer", or "DPoP" for a token bound to the DPoP key (RFC 9449), asked for with `dpop`. */
-  readonly tokenType: 'Bearer' | 'DPoP';
-  /** `expires_in` when the server gave a positive number (or a numeric string). */
-  readonly expiresInSeconds: number | undefined;
-  /** A new refresh token, when the server issued one. */
-  readonly refreshToken: string | undefined;
-  readonly scope: string | undefined;
-}
-
-/** Which configuration key to name for each OAuth error a token endpoint can return. */
-export interface OAuthErrorKeys {
-  invalid_client: string;
-  invalid_grant: string;
-  unauthorized_client: string;
-  /** A scope the client may not have (default: `other`). */
-  invalid_scope?: string;
-  /** A resource / audience the server does not know (default: `other`). */
-  invalid_target?: string;
-  /** Any other refusal (invalid_request, access_denied, an unknown code, a bare 401). */
-  other: string;
-  /** Codes of other services that answer in the OAuth error form (Azure IMDS: `invalid_resource`). */
-  readonly [error: string]: string | undefined;
-}
-
-
-export interface RetryPolicy {
-  /** Attempts in all, the first included. */
-  maxAttempts: number;
-  /** Backoff before the 2nd attempt; doubled each time, capped at maxDelayMs; jittered. */
-  initialDelayMs: number;
-  maxDelayMs: number;
-  /** All attempts and waits of one token acquisition together. */
-  budgetMs: number;
-}
-
-/**
- * Five attempts, 250 ms doubling to at most 4 s, within 80% of timeout_seconds: the probe as a whole
- * has timeout_seconds, and the token endpoint's own, precise error must win the race against the
- * probe's generic deadline.
- */
-export function defaultRetryPolicy(timeoutSeconds: number): RetryPolicy {
-  return { maxAttempts: 5, initialDelayMs: 250, maxDelayMs: 4000, budgetMs: Math.round(timeoutSeconds * 800) };
-}
-
-export interface TokenEndpointOptions {
-  url: URL;
-  /** The configuration key the URL came from: token_url, or service_account_key (its token_uri). */
-  urlKey: string;
-  /** The credential's description, e.g. "OAuth 2.0 client credentials for client 'x'". */
-  credential: string;
-  errorKeys: OAuthErrorKeys;
-  http: HttpClient;
-  log: Logger;
-  secrets: SecretRegistry;
-  now: () => number;
-  retry: RetryPolicy;
-  timers?: Timers;
-  /** [0, 1); injectable so a test can pin the jitter. */
-  random?: () => number;
-  /** `POST` (default): an OAuth grant, sent by request(). `GET`: a metadata service, asked by get(). */
-  method?: 'POST' | 'GET';
-  /** Statuses that are retried (default 408, 429, 500, 502, 503, 504). */
-  retryStatuses?: ReadonlySet<number>;
-  /**
-   * Statuses that are a final refusal naming a key (exit 3), e.g. the GCE server's 404 for an unknown
-   * service account; with a hint of its own when the status says more than "check the key".
-   */
-  refusalStatuses?: Readonly<Record<number, string | { key: string; hint: string }>>;
-  /**
-   * The form of a token answer: OAuth's `access_token` / `expires_in` (default), or Google's IAM
-   * Credentials API (`accessToken` / `expireTime`, RFC 3339), which answers a JSON POST (postJson).
-   */
-  answer?: 'oauth' | 'iam_credentials';
-  /** Checked on every answer before anything else; an error returned is thrown as final (the GCE server's Metadata-Flavor header). */
-  checkAnswer?: (response: Response) => ConnectorAuthError | undefined;
-  /** The hint when the endpoint cannot be reached at all, after the retries (default: about a token endpoint). */
-  unreachableHint?: string;
-  /**
-   * The TLS material when a client certificate is presented (RFC 8705 client authentication): a
-   * connection the server closes is then checked for a refusal of the certificate, named and final.
-   */
-  clientTls?: TlsSettings;
-  /** DPoP (RFC 9449): a proof on every request, the server's nonce followed, `DPoP` tokens accepted. */
-  dpop?: DpopProver;
-}
-
-/** One attempt's body and headers; built again for each attempt (an assertion is single-use). */
-export interface TokenRequest {
-  body: URLSearchParams;
-  headers: Headers;
-}
-
 /** One request to the endpoint, as #attempt sends it. */
 interface SendInit {
   method: 'POST' | 'GET';
@@ -130,10 +34,6 @@ type Attempt<T = TokenResponse> =
   | { kind: 'token'; token: T }
   | { kind: 'retry'; error: ConnectorAuthError; what: string; retryAfterMs: number | undefined };
 
-/** How a successful answer is read: a token by default; another answer for postForm and get (`json` is the body parsed when it is a JSON object). */
-export type ReadAnswer<T> = (json: Record<string, unknown> | undefined, response: Response, text: string) => T;
-
-export const RETRY_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 const RETRY_OAUTH_ERRORS = new Set(['server_error', 'temporarily_unavailable']);
 
 export class TokenEndpoint {
@@ -229,7 +129,7 @@ export class TokenEndpoint {
     url: URL,
     requestFor: () => SendInit | Promise<SendInit>,
     remainingMs: number,
-    read: ReadAnswer<T> = (json, response) => this.#readToken(json, response) as T,
+    read: ReadAnswer<T> = (json, response) => readTokenAnswer(json, response, { ...this.#o, prefix: this.#prefix() }) as T,
   ): Promise<Attempt<T>> {
     const dpop = this.#o.dpop;
     for (let sent = 1; ; sent++) {
@@ -304,7 +204,7 @@ export class TokenEndpoint {
     // RFC 6749 §5.2: a 401 is the client's authentication refused (invalid_client), with or without a body saying so.
     if (status === 401) {
       const key = this.#o.errorKeys.invalid_client;
-      throw this.#refusal(undefined, undefined, status, key, `${HINTS.invalid_client} '${key}'`);
+      throw this.#refusal(undefined, undefined, status, key, `${REFUSAL_HINTS.invalid_client} '${key}'`);
     }
     if (status === 403) throw this.#refusal(undefined, undefined, status);
     throw new SourceUnreachableError(`${this.#prefix()} answered HTTP ${status}; expected a token`, {
@@ -312,59 +212,6 @@ export class TokenEndpoint {
       key: this.#o.urlKey,
       hint: `check that '${this.#o.urlKey}' is the token endpoint of the authorization server`,
     });
-  }
-
-  #readToken(json: Record<string, unknown> | undefined, response: Response): TokenResponse {
-    if (this.#o.answer === 'iam_credentials') return this.#readIamCredentialsToken(json, response);
-    const { secrets } = this.#o;
-    // Registered first, before anything below can fail and describe the response.
-    for (const field of ['access_token', 'refresh_token', 'id_token'] as const)
-      if (typeof json?.[field] === 'string') secrets.register(field, json[field] as string);
-    const accessToken = json?.access_token;
-    if (typeof accessToken !== 'string' || accessToken.length === 0) {
-      const type = (response.headers.get('content-type') ?? 'no content type').split(';')[0];
-      throw new SourceUnreachableError(
-        `${this.#prefix()} answered HTTP ${response.status} without an access_token (${json ? 'JSON without the field' : type})`,
-        { code: 'token_response_malformed', key: this.#o.urlKey, hint: `check that '${this.#o.urlKey}' is the OAuth 2.0 token endpoint` },
-      );
-    }
-    const tokenType = typeof json!.token_type === 'string' ? json!.token_type : 'Bearer';
-    const dpopBound = this.#o.dpop !== undefined && tokenType.toLowerCase() === 'dpop';
-    if (tokenType.toLowerCase() !== 'bearer' && !dpopBound) {
-      throw new AuthenticationError(
-        `${this.#prefix()} issued a '${tokenType.slice(0, 20)}' token; only Bearer tokens (RFC 6750) are supported${tokenType.toLowerCase() === 'dpop' ? ", or DPoP ones with 'dpop' set to true" : ''}`,
-        {
-          code: 'token_type_unsupported',
-          key: tokenType.toLowerCase() === 'dpop' ? 'dpop' : this.#o.errorKeys.other,
-          hint: tokenType.toLowerCase() === 'dpop' ? "set 'dpop' to \"true\": the server binds this client's tokens to a DPoP key" : 'configure the client at the authorization server to receive Bearer tokens',
-        },
-      );
-    }
-    const expires = typeof json!.expires_in === 'string' ? Number(json!.expires_in) : json!.expires_in;
-    const refreshToken = typeof json!.refresh_token === 'string' && json!.refresh_token.length > 0 ? json!.refresh_token : undefined;
-    return {
-      accessToken,
-      tokenType: dpopBound ? 'DPoP' : 'Bearer',
-      expiresInSeconds: typeof expires === 'number' && Number.isFinite(expires) && expires > 0 ? expires : undefined,
-      refreshToken,
-      scope: typeof json!.scope === 'string' ? json!.scope : undefined,
-    };
-  }
-
-  /** `{"accessToken": "…", "expireTime": "2026-11-24T03:00:00Z"}`: Google's generateAccessToken. */
-  #readIamCredentialsToken(json: Record<string, unknown> | undefined, response: Response): TokenResponse {
-    const accessToken = json?.accessToken;
-    if (typeof accessToken === 'string') this.#o.secrets.register('access_token', accessToken);
-    if (typeof accessToken !== 'string' || accessToken.length === 0) {
-      throw new SourceUnreachableError(`${this.#prefix()} answered HTTP ${response.status} without an accessToken`, {
-        code: 'token_response_malformed',
-        key: this.#o.urlKey,
-        hint: `check that '${this.#o.urlKey}' names the IAM credentials API`,
-      });
-    }
-    const expiresAt = typeof json!.expireTime === 'string' ? Date.parse(json!.expireTime) : NaN;
-    const expiresInSeconds = Number.isFinite(expiresAt) ? Math.floor((expiresAt - this.#o.now()) / 1000) : undefined;
-    return { accessToken, tokenType: 'Bearer', expiresInSeconds: expiresInSeconds && expiresInSeconds > 0 ? expiresInSeconds : undefined, refreshToken: undefined, scope: undefined };
   }
 
   /** A final refusal: exit 3, the OAuth error and its description, and the key to fix. */
@@ -377,7 +224,7 @@ export class TokenEndpoint {
     return new AuthenticationError(`${this.#prefix()} refused the token request: ${what}`, {
       code: error ? `oauth_${error}` : `http_${status}`,
       key,
-      hint: statusHint ?? (error !== undefined && Object.hasOwn(HINTS, error) ? `${HINTS[error]} '${key}'` : `check '${key}'`),
+      hint: statusHint ?? (error !== undefined && Object.hasOwn(REFUSAL_HINTS, error) ? `${REFUSAL_HINTS[error]} '${key}'` : `check '${key}'`),
     });
   }
 
@@ -427,50 +274,7 @@ export class TokenEndpoint {
   }
 }
 
-/** An OAuth error code is a short token (RFC 6749 §5.2); anything else is not echoed into a message. */
-export function oauthErrorName(error: string): string {
-  return /^[A-Za-z0-9_.-]{1,64}$/.test(error) ? error : 'unrecognised_error';
-}
-
-/** A server's error description for a message: ` (text)`, one line, bounded, redacted in case it echoes a value; '' when there is none. */
-export function serverDetail(description: unknown, secrets: SecretRegistry): string {
-  return typeof description === 'string' && description.trim() !== '' ? ` (${secrets.redact(description.replace(/\s+/g, ' ').trim()).slice(0, 200)})` : '';
-}
-
-const HINTS: Record<string, string> = {
-  invalid_client: 'the authorization server did not accept the client authentication; check',
-  invalid_grant: 'the grant is invalid, expired or revoked; check',
-  unauthorized_client: 'this client may not use this grant type; check',
-};
-
-/** `text` as a JSON object, or undefined when it is not one. */
-export function parseObject(text: string): Record<string, unknown> | undefined {
-  if (!text.trimStart().startsWith('{')) return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** RFC 9110 §10.2.3: delay-seconds or an HTTP date. Undefined when absent or unreadable. */
-export function retryAfterMs(value: string | null, now: number): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // An HTTP date names its day and month in letters; anything else (e.g. "-4") is not one.
-  const date = /^[A-Za-z]{3}/.test(text) ? Date.parse(text) : NaN;
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
 const seconds = (ms: number): string => (ms / 1000).toFixed(ms < 10_000 ? 1 : 0);
-
-/** For messages that must say what failed without depending on the error's class. */
-export function describeError(error: unknown): string {
-  if (isConnectorAuthError(error)) return error.message;
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * A TokenEndpoint wired from a method's context, as every token method needs it: TLS for the token

@@ -97,7 +97,13 @@ function absoluteUrl(v: string, schemes: readonly string[], ctx: Issue): URL {
   } catch {
     return reject(ctx, 'must be an absolute URL such as https://api.example.com', v);
   }
-  return schemes.includes(parsed.protocol) ? parsed : reject(ctx, `must start with ${schemes.map((s) => s.replace(':', '://')).join(' or ')}`, v);
+  if (!schemes.includes(parsed.protocol)) return reject(ctx, `must start with ${schemes.map((s) => s.replace(':', '://')).join(' or ')}`, v);
+  // A credential in the URL would go wherever the URL is printed, logged or followed; its parts are
+  // registered as secrets when the configuration is read (register-secrets.ts), so this message
+  // and any other that quotes the URL show them redacted.
+  if (parsed.username !== '' || parsed.password !== '')
+    return reject(ctx, "must not hold a user name or password (user:password@host); give the credential in the auth method's keys", v);
+  return parsed;
 }
 
 /** A comma-separated list of HTTP statuses, e.g. "200,204". */

@@ -10,7 +10,7 @@ import {
   type RawConfiguration,
 } from '../config/index.js';
 import { ConfigurationError, SourceUnreachableError } from '../errors/index.js';
-import { silentLogger, type Logger } from '../log/index.js';
+import { protectProcessOutput, silentLogger, type Logger } from '../log/index.js';
 import { secrets as defaultRegistry, type SecretRegistry } from '../secrets/index.js';
 import { loadSource, type ConnectedSource, type ProbeResult, type SourceDefinition } from '../sources/index.js';
 import type { SourceClients } from './define-connector.js';
@@ -91,7 +91,8 @@ export async function resolveConfiguration(
 
 /**
  * Configuration in, an authenticated source out — without the runner. No request is sent until
- * `probe()` (or the source's own calls).
+ * `probe()` (or the source's own calls). The process's stdout and stderr are gated from here on
+ * (protectProcessOutput), as the CLI gates them.
  */
 export async function authenticate<Name extends keyof SourceClients = 'rest'>(
   configuration: Record<string, string>,
@@ -105,6 +106,9 @@ export async function authenticate(
   configuration: Record<string, string>,
   options: AuthenticateOptions = {},
 ): Promise<Authenticated> {
+  // Outside the CLI nothing else gates the process's output: a script that prints its configuration
+  // must not print the secrets in it (protectProcessOutput() also gates uncaught errors).
+  protectProcessOutput({ registry: options.registry ?? defaultRegistry, uncaught: false });
   return authenticateResolved(await resolveConfiguration(configuration, options), options);
 }
 

@@ -54,7 +54,14 @@ export interface OperationCounts {
  * writes (see `storedTexts`), bytes decoded, and the table and column names, which become
  * identifiers in warehouse.db. A value it cannot see that way is refused too: unchecked is not allowed through.
  */
-export function createOperations(destination: Destination, stateStore: StateStore, registry: SecretRegistry) {
+export function createOperations(destination: Destination, stateStore: StateStore, registry: SecretRegistry, options: { signal?: AbortSignal } = {}) {
+  // Once the run is stopped (a signal), every further operation is refused, a checkpoint included:
+  // the state must stay the last one saved before the stop was announced.
+  const { signal } = options;
+  const refuseWhenStopped = () => {
+    if (signal?.aborted) throw signal.reason;
+  };
+  let checkpointing: Promise<unknown> = Promise.resolve();
   const counts: Omit<OperationCounts, 'schemaChanges' | 'tables'> = { upserts: 0, updates: 0, deletes: 0, truncates: 0, checkpoints: 0 };
   // One map lookup per row: cheap beside the guard, and what a progress line names.
   const rowsByTable = new Map<string, number>();
@@ -117,38 +124,49 @@ export function createOperations(destination: Destination, stateStore: StateStor
   };
   const op: Operations = {
     async upsert(table, data) {
+      refuseWhenStopped();
       guard(table, data);
       counts.upserts++;
       countRow(table);
       await destination.upsert(table, data);
     },
     async update(table, modified) {
+      refuseWhenStopped();
       guard(table, modified);
       counts.updates++;
       countRow(table);
       await destination.update(table, modified);
     },
     async delete(table, keys) {
+      refuseWhenStopped();
       guard(table, keys);
       counts.deletes++;
       countRow(table);
       await destination.delete(table, keys);
     },
     async truncate(table) {
+      refuseWhenStopped();
       guardTable(table);
       counts.truncates++;
       await destination.truncate(table);
     },
     async checkpoint(state) {
-      // The warehouse must never be behind the state that says how far the sync got.
-      await destination.flush();
-      await stateStore.save(state);
-      counts.checkpoints++;
+      refuseWhenStopped();
+      const saving = (async () => {
+        // The warehouse must never be behind the state that says how far the sync got.
+        await destination.flush();
+        await stateStore.save(state);
+        counts.checkpoints++;
+      })();
+      checkpointing = saving.catch(() => undefined);
+      await saving;
     },
   };
   return {
     op,
     counts: (): OperationCounts => ({ ...counts, schemaChanges: destination.schemaChanges, tables: Object.fromEntries(rowsByTable) }),
+    /** Resolves when no checkpoint is being saved: a stopped run closes only after the one in flight. */
+    idle: (): Promise<unknown> => checkpointing,
   };
 }
 

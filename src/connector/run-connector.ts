@@ -23,6 +23,12 @@ export interface RunConnectorOptions {
   onProbed?: (result: ProbeResult) => void;
   /** Receives a live view of the counts once update() starts (for a progress line). */
   onOperations?: (counts: () => OperationCounts) => void;
+  /**
+   * Stops the run (a host's SIGINT or SIGTERM): the probe or update() is no longer awaited, every
+   * further operation is refused, a checkpoint being saved is finished, the destination is closed
+   * (what was written stays) and the credential too; the run then rejects with `signal.reason`.
+   */
+  signal?: AbortSignal;
 }
 
 export interface RunResult {
@@ -35,7 +41,8 @@ export interface RunResult {
  * at the start of every sync, and a failure stops the sync before update() runs.
  */
 export async function runConnector(options: RunConnectorOptions): Promise<RunResult> {
-  const { connector, configuration: raw, log, registry } = options;
+  const { connector, configuration: raw, log, registry, signal } = options;
+  const untilStopped = stopper(signal);
   const connectorSecretKeys = new Set(connector.secretKeys ?? []);
   // A misspelt key is reported before the schemas, which would name the key it should have been.
   checkConfigurationKeys(raw, connector, log);
@@ -48,19 +55,23 @@ export async function runConnector(options: RunConnectorOptions): Promise<RunRes
   });
   try {
     const own = connector.configuration ? parseKeys(connector.configuration, raw, 'the connector') : {};
-    const probe = await auth.probe();
+    const probe = await untilStopped(auth.probe());
     options.onProbed?.(probe);
+    if (signal?.aborted) throw signal.reason;
 
     const destination = await options.openDestination();
+    let operations: ReturnType<typeof createOperations> | undefined;
     try {
       const configuration = protectConfiguration({ ...raw, ...(own as object) }, new Set([...auth.secretKeys, ...connectorSecretKeys]));
       if (connector.schema) await destination.declare(await connector.schema(configuration as never));
-      const { op, counts } = createOperations(destination, options.stateStore, registry);
-      options.onOperations?.(counts);
+      operations = createOperations(destination, options.stateStore, registry, signal ? { signal } : {});
+      options.onOperations?.(operations.counts);
+      const { op } = operations;
       try {
-        await connector.update({ configuration, state: options.state, source: auth.source as never, op, log: log.withOrigin('connector') });
+        const updating = (async () => connector.update({ configuration, state: options.state, source: auth.source as never, op, log: log.withOrigin('connector') }))();
+        await untilStopped(updating);
       } catch (error) {
-        if (isConnectorAuthError(error)) throw error;
+        if (isConnectorAuthError(error) || (signal?.aborted && error === signal.reason)) throw error;
         throw new ConnectorError(`the connector's update() failed: ${error instanceof Error ? error.message : String(error)}`, {
           code: 'update_failed',
           hint: 'see the connector code; run with --verbose for the stack trace',
@@ -68,11 +79,31 @@ export async function runConnector(options: RunConnectorOptions): Promise<RunRes
         });
       }
       await destination.flush();
-      return { probe, counts: counts() };
+      return { probe, counts: operations.counts() };
     } finally {
+      // A checkpoint being saved when the run stopped is finished first: the state on disk is then
+      // the last one announced, never half of one.
+      await operations?.idle();
       await destination.close();
     }
   } finally {
     await auth.close();
   }
+}
+
+/**
+ * `work`, or the stop signal's reason as soon as it fires, whichever comes first. What `work` does
+ * after a stop is no longer awaited; its failure is dropped rather than reported as unhandled.
+ */
+function stopper(signal: AbortSignal | undefined): <T>(work: Promise<T>) => Promise<T> {
+  if (!signal) return (work) => work;
+  const stopped = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+  stopped.catch(() => undefined);
+  return (work) => {
+    work.catch(() => undefined);
+    return Promise.race([work, stopped]);
+  };
 }

@@ -14,6 +14,10 @@ export const ExitCode = {
   authentication: 3,
   unreachable: 4,
   identity: 5,
+  /** Stopped by SIGINT (Ctrl-C): 128 + 2, as a shell reports it. */
+  interrupted: 130,
+  /** Stopped by SIGTERM: 128 + 15. */
+  terminated: 143,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -79,6 +83,18 @@ export class SourceUnreachableError extends ConnectorAuthError {
 /** Source identity not trusted: TLS verification failed, SSH host key mismatch (exit 5). */
 export class SourceIdentityError extends ConnectorAuthError {
   readonly exitCode = ExitCode.identity;
+}
+
+/** The run was stopped by a signal (exit 130 for SIGINT, 143 for SIGTERM), after closing what it had open. */
+export class InterruptedError extends ConnectorAuthError {
+  readonly exitCode: ExitCode;
+  readonly signal: 'SIGINT' | 'SIGTERM';
+
+  constructor(signal: 'SIGINT' | 'SIGTERM', message: string, details: Omit<ErrorDetails, 'code'> = {}) {
+    super(message, { ...details, code: 'interrupted' });
+    this.signal = signal;
+    this.exitCode = signal === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated;
+  }
 }
 
 /**

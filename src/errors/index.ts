@@ -6,6 +6,7 @@ export {
   AuthenticationError,
   SourceUnreachableError,
   SourceIdentityError,
+  InterruptedError,
   isConnectorAuthError,
   exitCodeOf,
 } from './connector-auth-error.js';

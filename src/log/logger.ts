@@ -1,4 +1,4 @@
-import { secrets as defaultRegistry, type SecretRegistry } from '../secrets/index.js';
+import { redactedJson, secrets as defaultRegistry, type SecretRegistry } from '../secrets/index.js';
 
 /**
  * Levels and line formats follow the Python connector SDK, so logs read the same to its users:
@@ -43,12 +43,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const make = (origin: string): Logger => {
     const emit = (level: LogLevel, message: string, fields?: LogFields): void => {
       if (RANK[level] < threshold) return;
+      // Redact first, then encode: a message that already holds a JSON-escaped secret would come out
+      // of JSON.stringify escaped twice, a Buffer field as a list of numbers (redact-then-shape.ts).
       const line =
         format === 'json'
-          ? JSON.stringify({ level: level.toUpperCase(), message, message_origin: origin, time: new Date().toISOString(), ...fields })
-          : prettyLine(level, message, fields, color);
-      // One redaction pass over the finished line: it covers the message and every field at once.
-      write(registry.redact(line) + '\n');
+          ? redactedJson({ level: level.toUpperCase(), message, message_origin: origin, time: new Date().toISOString(), ...fields }, registry)
+          : registry.redact(prettyLine(level, registry.redact(message), fields, color, registry));
+      write(line + '\n');
     };
     return {
       debug: (m, f) => emit('debug', m, f),
@@ -62,10 +63,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   return make(options.origin ?? 'connector-auth');
 }
 
-function prettyLine(level: LogLevel, message: string, fields: LogFields | undefined, color: boolean): string {
+function prettyLine(level: LogLevel, message: string, fields: LogFields | undefined, color: boolean, registry: SecretRegistry): string {
   const time = new Date().toISOString().slice(11, 19);
   const label = level.toUpperCase().padEnd(8);
-  const tail = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : '';
+  const tail = fields && Object.keys(fields).length > 0 ? ` ${redactedJson(fields, registry)}` : '';
   return color ? `${time} ${COLOR[level]}${label}\x1b[0m ${message}${tail}` : `${time} ${label} ${message}${tail}`;
 }
 

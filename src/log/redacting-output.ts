@@ -11,8 +11,54 @@ import { secrets as defaultRegistry, type SecretRegistry } from '../secrets/inde
 type Write = typeof process.stdout.write;
 
 export function installRedactingOutput(registry: SecretRegistry = defaultRegistry): () => void {
+  const restoreWrites = gateWrites(registry);
+  const restoreFatal = gateUncaught(registry);
+  return () => {
+    restoreWrites();
+    restoreFatal();
+  };
+}
+
+/**
+ * For a program that uses connector-auth as a library (`authenticate()`, `runConnector()`, without
+ * the CLI): the output gate, installed once per process and registry, so `console.log(configuration)`
+ * or a library's debug print cannot show a secret. `authenticate()` and `runConnector()` call it
+ * with `{ uncaught: false }` (stdout and stderr only). Call it yourself first, as the README shows,
+ * to also have an uncaught exception or rejection printed through the gate (Node prints those
+ * straight to file descriptor 2, around it), the process then exiting with 1 as Node's default does.
+ */
+export function protectProcessOutput(options: { registry?: SecretRegistry; uncaught?: boolean } = {}): void {
+  const registry = options.registry ?? defaultRegistry;
+  if (!marks(GATED).has(registry)) gateWrites(registry);
+  if (options.uncaught !== false && !marks(UNCAUGHT).has(registry)) gateUncaught(registry);
+}
+
+/**
+ * Which registries gate this process's writes (and its uncaught errors), kept on `process` under a
+ * global symbol: a connector project's `import 'connector-auth'` can be a second instance of this
+ * module (the CLI runs from dist/, tests from src/), which must see the gate the first installed
+ * rather than wrap it again.
+ */
+function marks(kind: symbol): WeakSet<SecretRegistry> {
+  const holder = process as unknown as Record<symbol, WeakSet<SecretRegistry> | undefined>;
+  return (holder[kind] ??= new WeakSet());
+}
+
+const GATED = Symbol.for('connector-auth.output-gate');
+const UNCAUGHT = Symbol.for('connector-auth.output-gate.uncaught');
+
+function gateWrites(registry: SecretRegistry): () => void {
   const restoreOut = wrap(process.stdout, registry);
   const restoreErr = wrap(process.stderr, registry);
+  marks(GATED).add(registry);
+  return () => {
+    restoreOut();
+    restoreErr();
+    marks(GATED).delete(registry);
+  };
+}
+
+function gateUncaught(registry: SecretRegistry): () => void {
   const onFatal = (error: unknown): void => {
     const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
     process.stderr.write(`fatal: ${text}\n`);
@@ -20,11 +66,11 @@ export function installRedactingOutput(registry: SecretRegistry = defaultRegistr
   };
   process.on('uncaughtException', onFatal);
   process.on('unhandledRejection', onFatal);
+  marks(UNCAUGHT).add(registry);
   return () => {
-    restoreOut();
-    restoreErr();
     process.off('uncaughtException', onFatal);
     process.off('unhandledRejection', onFatal);
+    marks(UNCAUGHT).delete(registry);
   };
 }
 

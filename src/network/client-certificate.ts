@@ -1,5 +1,6 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { ConfigurationError } from '../errors/index.js';
+import { secrets } from '../secrets/index.js';
 import { certificateDetails, isoDate, type CertificateDetails } from './certificate-details.js';
 
 /**
@@ -281,7 +282,7 @@ export function unescapeNewlines(pem: string): string {
 
 /** forge's own messages name algorithms and structures, never the bundle's bytes; keep them short. */
 function safeReason(message: string): string {
-  return message.split('\n')[0]!.slice(0, 120) || 'unreadable';
+  return secrets.redact(message).split('\n')[0]!.slice(0, 120) || 'unreadable';
 }
 
 function invalid(key: string, what: string, hint: string, code = 'invalid_client_certificate'): ConfigurationError {

@@ -55,10 +55,11 @@ export class HttpClient {
         signal,
         dispatcher,
       })) as unknown as Response;
-      if (init.deadline !== 'headers' || !response.body) return response;
-      headersArrived();
+      if (!response.body || NULL_BODY_STATUSES.has(response.status)) return response;
+      if (init.deadline === 'headers') headersArrived();
       // The body arrives after send() returned: its failures (a pause longer than timeout_seconds,
-      // a reset) are classified as the request's would be.
+      // a reset) are classified as the request's would be, whoever reads it (source.json(), or a
+      // connector's own response.json()), so they end the run with exit 4 naming the URL.
       const classified = new Response(classifiedBody(response.body, classify), { status: response.status, statusText: response.statusText, headers: response.headers });
       // A constructed Response has no URL of its own: the one the answer came from (after redirects) is kept.
       Object.defineProperties(classified, { url: { value: response.url }, redirected: { value: response.redirected } });
@@ -153,6 +154,9 @@ function routedConnector(build: typeof import('undici').buildConnector, tls: Ret
       .catch((error: Error) => callback(error, null));
   };
 }
+
+/** Statuses a constructed Response may not give a body (the fetch standard's null body statuses). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /** `body` with its failures turned into the project's classified errors. */
 function classifiedBody(body: ReadableStream<Uint8Array>, classify: (error: unknown) => Error): ReadableStream<Uint8Array> {

@@ -1,14 +1,19 @@
+import { redactedLine, secrets } from '../secrets/index.js';
+
 /**
  * A service's own words (an error body's message, S3's error message), made safe to put in one line
- * of ours: whitespace runs, line breaks included, folded to one space, and cut at `max` characters.
+ * of ours: redacted first, then whitespace runs, line breaks included, folded to one space, and cut
+ * at `max` characters (secrets/redact-then-shape.ts says why in that order).
  */
 export function oneLine(text: unknown, max = 200): string | undefined {
-  if (typeof text !== 'string' || text.length === 0) return undefined;
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+  return redactedLine(text, max);
 }
 
-/** The first line of an error's message: for a log line about a failure whose details are the library's. */
+/**
+ * The first line of an error's message, redacted before it is cut there (a secret with a line break
+ * would otherwise leave its first line behind): for a log line about a failure whose details are
+ * the library's.
+ */
 export function firstLineOf(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+  return secrets.redact(error instanceof Error ? error.message : String(error)).split('\n')[0]!;
 }

@@ -65,6 +65,8 @@ export async function probeProject(options: { project?: string; configurationPat
     persistConfigurationValue: createConfigurationPersister({ configurationPath: paths.configuration, filesDir: paths.files, log: options.log }),
   });
   try {
+    // The connector's own keys are checked as debug checks them (exit 2), before anything is sent.
+    if (connector?.configuration) parseKeys(connector.configuration, raw, 'the connector');
     return await auth.probe();
   } finally {
     await auth.close();

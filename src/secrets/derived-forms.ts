@@ -1,3 +1,5 @@
+import { decodedText } from './escape-decoding.js';
+
 /**
  * The shapes a secret takes on its way out of a process. A redactor that knows only the raw value
  * misses the base64 in a Basic header, the %-encoded password in a URL, the escaped quote in a JSON
@@ -6,6 +8,19 @@
 
 /** Lines of a PEM body shorter than this are too generic to redact on their own (e.g. a final "=="). */
 const MIN_PEM_LINE = 16;
+
+/**
+ * The byte forms (hex, the first bytes of a Buffer) are registered for values of this many
+ * characters and more: a shorter one's hex is an ordinary run of a few hex digits.
+ */
+const MIN_BYTE_FORM_VALUE = 8;
+/**
+ * ... and up to this many: a token or a password, not a PEM key or a JSON key file, whose hex would
+ * be most of the automaton for a leak no one prints (their first bytes are a generic header).
+ */
+const MAX_BYTE_FORM_VALUE = 512;
+/** util.inspect shows this many bytes of a Buffer (buffer.INSPECT_MAX_BYTES), then "... n more bytes". */
+const INSPECTED_BYTES = 50;
 
 export function derivedForms(value: string): string[] {
   const forms = new Set<string>([value]);
@@ -22,10 +37,29 @@ export function derivedForms(value: string): string[] {
   // $ & + , as they are, which encodeURIComponent encodes.
   add(() => userinfoEncode(value));
   add(() => JSON.stringify(value).slice(1, -1));
+  // How the decoded view (escape-decoding.ts) reads the value itself, where that differs: a
+  // backslash-quote in the secret, say, inside a text another family escaped.
+  add(() => decodedText(value));
   add(() => Buffer.from(value, 'utf8').toString('base64'));
   add(() => Buffer.from(value, 'utf8').toString('base64url'));
   for (const line of pemBodyLines(value)) forms.add(line);
+  for (const form of byteForms(value)) forms.add(form);
   return [...forms];
+}
+/**
+ * The secret's bytes as programs print bytes. Hex (`Buffer#toString('hex')`, and upper case) is
+ * registered; a printed byte array or `<Buffer 74 6f 6b …>`, in any layout, is read back into
+ * bytes by the decoded view (escape-decoding.ts), as code units 0–255: that is the value itself for
+ * an ASCII secret, and the latin1 reading of its UTF-8 bytes, registered here, for another.
+ * util.inspect shows only a Buffer's first 50 bytes, so those are registered for a longer secret.
+ */
+export function byteForms(value: string): string[] {
+  if (value.length < MIN_BYTE_FORM_VALUE || value.length > MAX_BYTE_FORM_VALUE) return [];
+  const bytes = Buffer.from(value, 'utf8');
+  const hex = bytes.toString('hex');
+  const forms = [hex, hex.toUpperCase(), bytes.toString('latin1')];
+  if (bytes.length > INSPECTED_BYTES) forms.push(bytes.subarray(0, INSPECTED_BYTES).toString('latin1'));
+  return forms;
 }
 
 /** Forms of an HTTP Basic credential: the header carries base64("user:password"). */

@@ -1,11 +1,19 @@
+import { ESCAPE_TRIGGERS, scanPartedViews as scanParted, viewsPartAt as partsAt, type Found, type Stepper } from './decoded-view.js';
 import { alphabetOf, type PatternAlphabet } from './pattern-alphabet.js';
 import { SparsePatternMatcher } from './sparse-pattern-matcher.js';
+
+// Local copies: a module loader that compiles imports to getters (tsx does) would otherwise put a
+// function call on every character of the hot loop.
+const triggers = ESCAPE_TRIGGERS;
+const viewsPartAt = partsAt;
+const scanPartedViews = scanParted;
 
 /**
  * Finds every occurrence of many literal strings in one left-to-right pass (Aho–Corasick), compiled
  * to a dense DFA in typed arrays: the hot loop is one table load per UTF-16 code unit, whatever the
  * number of patterns. A regular-expression alternation of the same strings backtracks per pattern;
- * a loop of `replaceAll` scans the text once per pattern.
+ * a loop of `replaceAll` scans the text once per pattern. The same pass also reads the text with one
+ * layer of escaping undone (decoded-view.ts): the hot loop pays one comparison per character for it.
  */
 
 export interface Match {
@@ -96,8 +104,8 @@ export class MultiPatternMatcher {
   }
 
   /**
-   * All matches, each the longest pattern ending at its position, in order of their end; `null` when
-   * there is none, so the common case (a log line without a secret) allocates nothing.
+   * All matches, each the longest pattern ending at its position, in order of their end (in each
+   * view); `null` when there is none, so the common case (a log line without a secret) allocates nothing.
    */
   findAll(text: string): Match[] | null {
     let matches: Match[] | null = null;
@@ -107,7 +115,17 @@ export class MultiPatternMatcher {
     const columns = this.#columns;
     let state = 0;
     for (let i = 0; i < text.length; i++) {
-      state = transitions[state + column[text.charCodeAt(i)]!]!;
+      const code = text.charCodeAt(i);
+      if (code < 0x5d && triggers[code] === 1 && viewsPartAt(text, i)) {
+        const found = this.#found;
+        found.list = matches;
+        i = scanPartedViews(text, i, state, this.#stepper, found, this.#resume) - 1;
+        matches = found.list;
+        found.list = null;
+        state = this.#resume.state;
+        continue;
+      }
+      state = transitions[state + column[code]!]!;
       if (state < 0) {
         state = ~state;
         const hit = output[state / columns]!;
@@ -124,10 +142,50 @@ export class MultiPatternMatcher {
     const transitions = this.#transitions;
     let state = 0;
     for (let i = 0; i < text.length; i++) {
-      state = transitions[state + column[text.charCodeAt(i)]!]!;
+      const code = text.charCodeAt(i);
+      if (code < 0x5d && triggers[code] === 1 && viewsPartAt(text, i)) {
+        const resume = scanPartedViews(text, i, state, this.#stepper, null, this.#resume);
+        if (resume < 0) return true;
+        i = resume - 1;
+        state = this.#resume.state;
+        continue;
+      }
+      state = transitions[state + column[code]!]!;
       if (state < 0) return true;
     }
     return false;
+  }
+
+  /** The automaton one step at a time, for the stretches where the two views differ. */
+  get #stepper(): Stepper {
+    return (this.#steps ??= new DenseSteps(this.#transitions, this.#column, this.#output, this.#columns, this.#lengths));
+  }
+  #steps: DenseSteps | undefined;
+  readonly #resume = { state: 0 };
+  readonly #found: Found = { list: null };
+}
+
+/** The dense automaton's steps with plain fields (a monomorphic call in the scan of parted views). */
+class DenseSteps implements Stepper {
+  constructor(
+    readonly transitions: Int32Array,
+    readonly column: Uint16Array,
+    readonly output: Int32Array,
+    readonly columns: number,
+    readonly lengths: Int32Array,
+  ) {}
+
+  next(state: number, code: number): number {
+    const next = this.transitions[state + this.column[code]!]!;
+    return next < 0 ? ~next : next;
+  }
+
+  hit(state: number): number {
+    return this.output[state / this.columns]!;
+  }
+
+  patternLength(pattern: number): number {
+    return this.lengths[pattern]!;
   }
 }
 

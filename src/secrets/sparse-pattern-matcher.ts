@@ -1,5 +1,12 @@
+import { ESCAPE_TRIGGERS, scanPartedViews as scanParted, viewsPartAt as partsAt, type Found, type Stepper } from './decoded-view.js';
 import type { Match } from './multi-pattern-matcher.js';
 import { alphabetOf, type PatternAlphabet } from './pattern-alphabet.js';
+
+// Local copies: a module loader that compiles imports to getters (tsx does) would otherwise put a
+// function call on every character of the hot loop.
+const triggers = ESCAPE_TRIGGERS;
+const viewsPartAt = partsAt;
+const scanPartedViews = scanParted;
 
 /**
  * Aho–Corasick for large pattern sets: trie edges in one open-addressing hash table plus failure
@@ -84,28 +91,54 @@ export class SparsePatternMatcher {
     this.#output = output.subarray(0, states);
   }
 
+  /** As the dense automaton's: both views of the text (decoded-view.ts) in one pass. */
   findAll(text: string): Match[] | null {
-    let matches: Match[] | null = null;
+    const found = this.#found;
+    found.list = null;
     let state = 0;
     for (let i = 0; i < text.length; i++) {
-      state = this.#step(state, this.#column[text.charCodeAt(i)]!);
+      const code = text.charCodeAt(i);
+      if (code < 0x5d && triggers[code] === 1 && viewsPartAt(text, i)) {
+        i = scanPartedViews(text, i, state, this.#stepper, found, this.#resume) - 1;
+        state = this.#resume.state;
+        continue;
+      }
+      state = this.#step(state, this.#column[code]!);
       const hit = this.#output[state]!;
       if (hit !== 0) {
         const length = this.#lengths[hit - 1]!;
-        (matches ??= []).push({ start: i + 1 - length, end: i + 1, pattern: hit - 1 });
+        (found.list ??= []).push({ start: i + 1 - length, end: i + 1, pattern: hit - 1 });
       }
     }
+    const matches = found.list;
+    found.list = null;
     return matches;
   }
 
   test(text: string): boolean {
     let state = 0;
     for (let i = 0; i < text.length; i++) {
-      state = this.#step(state, this.#column[text.charCodeAt(i)]!);
+      const code = text.charCodeAt(i);
+      if (code < 0x5d && triggers[code] === 1 && viewsPartAt(text, i)) {
+        const resume = scanPartedViews(text, i, state, this.#stepper, null, this.#resume);
+        if (resume < 0) return true;
+        i = resume - 1;
+        state = this.#resume.state;
+        continue;
+      }
+      state = this.#step(state, this.#column[code]!);
       if (this.#output[state] !== 0) return true;
     }
     return false;
   }
+
+  readonly #stepper: Stepper = {
+    next: (state, code) => this.#step(state, this.#column[code]!),
+    hit: (state) => this.#output[state]!,
+    patternLength: (pattern) => this.#lengths[pattern]!,
+  };
+  readonly #resume = { state: 0 };
+  readonly #found: Found = { list: null };
 
   #step(state: number, column: number): number {
     if (column === 0) return 0; // a character no pattern contains

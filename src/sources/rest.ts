@@ -1,26 +1,26 @@
 import { z } from 'zod';
 import { AWS_METHODS, isAwsCredential, type Credential } from '../auth/index.js';
 import { keys } from '../config/index.js';
-import { AuthenticationError, ConfigurationError, SourceUnreachableError } from '../errors/index.js';
+import { ConfigurationError, SourceUnreachableError } from '../errors/index.js';
 import {
   HttpClient,
-  clientCertificateRefusedByStatus,
   describeUrl,
   explainTlsFailure,
   isLoopbackHost,
-  oneLine,
   prepareSshTunnel,
   readBodyStart,
   readTlsSettings,
-  recognizeClientCertificateRefusal,
   sshTunnelKeys,
   urlDestination,
   type HttpReply,
   type HttpRequestInit,
-  type TlsSettings,
 } from '../network/index.js';
 import { awsRequestSigner, type RequestSigner } from './aws-request-signing.js';
+import { leaveOriginSafely } from './rest-redirect.js';
+import { notJsonError, statusError } from './rest-status.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from './source-definition.js';
+
+export { awsRefusalMessage, statusError } from './rest-status.js';
 
 /**
  * A REST or HTTP API. `fetch` is what a connector's update() uses: paths join `base_url`, the
@@ -47,7 +47,10 @@ export interface RestSource extends ConnectedSource {
    * (connector-auth/pipeline-api, /webhooks-api) use it.
    */
   request(pathOrUrl: string | URL, init?: RestRequestInit): Promise<HttpReply>;
-  /** GET (or `init.method`) and parse JSON; a non-2xx status throws a classified error. */
+  /**
+   * GET (or `init.method`) and parse JSON; a non-2xx status, a body cut short or too slow, and a
+   * body that is not JSON throw classified errors (exit 3 or 4) naming the URL.
+   */
   json<T = unknown>(pathOrUrl: string | URL, init?: RestRequestInit): Promise<T>;
 }
 
@@ -114,12 +117,15 @@ export default defineSource({
       transmit: (url: URL, init: HttpRequestInit) => Promise<R>,
       drain: (reply: R) => Promise<unknown>,
     ): Promise<R> => {
+      /** The request last sent, whose credential a 401 refused. */
+      let sent: { method: string; url: URL; headers: Headers } | undefined;
       const hop = async (url: URL, method: string, body: RestRequestInit['body'], drop: { body: boolean; callerCredentials: boolean }): Promise<R> => {
         const headers = new Headers(init.headers);
         if (!headers.has('accept')) headers.set('accept', 'application/json');
         if (drop.body) for (const name of BODY_HEADERS) headers.delete(name);
         if (drop.callerCredentials) for (const name of CALLER_CREDENTIAL_HEADERS) headers.delete(name);
         const request = { method, url: new URL(url), headers };
+        sent = request;
         const sameOrigin = url.origin === baseUrl.origin;
         if (sameOrigin) await (signer ? signer.sign(request, body) : credential.authorize(request));
         try {
@@ -162,7 +168,8 @@ export default defineSource({
           // The caller's own Authorization or Cookie leaves with the first change of origin, for the
           // rest of the chain, as fetch drops them (the method's credential follows base_url above).
           if (next.origin !== first.origin) drop.callerCredentials = true;
-          url = next;
+          // Nor does a credential the server copied into the Location (a query-string API key).
+          url = next.origin === baseUrl.origin ? next : leaveOriginSafely(next, { method, url, credential: credential.description }, context.secrets, context.log);
         }
       };
       const answer = await follow();
@@ -171,7 +178,7 @@ export default defineSource({
       const retry =
         answer.reply.status === 401 &&
         answer.url.origin === baseUrl.origin &&
-        (credential.answersChallenge?.(answer.url, answer.reply.headers) || (credential.invalidate !== undefined && (await credential.invalidate())));
+        (credential.answersChallenge?.(answer.url, answer.reply.headers) || (credential.invalidate !== undefined && (await credential.invalidate(sent))));
       if (!retry) return answer.reply;
       // Read the (small) 401 body to its end so the retry reuses the connection.
       await drain(answer.reply);
@@ -208,12 +215,19 @@ export default defineSource({
       request,
       async json<T>(pathOrUrl: string | URL, init?: RestRequestInit): Promise<T> {
         const response = await send(pathOrUrl, init);
+        const target = `${credential.description}: ${init?.method ?? 'GET'} ${describeUrl(resolveUrl(baseUrl, pathOrUrl))}`;
         if (!response.ok) {
           const body = signer !== undefined && response.status === 403 ? await readBodyStart(response) : (await response.body?.cancel(), '');
-          const target = `${init?.method ?? 'GET'} ${describeUrl(resolveUrl(baseUrl, pathOrUrl))}`;
-          throw statusError(response, `${credential.description}: ${target}`, credential, [200], { body, quoteService: signer !== undefined });
+          throw statusError(response, target, credential, [200], { body, quoteService: signer !== undefined, data: true });
         }
-        return (await response.json()) as T;
+        // A reset or a pause past timeout_seconds while the body arrives is classified by the HTTP
+        // client (exit 4, naming the URL), as it is before the headers.
+        const text = await response.text();
+        try {
+          return JSON.parse(text) as T;
+        } catch {
+          throw notJsonError(response, target);
+        }
       },
       probe,
       close: async () => {
@@ -236,52 +250,6 @@ const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'con
 
 /** Bodies up to this size are read to the end by the probe, keeping the connection for reuse. */
 const PROBE_BODY_LIMIT = 64 * 1024;
-
-/**
- * The error a non-healthy status means: 401/403 are the credential's fault, and so is nginx's 400
- * about the client certificate (given the body's start); anything else is the source's.
- */
-export function statusError(
-  response: Response,
-  target: string,
-  credential: Credential,
-  expected: readonly number[],
-  details: { body?: string; tls?: Pick<TlsSettings, 'clientCertificate'>; quoteService?: boolean } = {},
-) {
-  const refusal = recognizeClientCertificateRefusal(response.status, details.body ?? '');
-  if (refusal) return clientCertificateRefusedByStatus(refusal, target, details.tls);
-  // AWS says in the body whether the signature or the permission failed: worth quoting.
-  const said = details.quoteService ? awsRefusalMessage(details.body ?? '') : undefined;
-  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${said ? `: ${said}` : ''}`;
-  if (response.status === 401 || response.status === 403) {
-    const verb = response.status === 401 ? 'rejected the credentials' : 'denied access (the credentials lack a permission)';
-    return new AuthenticationError(`${target} ${verb} (${status})`, {
-      code: `http_${response.status}`,
-      key: credential.rejectedKey,
-      hint: `check '${credential.rejectedKey}'${response.status === 403 ? ' and the permissions it grants' : ''}`,
-    });
-  }
-  return new SourceUnreachableError(`${target} answered ${status}; expected ${expected.join(' or ')}`, {
-    code: `http_${response.status}`,
-    key: 'probe_path',
-    hint: "check 'base_url' and 'probe_path', or list the healthy statuses in 'probe_expect_status'",
-  });
-}
-
-/**
- * What an AWS service said when it refused a signed request, as one bounded line: `{"message"}`
- * (API Gateway, OpenSearch), `{"Message"}` (Lambda), or S3's XML `<Message>`. Undefined otherwise.
- */
-export function awsRefusalMessage(body: string): string | undefined {
-  let message: unknown;
-  try {
-    const json = JSON.parse(body) as Record<string, unknown> | null;
-    message = json?.message ?? json?.Message;
-  } catch {
-    message = /<Message>([^<]{1,400})<\/Message>/.exec(body)?.[1];
-  }
-  return oneLine(message, 300);
-}
 
 /**
  * "https://x/api" + "items" must give "https://x/api/items"; WHATWG resolution would drop "api".

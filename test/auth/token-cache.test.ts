@@ -210,6 +210,20 @@ describe('TokenCache', () => {
     expect(s.count).toBe(3);
   });
 
+  it('invalidate(rejected): the refused token is dropped however new, a token that replaced it is kept', async () => {
+    const s = source();
+    const { cache: c, clock } = cache(s);
+    const first = await c.token();
+    clock.set(500); // revoked half a second after it was issued
+    expect(c.invalidate(first)).toBe(true);
+    const second = await c.token();
+    expect(second).toBe('token-2');
+    // More 401s for token-1 arriving late, a burst of them: token-2 stays, no fetch.
+    for (let i = 0; i < 50; i++) expect(c.invalidate(first)).toBe(true);
+    expect(await c.token()).toBe('token-2');
+    expect(s.count).toBe(2);
+  });
+
   it('close() waits for a fetch in flight (a rotated refresh token must be saved before the process ends)', async () => {
     const s = source();
     s.hold();

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,21 +14,34 @@ export interface CliRun {
 }
 
 export function cli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliRun> {
+  return startCli(args, options).done;
+}
+
+/**
+ * The CLI started, not awaited: for a test that acts while it runs (a signal, a second run). `output`
+ * is what it printed so far; `done` its end. `command` replaces `node` (a shell that sets limits first).
+ */
+export function startCli(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; command?: [string, ...string[]] } = {},
+): { child: ChildProcessWithoutNullStreams; output: () => { stdout: string; stderr: string }; done: Promise<CliRun> } {
   const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: options.cwd,
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.stdin.end(options.input ?? '');
+  const [program, ...before] = options.command ?? [process.execPath];
+  const child = spawn(program, [...before, BIN, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdin.end(options.input ?? '');
+  const done = new Promise<CliRun>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr, ms: performance.now() - started }));
   });
+  return { child, output: () => ({ stdout, stderr }), done };
 }
 
 /** Every form a secret could leak in: raw, base64, base64url, URL-encoded, JSON-escaped. */

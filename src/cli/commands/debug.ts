@@ -1,4 +1,5 @@
 import { runDebug } from '../../hosts/local/index.js';
+import { redactedJson } from '../../secrets/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { argumentError, PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
 import { formatTable } from '../format-table.js';
@@ -39,7 +40,7 @@ const command: Command = {
     if (io.json) {
       const { schemaChanges, tables, ...rest } = counts;
       io.out(
-        JSON.stringify({
+        redactedJson({
           ok: true,
           probe: { target: result.probe.target, outcome: result.probe.outcome, elapsed_ms: Math.round(result.probe.elapsedMs) },
           counts: { ...rest, schema_changes: schemaChanges },

@@ -1,4 +1,5 @@
 import { probeProject } from '../../project/index.js';
+import { redactedJson } from '../../secrets/index.js';
 import type { CliIO, Command } from '../cli-io.js';
 import { PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
 
@@ -16,7 +17,7 @@ const command: Command = {
     });
     io.out(
       io.json
-        ? JSON.stringify({ ok: true, target: result.target, outcome: result.outcome, elapsed_ms: Math.round(result.elapsedMs) })
+        ? redactedJson({ ok: true, target: result.target, outcome: result.outcome, elapsed_ms: Math.round(result.elapsedMs) })
         : `probe OK: ${result.target} → ${result.outcome} in ${Math.round(result.elapsedMs)} ms`,
     );
     return 0;

@@ -1,11 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import { readConfigurationFile, registerConfigurationSecrets } from '../../config/index.js';
 import { runConnector, type OperationCounts, type State } from '../../connector/index.js';
-import { ConfigurationError } from '../../errors/index.js';
+import { ConfigurationError, InterruptedError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { secrets, type SecretRegistry } from '../../secrets/index.js';
 import type { ProbeResult } from '../../sources/index.js';
 import { createConfigurationPersister, loadConnector, projectPaths, type ProjectPaths } from '../../project/index.js';
+import { watchInterruption, type StopSignal } from './interruption.js';
+import { checkRunFiles } from './project-files.js';
+import { lockProject } from './project-lock.js';
 import { readState, writeStateAtomically } from './state-file.js';
 import { Warehouse } from './warehouse/index.js';
 
@@ -33,58 +36,95 @@ export interface DebugResult {
 /**
  * `connector-auth debug`: configuration → authenticate → probe → update() into the local warehouse.
  * Nothing is written under files/ until the probe has succeeded, so a bad configuration or a wrong
- * credential leaves the project as it was.
+ * credential leaves the project as it was. One run per project at a time: the lock is taken before
+ * the state is read or anything is probed. SIGINT or SIGTERM stops the run cleanly (interruption.ts).
+ *
+ * What a failed or stopped run leaves: state.json holds the last checkpoint's state (or what it held
+ * before, without one); the warehouse holds every operation issued before the failure, those after
+ * the last checkpoint included, flushed when it is closed. The next run resumes from the checkpoint
+ * and writes those rows again, which an upsert, update or delete by key makes harmless: delivery is
+ * at-least-once, as the connector SDK's is (docs/decisions.md).
  */
 export async function runDebug(options: DebugOptions): Promise<DebugResult> {
   const started = performance.now();
   const registry = options.registry ?? secrets;
   const paths = projectPaths(options.project, options.configurationPath);
-  const raw = await readConfigurationFile(paths.configuration);
-  // Registered before the connector file runs: its top-level code could already print a value.
-  registerConfigurationSecrets(raw, { registry });
-  const { connector } = await loadConnector(paths.project);
-  const state = await readInitialState(options.statePath ?? paths.state, options.statePath !== undefined);
-
+  const lock = await lockProject(paths.project, 'debug');
+  const interruption = watchInterruption(options.log);
   let counts: (() => OperationCounts) | undefined;
+  let stopped = false;
   const timer =
     options.onProgress &&
     setInterval(() => counts && options.onProgress?.(counts()), options.progressEveryMs ?? 200).unref();
   try {
-    const result = await runConnector({
-      connector,
-      configuration: raw,
-      state,
-      log: options.log,
-      registry,
-      authenticate: {
-        filesDir: paths.files,
-        // A rotated refresh token is written back to configuration.json before it is used.
-        persistConfigurationValue:
-          options.persistConfigurationValue ??
-          createConfigurationPersister({ configurationPath: paths.configuration, filesDir: paths.files, log: options.log }),
-      },
-      onProbed: (probe) => options.log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`),
-      openDestination: async () => {
-        await mkdir(paths.files, { recursive: true });
-        return Warehouse.open(paths.warehouse);
-      },
-      onOperations: (get) => (counts = get),
-      stateStore: {
-        save: (next: State) =>
-          writeStateAtomically(paths.state, next, {
-            refuse: (json) => {
-              const keys = registry.labelsIn(json);
-              return keys.length === 0
-                ? undefined
-                : `refusing to save the state: it holds the value of secret configuration key(s) ${keys.map((k) => `'${k}'`).join(', ')} (state.json is not encrypted)`;
-            },
-          }),
-      },
-    });
-    return { paths, probe: result.probe, counts: result.counts, elapsedMs: performance.now() - started };
+    await checkRunFiles(paths, 'run');
+    const raw = await readConfigurationFile(paths.configuration);
+    // Registered before the connector file runs: its top-level code could already print a value.
+    registerConfigurationSecrets(raw, { registry });
+    const { connector } = await loadConnector(paths.project);
+    const state = await readInitialState(options.statePath ?? paths.state, options.statePath !== undefined);
+    let opened = false;
+    try {
+      const result = await runConnector({
+        connector,
+        configuration: raw,
+        state,
+        log: options.log,
+        registry,
+        signal: interruption.signal,
+        authenticate: {
+          filesDir: paths.files,
+          // A rotated refresh token is written back to configuration.json before it is used.
+          persistConfigurationValue:
+            options.persistConfigurationValue ??
+            createConfigurationPersister({ configurationPath: paths.configuration, filesDir: paths.files, log: options.log }),
+        },
+        onProbed: (probe) => options.log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`),
+        openDestination: async () => {
+          await mkdir(paths.files, { recursive: true });
+          const warehouse = await Warehouse.open(paths.warehouse);
+          opened = true;
+          return warehouse;
+        },
+        onOperations: (get) => (counts = get),
+        stateStore: {
+          save: (next: State) =>
+            writeStateAtomically(paths.state, next, {
+              refuse: (json) => {
+                const keys = registry.labelsIn(json);
+                return keys.length === 0
+                  ? undefined
+                  : `refusing to save the state: it holds the value of secret configuration key(s) ${keys.map((k) => `'${k}'`).join(', ')} (state.json is not encrypted)`;
+              },
+            }),
+        },
+      });
+      return { paths, probe: result.probe, counts: result.counts, elapsedMs: performance.now() - started };
+    } catch (error) {
+      const received = interruption.received;
+      if (received === undefined) throw error;
+      stopped = true;
+      throw interrupted(received, paths, opened ? counts?.().checkpoints : undefined, error);
+    }
   } finally {
     if (timer) clearInterval(timer);
+    interruption.dispose(stopped);
+    await lock.release();
   }
+}
+
+/** What a stopped run says: where the state is, where the next run starts, what the warehouse holds. */
+function interrupted(signal: StopSignal, paths: ProjectPaths, checkpoints: number | undefined, cause: unknown): InterruptedError {
+  if (checkpoints === undefined)
+    return new InterruptedError(signal, `interrupted by ${signal} before the sync started: nothing was written`, { cause });
+  const state =
+    checkpoints > 0
+      ? `${paths.state} holds the state of the last checkpoint (${checkpoints} in this run) and the next run resumes there`
+      : `no checkpoint was made in this run: ${paths.state} is as it was, and the next run starts from there`;
+  return new InterruptedError(signal, `interrupted by ${signal}: ${state}; the warehouse was closed cleanly (rows written since the last checkpoint stay and are written again)`, {
+    cause,
+    hint: 'run connector-auth debug again to go on',
+  });
 }
 
 async function readInitialState(path: string, explicit: boolean): Promise<State> {
@@ -93,7 +133,7 @@ async function readInitialState(path: string, explicit: boolean): Promise<State>
   } catch (error) {
     throw new ConfigurationError(`cannot use the state file: ${error instanceof Error ? error.message : String(error)}`, {
       code: 'state_unreadable',
-      hint: explicit ? 'check the file given with --state' : 'fix or remove files/state.json (connector-auth reset)',
+      hint: explicit ? 'check the file given with --state' : 'fix or remove files/state.json (connector-auth reset deletes it)',
       cause: error,
     });
   }

@@ -32,6 +32,7 @@ export async function readState(path: string): Promise<Record<string, unknown>> 
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return {};
+    if (errorCode(error) === 'EISDIR') throw new Error(`the state file ${path} is a directory, not a file`);
     throw new Error(`cannot read the state file ${path} (${errorCode(error) ?? 'unknown error'})`);
   }
   // A byte order mark (a state file edited on Windows) is not content; JSON.parse would refuse it.

@@ -17,6 +17,7 @@ import {
   describeServerCertificate,
   type TlsSettings,
 } from '../../network/index.js';
+import { secrets } from '../../secrets/index.js';
 import { describeEndpoint, type PostgresEndpoint } from './connection-settings.js';
 import { inspectServerCertificate } from './server-certificate.js';
 
@@ -277,7 +278,8 @@ function certificateNames(chain: unknown[]): string {
   return '';
 }
 
+/** The server's first line, redacted before it is cut (redact first, then shape). */
 function firstLine(text: string): string {
-  const line = text.split('\n')[0]!.trim();
+  const line = secrets.redact(text).split('\n')[0]!.trim();
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }

@@ -35,15 +35,15 @@
  *   Schema changes are counted as if the rows were written one at a time, so
  *   the count does not depend on the batch size.
  *
- * Errors thrown from here are plain `Error`s naming the table and column; they
- * never carry row values (values may be secrets), which is also why DuckDB's
- * own messages are reduced to their category ("Constraint Error", ...).
+ * Errors of the rows a connector writes are plain `Error`s naming the table
+ * and column, never a row value (values may be secrets); DuckDB's own failures
+ * keep its message, redacted, with a code and a hint (warehouse-errors.ts).
  *
  * `@duckdb/node-api` is loaded lazily by `open()`, so importing this module
  * costs nothing for commands that never open a warehouse.
  *
  * This class owns the lifecycle, the buffering entry points and the promise
- * chain; the rest lives beside it: operation-buffer.ts (rows into runs),
+ * chain; the rest lives beside it: open-duckdb.ts, operation-buffer.ts (rows into runs),
  * declarations.ts, batch-writer.ts (runs into DuckDB) with staged-column.ts,
  * staging-table.ts, schema-plan.ts, schema-sql.ts and merge-sql.ts.
  */
@@ -51,12 +51,12 @@ import { resolve as resolvePath } from 'node:path';
 import { BatchWriter } from './batch-writer.js';
 import { registerDeclarations, type Declaration } from './declarations.js';
 import type { Api, Connection, Instance } from './duckdb-types.js';
-import { readExistingTables } from './existing-tables.js';
-import { FIVETRAN_ID, SCHEMA, checkName, foldCase, quoteIdent } from './identifiers.js';
+import { FIVETRAN_ID, checkName, foldCase } from './identifiers.js';
+import { openDuckDb } from './open-duckdb.js';
 import { bufferOperation } from './operation-buffer.js';
 import { readRows } from './read-rows.js';
 import { newTableState, type Op, type TableState } from './table-state.js';
-import { prepareLegacySchema, refreshLegacyViews } from './tester-views.js';
+import { refreshLegacyViews } from './tester-views.js';
 import { sanitize, tableLabel, warehouseError } from './warehouse-errors.js';
 import type { Row, TableDefinition } from './warehouse-types.js';
 
@@ -117,41 +117,8 @@ export class Warehouse {
     }
     openPaths.add(pathKey);
     try {
-      const api = await import('@duckdb/node-api');
-      let instance: Instance;
-      try {
-        // One DuckDB thread: a batch's statements run one after another, and
-        // the connector runs on the main thread meanwhile. More threads cost
-        // about a quarter more CPU on two cores without making batches faster.
-        instance = await api.DuckDBInstance.create(path, { threads: '1' });
-      } catch (error) {
-        throw warehouseError(`cannot open ${path}: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      let conn: Connection;
-      try {
-        conn = await instance.connect();
-      } catch (error) {
-        instance.closeSync();
-        throw sanitize(error, `opening ${path}`);
-      }
-      try {
-        // TIMESTAMP <-> TIMESTAMPTZ casts use the session time zone.
-        await conn.run(`SET TimeZone = 'UTC'`);
-      } catch {
-        // Without ICU, DuckDB has no time zones and already works in UTC.
-      }
-      let warehouse: Warehouse;
-      try {
-        await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(SCHEMA)}`);
-        await prepareLegacySchema(conn, path);
-        const tables = await readExistingTables(conn);
-        warehouse = new Warehouse(api, instance, conn, pathKey, batchSize, tables);
-      } catch (error) {
-        conn.closeSync();
-        instance.closeSync();
-        throw sanitize(error, `opening ${path}`);
-      }
-      return warehouse;
+      const { api, instance, conn, tables } = await openDuckDb(path);
+      return new Warehouse(api, instance, conn, pathKey, batchSize, tables);
     } catch (error) {
       openPaths.delete(pathKey);
       throw error;

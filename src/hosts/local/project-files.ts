@@ -1,0 +1,31 @@
+import { stat } from 'node:fs/promises';
+import { ConfigurationError } from '../../errors/index.js';
+import type { ProjectPaths } from '../../project/index.js';
+
+/**
+ * The files a local run reads and replaces, and `reset` deletes: the warehouse, DuckDB's write-ahead
+ * log and the state. Each must be a regular file when it exists. Anything else there (a directory
+ * made by mistake, a socket) is reported by path before anything is read, probed or deleted: debug
+ * would otherwise fail on it halfway, and reset delete the warehouse and then stop on it.
+ */
+export function runFiles(paths: ProjectPaths): string[] {
+  return [paths.warehouse, `${paths.warehouse}.wal`, paths.state];
+}
+
+export async function checkRunFiles(paths: ProjectPaths, doing: 'run' | 'reset'): Promise<void> {
+  for (const path of runFiles(paths)) {
+    const stats = await stat(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw new ConfigurationError(`cannot use ${path} (${error.code ?? 'unknown error'})`, { code: 'project_file_unreadable', hint: `check the permissions of ${path}`, cause: error });
+    });
+    if (stats === undefined || stats.isFile()) continue;
+    const what = stats.isDirectory() ? 'a directory' : 'not a regular file';
+    throw new ConfigurationError(`${path} is ${what}, not the file the local runner keeps there`, {
+      code: 'project_file_not_a_file',
+      hint:
+        doing === 'reset'
+          ? `nothing was deleted: move or remove ${path} yourself (reset deletes files only), then run reset again`
+          : `move or remove ${path} yourself (reset deletes files only), then run again`,
+    });
+  }
+}
