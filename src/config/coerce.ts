@@ -71,7 +71,9 @@ export const oneOf = <const T extends readonly [string, ...string[]]>(values: T,
     .transform((v, ctx): T[number] => {
       if (v === undefined || v === '') return fallback ?? reject(ctx, `is missing; use one of ${values.join(', ')}`, v);
       return (values as readonly string[]).includes(v) ? v : reject(ctx, `must be one of ${values.join(', ')}`, v);
-    });
+    })
+    // The list shows in the key's JSON Schema (a transform hides it otherwise): forms offer it as a choice.
+    .meta({ enum: [...values] });
 
 /** An absolute URL with one of the given schemes; returned as a URL object. */
 export const url = (schemes: readonly string[] = ['https:', 'http:']) =>

@@ -7,7 +7,7 @@ export type { HttpRoute } from './http-route.js';
 export type { HttpReply } from './http-reply.js';
 export { classifyNetworkError } from './classify-network-error.js';
 export type { RequestContext } from './classify-network-error.js';
-export { readTlsSettings, hasClientCertificate, tlsConnectOptions, unescapeNewlines } from './tls-settings.js';
+export { readTlsSettings, hasClientCertificate, tlsConnectOptions, unescapeNewlines, tlsKeys } from './tls-settings.js';
 export type { TlsSettings, TlsReadOptions } from './tls-settings.js';
 export { loadClientCertificate, orderChain, EXPIRY_WARNING_DAYS } from './client-certificate.js';
 export type { ClientCertificate, ClientCertificateInput, ClientCertificateSummary, ClientCertificateKey } from './client-certificate.js';

@@ -55,6 +55,7 @@ export default defineSource({
   summary: 'PostgreSQL: password (SCRAM), client certificate or a cloud access token, TLS per sslmode; probe = one connection and SELECT 1',
   keys: postgresKeys,
   acceptsMethods: ['password', 'mtls', 'gcp_metadata', 'gcp_workload_identity', 'azure_managed_identity', 'service_account_key', 'oauth2_client_credentials', ...AWS_METHODS],
+  readsTlsKeys: true,
   async connect(k, credential, context): Promise<PostgresSource> {
     const endpoint: PostgresEndpoint = { host: k.host.trim(), port: k.port, user: k.user, database: k.database, sslmode: k.sslmode };
     const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
