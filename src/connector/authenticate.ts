@@ -1,4 +1,4 @@
-import type { AuthMethod, Credential, Timers } from '../auth/index.js';
+import type { AuthMethod, Credential, RotatingSecret, Timers } from '../auth/index.js';
 import { loadAuthMethod, rotationDaysOf, warnIfCredentialOld } from '../auth/index.js';
 import {
   checkFlatStringObject,
@@ -23,6 +23,8 @@ export interface AuthenticateOptions {
   connectorSecretKeys?: ReadonlySet<string>;
   /** Persist a rotated configuration value (e.g. a refresh token) before it is used. */
   persistConfigurationValue?: (key: string, value: string) => Promise<void>;
+  /** A host's hold on secrets that rotate when used, shared by its concurrent calls (AuthContext.rotatingSecret). */
+  rotatingSecret?: RotatingSecret;
   filesDir?: string;
   now?: () => number;
   /** How auth methods wait (token endpoint backoff); tests pass timers that advance a fake clock. */
@@ -125,6 +127,7 @@ export async function authenticateResolved(
     secrets: options.registry ?? defaultRegistry,
     now,
     ...(options.persistConfigurationValue ? { persistConfigurationValue: options.persistConfigurationValue } : {}),
+    ...(options.rotatingSecret ? { rotatingSecret: options.rotatingSecret } : {}),
     ...(options.filesDir ? { filesDir: options.filesDir } : {}),
     ...(options.timers ? { timers: options.timers } : {}),
   };
