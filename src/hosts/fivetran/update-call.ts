@@ -1,5 +1,6 @@
 import { checkFlatStringObject, registerConfigurationSecrets } from '../../config/index.js';
 import { runConnector } from '../../connector/index.js';
+import { ExitCode, isConnectorAuthError } from '../../errors/index.js';
 import { CallSecrets } from './call-secrets.js';
 import { failureLine, statusOf } from './call-status.js';
 import { newerThanCarried, readRequestState } from './connector-state.js';
@@ -77,6 +78,10 @@ export async function runUpdate(call: UpdateCall, context: ServeContext): Promis
     const status = statusOf(reason, registry, context.grpc);
     if (stream?.stopped) log.info(`Update stopped for shutdown after ${stream.records} records and ${stream.checkpoints} checkpoints`);
     else log.error(`Update failed: ${failureLine(error, registry)}`);
+    // A refused refresh token is fixed by a person only: a Task puts it on the dashboard as one.
+    if (!stream?.stopped && isConnectorAuthError(error) && error.exitCode === ExitCode.authentication && error.key === 'refresh_token') {
+      call.write({ task: { message: `${failureLine(error, registry)}. Authorize again (connector-auth authorize) and put the new refresh token in this connection's setup.` } });
+    }
     call.emit('error', Object.assign(new Error(status.details), status));
   } finally {
     if (stream) context.updates.delete(stream);
