@@ -114,6 +114,22 @@ describe('serve: the rest-api template', () => {
     expect(resumed.records.map((r) => plain(r).id)).toEqual([21, 22, 23, 24, 25].map((id) => ({ long: String(id) })));
   });
 
+  it("Update with the user's selection: a deselected column is not sent (the primary key always is), a deselected table not at all", async () => {
+    const columns = await client.update({
+      configuration: configuration(),
+      selection: { without_schema: { include_new_tables: false, tables: [{ table_name: 'items', included: true, columns: { id: false, name: false, price: true }, include_new_columns: false }] } },
+    });
+    expect(columns.error).toBeUndefined();
+    expect(columns.records.map(plain).slice(0, 2)).toEqual([
+      { id: { long: '1' }, price: { double: 1.25 } },
+      { id: { long: '2' }, price: { double: 2.5 } },
+    ]);
+    const none = await client.update({ configuration: configuration(), selection: { without_schema: { include_new_tables: true, tables: [{ table_name: 'items', included: false }] } } });
+    expect(none.error).toBeUndefined();
+    expect(none.records).toEqual([]);
+    expect(none.checkpoints).toHaveLength(3);
+  });
+
   it('Update with a wrong token: the stream ends UNAUTHENTICATED with our line naming the key, nothing sent', async () => {
     const result = await client.update({ configuration: configuration(WRONG) });
     expect(result.messages).toEqual([]);
