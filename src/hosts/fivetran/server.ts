@@ -1,6 +1,7 @@
 import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
+import { secrets as processSecrets } from '../../secrets/index.js';
 import { describeConfiguration, loadConnector, projectPaths } from '../../project/index.js';
 import { CallSecrets } from './call-secrets.js';
 import { failureLine, statusOf } from './call-status.js';
@@ -50,8 +51,13 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const log = partnerLogger(logOptions);
   const restoreConsole = routeConsole(log);
   const paths = projectPaths(options.project);
-  const { connector } = await loadConnector(paths.project);
-  const { grpc, service } = await loadProtocol();
+  // Side by side: the connector through tsx, gRPC and the protocol files.
+  const [{ connector }, { grpc, service }] = await Promise.all([loadConnector(paths.project), loadProtocol()]).catch((error: unknown) => {
+    // The platform reads stdout: the reason goes there too, before the CLI prints its error line.
+    log.critical(`cannot start: ${failureLine(error, processSecrets)}`);
+    restoreConsole();
+    throw error;
+  });
   // grpc-js's own diagnostics become our lines too.
   grpc.setLogger({ error: (...args: unknown[]) => log.error(args.map(String).join(' ')), info: () => {}, debug: () => {} });
 
@@ -91,17 +97,15 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     Schema: unary('Schema', (request: Parameters<typeof runSchema>[0], registry) => runSchema(request, context, registry)),
     Update: (call: Parameters<typeof runUpdate>[0]) => void runUpdate(call, context),
   });
+  const address = `${host.includes(':') ? `[${host}]` : host}:${options.port ?? 50051}`;
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${options.port ?? 50051}`, grpc.ServerCredentials.createInsecure(), (error, bound) =>
-      error
-        ? reject(
-            new ConfigurationError(`cannot listen on ${host}:${options.port ?? 50051}: ${error.message}`, {
-              code: 'listen_failed',
-              hint: 'choose another --port or --host',
-            }),
-          )
-        : resolve(bound),
-    ),
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, bound) => {
+      if (!error) return resolve(bound);
+      const failure = new ConfigurationError(`cannot listen on ${address}: ${error.message}`, { code: 'listen_failed', hint: 'choose another --port or --host' });
+      log.critical(`cannot start: ${failureLine(failure, processSecrets)}`);
+      restoreConsole();
+      reject(failure);
+    }),
   );
   log.info(`listening on ${host}:${port}: ${SERVICE} for ${paths.project} (${Math.round(performance.now())} ms after start)`);
 

@@ -48,8 +48,13 @@ export async function runUpdate(call: UpdateCall, context: ServeContext): Promis
       log.info('a rotated credential this server held is now sealed in the state (checkpoint before the sync)');
     }
     const rotation = context.rotated.forCall(raw, async (key) => {
-      await current.carryRotated();
-      log.info(`the authorization server rotated '${key}'; the new value is sealed in the state of the checkpoint just sent`);
+      try {
+        await current.carryRotated();
+        log.info(`the authorization server rotated '${key}'; the new value is sealed in the state of the checkpoint just sent`);
+      } catch {
+        // The server's memory has it already; the next Update's first checkpoint carries it.
+        log.warning(`the authorization server rotated '${key}', and the checkpoint carrying it could not be sent (the call ended): it is kept in this server's memory`);
+      }
     });
     const result = await runConnector({
       connector,
