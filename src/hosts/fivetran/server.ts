@@ -90,7 +90,13 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const server = new grpc.Server();
   server.addService(service, {
     ConfigurationForm: unary('ConfigurationForm', async () => {
-      form ??= describeConfiguration(connector).then(configurationForm);
+      // Made once; a failure is not kept, so the next call tries again.
+      form ??= describeConfiguration(connector)
+        .then(configurationForm)
+        .catch((error: unknown) => {
+          form = undefined;
+          throw error;
+        });
       return form;
     }),
     Test: unary('Test', (request: Parameters<typeof runTest>[0], registry) => runTest(request, context, registry)),
@@ -107,7 +113,9 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       reject(failure);
     }),
   );
-  log.info(`listening on ${host}:${port}: ${SERVICE} for ${paths.project} (${Math.round(performance.now())} ms after start)`);
+  // The platform names the account and destination group in the environment, for context in logs.
+  const where = [process.env.FIVETRAN_ACCOUNT_NAME && `account ${process.env.FIVETRAN_ACCOUNT_NAME}`, process.env.FIVETRAN_GROUP_NAME && `group ${process.env.FIVETRAN_GROUP_NAME}`].filter(Boolean);
+  log.info(`listening on ${host.includes(':') ? `[${host}]` : host}:${port}: ${SERVICE} for ${paths.project}${where.length ? ` (${where.join(', ')})` : ''} (${Math.round(performance.now())} ms after start)`);
 
   let stopped: Promise<void> | undefined;
   const stop = () =>
