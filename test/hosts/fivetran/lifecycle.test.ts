@@ -185,6 +185,36 @@ describe('serve: calls, clients and signals', () => {
     await serve.until(/progress 300000/);
   }, 120_000);
 
+  it('a client that cancels: the connector stops at its next operation and the server says so', async () => {
+    const { serve, client } = await server();
+    const stream = client.updateStream({ configuration: configuration({ rows: '100000', checkpoint_every: '100', pause_ms: '50' }) });
+    stream.on('data', () => {});
+    stream.on('error', () => {});
+    await serve.until(/progress 200\b/);
+    stream.cancel();
+    await serve.until(/Update cancelled by the client after \d+ records/);
+    const stoppedAt = progress(serve);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(progress(serve)).toBe(stoppedAt);
+    expect(stoppedAt).toBeLessThan(100000);
+  });
+
+  it('a connector without schema(): Schema is not supported, the records carry their columns', async () => {
+    const bare = join(root, 'bare');
+    await mkdir(bare);
+    await writeFile(
+      join(bare, 'connector.ts'),
+      "import { defineConnector } from 'connector-auth';\nexport default defineConnector({ source: 'rest', async update({ op }) { await op.upsert('t', { id: 1, at: new Date(0) }); await op.checkpoint({ done: true }); } });\n",
+    );
+    const serve = await startServe(bare);
+    servers.push(serve);
+    const client = connectorClient(serve.port);
+    expect(await client.schema(configuration())).toEqual({ response: 'schema_response_not_supported', schema_response_not_supported: true });
+    const result = await client.update({ configuration: configuration() });
+    expect(result.records.map(plain)).toEqual([{ id: { long: '1' }, at: { utc_datetime: 0 } }]);
+    expect(result.checkpoints).toEqual([{ done: true }]);
+  });
+
   it('SIGTERM: no new calls, the running Update ends at its next checkpoint (UNAVAILABLE, resumable), exit 0', async () => {
     const { serve, client } = await server();
     const stream = client.update({ configuration: configuration({ rows: '1000', checkpoint_every: '50', pause_ms: '300' }) });

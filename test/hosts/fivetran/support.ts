@@ -156,7 +156,8 @@ export function plain(record: RecordMessage): Record<string, unknown> {
   for (const [column, value] of Object.entries(record.data ?? {})) {
     const member = value[value.inner];
     if (value.inner === 'null') out[column] = null;
-    else if (member && typeof member === 'object' && 'seconds' in member) {
+    // A Timestamp of the epoch has both fields at their default: it decodes as {}.
+    else if (/^(naive_date|naive_datetime|utc_datetime|naive_time)$/.test(value.inner)) {
       const t = member as { seconds?: string; nanos?: number };
       out[column] = { [value.inner]: Number(t.seconds ?? 0) * 1000 + Math.round((t.nanos ?? 0) / 1e6) };
     } else out[column] = { [value.inner]: Buffer.isBuffer(member) ? member.toString('utf8') : member };
