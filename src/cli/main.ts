@@ -14,6 +14,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ default:
   validate: { summary: 'validate [project] [--configuration F]   check the configuration; no network', load: () => import('./commands/validate.js') },
   doctor: { summary: 'doctor [project] [--configuration F]   lint credential hygiene: git, file modes, secrets in files', load: () => import('./commands/doctor.js') },
   reset: { summary: 'reset [project] [--yes]              delete files/warehouse.db and files/state.json', load: () => import('./commands/reset.js') },
+  airbyte: { summary: 'airbyte spec|check|discover|read [project] --config F [--catalog F] [--state F]   the Airbyte protocol', load: () => import('./commands/airbyte.js') },
   pipeline: { summary: 'pipeline groups|connectors <group_id>|upgrade <id>   pipeline management interface', load: () => import('./commands/pipeline.js') },
   webhooks: { summary: 'webhooks list|get <id>|delete <id>   sync webhook interface', load: () => import('./commands/webhooks.js') },
   serve: { summary: 'serve [project] [--port N] [--host H]   a Fivetran partner SDK gRPC server of the connector', load: () => import('./commands/serve.js') },

@@ -62,7 +62,9 @@ export const boolean = (fallback: boolean) =>
       if (v === undefined || v === '') return fallback;
       const word = v.trim().toLowerCase();
       return TRUE.has(word) ? true : FALSE.has(word) ? false : reject(ctx, 'must be "true" or "false"', v);
-    });
+    })
+    // The values a form offers (describeConfiguration reads them from the JSON Schema); the parser also takes yes/no/1/0/on/off.
+    .meta({ enum: ['true', 'false'] });
 
 export const oneOf = <const T extends readonly [string, ...string[]]>(values: T, fallback?: T[number]) =>
   z
@@ -72,7 +74,7 @@ export const oneOf = <const T extends readonly [string, ...string[]]>(values: T,
       if (v === undefined || v === '') return fallback ?? reject(ctx, `is missing; use one of ${values.join(', ')}`, v);
       return (values as readonly string[]).includes(v) ? v : reject(ctx, `must be one of ${values.join(', ')}`, v);
     })
-    // The list shows in the key's JSON Schema (a transform hides it otherwise): forms offer it as a choice.
+    // The choices a form offers: describeConfiguration reads them from the JSON Schema.
     .meta({ enum: [...values] });
 
 /** An absolute URL with one of the given schemes; returned as a URL object. */

@@ -13,3 +13,5 @@ export { authenticate, authenticateResolved, resolveConfiguration } from './auth
 export type { AuthenticateOptions, Authenticated, ResolvedConfiguration } from './authenticate.js';
 export { runConnector } from './run-connector.js';
 export type { RunConnectorOptions, RunResult } from './run-connector.js';
+export { probeConnector } from './probe-connector.js';
+export type { ProbeConnectorOptions, ProbeConnectorResult } from './probe-connector.js';

@@ -1,3 +1,3 @@
 export { createLogger, silentLogger, LOG_LEVELS } from './logger.js';
 export type { Logger, LoggerOptions, LogLevel, LogFormat, LogFields } from './logger.js';
-export { installRedactingOutput } from './redacting-output.js';
+export { installRedactingOutput, writeUnredacted } from './redacting-output.js';

@@ -28,8 +28,22 @@ export function installRedactingOutput(registry: SecretRegistry = defaultRegistr
   };
 }
 
+/** The write each gated stream had before the gate: what `writeUnredacted` calls. */
+const ungated = new WeakMap<NodeJS.WritableStream, Write>();
+
+/**
+ * Writes past the gate. One caller has the right to: the Airbyte host's CONTROL message, whose
+ * whole point is to hand a rotated secret to the platform that stores the configuration
+ * (docs/hosts/airbyte.md). Everything else goes through `stream.write`, and is redacted.
+ */
+export function writeUnredacted(stream: NodeJS.WritableStream, chunk: string | Uint8Array, callback?: (error?: Error | null) => void): boolean {
+  const write = ungated.get(stream) ?? stream.write;
+  return (write as (chunk: string | Uint8Array, callback?: (error?: Error | null) => void) => boolean).call(stream, chunk, callback);
+}
+
 function wrap(stream: NodeJS.WriteStream, registry: SecretRegistry): () => void {
   const original: Write = stream.write;
+  if (!ungated.has(stream)) ungated.set(stream, original);
   const redacting = function (this: NodeJS.WriteStream, chunk: unknown, ...rest: unknown[]): boolean {
     const printed = printedText(chunk, rest[0]);
     const safe = printed === undefined ? undefined : registry.redact(printed.text);
@@ -41,7 +55,10 @@ function wrap(stream: NodeJS.WriteStream, registry: SecretRegistry): () => void 
   } as Write;
   stream.write = redacting;
   return () => {
-    if (stream.write === redacting) stream.write = original;
+    if (stream.write === redacting) {
+      stream.write = original;
+      if (ungated.get(stream) === original) ungated.delete(stream);
+    }
   };
 }
 

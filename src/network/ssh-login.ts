@@ -1,4 +1,4 @@
-import type { AuthenticationType, NextAuthHandler, ParsedKey, Prompt } from 'ssh2';
+import type { SshPrivateKey } from './ssh-private-key.js';
 
 /**
  * An unattended SSH login, as ssh2's `authHandler`: the one configured secret, once, and nothing
@@ -17,7 +17,7 @@ import type { AuthenticationType, NextAuthHandler, ParsedKey, Prompt } from 'ssh
  */
 
 /** What a connector logs in with: a password or a parsed private key, read when the login starts. */
-export type SshLoginSecret = { kind: 'password'; password: () => string } | { kind: 'key'; key: () => ParsedKey };
+export type SshLoginSecret = { kind: 'password'; password: () => string } | { kind: 'key'; key: () => SshPrivateKey };
 
 export interface LoginRecord {
   /** The methods the server still offered after refusing ours, when it said. */
@@ -28,7 +28,19 @@ export interface LoginRecord {
   unansweredPrompt?: { text: string; afterPassword: boolean } | undefined;
 }
 
-export type SshAuthHandler = (methodsLeft: AuthenticationType[] | null, partialSuccess: boolean | null, next: NextAuthHandler) => void;
+/**
+ * ssh2's `authHandler`, spelled without ssh2's types so that our declarations stand without
+ * @types/ssh2: ssh2 passes the methods left as strings and a `next` that takes an attempt or false.
+ */
+export type SshAuthHandler = (methodsLeft: string[] | null, partialSuccess: boolean | null, next: (attempt: SshLoginAttempt) => void) => void;
+
+/** One attempt as ssh2's authHandler takes it (its PasswordAuthMethod, PublicKeyAuthMethod, KeyboardInteractiveAuthMethod). */
+export type SshLoginAttempt =
+  | { type: 'password'; username: string; password: string }
+  | { type: 'publickey'; username: string; key: SshPrivateKey }
+  | { type: 'keyboard-interactive'; username: string; prompt: KeyboardInteractiveAnswer };
+
+type KeyboardInteractiveAnswer = (name: string, instructions: string, lang: string, prompts: { prompt: string; echo?: boolean }[], finish: (answers: string[]) => void) => void;
 
 /** Longest prompt text kept for an error message: a PAM prompt is a line or two. */
 const PROMPT_SHOWN = 160;
@@ -63,7 +75,7 @@ export function sshLogin(secret: SshLoginSecret, username: string): (record: Log
 }
 
 /** The configured secret by its own method, read now (a password the credential may have just re-read). */
-function firstAttempt(secret: SshLoginSecret, username: string): Parameters<NextAuthHandler>[0] {
+function firstAttempt(secret: SshLoginSecret, username: string): SshLoginAttempt {
   return secret.kind === 'password' ? { type: 'password', username, password: secret.password() } : { type: 'publickey', username, key: secret.key() };
 }
 
@@ -71,9 +83,9 @@ function firstAttempt(secret: SshLoginSecret, username: string): Parameters<Next
  * Answers PAM's conversation: rounds without prompts (messages only) with nothing, the first prompt
  * with the password when it is the round's only one and hidden, any other with an empty answer.
  */
-function answerPasswordPrompt(password: () => string, record: LoginRecord) {
+function answerPasswordPrompt(password: () => string, record: LoginRecord): KeyboardInteractiveAnswer {
   let answered = false;
-  return (_name: string, _instructions: string, _lang: string, prompts: Prompt[], finish: (answers: string[]) => void): void => {
+  return (_name: string, _instructions: string, _lang: string, prompts, finish): void => {
     if (prompts.length === 0) return finish([]);
     if (!answered && prompts.length === 1 && prompts[0]!.echo !== true) {
       answered = true;

@@ -13,6 +13,23 @@ import { unescapeNewlines } from './tls-settings.js';
  * key's name before anything can fail, so neither can leak through an error that follows.
  */
 
+/**
+ * A private key as ssh2 parses it, in the words of our own declarations: the members we use. A
+ * TypeScript user of the package then needs no @types/ssh2 (which would bring @types/node 18 beside
+ * theirs). It is ssh2's ParsedKey, member for member, so either is the other.
+ */
+export interface SshPrivateKey {
+  type: 'ssh-rsa' | 'ssh-dss' | 'ssh-ed25519' | 'ecdsa-sha2-nistp256' | 'ecdsa-sha2-nistp384' | 'ecdsa-sha2-nistp521';
+  comment: string;
+  sign(data: Buffer | string, algo?: string): Buffer;
+  verify(data: Buffer | string, signature: Buffer, algo?: string): boolean;
+  isPrivateKey(): boolean;
+  getPrivatePEM(): string;
+  getPublicPEM(): string;
+  getPublicSSH(): Buffer;
+  equals(key: Buffer | string | SshPrivateKey): boolean;
+}
+
 export interface SshPrivateKeyNames {
   /** The configuration key that holds the private key, named in every error. */
   keyKey: string;
@@ -25,7 +42,7 @@ export interface SshPrivateKeyNames {
  * The parsed, decrypted key, or a ConfigurationError naming the key or its passphrase. ssh2's
  * reasons are not quoted: some are built from bytes of the key file.
  */
-export async function readSshPrivateKey(text: string, passphrase: string | undefined, names: SshPrivateKeyNames): Promise<ParsedKey> {
+export async function readSshPrivateKey(text: string, passphrase: string | undefined, names: SshPrivateKeyNames): Promise<SshPrivateKey> {
   const { keyKey, secrets } = names;
   const material = unescapeNewlines(text).trim();
   secrets.register(keyKey, material);

@@ -48,8 +48,7 @@ export interface TlsReadOptions {
   now?: () => number;
 }
 
-/** The keys readTlsSettings reads; exported so forms and specs can list them for a source that reads them. */
-export const tlsKeys = z.object({
+const tlsKeys = z.object({
   tls_ca_certificate: keys.optionalText(),
   tls_client_certificate: keys.optionalText(),
   tls_client_private_key: keys.optionalText(),

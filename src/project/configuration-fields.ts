@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { loadAuthMethod } from '../auth/index.js';
 import { commonKeys, isSecretKey, KEY_CATALOGUE } from '../config/index.js';
 import type { ConnectorDefinition, SourceClients } from '../connector/index.js';
-import { tlsKeys } from '../network/index.js';
 import { loadSource, type SourceDefinition } from '../sources/index.js';
 
 /**
@@ -18,15 +17,10 @@ export interface ConfigurationField {
   secret: boolean;
   /** The schema refuses a configuration without it. */
   required: boolean;
-  /**
-   * How a value is given: free `text`, one of `values` (`choice`), or a `switch` (the schema reads
-   * "true" / "false" as a boolean).
-   */
-  kind: 'text' | 'choice' | 'switch';
-  /** The accepted values of a `choice`, in the schema's order. */
-  values?: string[];
-  /** What an absent key means, spelled as configuration.json would hold it ("10", "false", "verify-full"). */
+  /** The value the schema uses when the key is absent, as configuration.json would write it. */
   default?: string;
+  /** The only values the schema accepts, when it names them (a dropdown rather than a text box). */
+  choices?: string[];
 }
 
 export interface MethodFields {
@@ -44,8 +38,8 @@ export interface ConfigurationDescription {
   /** The source's own keys (base_url, host, bucket, the SSH tunnel's …). */
   sourceFields: ConfigurationField[];
   /**
-   * The TLS material keys (a CA, a client certificate) for a source that reads them whatever the
-   * method (the HTTP sources, postgres); empty otherwise. `tls_skip_verify` is a common key.
+   * The TLS keys (catalogue scope `tls`: a private CA, a client certificate) for a source that
+   * speaks TLS and reads them whatever the auth method; empty for the others (sftp, custom sources).
    */
   tls: ConfigurationField[];
   /** The methods the source accepts, each with its keys, in the source's order. */
@@ -53,6 +47,19 @@ export interface ConfigurationDescription {
   /** The connector's own keys, from its `configuration` schema. */
   connector: ConfigurationField[];
 }
+
+/**
+ * The built-in sources whose connect() reads the TLS settings (readTlsSettings) from the raw
+ * configuration: those keys are in no zod schema of theirs, so they are named here.
+ */
+const TLS_SOURCES = new Set(['rest', 'signed-url', 'postgres', 's3']);
+const tlsKeys = z.object(
+  Object.fromEntries(
+    Object.entries(KEY_CATALOGUE)
+      .filter(([, spec]) => spec.scope === 'tls')
+      .map(([key]) => [key, z.string().optional()]),
+  ),
+);
 
 type AnyConnector = Pick<ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>, 'source' | 'configuration' | 'secretKeys'>;
 
@@ -65,12 +72,11 @@ export async function describeConfiguration(connector: AnyConnector): Promise<Co
       return { name, summary: method.summary, fields: fieldsOf(method.keys) };
     }),
   );
-  const common = fieldsOf(commonKeys).filter((field) => field.key !== 'auth_method');
   return {
     source: source.name,
-    common,
+    common: fieldsOf(commonKeys).filter((field) => field.key !== 'auth_method'),
     sourceFields: fieldsOf(source.keys),
-    tls: source.readsTlsKeys ? fieldsOf(tlsKeys).filter((field) => !common.some((c) => c.key === field.key)) : [],
+    tls: TLS_SOURCES.has(source.name) ? fieldsOf(tlsKeys) : [],
     methods,
     connector: connector.configuration ? fieldsOf(connector.configuration, connectorSecrets, 'a key of this connector') : [],
   };
@@ -82,45 +88,47 @@ export async function describeConfiguration(connector: AnyConnector): Promise<Co
  */
 function fieldsOf(schema: z.ZodType, extraSecrets: ReadonlySet<string> = new Set(), fallback = ''): ConfigurationField[] {
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
-    properties?: Record<string, { description?: string; enum?: unknown[] }>;
+    properties?: Record<string, { description?: string; default?: unknown; enum?: unknown[] }>;
     required?: string[];
   };
   const required = new Set(json.required ?? []);
-  const shape = (schema as { shape?: Record<string, z.ZodType> }).shape ?? {};
+  const shape = shapeOf(schema);
   return Object.entries(json.properties ?? {}).map(([key, property]) => {
     const known = KEY_CATALOGUE[key];
-    const absent = shape[key] ? valueWhenAbsent(shape[key]) : undefined;
-    const text = asConfigurationText(absent);
-    const values = Array.isArray(property.enum) && property.enum.every((v) => typeof v === 'string') ? (property.enum as string[]) : undefined;
+    const fallbackValue = defaultOf(shape?.[key]) ?? (typeof property.default === 'string' ? property.default : undefined);
+    const choices = Array.isArray(property.enum) && property.enum.every((v) => typeof v === 'string') ? (property.enum as string[]) : undefined;
     return {
       key,
       description: known?.description ?? property.description ?? fallback,
       secret: isSecretKey(key, extraSecrets),
       required: required.has(key),
-      kind: typeof absent === 'boolean' ? 'switch' : values ? 'choice' : 'text',
-      ...(values ? { values } : {}),
-      ...(text !== undefined ? { default: text } : {}),
-    } satisfies ConfigurationField;
+      ...(fallbackValue !== undefined ? { default: fallbackValue } : {}),
+      ...(choices ? { choices } : {}),
+    };
   });
 }
 
-/**
- * What the key's own schema makes of an absent key: its default, typed (a number, a boolean, a URL),
- * or undefined when the key is optional or required. Asking the schema keeps the default where it
- * is written (`keys.positiveNumber({ default: 10 })`, a connector's `.default('items')`).
- */
-function valueWhenAbsent(schema: z.ZodType): unknown {
-  const result = schema.safeParse(undefined);
-  return result.success ? result.data : undefined;
+/** The members of an object schema, looking through a refinement or pipe around it. */
+function shapeOf(schema: z.ZodType): Record<string, z.ZodType> | undefined {
+  let current: unknown = schema;
+  for (let depth = 0; depth < 4 && current; depth++) {
+    const candidate = current as { shape?: Record<string, z.ZodType>; _zod?: { def?: { in?: unknown; schema?: unknown } } };
+    if (candidate.shape && typeof candidate.shape === 'object') return candidate.shape;
+    current = candidate._zod?.def?.in ?? candidate._zod?.def?.schema;
+  }
+  return undefined;
 }
 
-/** A typed default spelled back as configuration.json text; undefined for what has no such spelling. */
-function asConfigurationText(value: unknown): string | undefined {
-  // An empty default ("nothing given") is no default to show.
-  if (typeof value === 'string') return value === '' ? undefined : value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (value instanceof URL) return value.href;
-  if (value instanceof Date) return value.toISOString();
-  if (Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number')) return value.join(',');
-  return undefined;
+/**
+ * What the key's own schema makes of an absent value — the default it really applies (a port's
+ * 5432, a boolean's false), not one copied into a table that could drift from it. Only a plain
+ * value counts; a key that is required, or optional without a default, has none.
+ */
+function defaultOf(member: z.ZodType | undefined): string | undefined {
+  if (!member) return undefined;
+  const parsed = member.safeParse(undefined);
+  if (!parsed.success) return undefined;
+  const value = parsed.data;
+  const text = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+  return text === '' ? undefined : text;
 }

@@ -1,4 +1,4 @@
-import { chmod, cp, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ConfigurationError } from '../errors/index.js';
 
@@ -19,6 +19,22 @@ configuration.json
 files/
 node_modules/
 `;
+
+/**
+ * What a container build of the project must not copy in (the Dockerfile's `COPY .`): the
+ * credentials, the local run's output, a recovery file of a rotated secret. Written by init for the
+ * same reason as .gitignore.
+ */
+const DOCKERIGNORE = `# connector-auth: the image holds the connector's code, never its credentials
+configuration.json
+files/
+node_modules/
+.git/
+*.recovery.json
+`;
+
+/** The Dockerfile's placeholder for the version of connector-auth the image installs: the one that ran init. */
+const VERSION_PLACEHOLDER = '__CONNECTOR_AUTH_VERSION__';
 
 /**
  * `connector-auth init <dir> --template NAME`: copies a template into a new or empty directory.
@@ -57,5 +73,9 @@ export async function initProject(dir: string, template = 'rest-api'): Promise<{
   await cp(new URL(template, TEMPLATES_DIR), target, { recursive: true });
   await chmod(join(target, 'configuration.json'), 0o600);
   await writeFile(join(target, '.gitignore'), GITIGNORE, { flag: 'wx' });
+  await writeFile(join(target, '.dockerignore'), DOCKERIGNORE, { flag: 'wx' });
+  const dockerfile = join(target, 'Dockerfile');
+  const version = (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  await writeFile(dockerfile, (await readFile(dockerfile, 'utf8')).replaceAll(VERSION_PLACEHOLDER, version));
   return { dir: target, files: (await readdir(target)).sort() };
 }

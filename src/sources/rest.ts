@@ -83,7 +83,6 @@ export default defineSource({
   summary: 'REST or HTTP API: credentials on every request, probe = one GET of probe_path',
   keys: restKeys,
   acceptsMethods: HTTP_AUTH_METHODS,
-  readsTlsKeys: true,
   async connect(k, credential, context): Promise<RestSource> {
     const baseUrl = withTrailingSlash(k.base_url);
     guardPlainHttp(baseUrl, credential, context.common.allow_plain_http, context.log);

@@ -52,7 +52,6 @@ export default defineSource({
   summary: 'A file behind a signed URL: probe = GET of the first byte without following redirects (200, 206 or 302)',
   keys: z.object({ signed_url: keys.url(['https:', 'http:']) }),
   acceptsMethods: ['signed_url'],
-  readsTlsKeys: true,
   async connect(k, credential, context): Promise<SignedUrlSource> {
     const url = k.signed_url;
     const target = describeUrl(url);

@@ -30,11 +30,6 @@ export interface SourceDefinition<Keys extends z.ZodType = z.ZodType, Client ext
   readonly keys: Keys;
   /** auth_method values this source can use. */
   readonly acceptsMethods: readonly string[];
-  /**
-   * True when `connect` reads the `tls_*` keys (readTlsSettings: a CA, a client certificate) whatever
-   * the method: the HTTP sources and postgres. Forms and specs list those keys for such a source.
-   */
-  readonly readsTlsKeys?: boolean;
   connect(keys: z.output<Keys>, credential: Credential, context: SourceContext): Promise<Client>;
 }
 

@@ -13,9 +13,11 @@ import { PipelineClient, type Connector } from 'connector-auth/pipeline-api';
  */
 export default defineConnector({
   source: 'rest',
+  // Every sync reads both lists whole (the state is not read back): hosts that let a user choose a
+  // sync mode (Airbyte) offer a full refresh only, so a deleted connector does not linger downstream.
   schema: () => [
-    { table: 'groups', primary_key: ['id'] },
-    { table: 'connectors', primary_key: ['id'] },
+    { table: 'groups', primary_key: ['id'], incremental: false },
+    { table: 'connectors', primary_key: ['id'], incremental: false },
   ],
 
   async update({ source, op, log }) {

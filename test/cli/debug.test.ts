@@ -38,7 +38,7 @@ describe('connector-auth debug', () => {
     const dir = join(root, 'fresh');
     const run = await cli(['init', dir]);
     expect(run.code).toBe(0);
-    expect((await readdir(dir)).sort()).toEqual(['.gitignore', 'README.md', 'configuration.json', 'connector.ts']);
+    expect((await readdir(dir)).sort()).toEqual(['.dockerignore', '.gitignore', 'Dockerfile', 'README.md', 'configuration.json', 'connector.ts']);
     // The configuration is for its owner only before a credential is written into it.
     expect((await stat(join(dir, 'configuration.json'))).mode & 0o777).toBe(0o600);
     const again = await cli(['init', dir]);

@@ -77,4 +77,15 @@ describe('the redacting output gate', () => {
     `);
     expect(out.equals(Buffer.concat([Buffer.from([0xff, 0xfe, 0x41, 0x0a]), Buffer.from('x <redacted:token>\n')]))).toBe(true);
   });
+
+  it('writeUnredacted, the one way past the gate, writes as given; stream.write still redacts', async () => {
+    const log = fileURLToPath(new URL('../../src/log/index.ts', import.meta.url));
+    const out = await runGated(`
+      const { writeUnredacted } = await import(${JSON.stringify(log)});
+      process.stdout.write('gated ${SECRET}\\n');
+      writeUnredacted(process.stdout, 'past ${SECRET}\\n');
+      process.stdout.write('gated again ${SECRET}\\n');
+    `);
+    expect(out.toString()).toBe(`gated <redacted:token>\npast ${SECRET}\ngated again <redacted:token>\n`);
+  });
 });

@@ -48,7 +48,7 @@ export interface NginxPeer {
   stop(): Promise<void>;
 }
 
-export const INSTALL_HINT = 'nginx is not installed: run `scripts/install-test-peers.sh` (apt-get install -y nginx)';
+export const INSTALL_HINT = 'nginx is not installed: npm test installs it as root on Debian; else apt-get install -y nginx';
 
 export function nginxBinary(): string {
   for (const candidate of ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx']) if (existsSync(candidate)) return candidate;

@@ -46,7 +46,7 @@ export interface PostgresPeer {
 }
 
 export const INSTALL_HINT =
-  'PostgreSQL is not installed: run `scripts/install-test-peers.sh` (apt-get install -y postgresql-15; binaries in /usr/lib/postgresql/15/bin)';
+  'PostgreSQL is not installed: npm test installs it as root on Debian; else apt-get install -y postgresql-15; binaries in /usr/lib/postgresql/15/bin';
 
 export function postgresBinDir(): string {
   const preferred = '/usr/lib/postgresql/15/bin';
@@ -157,6 +157,6 @@ function serverUser(): { uid: number; gid: number } | undefined {
   const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
   const [uid, gid] = [id('-u'), id('-g')];
   if (uid.status !== 0 || gid.status !== 0)
-    throw new Error('PostgreSQL refuses to run as root and there is no `postgres` user: install postgresql-15 (scripts/install-test-peers.sh)');
+    throw new Error('PostgreSQL refuses to run as root and there is no `postgres` user: install postgresql-15 (npm test does, as root on Debian)');
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }

@@ -27,7 +27,7 @@ export const PASSWORD = 'Sftp-S3cret/+pw?&x';
 export const EXPIRED_USER = 'cauth-expired';
 export const EXPIRED_PASSWORD = 'Exp1red-S3cret/+pw';
 
-export const INSTALL_HINT = 'OpenSSH server is not installed: run `scripts/install-test-peers.sh` (apt-get install -y openssh-server; /usr/sbin/sshd)';
+export const INSTALL_HINT = 'OpenSSH server is not installed: npm test installs it as root on Debian; else apt-get install -y openssh-server; /usr/sbin/sshd';
 
 const SSHD = '/usr/sbin/sshd';
 

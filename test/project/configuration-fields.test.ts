@@ -1,73 +1,48 @@
-import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { describeConfiguration, type ConfigurationField } from '../../src/project/index.js';
+import { describe, expect, it } from 'vitest';
+import { describeConfiguration } from '../../src/project/index.js';
 
-/**
- * describeConfiguration is the one model forms and specs are generated from (the gRPC host's
- * ConfigurationForm, Airbyte's spec): which keys exist, which are secret or required, and now how a
- * value is given (text, a choice, a switch) and what an absent key means, read from the schemas.
- */
+/** describeConfiguration: the key model the hosts' forms and specs are built from. */
 
-const byKey = (fields: ConfigurationField[]) => Object.fromEntries(fields.map((f) => [f.key, f]));
+const field = (fields: { key: string }[], key: string) => fields.find((f) => f.key === key);
 
 describe('describeConfiguration', () => {
-  it('reads defaults, choices and switches from the schemas themselves', async () => {
-    const d = await describeConfiguration({ source: 'rest' });
-    const common = byKey(d.common);
-    expect(common.timeout_seconds).toMatchObject({ kind: 'text', default: '10', required: false, secret: false });
-    expect(common.tls_skip_verify).toMatchObject({ kind: 'switch', default: 'false' });
-    expect(common).not.toHaveProperty('auth_method');
-
-    const apiKey = byKey(d.methods.find((m) => m.name === 'api_key')!.fields);
-    expect(apiKey.api_key).toMatchObject({ secret: true, required: true, kind: 'text' });
-    expect(apiKey.api_key).not.toHaveProperty('default');
-    expect(apiKey.api_key_location).toMatchObject({ kind: 'choice', values: ['header', 'query'], default: 'header' });
-    expect(apiKey.api_key_header).toMatchObject({ kind: 'text', default: 'X-API-Key' });
-
-    const source = byKey(d.sourceFields);
-    expect(source.base_url).toMatchObject({ required: true, kind: 'text' });
-    expect(source.probe_expect_status).toMatchObject({ default: '200' });
-    // An empty default ("nothing given") is not shown as one.
-    expect(source.probe_path).not.toHaveProperty('default');
+  it("reads defaults and choices from the schemas themselves: the source's, the method's, the connector's", async () => {
+    const d = await describeConfiguration({
+      source: 'postgres',
+      configuration: z.object({ batch_size: z.string().default('1000').transform(Number), mode: z.enum(['full', 'delta']).optional() }),
+    });
+    expect(field(d.sourceFields, 'port')).toMatchObject({ default: '5432', required: false });
+    expect(field(d.sourceFields, 'sslmode')).toMatchObject({ default: 'verify-full', choices: ['disable', 'require', 'verify-ca', 'verify-full'] });
+    expect(field(d.sourceFields, 'host')).toEqual(expect.objectContaining({ required: true }));
+    expect(field(d.sourceFields, 'host')).not.toHaveProperty('default');
+    expect(field(d.common, 'timeout_seconds')).toMatchObject({ default: '10' });
+    expect(field(d.common, 'tls_skip_verify')).toMatchObject({ default: 'false', choices: ['true', 'false'] });
+    expect(field(d.connector, 'batch_size')).toMatchObject({ default: '1000' });
+    expect(field(d.connector, 'mode')).toMatchObject({ choices: ['full', 'delta'] });
+    expect(field(d.connector, 'mode')).not.toHaveProperty('default');
   });
 
-  it('lists the TLS material keys for the sources that read them, and not for sftp', async () => {
-    for (const name of ['rest', 'postgres', 's3', 'signed-url'] as const) {
-      const d = await describeConfiguration({ source: name });
-      expect(d.tls.map((f) => f.key), name).toEqual([
+  it('lists the TLS keys for the sources that read them, secret where the catalogue says so; none for sftp', async () => {
+    for (const source of ['rest', 'postgres'] as const) {
+      const d = await describeConfiguration({ source });
+      expect(d.tls.map((f) => `${f.key}${f.secret ? '*' : ''}`)).toEqual([
         'tls_ca_certificate',
         'tls_client_certificate',
-        'tls_client_private_key',
-        'tls_client_private_key_passphrase',
-        'tls_client_pkcs12',
-        'tls_client_pkcs12_passphrase',
+        'tls_client_private_key*',
+        'tls_client_private_key_passphrase*',
+        'tls_client_pkcs12*',
+        'tls_client_pkcs12_passphrase*',
       ]);
-      expect(byKey(d.tls).tls_client_private_key!.secret).toBe(true);
     }
-    const sftp = await describeConfiguration({ source: 'sftp' });
-    expect(sftp.tls).toEqual([]);
-    expect(byKey((await describeConfiguration({ source: 'postgres' })).sourceFields).sslmode).toMatchObject({
-      kind: 'choice',
-      values: ['disable', 'require', 'verify-ca', 'verify-full'],
-      default: 'verify-full',
-    });
+    expect((await describeConfiguration({ source: 'sftp' })).tls).toEqual([]);
   });
 
-  it("describes the connector's own zod keys: defaults after refinements and transforms, enums, secrets", async () => {
-    const d = await describeConfiguration({
-      source: 'rest',
-      secretKeys: ['signing_phrase'],
-      configuration: z.object({
-        items_path: z.string().default('items'),
-        batch_size: z.string().default('1000').refine((v) => /^\d+$/.test(v)).transform(Number),
-        mode: z.enum(['full', 'incremental']).default('incremental'),
-        signing_phrase: z.string().describe('the phrase the API signs with'),
-      }),
-    });
-    const own = byKey(d.connector);
-    expect(own.items_path).toMatchObject({ kind: 'text', default: 'items', required: false });
-    expect(own.batch_size).toMatchObject({ default: '1000' });
-    expect(own.mode).toMatchObject({ kind: 'choice', values: ['full', 'incremental'], default: 'incremental' });
-    expect(own.signing_phrase).toMatchObject({ secret: true, required: true, description: 'the phrase the API signs with' });
+  it('api_key: the header default and the location choices come from the method', async () => {
+    const d = await describeConfiguration({ source: 'rest' });
+    const apiKey = d.methods.find((m) => m.name === 'api_key')!;
+    expect(field(apiKey.fields, 'api_key_header')).toMatchObject({ default: 'X-API-Key' });
+    expect(field(apiKey.fields, 'api_key_location')).toMatchObject({ default: 'header', choices: ['header', 'query'] });
+    expect(field(apiKey.fields, 'api_key')).toMatchObject({ secret: true, required: true });
   });
 });

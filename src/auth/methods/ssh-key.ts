@@ -1,7 +1,6 @@
-import type { ParsedKey } from 'ssh2';
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
-import { readSshPrivateKey, sshFingerprint } from '../../network/index.js';
+import { readSshPrivateKey, sshFingerprint, type SshPrivateKey } from '../../network/index.js';
 import type { Credential } from '../auth-method.js';
 import { defineAuthMethod } from '../auth-method.js';
 import { notForHttp } from '../not-for-http.js';
@@ -25,7 +24,7 @@ export interface SshKeyCredential extends Credential {
   /** SHA256 fingerprint of the public half, as `ssh-keygen -l` prints it: public, safe to show. */
   readonly publicKeyFingerprint: string;
   /** The parsed, decrypted key for ssh2; an object, so it cannot end up in a message by accident. */
-  privateKey(): ParsedKey;
+  privateKey(): SshPrivateKey;
 }
 
 export default defineAuthMethod({

@@ -74,13 +74,15 @@ export function configurationForm(description: ConfigurationDescription): Config
   };
 }
 
+/** A key whose only values are "true" and "false" (the schema reads them as a boolean). */
+const isSwitch = (choices: string[] | undefined) => choices?.length === 2 && choices.includes('true') && choices.includes('false');
+
 function formField(field: ConfigurationField): FormFieldMessage {
-  const type: Partial<FormFieldMessage> =
-    field.kind === 'switch'
-      ? { toggle_field: {} }
-      : field.kind === 'choice' && field.values
-        ? { dropdown_field: { dropdown_field: field.values } }
-        : { text_field: field.secret ? 'Password' : 'PlainText' };
+  const type: Partial<FormFieldMessage> = isSwitch(field.choices)
+    ? { toggle_field: {} }
+    : field.choices
+      ? { dropdown_field: { dropdown_field: field.choices } }
+      : { text_field: field.secret ? 'Password' : 'PlainText' };
   return {
     name: field.key,
     label: labelOf(field.key),

@@ -1,14 +1,15 @@
-import { checkFlatStringObject, parseKeys } from '../../config/index.js';
-import { authenticate, type SourceClients } from '../../connector/index.js';
+import { checkFlatStringObject } from '../../config/index.js';
+import { probeConnector } from '../../connector/index.js';
 import type { CallSecrets } from './call-secrets.js';
 import { failureLine } from './call-status.js';
 import { PROBE_TEST } from './configuration-form.js';
 import type { ServeContext } from './serve-context.js';
 
 /**
- * Test: the probe as `debug` runs it, on the configuration of the request: secrets registered,
- * the common, method and source keys validated, the credential created, the connector's own keys
- * parsed, then one lightweight authenticated request. `success`, or `failure` with our one line
+ * Test: the probe as `debug` runs it (`probeConnector`, the start of the one run), on the
+ * configuration of the request: secrets registered, the common, method and source keys validated,
+ * the credential created, the connector's own keys parsed, one lightweight authenticated request,
+ * and the connector's schema() read as an Update would read it. `success`, or `failure` with our one line
  * naming the key to fix; never an exception, so the platform shows the line to the user.
  *
  * A refresh token the server rotates during a Test cannot go anywhere durable (Test has no state):
@@ -34,21 +35,10 @@ export async function runTest(request: TestRequestMessage, context: ServeContext
           `and sealed into the connection's state by the next Update. If the server restarts before that Update, authorize again`,
       );
     });
-    const auth = await authenticate(raw, {
-      source: connector.source as keyof SourceClients,
-      log,
-      registry,
-      connectorSecretKeys: new Set(connector.secretKeys ?? []),
-      ...rotation,
-    });
-    try {
-      if (connector.configuration) parseKeys(connector.configuration, raw, 'the connector');
-      const probe = await auth.probe();
-      log.info(`Test '${PROBE_TEST.name}' succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`);
-      return { success: true };
-    } finally {
-      await auth.close();
-    }
+    // The start of the one run, as debug and Airbyte's check run it: authenticate, the connector's own keys, the probe.
+    const { probe } = await probeConnector({ connector, configuration: raw, log, registry, authenticate: rotation });
+    log.info(`Test '${PROBE_TEST.name}' succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`);
+    return { success: true };
   } catch (error) {
     const line = failureLine(error, registry);
     log.warning(`Test '${PROBE_TEST.name}' failed: ${line}`);

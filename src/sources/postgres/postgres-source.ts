@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { ClientConfig, Pool, QueryResultRow } from 'pg';
+import type { ClientConfig, Pool } from 'pg';
 import { z } from 'zod';
 import { AWS_METHODS, isAccessTokenCredential, isAwsCredential, isPasswordCredential } from '../../auth/index.js';
 import { keys } from '../../config/index.js';
@@ -26,6 +26,13 @@ import { rdsAuthTokens, rdsRegion } from './rds-auth-token.js';
  * variables and ~/.pgpass, and a run would depend on the machine it runs on.
  */
 
+/**
+ * A row as pg gives it (pg's QueryResultRow, spelled here so that our declarations need no @types/pg:
+ * a user's type check must stand on what they install).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- pg's own row type, so a row interface of the user's fits
+export type QueryRow = { [column: string]: any };
+
 export interface PostgresSource extends ConnectedSource {
   /** "postgres://alice@db.example.com:5432/sales (sslmode=verify-full)", "… via ssh://jump@bastion:22": no secret in it. */
   readonly target: string;
@@ -35,7 +42,7 @@ export interface PostgresSource extends ConnectedSource {
    * different pooled connections: a transaction must be one statement (or a DO block / function).
    * A failure to connect is classified like the probe's; an error of the SQL itself is pg's own.
    */
-  query<Row extends QueryResultRow = Record<string, unknown>>(text: string, values?: unknown[]): Promise<Row[]>;
+  query<Row extends QueryRow = Record<string, unknown>>(text: string, values?: unknown[]): Promise<Row[]>;
 }
 
 /** Enough for a connector's parallel reads, small enough not to crowd a shared server. */
@@ -55,7 +62,6 @@ export default defineSource({
   summary: 'PostgreSQL: password (SCRAM), client certificate or a cloud access token, TLS per sslmode; probe = one connection and SELECT 1',
   keys: postgresKeys,
   acceptsMethods: ['password', 'mtls', 'gcp_metadata', 'gcp_workload_identity', 'azure_managed_identity', 'service_account_key', 'oauth2_client_credentials', ...AWS_METHODS],
-  readsTlsKeys: true,
   async connect(k, credential, context): Promise<PostgresSource> {
     const endpoint: PostgresEndpoint = { host: k.host.trim(), port: k.port, user: k.user, database: k.database, sslmode: k.sslmode };
     const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
@@ -136,7 +142,7 @@ export default defineSource({
         }
         return { target, outcome: 'SELECT 1', elapsedMs: performance.now() - started };
       },
-      async query<Row extends QueryResultRow>(text: string, values?: unknown[]): Promise<Row[]> {
+      async query<Row extends QueryRow>(text: string, values?: unknown[]): Promise<Row[]> {
         try {
           return (await (await openPool()).query<Row>(text, values)).rows;
         } catch (error) {

@@ -69,7 +69,6 @@ export default defineSource({
   summary: 'S3 bucket (AWS or S3-compatible via endpoint): requests signed with the AWS credentials (a key or a role session); probe = list one object under prefix',
   keys: s3Keys,
   acceptsMethods: AWS_METHODS,
-  readsTlsKeys: true,
   async connect(k, credential, context): Promise<S3Source> {
     const aws = awsCredential(credential);
     const location: S3Location = { bucket: k.bucket, prefix: k.prefix, region: k.region?.trim() || aws.region || DEFAULT_REGION, endpoint: k.endpoint };

@@ -1,0 +1,128 @@
+/**
+ * `connector-auth airbyte read` throughput and memory, against `debug` on the same connector and
+ * the same rows in the same run (the ratio holds on a noisy machine):
+ *
+ * - records/s: 300,000 rows through `airbyte read` into a pipe this process drains (counting lines,
+ *   as Airbyte's worker reads them), against `debug` writing them into DuckDB; both the built CLI in
+ *   a child process, wall clock from spawn to exit (each pays its start-up, ~0.5 s), and net of the
+ *   fixed cost each command shows on a run of 0 rows;
+ * - peak RSS of `airbyte read` for 100,000 and 1,000,000 rows (VmHWM of the child, sampled every
+ *   20 ms): flat means bounded by the batch, not by the sync.
+ *
+ * The connector makes its rows in memory (id, name, amount, active, updated_at; a checkpoint every
+ * 10,000) behind a real probe of a loopback HTTP API with a bearer token.
+ *
+ *   npx tsx bench/airbyte-read.ts    prints the figures as JSON
+ */
+import { spawn } from 'node:child_process';
+import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../bin/connector-auth.js', import.meta.url));
+const TOKEN = 'bench-airbyte-token-0123456789';
+const RATIO_ROWS = 300_000;
+
+const CONNECTOR = `
+import { defineConnector, z } from 'connector-auth';
+export default defineConnector({
+  source: 'rest',
+  configuration: z.object({ rows: z.string().transform(Number) }),
+  schema: () => [{ table: 'items', primary_key: ['id'], columns: { id: 'LONG', name: 'STRING', amount: 'DOUBLE', active: 'BOOLEAN', updated_at: 'UTC_DATETIME' } }],
+  async update({ configuration, op }) {
+    const at = new Date('2026-01-01T00:00:00Z');
+    for (let i = 0; i < configuration.rows; i++) {
+      await op.upsert('items', { id: i, name: 'name-' + i, amount: i * 1.5, active: i % 2 === 0, updated_at: at });
+      if ((i + 1) % 10000 === 0) await op.checkpoint({ after: i });
+    }
+    await op.checkpoint({ after: configuration.rows });
+  },
+});
+`;
+
+interface ChildRun {
+  seconds: number;
+  lines: number;
+  peakRssMb: number;
+}
+
+/** The CLI in a child; stdout drained and its lines counted; VmHWM sampled until it exits. */
+function run(args: string[]): Promise<ChildRun> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let lines = 0;
+  let stderr = '';
+  let peakKb = 0;
+  child.stdout.on('data', (chunk: Buffer) => {
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const sample = setInterval(() => {
+    readFile(`/proc/${child.pid}/status`, 'utf8').then(
+      (status) => (peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0))),
+      () => undefined,
+    );
+  }, 20);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(sample);
+      if (code !== 0) return reject(new Error(`connector-auth ${args[0]} exited with ${code}: ${stderr.slice(-500)}`));
+      resolve({ seconds: (performance.now() - started) / 1000, lines, peakRssMb: Math.round(peakKb / 1024) });
+    });
+  });
+}
+
+const server = createServer((req, res) => {
+  res.writeHead(req.headers.authorization === `Bearer ${TOKEN}` ? 200 : 401, { 'content-type': 'application/json' }).end('{"ok":true}');
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const dir = await mkdtemp(join(tmpdir(), 'connector-auth-bench-airbyte-'));
+try {
+  await writeFile(join(dir, 'connector.ts'), CONNECTOR);
+  const configuration = (rows: number) => ({ auth_method: 'bearer', token: TOKEN, base_url: base, probe_path: 'health', rows: String(rows) });
+  const catalog = join(dir, 'catalog.json');
+  await writeFile(catalog, JSON.stringify({ streams: [{ stream: { name: 'items', json_schema: {}, supported_sync_modes: ['full_refresh'] }, sync_mode: 'full_refresh', destination_sync_mode: 'overwrite' }] }));
+  const read = async (rows: number) => {
+    const config = join(dir, `airbyte-${rows}.json`);
+    await writeFile(config, JSON.stringify(configuration(rows)));
+    const result = await run(['airbyte', 'read', dir, '--config', config, '--catalog', catalog]);
+    // RECORDs, one STATE per 10,000, a few LOG lines: anything less means records went missing.
+    if (result.lines < rows) throw new Error(`airbyte read printed ${result.lines} lines for ${rows} rows`);
+    return result;
+  };
+
+  // Each command's fixed cost (start-up, tsx, the probe; DuckDB's open for debug), from a run of 0 rows.
+  await writeFile(join(dir, 'configuration.json'), JSON.stringify(configuration(0)));
+  const debugEmpty = await run(['debug', dir]);
+  const airbyteEmpty = await read(0);
+  await writeFile(join(dir, 'configuration.json'), JSON.stringify(configuration(RATIO_ROWS)));
+  const debug = await run(['debug', dir]);
+  const airbyte = await read(RATIO_ROWS);
+  const small = await read(100_000);
+  const large = await read(1_000_000);
+  console.log(
+    JSON.stringify({
+      airbyte_read_records_per_s: Math.round(RATIO_ROWS / airbyte.seconds),
+      airbyte_read_debug_records_per_s: Math.round(RATIO_ROWS / debug.seconds),
+      airbyte_read_vs_debug: Number((debug.seconds / airbyte.seconds).toFixed(2)),
+      // Without each command's fixed cost: the rows alone.
+      airbyte_read_net_records_per_s: Math.round(RATIO_ROWS / (airbyte.seconds - airbyteEmpty.seconds)),
+      airbyte_read_debug_net_records_per_s: Math.round(RATIO_ROWS / (debug.seconds - debugEmpty.seconds)),
+      airbyte_read_net_vs_debug: Number(((debug.seconds - debugEmpty.seconds) / (airbyte.seconds - airbyteEmpty.seconds)).toFixed(2)),
+      airbyte_read_empty_s: Number(airbyteEmpty.seconds.toFixed(2)),
+      airbyte_read_debug_empty_s: Number(debugEmpty.seconds.toFixed(2)),
+      airbyte_read_1m_records_per_s: Math.round(1_000_000 / large.seconds),
+      airbyte_read_peak_rss_100k_mb: small.peakRssMb,
+      airbyte_read_peak_rss_1m_mb: large.peakRssMb,
+      airbyte_read_debug_peak_rss_mb: debug.peakRssMb,
+    }),
+  );
+} finally {
+  server.close();
+  await rm(dir, { recursive: true, force: true });
+}

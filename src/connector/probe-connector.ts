@@ -1,0 +1,41 @@
+import type { z } from 'zod';
+import { parseKeys, protectConfiguration, type RawConfiguration } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import type { SecretRegistry } from '../secrets/index.js';
+import type { ProbeResult, SourceDefinition } from '../sources/index.js';
+import { authenticate, type AuthenticateOptions } from './authenticate.js';
+import type { ConnectorDefinition, SourceClients, TableDefinition } from './define-connector.js';
+
+export interface ProbeConnectorOptions {
+  connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>;
+  configuration: RawConfiguration;
+  log: Logger;
+  registry: SecretRegistry;
+  authenticate?: Omit<AuthenticateOptions, 'source' | 'log' | 'registry' | 'connectorSecretKeys'>;
+}
+
+export interface ProbeConnectorResult {
+  probe: ProbeResult;
+  /** The connector's schema(), from the same configuration update() would get ([] without one). */
+  tables: TableDefinition[];
+}
+
+/**
+ * The start of runConnector without the sync: authenticate, the connector's own keys, the probe —
+ * in the same order and with the same checks — then the tables schema() declares. What a host runs
+ * to test a configuration (Airbyte's check, Fivetran's Test) or to describe the schema (discover).
+ */
+export async function probeConnector(options: ProbeConnectorOptions): Promise<ProbeConnectorResult> {
+  const { connector, configuration: raw, log, registry } = options;
+  const connectorSecretKeys = new Set(connector.secretKeys ?? []);
+  const auth = await authenticate(raw, { ...options.authenticate, source: connector.source as keyof SourceClients, log, registry, connectorSecretKeys });
+  try {
+    const own = connector.configuration ? parseKeys(connector.configuration, raw, 'the connector') : {};
+    const probe = await auth.probe();
+    const configuration = protectConfiguration({ ...raw, ...(own as object) }, new Set([...auth.secretKeys, ...connectorSecretKeys]));
+    const tables = connector.schema ? await connector.schema(configuration as never) : [];
+    return { probe, tables };
+  } finally {
+    await auth.close();
+  }
+}

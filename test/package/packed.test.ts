@@ -1,0 +1,101 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+
+/**
+ * What a user of the published package does: `npm pack` (the files the registry would get), the
+ * tarball installed into an empty directory, and the package used from there only — its bin, its
+ * templates, a debug run, and its type declarations checked the strict way, against nothing but
+ * what that install brought.
+ */
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
+  version: string;
+  exports: Record<string, unknown>;
+  devDependencies: Record<string, string>;
+};
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+
+let work: string;
+let consumer: string;
+let bin: string;
+let emulator: RunningEmulator;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'connector-auth-packed-'));
+  consumer = join(work, 'consumer');
+  await mkdir(consumer);
+  const packed = await run('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: root });
+  const tarball = join(work, packed.stdout.trim().split('\n').pop()!);
+  await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  // A TypeScript user has @types/node for their own code; nothing else is added by hand.
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, `@types/node@${manifest.devDependencies['@types/node']}`], {
+    cwd: consumer,
+  });
+  bin = join(consumer, 'node_modules', '.bin', 'connector-auth');
+  emulator = await startEmulator();
+}, 240_000);
+
+afterAll(async () => {
+  await emulator?.stop();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+const cli = (args: string[]) =>
+  run(bin, args, { cwd: consumer, env: { ...process.env, NO_COLOR: '1' } }).then(
+    (done) => ({ code: 0, ...done }),
+    (failed: { code?: number; stdout?: string; stderr?: string }) => ({ code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' }),
+  );
+
+describe('the packed package, installed into an empty directory', () => {
+  it('answers --help from its bin', async () => {
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/debug \[project\]/);
+  });
+
+  it('scaffolds every template it ships', async () => {
+    const templates = await readdir(join(consumer, 'node_modules', 'connector-auth', 'templates'));
+    expect(templates.length).toBeGreaterThanOrEqual(4);
+    for (const template of templates) {
+      const init = await cli(['init', join(work, `from-${template}`), '--template', template]);
+      expect(init.code, `${template}: ${init.stderr}`).toBe(0);
+      expect(await readdir(join(work, `from-${template}`))).toEqual(expect.arrayContaining(['configuration.json', 'connector.ts']));
+    }
+  }, 60_000);
+
+  it('runs debug of a REST connector (the pipeline-metadata template) against the emulator', async () => {
+    const project = join(consumer, 'rest-project');
+    expect((await cli(['init', project, '--template', 'pipeline-metadata'])).code).toBe(0);
+    const example = JSON.parse(await readFile(join(consumer, 'node_modules', 'connector-auth', 'configuration.example.json'), 'utf8')) as object;
+    await writeFile(join(project, 'configuration.json'), JSON.stringify({ ...example, base_url: emulator.pipelineUrl }));
+    const debug = await cli(['debug', project]);
+    expect(debug.stderr).toMatch(/probe succeeded/);
+    expect(debug.code).toBe(0);
+  }, 60_000);
+
+  it('type-checks a consumer of every exports entry with strict and skipLibCheck: false', async () => {
+    const entries = Object.keys(manifest.exports).filter((entry) => entry !== './package.json');
+    const imports = entries.map((entry, i) => `import * as entry${i} from '${join('connector-auth', entry)}';`);
+    await writeFile(join(consumer, 'index.ts'), `${imports.join('\n')}\nexport const entries = [${entries.map((_, i) => `entry${i}`).join(', ')}];\n`);
+    await writeFile(
+      join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, skipLibCheck: false, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', noEmit: true, types: ['node'] },
+        files: ['index.ts'],
+      }),
+    );
+    const check = await run(process.execPath, [tsc, '-p', consumer], { cwd: consumer }).then(
+      () => '',
+      (failed: { stdout?: string }) => failed.stdout ?? 'tsc failed',
+    );
+    expect(check).toBe('');
+  }, 120_000);
+});
