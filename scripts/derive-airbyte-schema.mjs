@@ -2,10 +2,10 @@
 /**
  * Derives the JSON Schema of one Airbyte protocol message (AirbyteMessage) from the published
  * protocol definition, airbyte_protocol.yaml of airbytehq/airbyte-protocol (MIT; its licence is in
- * protocol/airbyte/LICENSE). The tests validate every line the `airbyte` commands print against the
+ * protocols/airbyte/LICENSE). The tests validate every line the `airbyte` commands print against the
  * result, so the protocol is checked against its publisher's definition, not against our reading of it.
  *
- *   node scripts/derive-airbyte-schema.mjs <airbyte_protocol.yaml> [commit]  > protocol/airbyte/airbyte-message.schema.json
+ *   node scripts/derive-airbyte-schema.mjs <airbyte_protocol.yaml> [commit]  > protocols/airbyte/airbyte-message.schema.json
  *
  * What the conversion does, and why:
  * - the root becomes a `$ref` to `#/definitions/AirbyteMessage`, so a line is validated as one message;
@@ -41,7 +41,7 @@ function strip(node) {
 
 const schema = {
   $schema: 'http://json-schema.org/draft-07/schema#',
-  $id: 'connector-auth/protocol/airbyte/airbyte-message.schema.json',
+  $id: 'connector-auth/protocols/airbyte/airbyte-message.schema.json',
   $comment: `Derived by scripts/derive-airbyte-schema.mjs from airbytehq/airbyte-protocol protocol-models/src/main/resources/airbyte_protocol/v0/airbyte_protocol.yaml${commit ? ` at ${commit}` : ''} (MIT, see LICENSE beside this file).`,
   title: 'AirbyteMessage',
   'x-protocol-version': upstream.version,

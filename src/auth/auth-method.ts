@@ -25,9 +25,19 @@ export interface AuthContext {
    * value is used, so a rotated refresh token is never lost.
    */
   readonly persistConfigurationValue?: (key: string, value: string) => Promise<void>;
+  /**
+   * For a host that serves several calls with the same configuration in one process (the gRPC host):
+   * each use of a secret that rotates when used (a single-use refresh token) goes through it, one at a
+   * time per configured value, and receives the newest value the process knows, which may be newer
+   * than `held`, the one this run has. Absent: the run uses its own value.
+   */
+  readonly rotatingSecret?: RotatingSecret;
   /** The project's `files/` folder, for recovery files; absent in library use. */
   readonly filesDir?: string;
 }
+
+/** See AuthContext.rotatingSecret. */
+export type RotatingSecret = <T>(key: string, held: string, use: (current: string) => Promise<T>) => Promise<T>;
 
 /** Waiting, injectable so a minute of backoff passes in a test's milliseconds. */
 export interface Timers {

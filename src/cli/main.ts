@@ -18,6 +18,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ default:
   airbyte: { summary: 'airbyte spec|check|discover|read [project] --config F [--catalog F] [--state F]   the Airbyte protocol', load: () => import('./commands/airbyte.js') },
   pipeline: { summary: 'pipeline groups|connectors <group_id>|upgrade <id>   pipeline management interface', load: () => import('./commands/pipeline.js') },
   webhooks: { summary: 'webhooks list|get <id>|delete <id>   sync webhook interface', load: () => import('./commands/webhooks.js') },
+  serve: { summary: 'serve [project] [--port N] [--host H]   a Fivetran partner SDK gRPC server of the connector', load: () => import('./commands/serve.js') },
   emulator: { summary: 'emulator [--port N] [--data FILE]   serve both interfaces locally', load: () => import('./commands/emulator.js') },
   version: { summary: 'version                              print the version (also --version)', load: () => import('./commands/version.js') },
 };

@@ -1,4 +1,4 @@
-import type { AuthMethod, Credential, Timers } from '../auth/index.js';
+import type { AuthMethod, Credential, RotatingSecret, Timers } from '../auth/index.js';
 import { loadAuthMethod, rotationDaysOf, warnIfCredentialOld } from '../auth/index.js';
 import {
   checkFlatStringObject,
@@ -24,6 +24,8 @@ export interface AuthenticateOptions {
   connectorSecretKeys?: ReadonlySet<string>;
   /** Persist a rotated configuration value (e.g. a refresh token) before it is used. */
   persistConfigurationValue?: (key: string, value: string) => Promise<void>;
+  /** A host's hold on secrets that rotate when used, shared by its concurrent calls (AuthContext.rotatingSecret). */
+  rotatingSecret?: RotatingSecret;
   filesDir?: string;
   now?: () => number;
   /** How auth methods wait (token endpoint backoff); tests pass timers that advance a fake clock. */
@@ -134,6 +136,7 @@ export async function authenticateResolved(
     secrets: options.registry ?? defaultRegistry,
     now,
     ...(options.persistConfigurationValue ? { persistConfigurationValue: options.persistConfigurationValue } : {}),
+    ...(options.rotatingSecret ? { rotatingSecret: options.rotatingSecret } : {}),
     ...(options.filesDir ? { filesDir: options.filesDir } : {}),
     ...(options.timers ? { timers: options.timers } : {}),
   };

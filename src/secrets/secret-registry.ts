@@ -77,6 +77,17 @@ export class SecretRegistry {
     return [...new Set((automaton.findAll(text) ?? []).map((m) => this.#labels.get(forms[m.pattern]!)!))];
   }
 
+  /**
+   * Forgets the given forms (exact texts registered before). For a long-running host that mirrors
+   * each call's secrets here and lets them go when no running call holds them any more, so the
+   * process-wide registry does not grow with every access token it has ever seen.
+   */
+  forget(forms: Iterable<string>): void {
+    let changed = false;
+    for (const form of forms) if (this.#labels.delete(form)) changed = true;
+    if (changed) this.#matcher = null;
+  }
+
   /** Forgets everything; for tests and for a process that runs several configurations in turn. */
   clear(): void {
     this.#labels.clear();

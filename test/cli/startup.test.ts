@@ -3,16 +3,22 @@ import { HEAVY, loadedModules } from '../../bench/startup.js';
 import { cli } from '../helpers/cli.js';
 
 describe('start-up cost', () => {
-  it('--help loads none of the AWS SDK, pg, ssh2, DuckDB, node-forge, undici or zod', async () => {
+  it('--help loads none of the AWS SDK, pg, ssh2, DuckDB, node-forge, undici, zod or gRPC', async () => {
     const modules = await loadedModules(['--help']);
     expect(modules.length).toBeGreaterThan(0); // the recorder works
     expect(modules.filter((url) => HEAVY.test(url))).toEqual([]);
   });
 
+  it('serve --help loads no gRPC: grpc-js and the protocol files load when a server starts', async () => {
+    const modules = await loadedModules(['serve', '--help']);
+    expect(modules.some((url) => url.endsWith('/cli/commands/serve.js'))).toBe(true);
+    expect(modules.filter((url) => /@grpc|protobufjs|hosts\/fivetran/.test(url))).toEqual([]);
+  });
+
   it('--help prints the commands and the exit codes', async () => {
     const run = await cli(['--help']);
     expect(run.code).toBe(0);
-    for (const word of ['init', 'debug', 'probe', 'authorize', 'validate', 'doctor', 'reset', 'pipeline', 'webhooks', 'emulator', 'Exit codes']) expect(run.stdout).toContain(word);
+    for (const word of ['init', 'debug', 'probe', 'authorize', 'validate', 'doctor', 'reset', 'pipeline', 'webhooks', 'serve', 'emulator', 'Exit codes']) expect(run.stdout).toContain(word);
   });
 
   it('an unknown command is exit 2 with the help', async () => {
@@ -22,10 +28,16 @@ describe('start-up cost', () => {
   });
 
   it('an unknown flag is bad input (exit 2) for every command, pointing to its help', async () => {
-    for (const command of ['init', 'debug', 'probe', 'authorize', 'validate', 'doctor', 'reset', 'pipeline', 'webhooks', 'emulator', 'version']) {
+    for (const command of ['init', 'debug', 'probe', 'authorize', 'validate', 'doctor', 'reset', 'pipeline', 'webhooks', 'serve', 'emulator', 'version']) {
       const run = await cli([command, '--frobnicate']);
       expect(run.code, command).toBe(2);
       expect(run.stderr).toBe(`error [invalid_arguments]: unknown option '--frobnicate' for connector-auth ${command} — see connector-auth ${command} --help\n`);
     }
+    // airbyte owns stdout, where Airbyte reads every line as a message: the same verdict as a TRACE.
+    const airbyte = await cli(['airbyte', 'spec', '--frobnicate']);
+    expect(airbyte.code).toBe(2);
+    const trace = JSON.parse(airbyte.stdout) as { type: string; trace: { error: { message: string; failure_type: string } } };
+    expect(trace.type).toBe('TRACE');
+    expect(trace.trace.error).toMatchObject({ failure_type: 'config_error', message: expect.stringContaining("'--frobnicate'") });
   });
 });

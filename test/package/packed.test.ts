@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
+import { connectorClient } from '../hosts/fivetran/support.js';
 
 /**
  * What a user of the published package does: `npm pack` (the files the registry would get), the
@@ -81,6 +82,33 @@ describe('the packed package, installed into an empty directory', () => {
     const debug = await cli(['debug', project]);
     expect(debug.stderr).toMatch(/probe succeeded/);
     expect(debug.code).toBe(0);
+  }, 60_000);
+
+  it('serves the partner SDK from the installed package: its protocol files are found there, Test probes the emulator', async () => {
+    const project = join(consumer, 'rest-project');
+    const server = spawn(bin, ['serve', project, '--port', '0', '--host', '127.0.0.1'], { cwd: consumer, env: { ...process.env, NO_COLOR: '1' } });
+    let stdout = '';
+    const port = await new Promise<number>((resolve, reject) => {
+      server.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const match = /listening on 127\.0\.0\.1:(\d+)/.exec(stdout);
+        if (match) resolve(Number(match[1]));
+      });
+      server.once('close', (code) => reject(new Error(`serve exited with ${code}: ${stdout}`)));
+    });
+    expect(stdout).toContain('fivetran_sdk.v2.SourceConnector');
+    const client = connectorClient(port);
+    try {
+      const form = (await client.configurationForm()) as { fields: { name: string }[] };
+      expect(form.fields.map((f) => f.name)).toContain('auth_method');
+      const configuration = JSON.parse(await readFile(join(project, 'configuration.json'), 'utf8')) as Record<string, string>;
+      expect(await client.test(configuration)).toMatchObject({ success: true });
+    } finally {
+      client.close();
+      const exited = new Promise((resolve) => server.once('close', resolve));
+      server.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
   }, 60_000);
 
   it('type-checks a consumer of every exports entry with strict and skipLibCheck: false', async () => {

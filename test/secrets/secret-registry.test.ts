@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SecretRegistry, basicCredentialForms } from '../../src/secrets/index.js';
+import { SecretRegistry, basicCredentialForms, derivedForms } from '../../src/secrets/index.js';
 import { MultiPatternMatcher } from '../../src/secrets/multi-pattern-matcher.js';
 import { SparsePatternMatcher } from '../../src/secrets/sparse-pattern-matcher.js';
 
@@ -117,6 +117,20 @@ describe.each([
   ['dense DFA', (p: string[]) => new MultiPatternMatcher(p)],
   ['sparse automaton', (p: string[]) => new SparsePatternMatcher(p)],
 ])('%s', (_name, compile) => {
+  it('forgets the forms it is given, and only those', () => {
+    const r = new SecretRegistry();
+    r.register('token', 'first-secret-value');
+    r.register('password', 'second-secret-value');
+    const size = r.size;
+    r.forget(derivedForms('first-secret-value'));
+    expect(r.redact('a first-secret-value b second-secret-value')).toBe('a first-secret-value b <redacted:password>');
+    expect(r.contains('first-secret-value')).toBe(false);
+    expect(r.size).toBeLessThan(size);
+    // Forgetting what is not there changes nothing.
+    r.forget(['never-registered']);
+    expect(r.redact('second-secret-value')).toBe('<redacted:password>');
+  });
+
   it('agrees with a naive search on random input', () => {
     const alphabet = 'abcab';
     const rand = (n: number) => Array.from({ length: n }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join('');

@@ -85,22 +85,25 @@ export default defineAuthMethod({
       // A rotated refresh token that could not be saved lives only in the recovery file now: another
       // refresh would rotate it again, to a value saved nowhere, and the recovery file's would be retired.
       isFatal: (error) => error instanceof ConfigurationError && error.code === 'refresh_token_not_saved',
-      obtain: async () => {
-        const sent = refreshToken;
-        const response = await endpoint.request('refresh_token', async () => {
-          const request = { body: new URLSearchParams({ refresh_token: sent }), headers: new Headers() };
-          if (k.scope) request.body.set('scope', k.scope);
-          await client.authenticate(request);
-          return request;
-        });
-        if (response.refreshToken !== undefined && response.refreshToken !== sent) {
-          // In memory first: whatever happens next, the only valid refresh token is the new one.
-          refreshToken = response.refreshToken;
-          await saveRotatedToken(response.refreshToken, description, context);
-        }
-        return response;
-      },
+      obtain: () => (context.rotatingSecret ? context.rotatingSecret(KEY, refreshToken, exchange) : exchange(refreshToken)),
     });
+
+    /** One refresh with `sent`: the newest refresh token known, this run's own or the host's. */
+    async function exchange(sent: string) {
+      refreshToken = sent;
+      const response = await endpoint.request('refresh_token', async () => {
+        const request = { body: new URLSearchParams({ refresh_token: sent }), headers: new Headers() };
+        if (k.scope) request.body.set('scope', k.scope);
+        await client.authenticate(request);
+        return request;
+      });
+      if (response.refreshToken !== undefined && response.refreshToken !== sent) {
+        // In memory first: whatever happens next, the only valid refresh token is the new one.
+        refreshToken = response.refreshToken;
+        await saveRotatedToken(response.refreshToken, description, context);
+      }
+      return response;
+    }
   },
   authorize: defineMethodAuthorization({
     keys: authorizationKeys,

@@ -1,7 +1,7 @@
 /**
  * The Airbyte protocol messages this host writes and reads, typed from the field names of the
  * published definition (airbyte_protocol.yaml of airbytehq/airbyte-protocol; the derived JSON Schema
- * the tests check every line against is protocol/airbyte/airbyte-message.schema.json). Only the
+ * the tests check every line against is protocols/airbyte/airbyte-message.schema.json). Only the
  * fields a source uses are typed; the protocol allows more.
  *
  * The protocol mixes camelCase (`connectionStatus`, `connectionSpecification`, `connectorConfig`,

@@ -9,12 +9,12 @@ import { cli, type CliRun } from '../../helpers/cli.js';
 /**
  * Runs `connector-auth airbyte …` (the built CLI) and checks EVERY line it printed on standard
  * output against the JSON Schema derived from the published protocol
- * (protocol/airbyte/airbyte-message.schema.json), twice: as published, and closed — every object
+ * (protocols/airbyte/airbyte-message.schema.json), twice: as published, and closed — every object
  * the protocol describes field by field refused any field it does not name, so a misspelt field
  * (`connection_status` for `connectionStatus`) fails here rather than being ignored by Airbyte.
  */
 
-const SCHEMA = JSON.parse(readFileSync(new URL('../../../protocol/airbyte/airbyte-message.schema.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+const SCHEMA = JSON.parse(readFileSync(new URL('../../../protocols/airbyte/airbyte-message.schema.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 
 function validator(schema: unknown): ValidateFunction {
   const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');

@@ -1,0 +1,60 @@
+import { format } from 'node:util';
+import type { LogFields, Logger, LogLevel } from '../../log/index.js';
+import { secrets as processSecrets, type SecretRegistry } from '../../secrets/index.js';
+
+/**
+ * Logs as the partner SDK reads them: one JSON object a line on stdout,
+ * `{"level", "message", "message-origin"}`, with the levels it accepts (INFO, WARNING, SEVERE).
+ * `message-origin` is `sdk_connector` for what connector-auth says and `connector` for the
+ * connector's own `log` (runConnector hands it `log.withOrigin('connector')`). Debug lines are
+ * written only with --verbose, as INFO. Each line is redacted with the call's registry before it is
+ * written, and again by the output gate with every running call's secrets.
+ */
+
+export const PARTNER_LEVEL: Record<LogLevel, 'INFO' | 'WARNING' | 'SEVERE'> = {
+  debug: 'INFO',
+  info: 'INFO',
+  warning: 'WARNING',
+  error: 'SEVERE',
+  critical: 'SEVERE',
+};
+
+export interface PartnerLogOptions {
+  registry?: SecretRegistry;
+  verbose?: boolean;
+  write?: (line: string) => void;
+}
+
+export function partnerLogger(options: PartnerLogOptions = {}, origin = 'sdk_connector'): Logger {
+  const registry = options.registry ?? processSecrets;
+  const write = options.write ?? ((line: string) => void process.stdout.write(line));
+  const emit = (level: LogLevel, message: string, fields?: LogFields): void => {
+    if (level === 'debug' && !options.verbose) return;
+    const text = fields && Object.keys(fields).length > 0 ? `${message} ${JSON.stringify(fields)}` : message;
+    write(registry.redact(JSON.stringify({ level: PARTNER_LEVEL[level], message: text, 'message-origin': origin })) + '\n');
+  };
+  return {
+    debug: (m, f) => emit('debug', m, f),
+    info: (m, f) => emit('info', m, f),
+    warning: (m, f) => emit('warning', m, f),
+    error: (m, f) => emit('error', m, f),
+    critical: (m, f) => emit('critical', m, f),
+    // Our own lines keep sdk_connector whatever a layer calls itself; the connector's are `connector`.
+    withOrigin: (next) => partnerLogger(options, next === 'connector' ? 'connector' : 'sdk_connector'),
+  };
+}
+
+/**
+ * `console.log` and its kin, as connector code calls them, become `connector` lines too, so every
+ * line on stdout is one the platform can parse. Returns the function that puts them back.
+ */
+export function routeConsole(log: Logger): () => void {
+  const saved = { log: console.log, info: console.info, debug: console.debug, warn: console.warn, error: console.error };
+  const connector = log.withOrigin('connector');
+  console.log = (...args: unknown[]) => connector.info(format(...args));
+  console.info = console.log;
+  console.debug = console.log;
+  console.warn = (...args: unknown[]) => connector.warning(format(...args));
+  console.error = (...args: unknown[]) => connector.error(format(...args));
+  return () => Object.assign(console, saved);
+}

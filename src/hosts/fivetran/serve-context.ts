@@ -1,0 +1,20 @@
+import type { z } from 'zod';
+import type { ConnectorDefinition, SourceClients } from '../../connector/index.js';
+import type { Logger } from '../../log/index.js';
+import type { SourceDefinition } from '../../sources/index.js';
+import type { CallSecrets } from './call-secrets.js';
+import type { Grpc } from './protocol.js';
+import type { RotatedValues } from './rotated-values.js';
+import type { UpdateStream } from './update-stream.js';
+
+/** What every call of one server shares; a call's own state (configuration, secrets, source) is not here. */
+export interface ServeContext {
+  readonly connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>;
+  readonly grpc: Grpc;
+  readonly rotated: RotatedValues;
+  /** The logger of one call: its lines redacted with its secrets. */
+  log(registry: CallSecrets): Logger;
+  /** Running Updates, told to stop at their next checkpoint on SIGTERM. */
+  readonly updates: Set<UpdateStream>;
+  readonly stopping: () => boolean;
+}

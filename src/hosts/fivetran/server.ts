@@ -1,0 +1,138 @@
+import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
+import { ConfigurationError } from '../../errors/index.js';
+import type { Logger } from '../../log/index.js';
+import { secrets as processSecrets } from '../../secrets/index.js';
+import { describeConfiguration, loadConnector, projectPaths } from '../../project/index.js';
+import { CallSecrets } from './call-secrets.js';
+import { failureLine, statusOf } from './call-status.js';
+import { configurationForm, type ConfigurationFormMessage } from './configuration-form.js';
+import { partnerLogger, routeConsole } from './partner-log.js';
+import { loadProtocol, SERVICE } from './protocol.js';
+import { RotatedValues } from './rotated-values.js';
+import { runSchema } from './schema-call.js';
+import type { ServeContext } from './serve-context.js';
+import { runTest } from './test-call.js';
+import { runUpdate } from './update-call.js';
+import type { UpdateStream } from './update-stream.js';
+
+/**
+ * `connector-auth serve`: the project's connector as a gRPC server of the partner SDK's
+ * `fivetran_sdk.v2.SourceConnector`. The connector file is loaded before the port is bound, so a
+ * broken connector.ts fails at start, not at the first call. Calls run side by side, each with its
+ * own configuration, secrets, credential and source (ServeContext holds only what they share).
+ *
+ * stop() (SIGTERM, SIGINT): no new calls; each running Update goes on to its next checkpoint and ends
+ * there (UNAVAILABLE: the next Update resumes from it); after `graceSeconds` whatever still runs is
+ * cancelled.
+ */
+
+export interface ServeOptions {
+  project?: string;
+  host?: string;
+  port?: number;
+  verbose?: boolean;
+  /** How long running calls get after stop() before they are cancelled (default 25 s). */
+  graceSeconds?: number;
+  /** Where log lines go (default stdout). */
+  write?: (line: string) => void;
+}
+
+export interface RunningServer {
+  host: string;
+  port: number;
+  log: Logger;
+  /** Stops as described above; resolves when every call has ended. */
+  stop(): Promise<void>;
+}
+
+export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
+  const host = options.host ?? '0.0.0.0';
+  const logOptions = { verbose: options.verbose ?? false, ...(options.write ? { write: options.write } : {}) };
+  const log = partnerLogger(logOptions);
+  const restoreConsole = routeConsole(log);
+  const paths = projectPaths(options.project);
+  // Side by side: the connector through tsx, gRPC and the protocol files.
+  const [{ connector }, { grpc, service }] = await Promise.all([loadConnector(paths.project), loadProtocol()]).catch((error: unknown) => {
+    // The platform reads stdout: the reason goes there too, before the CLI prints its error line.
+    log.critical(`cannot start: ${failureLine(error, processSecrets)}`);
+    restoreConsole();
+    throw error;
+  });
+  // grpc-js's own diagnostics become our lines too.
+  grpc.setLogger({ error: (...args: unknown[]) => log.error(args.map(String).join(' ')), info: () => {}, debug: () => {} });
+
+  const updates = new Set<UpdateStream>();
+  let stopping = false;
+  const context: ServeContext = {
+    connector,
+    grpc,
+    rotated: new RotatedValues(),
+    log: (registry) => partnerLogger({ ...logOptions, registry }),
+    updates,
+    stopping: () => stopping,
+  };
+  let form: Promise<ConfigurationFormMessage> | undefined;
+
+  /** A unary call: its own secrets, released when it ends; a failure becomes our status. */
+  const unary =
+    <Request, Response>(name: string, run: (request: Request, registry: CallSecrets) => Promise<Response>) =>
+    (call: ServerUnaryCall<Request, Response>, callback: sendUnaryData<Response>) => {
+      const registry = new CallSecrets();
+      run(call.request, registry).then(
+        (response) => callback(null, response),
+        (error: unknown) => {
+          context.log(registry).error(`${name} failed: ${failureLine(error, registry)}`);
+          callback(statusOf(error, registry, grpc) as Parameters<sendUnaryData<Response>>[0]);
+        },
+      ).finally(() => registry.release());
+    };
+
+  const server = new grpc.Server();
+  server.addService(service, {
+    ConfigurationForm: unary('ConfigurationForm', async () => {
+      // Made once; a failure is not kept, so the next call tries again.
+      form ??= describeConfiguration(connector)
+        .then(configurationForm)
+        .catch((error: unknown) => {
+          form = undefined;
+          throw error;
+        });
+      return form;
+    }),
+    Test: unary('Test', (request: Parameters<typeof runTest>[0], registry) => runTest(request, context, registry)),
+    Schema: unary('Schema', (request: Parameters<typeof runSchema>[0], registry) => runSchema(request, context, registry)),
+    Update: (call: Parameters<typeof runUpdate>[0]) => void runUpdate(call, context),
+  });
+  const address = `${host.includes(':') ? `[${host}]` : host}:${options.port ?? 50051}`;
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, bound) => {
+      if (!error) return resolve(bound);
+      const failure = new ConfigurationError(`cannot listen on ${address}: ${error.message}`, { code: 'listen_failed', hint: 'choose another --port or --host' });
+      log.critical(`cannot start: ${failureLine(failure, processSecrets)}`);
+      restoreConsole();
+      reject(failure);
+    }),
+  );
+  // The platform names the account and destination group in the environment, for context in logs.
+  const where = [process.env.FIVETRAN_ACCOUNT_NAME && `account ${process.env.FIVETRAN_ACCOUNT_NAME}`, process.env.FIVETRAN_GROUP_NAME && `group ${process.env.FIVETRAN_GROUP_NAME}`].filter(Boolean);
+  log.info(`listening on ${host.includes(':') ? `[${host}]` : host}:${port}: ${SERVICE} for ${paths.project}${where.length ? ` (${where.join(', ')})` : ''} (${Math.round(performance.now())} ms after start)`);
+
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= new Promise<void>((resolve) => {
+      stopping = true;
+      log.info(`stopping: no new calls; ${updates.size} running Update(s) end at their next checkpoint`);
+      for (const update of updates) update.requestStop();
+      const grace = setTimeout(() => {
+        log.warning(`the calls still running after ${options.graceSeconds ?? 25} s are cancelled`);
+        server.forceShutdown();
+      }, (options.graceSeconds ?? 25) * 1000);
+      server.tryShutdown(() => {
+        clearTimeout(grace);
+        restoreConsole();
+        log.info('stopped');
+        resolve();
+      });
+    }));
+  return { host, port, log, stop };
+}
