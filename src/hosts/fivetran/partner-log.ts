@@ -1,14 +1,14 @@
 import { format } from 'node:util';
 import type { LogFields, Logger, LogLevel } from '../../log/index.js';
-import { secrets as processSecrets, type SecretRegistry } from '../../secrets/index.js';
+import { secrets as processSecrets, redactedJson, type SecretRegistry } from '../../secrets/index.js';
 
 /**
  * Logs as the partner SDK reads them: one JSON object a line on stdout,
  * `{"level", "message", "message-origin"}`, with the levels it accepts (INFO, WARNING, SEVERE).
  * `message-origin` is `sdk_connector` for what connector-auth says and `connector` for the
  * connector's own `log` (runConnector hands it `log.withOrigin('connector')`). Debug lines are
- * written only with --verbose, as INFO. Each line is redacted with the call's registry before it is
- * written, and again by the output gate with every running call's secrets.
+ * written only with --verbose, as INFO. Each message is redacted with the call's registry before it is
+ * encoded (redact first, then shape), and the line again by the output gate with every running call's secrets.
  */
 
 export const PARTNER_LEVEL: Record<LogLevel, 'INFO' | 'WARNING' | 'SEVERE'> = {
@@ -30,8 +30,11 @@ export function partnerLogger(options: PartnerLogOptions = {}, origin = 'sdk_con
   const write = options.write ?? ((line: string) => void process.stdout.write(line));
   const emit = (level: LogLevel, message: string, fields?: LogFields): void => {
     if (level === 'debug' && !options.verbose) return;
-    const text = fields && Object.keys(fields).length > 0 ? `${message} ${JSON.stringify(fields)}` : message;
-    write(registry.redact(JSON.stringify({ level: PARTNER_LEVEL[level], message: text, 'message-origin': origin })) + '\n');
+    // Redact first, then shape: the message is redacted before JSON escapes it once more, so a
+    // secret the connector itself escaped (twice, or as util.inspect quotes it) is still found.
+    const said = registry.redact(message);
+    const text = fields && Object.keys(fields).length > 0 ? `${said} ${redactedJson(fields, registry)}` : said;
+    write(redactedJson({ level: PARTNER_LEVEL[level], message: text, 'message-origin': origin }, registry) + '\n');
   };
   return {
     debug: (m, f) => emit('debug', m, f),
