@@ -8,6 +8,7 @@ import { cli, type CliRun } from '../helpers/cli.js';
 import { postgresBinDir, start as startPostgres, type PostgresPeer } from '../peers/postgres.js';
 import { start as startS3, type S3rverPeer } from '../peers/s3rver.js';
 import { scratch, useLocalConfiguration } from './support.js';
+import { startServe } from '../hosts/fivetran/support.js';
 
 /**
  * Issue 24, point 3, and the README's promise: the steps of "Writing a connector", read from
@@ -97,6 +98,13 @@ describe('README "Writing a connector", verbatim, for every template', () => {
       if (step.startsWith('#')) continue;
       const command = step.replace(/\s+#.*$/, '');
       expect(command.startsWith('npx connector-auth '), command).toBe(true);
+      if (command === 'npx connector-auth serve') {
+        // A server runs until it is stopped: on a free port (not 50051) until it listens, then
+        // SIGTERM, after which it must exit 0.
+        const serve = await startServe(cwd);
+        expect(await serve.stop('SIGTERM'), `${template}: serve\n${serve.stdout()}\n${serve.stderr()}`).toBe(0);
+        continue;
+      }
       const result = await cli(command.slice('npx connector-auth '.length).split(/\s+/), { cwd });
       results.push({ step: command, result });
       const authorize = command === 'npx connector-auth authorize';
@@ -109,5 +117,6 @@ describe('README "Writing a connector", verbatim, for every template', () => {
     expect(byStep.get('npx connector-auth debug')!.stdout).toMatch(/Upserts\s+\|\s+[1-9]\d*\b[\s\S]*Sync SUCCEEDED/);
     expect(byStep.get('npx connector-auth reset --yes')!.stdout).toMatch(/removed .*warehouse\.db/);
     expect(byStep.get('npx connector-auth doctor')!.stdout).toMatch(/doctor: .* in /);
+    expect(byStep.get('npx connector-auth airbyte check --config configuration.json')!.stdout).toMatch(/"status":"SUCCEEDED"/);
   }, 120_000);
 });

@@ -30,9 +30,8 @@ const command: Command = {
     const grace = values['grace-seconds'] === undefined ? 25 : Number(values['grace-seconds']);
     if (!Number.isFinite(grace) || grace < 0 || grace > 3600) throw argumentError('serve', '--grace-seconds must be a number of seconds from 0 to 3600');
 
-    const { serve } = await import('../../hosts/fivetran/index.js');
-    const server = await serve({ project: positionals[0] ?? '.', port, host: values.host ?? '0.0.0.0', verbose: io.verbose, graceSeconds: grace });
-    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    // Listening for the signals before the server says it listens: a platform may stop it at once.
+    const stopped = new Promise<NodeJS.Signals>((resolve) => {
       const stop = (s: NodeJS.Signals) => {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
@@ -41,6 +40,9 @@ const command: Command = {
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
+    const { serve } = await import('../../hosts/fivetran/index.js');
+    const server = await serve({ project: positionals[0] ?? '.', port, host: values.host ?? '0.0.0.0', verbose: io.verbose, graceSeconds: grace });
+    const signal = await stopped;
     server.log.info(`${signal} received`);
     await server.stop();
     // A connector still waiting on its source after the grace period must not keep the process up.
