@@ -16,7 +16,7 @@ const ROWS = 1_000_000;
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: warehouse-child.ts <empty directory>');
 
-const warehouse = await Warehouse.open(join(dir, 'warehouse.db'));
+const warehouse = await Warehouse.open(join(dir, "warehouse.db"), process.env.BATCH ? { batchSize: Number(process.env.BATCH) } : {});
 await warehouse.declare([{ table: 'items', primary_key: ['id'] }]);
 const registry = new SecretRegistry();
 for (let i = 0; i < 5; i++) registry.register(`secret_${i}`, `bench-secret-value-${i}-Zq81xT`);

@@ -64,6 +64,7 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
           createConfigurationPersister({ configurationPath: paths.configuration, filesDir: paths.files, log: options.log }),
       },
       onProbed: (probe) => options.log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`),
+      prepareDestination: () => Warehouse.preload(),
       openDestination: async () => {
         await mkdir(paths.files, { recursive: true });
         return Warehouse.open(paths.warehouse);

@@ -39,18 +39,20 @@
  * never carry row values (values may be secrets), which is also why DuckDB's
  * own messages are reduced to their category ("Constraint Error", ...).
  *
- * `@duckdb/node-api` is loaded lazily by `open()`, so importing this module
- * costs nothing for commands that never open a warehouse.
+ * `@duckdb/node-api` is loaded lazily by `open()` (or `preload()`), so
+ * importing this module costs nothing for commands that never open a warehouse.
  *
  * This class owns the lifecycle, the buffering entry points and the promise
  * chain; the rest lives beside it: operation-buffer.ts (rows into runs),
  * declarations.ts, batch-writer.ts (runs into DuckDB) with staged-column.ts,
  * staging-table.ts, schema-plan.ts, schema-sql.ts and merge-sql.ts.
  */
+import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { BatchWriter } from './batch-writer.js';
 import { registerDeclarations, type Declaration } from './declarations.js';
 import type { Api, Connection, Instance } from './duckdb-types.js';
+import { loadDuckDB } from './duckdb-module.js';
 import { readExistingTables } from './existing-tables.js';
 import { FIVETRAN_ID, SCHEMA, checkName, foldCase, quoteIdent } from './identifiers.js';
 import { bufferOperation } from './operation-buffer.js';
@@ -101,6 +103,14 @@ export class Warehouse {
     this.#writer = new BatchWriter(api, conn);
   }
 
+  /**
+   * Loads DuckDB's module without opening or creating any file, so that a run can load it while
+   * its probe is on the network; `open()` then finds it loaded.
+   */
+  static preload(): void {
+    loadDuckDB();
+  }
+
   /** Opens (or creates) the DuckDB file at `path`; its directory must exist. */
   static async open(path: string, options: { batchSize?: number } = {}): Promise<Warehouse> {
     if (typeof path !== 'string' || path.length === 0 || path.includes('\0')) {
@@ -116,7 +126,9 @@ export class Warehouse {
     }
     openPaths.add(pathKey);
     try {
-      const api = await import('@duckdb/node-api');
+      const api = loadDuckDB();
+      // A file that does not exist yet holds no tables: its catalogue is not read (10–20 ms).
+      const fresh = !existsSync(path) && !existsSync(`${path}.wal`);
       let instance: Instance;
       try {
         // One DuckDB thread: a batch's statements run one after another, and
@@ -142,7 +154,7 @@ export class Warehouse {
       let warehouse: Warehouse;
       try {
         await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(SCHEMA)}`);
-        const tables = await readExistingTables(conn);
+        const tables = fresh ? new Map<string, TableState>() : await readExistingTables(conn);
         warehouse = new Warehouse(api, instance, conn, pathKey, batchSize, tables);
       } catch (error) {
         conn.closeSync();
