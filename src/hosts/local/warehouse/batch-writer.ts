@@ -6,10 +6,11 @@
  * connector produces the next batch while this one is written. It also
  * counts schema changes.
  */
+import { appendRows, directColumns, physicalColumns } from './direct-append.js';
 import type { Api, Connection } from './duckdb-types.js';
 import { deleteStatement, truncateStatement, updateStatements, upsertStatements } from './merge-sql.js';
 import { commitPlan, planRun } from './schema-plan.js';
-import { alterSql, createSql } from './schema-sql.js';
+import { alterSql, createSql, planSql } from './schema-sql.js';
 import { stageColumn, type StagedColumn } from './staged-column.js';
 import { MERGED_REF, StagingTable, castCheckError } from './staging-table.js';
 import { finalColumns, type Op, type Run, type TableState } from './table-state.js';
@@ -20,6 +21,10 @@ export class BatchWriter {
   readonly #conn: Connection;
   readonly #staging: StagingTable;
   #schemaChanges = 0;
+  /** tables whose upserts are merged from now on: an append met a key the table already had */
+  readonly #merging = new WeakSet<TableState>();
+  /** each table's column order as the appender takes it, valid while no schema changes */
+  readonly #order = new WeakMap<TableState, { at: number; names: string[] }>();
 
   constructor(api: Api, conn: Connection) {
     this.#api = api;
@@ -130,11 +135,47 @@ export class BatchWriter {
     const staged = [...plan.types].map(([name, type]) =>
       stageColumn(this.#api, state.name, name, type, run.columns.get(name) as unknown[], false),
     );
+    if (!this.#merging.has(state) && (await this.#appendUpserts(state, plan, staged, run.n))) return;
     const check = await this.#staging.load(staged, run.n, undefined, true);
     const body = [...(check === undefined ? [] : [check]), ...upsertStatements(state, plan, staged)];
     await this.#executeRun(state, staged, body, this.#staging.emptyStatements());
     commitPlan(state, plan);
     this.#schemaChanges += plan.changes;
+  }
+
+  /**
+   * Appends an upsert run straight into its table (direct-append.ts), in one transaction with the
+   * run's DDL. False when the run cannot be appended: a value needs a checked cast, or the table
+   * refused a key it already holds (or one given twice), in which case the transaction is rolled
+   * back, the run is merged by the caller, and so are the table's later runs.
+   */
+  async #appendUpserts(state: TableState, plan: ReturnType<typeof planRun>, staged: StagedColumn[], n: number): Promise<boolean> {
+    const given = directColumns(this.#api, staged);
+    if (given === undefined) return false;
+    const synced = new Date();
+    await this.#conn.run(['BEGIN TRANSACTION', ...planSql(state, plan)].join(';\n'));
+    try {
+      const changes = this.#schemaChanges + plan.changes;
+      let order = this.#order.get(state);
+      if (order === undefined || order.at !== changes) {
+        order = { at: changes, names: await physicalColumns(this.#conn, state.name) };
+        this.#order.set(state, order);
+      }
+      await appendRows(this.#api, this.#conn, state, order.names, given, n, synced);
+      await this.#conn.run('COMMIT');
+    } catch {
+      try {
+        await this.#conn.run('ROLLBACK');
+      } catch {
+        // the failure ended the transaction already
+      }
+      this.#merging.add(state);
+      this.#order.delete(state);
+      return false;
+    }
+    commitPlan(state, plan);
+    this.#schemaChanges += plan.changes;
+    return true;
   }
 
   async #writeUpdates(state: TableState, run: Run): Promise<void> {
