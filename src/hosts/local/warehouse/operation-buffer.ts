@@ -55,7 +55,9 @@ function appendToRun(state: TableState, run: Run, row: unknown): void {
   const columns = run.columns;
   const keysOnly = run.kind === 'delete';
   try {
-    for (const key of Object.keys(source)) {
+    // for…in over own keys: the same keys in the same order as Object.keys, without an array per row.
+    for (const key in source) {
+      if (!Object.hasOwn(source, key)) continue;
       let value = source[key];
       if (value === undefined) continue;
       const name = state.rawNames.get(key) ?? columnName(state, key);
