@@ -1,17 +1,17 @@
 /**
  * The direct way an upsert run reaches its table: its rows appended as DuckDB data chunks straight
- * into the table by the engine's appender, with no staging table and no merge statement. That is
- * right only when the table holds none of the run's keys and the run gives no key twice, which is
- * what a first sync into a new table looks like; the table's primary key index refuses anything
- * else, and the batch writer then rolls the transaction back and merges the run instead
- * (batch-writer.ts). Measured on 1,000,000 upserts: the merge path's staging, window and
+ * into the table by the engine's appender, with no staging table and no merge statement
+ * (append-transaction.ts holds the transaction they go into). That is right only when the table
+ * holds none of the run's keys and the run gives no key twice, which is what a first sync into a
+ * new table looks like; the table's primary key index refuses anything else, and the run is then
+ * merged (batch-writer.ts). Measured on 1,000,000 upserts: the merge path's staging, window and
  * INSERT OR REPLACE took about as long again as appending the rows.
  *
  * Only values whose conversion to the column's type cannot fail are appended directly (booleans,
  * numbers into DOUBLE and BIGINT, text, bytes, JSON text, Dates into timestamps); a run with any
  * other column is merged, where every cast is checked and a bad value named by column.
  */
-import type { Api, Connection, DuckDBType } from './duckdb-types.js';
+import type { Api, Connection, DataChunk, DuckDBType } from './duckdb-types.js';
 import { DELETED, SCHEMA, SYNCED } from './identifiers.js';
 import type { StagedColumn } from './staged-column.js';
 import type { TableState } from './table-state.js';
@@ -71,7 +71,9 @@ export async function physicalColumns(conn: Connection, table: string): Promise<
 
 /**
  * Appends `n` rows into the table, inside the transaction the caller opened: the given columns,
- * NULL in the others, `_fivetran_synced` = `synced`, `_fivetran_deleted` = false.
+ * NULL in the others, `_fivetran_synced` = `synced`, `_fivetran_deleted` = false. Returns the
+ * chunks appended, in the table's column order, for the caller to append again elsewhere should
+ * the transaction be rolled back.
  */
 export async function appendRows(
   api: Api,
@@ -81,7 +83,8 @@ export async function appendRows(
   given: Map<string, ChunkColumn>,
   n: number,
   synced: Date,
-): Promise<void> {
+): Promise<DataChunk[]> {
+  const chunks: DataChunk[] = [];
   const appender = await conn.createAppender(state.name, SCHEMA);
   try {
     if (appender.columnCount !== order.length) throw new Error('the table changed shape');
@@ -108,6 +111,7 @@ export async function appendRows(
         vector.flush();
       }
       appender.appendDataChunk(chunk);
+      chunks.push(chunk);
     }
     appender.flushSync();
   } catch (error) {
@@ -119,4 +123,5 @@ export async function appendRows(
     throw error;
   }
   appender.closeSync();
+  return chunks;
 }

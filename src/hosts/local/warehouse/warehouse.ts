@@ -261,7 +261,7 @@ export class Warehouse {
       return Promise.reject(error);
     }
     state.pendingCount++;
-    if (state.pendingCount < this.#batchSize) return RESOLVED;
+    if (state.pendingCount < this.#writer.batchSize(state, this.#batchSize)) return RESOLVED;
     // The batch is full: write it while the caller builds the next one, and
     // hold the caller back only while an earlier batch is still being written
     // (at most one batch in flight per warehouse). A failure reaches the
@@ -324,7 +324,7 @@ export class Warehouse {
     for (const state of this.#tables.values()) {
       if (state.pendingCount > 0) writes.push(this.#scheduleTable(state));
     }
-    writes.push(this.#enqueue(async () => {}, false));
+    writes.push(this.#enqueue(() => this.#writer.commit(), true));
     await Promise.all(writes);
   }
 }
