@@ -22,6 +22,8 @@ const REPLAY = '__connector_auth_replay';
 export class AppendTransaction {
   readonly #conn: Connection;
   #open: { state: TableState; chunks: DataChunk[]; rows: number } | undefined;
+  /** a commit of a full transaction, left running while the connector produces the next run */
+  #committing: Promise<void> | undefined;
 
   constructor(conn: Connection) {
     this.#conn = conn;
@@ -40,6 +42,7 @@ export class AppendTransaction {
   async append(state: TableState, rows: number, append: () => Promise<DataChunk[]>): Promise<boolean> {
     if (this.#open !== undefined && this.#open.state !== state) await this.commit();
     if (this.#open === undefined) {
+      await this.#settled();
       await this.#conn.run('BEGIN TRANSACTION');
       this.#open = { state, chunks: [], rows: 0 };
     }
@@ -55,12 +58,23 @@ export class AppendTransaction {
     }
     open.chunks.push(...chunks);
     open.rows += rows;
-    if (open.rows >= COMMIT_ROWS) await this.commit();
+    if (open.rows >= COMMIT_ROWS) {
+      // Not awaited here: the connector goes on producing rows while DuckDB commits these (50–80
+      // ms for a row group), and the next statement waits for it (#settled). A failed commit
+      // fails that statement, or the flush.
+      this.#committing = this.#commitOpen();
+      this.#committing.catch(() => {});
+    }
     return true;
   }
 
-  /** Commits the open transaction, if any. */
+  /** Commits the open transaction, if any, and waits for a commit still running. */
   async commit(): Promise<void> {
+    await this.#settled();
+    await this.#commitOpen();
+  }
+
+  async #commitOpen(): Promise<void> {
     if (this.#open === undefined) return;
     this.#open = undefined;
     try {
@@ -71,8 +85,15 @@ export class AppendTransaction {
     }
   }
 
+  async #settled(): Promise<void> {
+    const committing = this.#committing;
+    this.#committing = undefined;
+    if (committing !== undefined) await committing;
+  }
+
   /** After a failure elsewhere: the open transaction is given up. */
   async abandon(): Promise<void> {
+    await this.#settled().catch(() => {});
     if (this.#open === undefined) return;
     this.#open = undefined;
     await this.#rollback();

@@ -27,8 +27,6 @@ export class BatchWriter {
   readonly #staging: StagingTable;
   readonly #appending: AppendTransaction;
   #schemaChanges = 0;
-  /** tables whose upserts are merged from now on: an append met a key the table already had */
-  readonly #merging = new WeakSet<TableState>();
   /** each table's column order as the appender takes it, valid while no schema changes */
   readonly #order = new WeakMap<TableState, { at: number; names: string[] }>();
 
@@ -46,7 +44,7 @@ export class BatchWriter {
    * wants large batches).
    */
   batchSize(state: TableState, configured: number): number {
-    return this.#merging.has(state) ? configured : Math.min(configured, DIRECT_BATCH);
+    return state.merges ? configured : Math.min(configured, DIRECT_BATCH);
   }
 
   /** Commits what was appended and not yet committed: before anything else reads or writes. */
@@ -160,7 +158,7 @@ export class BatchWriter {
     const staged = [...plan.types].map(([name, type]) =>
       stageColumn(this.#api, state.name, name, type, run.columns.get(name) as unknown[], false),
     );
-    if (!this.#merging.has(state)) {
+    if (!state.merges) {
       if (await this.#appendUpserts(state, plan, staged, run.n)) return;
       // The append path may have applied the run's DDL already: what is left to plan is nothing.
       plan = planRun(state, run);
@@ -198,7 +196,7 @@ export class BatchWriter {
     const names = order.names;
     const synced = new Date();
     const appended = await this.#appending.append(state, n, () => appendRows(this.#api, this.#conn, state, names, given, n, synced));
-    if (!appended) this.#merging.add(state);
+    if (!appended) state.merges = true;
     return appended;
   }
 

@@ -45,6 +45,8 @@ export interface TableState {
   rawNames: Map<string, string>;
   pending: Op[];
   pendingCount: number;
+  /** its upserts are merged, not appended: an append met a key it held already (batch-writer.ts) */
+  merges: boolean;
 }
 
 export function newTableState(name: string, keys: string[], exists: boolean): TableState {
@@ -62,6 +64,7 @@ export function newTableState(name: string, keys: string[], exists: boolean): Ta
     rawNames: new Map(),
     pending: [],
     pendingCount: 0,
+    merges: false,
   };
   if (keyless) {
     state.columns.set(FIVETRAN_ID, { name: FIVETRAN_ID, type: 'VARCHAR', declared: true, exists });
