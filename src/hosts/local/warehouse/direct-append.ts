@@ -16,10 +16,14 @@ import { DELETED, SCHEMA, SYNCED } from './identifiers.js';
 import type { StagedColumn } from './staged-column.js';
 import type { TableState } from './table-state.js';
 
-/** A column as the appender takes it: the vector type and the values for its `setItem`. */
+/**
+ * A column as the appender takes it: the vector type and its values, each passed through
+ * `convert` (when given) on its way into the vector, so no converted copy of the run is made.
+ */
 interface ChunkColumn {
   type: DuckDBType;
   values: unknown[] | undefined;
+  convert?: (value: unknown) => unknown;
   constant?: unknown;
 }
 
@@ -46,13 +50,16 @@ export function directColumns(api: Api, staged: StagedColumn[]): Map<string, Chu
       columns.set(column.name, { type: api.VARCHAR, values: column.values });
     } else if (column.target === 'BIGINT' && column.stageType === 'DOUBLE') {
       // Integers below 2^63 in magnitude, checked by the staging.
-      columns.set(column.name, { type: api.BIGINT, values: column.values.map((value) => (value === null ? null : BigInt(value as number))) });
+      columns.set(column.name, { type: api.BIGINT, values: column.values, convert: (value) => BigInt(value as number) });
     } else if ((column.target === 'TIMESTAMPTZ' || column.target === 'TIMESTAMP') && column.stageType === 'DOUBLE') {
-      // Dates staged as epoch milliseconds.
-      columns.set(column.name, {
-        type: column.target === 'TIMESTAMPTZ' ? api.TIMESTAMPTZ : api.TIMESTAMP,
-        values: column.values.map((value) => (value === null ? null : { micros: micros(value as number) })),
-      });
+      // Dates staged as epoch milliseconds. The vector copies `micros` out of the object it is
+      // given: one object serves every value.
+      const holder = { micros: 0n };
+      const convert = (value: unknown): unknown => {
+        holder.micros = micros(value as number);
+        return holder;
+      };
+      columns.set(column.name, { type: column.target === 'TIMESTAMPTZ' ? api.TIMESTAMPTZ : api.TIMESTAMP, values: column.values, convert });
     } else {
       return undefined;
     }
@@ -101,12 +108,17 @@ export async function appendRows(
       for (let c = 0; c < columns.length; c++) {
         const column = columns[c] as ChunkColumn;
         const vector = chunk.getColumnVector(c) as unknown as { setItem(i: number, v: unknown): void; flush(): void };
-        const values = column.values;
+        const { values, convert } = column;
         if (values === undefined) {
           for (let j = 0; j < size; j++) vector.setItem(j, column.constant);
-        } else {
+        } else if (convert === undefined) {
           // A column absent from the run's last rows is shorter than the run: undefined is NULL.
           for (let j = 0; j < size; j++) vector.setItem(j, values[offset + j] ?? null);
+        } else {
+          for (let j = 0; j < size; j++) {
+            const value = values[offset + j];
+            vector.setItem(j, value === undefined || value === null ? null : convert(value));
+          }
         }
         vector.flush();
       }
