@@ -5,7 +5,7 @@
  * columns set as it sets them), with nothing else: no guard, no buffering, no type inference, no
  * upsert semantics. What the engine takes from Node when handed ready rows.
  *
- *   node --import tsx bench/warehouse-raw-appender.ts <dir>    prints {"rows","seconds","rows_per_s","max_rss_mb"}
+ *   node --import tsx bench/warehouse-raw-appender.ts <dir>    prints {"rows","seconds","rows_per_s","cpu_s","max_rss_mb"}
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -33,6 +33,7 @@ interface Vector {
 }
 
 const started = performance.now();
+const cpuStarted = process.cpuUsage();
 const appender = await connection.createAppender('items', 'tester');
 const synced = { micros: BigInt(Date.now()) * 1000n };
 for (let offset = 0; offset < ROWS; offset += CHUNK) {
@@ -57,6 +58,8 @@ for (let offset = 0; offset < ROWS; offset += CHUNK) {
 appender.flushSync(); // every row committed to the file
 appender.closeSync();
 const seconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuStarted);
+const cpuSeconds = (cpu.user + cpu.system) / 1e6; // every thread's, DuckDB's included
 connection.closeSync();
 instance.closeSync(); // as the warehouse's run closes its file before its peak is read
 const maxRssMb = process.resourceUsage().maxRSS / 1024;
@@ -69,4 +72,4 @@ checking.closeSync();
 check.closeSync();
 if (count !== ROWS || distinct !== ROWS || max !== ROWS - 1) throw new Error('the raw appender lost rows');
 
-process.stdout.write(`${JSON.stringify({ rows: ROWS, seconds, rows_per_s: ROWS / seconds, max_rss_mb: maxRssMb })}\n`);
+process.stdout.write(`${JSON.stringify({ rows: ROWS, seconds, rows_per_s: ROWS / seconds, cpu_s: cpuSeconds, max_rss_mb: maxRssMb })}\n`);
