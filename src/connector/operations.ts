@@ -60,10 +60,14 @@ export function createOperations(destination: Destination, stateStore: StateStor
   // Table and column names repeat on every row: each is checked once, and again only when a new
   // secret has been registered since (a rotated token).
   const cleanNames = new Set<string>();
+  // The column names of recent rows by position, each found clean: a row of the same shape is
+  // checked by comparing names, without looking them up.
+  const cleanByPosition: string[] = [];
   let namesCheckedAt = -1;
   const nameIsClean = (name: string) => {
     if (namesCheckedAt !== registry.size) {
       cleanNames.clear();
+      cleanByPosition.length = 0;
       namesCheckedAt = registry.size;
     }
     if (cleanNames.has(name)) return true;
@@ -90,10 +94,15 @@ export function createOperations(destination: Destination, stateStore: StateStor
       numbersMayHold = registry.mayOccurInNumbers();
       numbersCheckedAt = registry.size;
     }
+    let position = 0;
     for (const column in row) {
       if (!Object.hasOwn(row, column)) continue;
       const value = row[column];
-      if (!nameIsClean(column)) throw refuse(`${where(table, column)} (its name)`, column);
+      if (cleanByPosition[position] !== column || namesCheckedAt !== registry.size) {
+        if (!nameIsClean(column)) throw refuse(`${where(table, column)} (its name)`, column);
+        cleanByPosition[position] = column;
+      }
+      position++;
       // Stored without any text of their own (storedTexts says the same, without its allocation).
       if (value === null || value === undefined || typeof value === 'boolean' || value instanceof Date) continue;
       if (typeof value === 'number' || typeof value === 'bigint') {

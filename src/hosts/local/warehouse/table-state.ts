@@ -23,6 +23,11 @@ export interface Run {
   kind: 'upsert' | 'update' | 'delete';
   n: number;
   columns: Map<string, unknown[]>;
+  /**
+   * The keys of the rows buffered so far, by position in the row, with their canonical names and
+   * this run's arrays: rows of one shape (nearly all of them) skip the lookups by name.
+   */
+  shape?: { keys: string[]; names: string[]; arrays: unknown[][] };
 }
 
 export type Op = Run | { kind: 'truncate' };
