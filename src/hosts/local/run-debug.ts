@@ -7,7 +7,7 @@ import { secrets, type SecretRegistry } from '../../secrets/index.js';
 import type { ProbeResult } from '../../sources/index.js';
 import { createConfigurationPersister, loadConnector, projectPaths, type ProjectPaths } from '../../project/index.js';
 import { readState, writeStateAtomically } from './state-file.js';
-import { Warehouse } from './warehouse/index.js';
+import { Warehouse, preloadDuckDB } from './warehouse/index.js';
 
 export interface DebugOptions {
   project?: string;
@@ -64,7 +64,7 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
           createConfigurationPersister({ configurationPath: paths.configuration, filesDir: paths.files, log: options.log }),
       },
       onProbed: (probe) => options.log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`),
-      prepareDestination: () => Warehouse.preload(),
+      prepareDestination: preloadDuckDB,
       openDestination: async () => {
         await mkdir(paths.files, { recursive: true });
         return Warehouse.open(paths.warehouse);

@@ -13,3 +13,8 @@ let api: Api | undefined;
 export function loadDuckDB(): Api {
   return (api ??= createRequire(import.meta.url)('@duckdb/node-api') as Api);
 }
+
+/** Loads DuckDB's module, opening no file, so that a run can load it while its probe is on the network. */
+export function preloadDuckDB(): void {
+  loadDuckDB();
+}

@@ -39,7 +39,7 @@
  * never carry row values (values may be secrets), which is also why DuckDB's
  * own messages are reduced to their category ("Constraint Error", ...).
  *
- * `@duckdb/node-api` is loaded lazily by `open()` (or `preload()`), so
+ * `@duckdb/node-api` is loaded lazily by `open()` (or `preloadDuckDB()`), so
  * importing this module costs nothing for commands that never open a warehouse.
  *
  * This class owns the lifecycle, the buffering entry points and the promise
@@ -101,14 +101,6 @@ export class Warehouse {
     this.#batchSize = batchSize;
     this.#tables = tables;
     this.#writer = new BatchWriter(api, conn);
-  }
-
-  /**
-   * Loads DuckDB's module without opening or creating any file, so that a run can load it while
-   * its probe is on the network; `open()` then finds it loaded.
-   */
-  static preload(): void {
-    loadDuckDB();
   }
 
   /** Opens (or creates) the DuckDB file at `path`; its directory must exist. */
