@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const ALL = ['redaction', 'startup', 'warehouse-upserts', 'token-cache', 'mtls-handshakes', 'paging', 'airbyte-read', 'fivetran-serve'];
+const ALL = ['redaction', 'startup', 'debug-template', 'warehouse-upserts', 'token-cache', 'mtls-handshakes', 'paging', 'airbyte-read', 'fivetran-serve'];
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const names = chosen.length ? chosen : ALL;

@@ -15,6 +15,11 @@ export interface RunConnectorOptions {
   state: State;
   /** Opened only after the probe succeeded, so a failed run leaves nothing on disk. */
   openDestination: () => Promise<Destination & { close(): Promise<void> }>;
+  /**
+   * Loads the destination's code while the probe waits on the network; it must not create
+   * anything on disk. A failure here is left for openDestination to report.
+   */
+  prepareDestination?: () => void;
   stateStore: StateStore;
   log: Logger;
   registry: SecretRegistry;
@@ -55,7 +60,12 @@ export async function runConnector(options: RunConnectorOptions): Promise<RunRes
   });
   try {
     const own = connector.configuration ? parseKeys(connector.configuration, raw, 'the connector') : {};
-    const probe = await untilStopped(auth.probe());
+    const probing = auth.probe();
+    if (options.prepareDestination) {
+      probing.catch(() => {}); // its failure is awaited below; it must not count as unhandled meanwhile
+      await whileProbing(options.prepareDestination);
+    }
+    const probe = await untilStopped(probing);
     options.onProbed?.(probe);
     if (signal?.aborted) throw signal.reason;
 
@@ -106,4 +116,17 @@ function stopper(signal: AbortSignal | undefined): <T>(work: Promise<T>) => Prom
     work.catch(() => undefined);
     return Promise.race([work, stopped]);
   };
+}
+
+/**
+ * Runs `prepare` once the probe has had two turns of the event loop to get its request onto the
+ * network (module loading blocks the thread): the probe's round trip then overlaps the loading.
+ */
+async function whileProbing(prepare: () => void): Promise<void> {
+  for (let turn = 0; turn < 2; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+  try {
+    prepare();
+  } catch {
+    // openDestination, after the probe, reports what is wrong with the destination.
+  }
 }

@@ -4,12 +4,14 @@ import { headersDeadline } from './headers-deadline.js';
 import { undiciReply, type HttpReply } from './http-reply.js';
 import { identityOf, portOf, routeCarries, type HttpRoute } from './http-route.js';
 import { tlsConnectOptions, type TlsSettings } from './tls-settings.js';
+import { undiciCore, undiciFetch, type UndiciCore } from './undici-modules.js';
 
 /**
  * One HTTP client per source: an undici Agent that keeps connections alive (a TLS handshake per
  * connection, not per request) and carries the source's TLS material, and, for a source behind a
  * bastion, the route that dials its origin through the SSH tunnel (http-route.ts). undici is
- * imported on the first request, so a CLI command that never sends one does not load it.
+ * loaded by the first request (or `prepare()`), so a CLI command that never sends one does not
+ * load it; its fetch() only by the first send().
  */
 
 export interface HttpRequestInit {
@@ -30,7 +32,7 @@ export class HttpClient {
   readonly #tls: TlsSettings;
   readonly #timeoutMs: number;
   readonly #route: HttpRoute | undefined;
-  #agent: Promise<Transport> | undefined;
+  #agent: Transport | undefined;
 
   constructor(options: { tls: TlsSettings; timeoutSeconds: number; route?: HttpRoute }) {
     this.#tls = options.tls;
@@ -43,7 +45,8 @@ export class HttpClient {
    * not: the caller decides what a status means.
    */
   async send(url: URL, init: HttpRequestInit, context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>): Promise<Response> {
-    const { dispatcher, fetch } = await (this.#agent ??= this.#createAgent());
+    const { dispatcher } = this.prepare();
+    const fetch = undiciFetch();
     const { signal, method, classify, headersArrived } = this.#begin(url, init, context);
     try {
       const response = (await fetch(url, {
@@ -79,7 +82,7 @@ export class HttpClient {
    * body, are classified as send()'s are.
    */
   async request(url: URL, init: HttpRequestInit, context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>): Promise<HttpReply> {
-    const { dispatcher, request } = await (this.#agent ??= this.#createAgent());
+    const { dispatcher, request } = this.prepare();
     const { signal, method, classify, headersArrived } = this.#begin(url, init, context);
     try {
       const headers: Record<string, string> = init.headers ? Object.fromEntries(init.headers) : {};
@@ -121,11 +124,20 @@ export class HttpClient {
   async close(): Promise<void> {
     const agent = this.#agent;
     this.#agent = undefined;
-    if (agent) await (await agent).dispatcher.close();
+    if (agent) await agent.dispatcher.close();
   }
 
-  async #createAgent(): Promise<Transport> {
-    const { Agent, fetch, request, buildConnector } = await import('undici');
+  /**
+   * Loads undici and makes the dispatcher, sending nothing: a probe calls it before it starts its
+   * clock, so the time it reports is the request's, not the loading of the HTTP client's code.
+   */
+  prepare(withFetch = false): Transport {
+    if (withFetch) undiciFetch();
+    return (this.#agent ??= this.#createAgent());
+  }
+
+  #createAgent(): Transport {
+    const { Agent, request, buildConnector } = undiciCore();
     const tls = tlsConnectOptions(this.#tls);
     const dispatcher = new Agent({
       keepAliveTimeout: 30_000,
@@ -133,7 +145,7 @@ export class HttpClient {
       bodyTimeout: this.#timeoutMs,
       connect: this.#route ? routedConnector(buildConnector, tls, this.#route) : tls,
     });
-    return { dispatcher, fetch, request };
+    return { dispatcher, request };
   }
 }
 
@@ -177,6 +189,5 @@ function classifiedBody(body: ReadableStream<Uint8Array>, classify: (error: unkn
 
 interface Transport {
   dispatcher: Dispatcher;
-  fetch: typeof import('undici').fetch;
-  request: typeof import('undici').request;
+  request: UndiciCore['request'];
 }

@@ -1,24 +1,23 @@
 import { access, readFile } from 'node:fs/promises';
-import { register } from 'node:module';
+import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isConnectorDefinition, type ConnectorDefinition } from '../connector/index.js';
 import { ConnectorError } from '../errors/index.js';
+import type { HookData } from './connector-hooks.js';
+import { cacheDirectory } from './typescript-cache.js';
 
 const CANDIDATES = ['connector.ts', 'connector.mts', 'connector.js', 'connector.mjs'];
 let hooksRegistered = false;
 
 /**
- * Imports `<project>/connector.ts` (TypeScript without a build step, through tsx) and returns its
- * default export, which must come from defineConnector().
+ * Imports `<project>/connector.ts` (TypeScript without a build step: connector-hooks.ts compiles
+ * it, cached) and returns its default export, which must come from defineConnector().
  */
 export async function loadConnector(project: string): Promise<{ file: string; connector: ConnectorDefinition<never, never> }> {
   const file = await findConnectorFile(project);
   if (!hooksRegistered) {
-    const { register: registerTsx } = await import('tsx/esm/api');
-    registerTsx();
-    // Registered after tsx, so it runs in front of tsx's resolver (hooks chain last-first).
-    register(new URL('./self-resolve-hook.js', import.meta.url), { data: { self: await ownExports() } });
+    await registerHooks();
     hooksRegistered = true;
   }
   let module: { default?: unknown };
@@ -38,6 +37,21 @@ export async function loadConnector(project: string): Promise<{ file: string; co
     });
   }
   return { file, connector: module.default as ConnectorDefinition<never, never> };
+}
+
+/** The hooks of connector-hooks.ts: in the main thread where Node can, else in its loader thread. */
+async function registerHooks(): Promise<void> {
+  const data: HookData = { self: await ownExports(), cacheDirectory: cacheDirectory() };
+  const { registerHooks: registerInThread } = nodeModule as { registerHooks?: (hooks: object) => unknown };
+  if (registerInThread) {
+    const hooks = await import('./connector-hooks.js');
+    hooks.initialize(data);
+    registerInThread({ resolve: hooks.resolveSync, load: hooks.loadSync });
+  } else {
+    nodeModule.register(new URL('./connector-hooks.js', import.meta.url), { data });
+  }
+  // The compiled connector carries a source map: a stack trace names its .ts lines, as under tsx.
+  process.setSourceMapsEnabled(true);
 }
 
 /** `connector-auth` and each subpath of our `exports` map → the file URL it names. */

@@ -141,6 +141,20 @@ describe('the secret guard of the operations', () => {
     expect(await warehouse.read('orders')).toHaveLength(1);
   });
 
+  it('a secret that could be a number, registered mid-run (a rotated PIN), is looked for in numbers from then on', async () => {
+    const registry = new SecretRegistry();
+    registry.register('token', 'tok_not_a_number');
+    warehouse = await Warehouse.open(path);
+    const { op } = createOperations(warehouse, { save: async () => {} }, registry);
+    await op.upsert('t', { id: 1, code: 739104 }); // no secret could be a number's text: not looked at
+    registry.register('pin', '739104');
+    expect(await rejection(op.upsert('t', { id: 2, code: 739104 }))).toMatchObject({ exitCode: 1, code: 'secret_in_row' });
+    // A refusal is a rejected promise, never a throw, even for the first check of a row.
+    const refused = op.upsert('t', { id: 3, code: 739104 });
+    expect(refused).toBeInstanceOf(Promise);
+    await expect(refused).rejects.toMatchObject({ code: 'secret_in_row' });
+  });
+
   it('serializes objects exactly as the warehouse stores them', () => {
     const samples: object[] = [{ n: 1n, s: 'x', nested: [2n, { d: new Date(0) }] }, [1n, null, 'é'], { b: Buffer.from('ab') }, { u: new Uint8Array([1, 2]) }];
     for (const sample of samples) {

@@ -63,6 +63,21 @@ describe('SecretRegistry', () => {
     expect([...r.tooShort]).toEqual(['pin']);
   });
 
+  it('says whether any secret could occur in the text of a number', () => {
+    const registry = new SecretRegistry();
+    expect(registry.mayOccurInNumbers()).toBe(false);
+    registry.register('token', 'tok_live_abc');
+    expect(registry.mayOccurInNumbers()).toBe(false);
+    registry.register('pin', '4829');
+    expect(registry.mayOccurInNumbers()).toBe(true);
+    const other = new SecretRegistry();
+    other.register('exponent', '1e+21'); // String(1e21)
+    expect(other.mayOccurInNumbers()).toBe(true);
+    other.clear();
+    other.register('word', 'Infinity');
+    expect(other.mayOccurInNumbers()).toBe(true);
+  });
+
   it('names the keys whose values a text holds', () => {
     const r = new SecretRegistry();
     r.register('token', 'tok-123456');

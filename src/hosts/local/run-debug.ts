@@ -10,7 +10,7 @@ import { watchInterruption, type StopSignal } from './interruption.js';
 import { checkRunFiles } from './project-files.js';
 import { lockProject } from './project-lock.js';
 import { readState, writeStateAtomically } from './state-file.js';
-import { Warehouse } from './warehouse/index.js';
+import { Warehouse, preloadDuckDB } from './warehouse/index.js';
 
 export interface DebugOptions {
   project?: string;
@@ -80,6 +80,7 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
             createConfigurationPersister({ configurationPath: paths.configuration, filesDir: paths.files, log: options.log }),
         },
         onProbed: (probe) => options.log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`),
+        prepareDestination: preloadDuckDB,
         openDestination: async () => {
           await mkdir(paths.files, { recursive: true });
           const warehouse = await Warehouse.open(paths.warehouse);

@@ -1,30 +1,55 @@
 /**
  * The database side of the warehouse: applies declarations and a table's
- * buffered operations to DuckDB, run by run. A run is staged (its values
- * appended into the TEMP staging table), then its cast check, DDL and
- * set-based merge go to DuckDB in one transaction and one round trip, so the
- * connector produces the next batch while this one is written. It also
- * counts schema changes.
+ * buffered operations to DuckDB, run by run. An upsert run into a table that
+ * holds none of its keys is appended straight into it (direct-append.ts,
+ * append-transaction.ts). Any other run is staged (its values appended into
+ * the TEMP staging table), then its cast check, DDL and set-based merge go to
+ * DuckDB in one transaction and one round trip, so the connector produces the
+ * next batch while this one is written. It also counts schema changes.
  */
+import { AppendTransaction } from './append-transaction.js';
+import { appendRows, directColumns, physicalColumns } from './direct-append.js';
 import type { Api, Connection } from './duckdb-types.js';
 import { deleteStatement, truncateStatement, updateStatements, upsertStatements } from './merge-sql.js';
-import { commitPlan, planRun } from './schema-plan.js';
-import { alterSql, createSql } from './schema-sql.js';
+import { commitPlan, planRun, type Plan } from './schema-plan.js';
+import { alterSql, createSql, planSql } from './schema-sql.js';
 import { stageColumn, type StagedColumn } from './staged-column.js';
 import { MERGED_REF, StagingTable, castCheckError } from './staging-table.js';
 import { finalColumns, type Op, type Run, type TableState } from './table-state.js';
 import { sanitize, tableLabel } from './warehouse-errors.js';
 
+/** Operations per batch while a table's upserts are appended directly (four 2,048-row chunks). */
+const DIRECT_BATCH = 8_192;
+
 export class BatchWriter {
   readonly #api: Api;
   readonly #conn: Connection;
   readonly #staging: StagingTable;
+  readonly #appending: AppendTransaction;
   #schemaChanges = 0;
+  /** each table's column order as the appender takes it, valid while no schema changes */
+  readonly #order = new WeakMap<TableState, { at: number; names: string[] }>();
 
   constructor(api: Api, conn: Connection) {
     this.#api = api;
     this.#conn = conn;
     this.#staging = new StagingTable(api, conn);
+    this.#appending = new AppendTransaction(conn);
+  }
+
+  /**
+   * How many operations a table buffers before they are written: fewer while its upserts are
+   * appended directly (their values then leave the JavaScript heap soon, and the append
+   * transaction keeps commits few), `configured` when they are merged (a merge's fixed cost
+   * wants large batches).
+   */
+  batchSize(state: TableState, configured: number): number {
+    return state.merges ? configured : Math.min(configured, DIRECT_BATCH);
+  }
+
+  /** Commits what was appended and not yet committed: before anything else reads or writes. */
+  commit(): Promise<void> {
+    return this.#appending.commit();
   }
 
   /** Schema changes so far: tables created, columns added, columns widened. */
@@ -37,6 +62,7 @@ export class BatchWriter {
     for (const op of ops) {
       if (op.kind !== 'truncate' && op.n === 0) continue;
       try {
+        if (op.kind !== 'upsert') await this.#appending.commit();
         switch (op.kind) {
           case 'upsert':
             await this.#writeUpserts(state, op);
@@ -52,6 +78,7 @@ export class BatchWriter {
             break;
         }
       } catch (error) {
+        await this.#appending.abandon();
         await this.#staging.drop();
         throw sanitize(error, `writing ${op.kind}s to ${tableLabel(state.name)}`);
       }
@@ -60,6 +87,7 @@ export class BatchWriter {
 
   /** Applies a registered declaration: adds or retypes columns, or creates the table once its key is typed. */
   async applyDeclaration(state: TableState, declared: [string, string][]): Promise<void> {
+    await this.#appending.commit();
     const add: string[] = [];
     const alter: string[] = [];
     for (const [name, type] of declared) {
@@ -126,15 +154,50 @@ export class BatchWriter {
   }
 
   async #writeUpserts(state: TableState, run: Run): Promise<void> {
-    const plan = planRun(state, run);
+    let plan = planRun(state, run);
     const staged = [...plan.types].map(([name, type]) =>
       stageColumn(this.#api, state.name, name, type, run.columns.get(name) as unknown[], false),
     );
+    if (!state.merges) {
+      if (await this.#appendUpserts(state, plan, staged, run.n)) return;
+      // The append path may have applied the run's DDL already: what is left to plan is nothing.
+      plan = planRun(state, run);
+    }
+    await this.#appending.commit();
     const check = await this.#staging.load(staged, run.n, undefined, true);
     const body = [...(check === undefined ? [] : [check]), ...upsertStatements(state, plan, staged)];
     await this.#executeRun(state, staged, body, this.#staging.emptyStatements());
     commitPlan(state, plan);
     this.#schemaChanges += plan.changes;
+  }
+
+  /**
+   * Appends an upsert run straight into its table (direct-append.ts), in the open append
+   * transaction; the run's DDL is committed first, on its own. False when the run cannot be
+   * appended: a value needs a checked cast, or the table refused a key (it holds it already, or the
+   * run gives it twice), in which case the caller merges the run, and the table's later runs too.
+   */
+  async #appendUpserts(state: TableState, plan: Plan, staged: StagedColumn[], n: number): Promise<boolean> {
+    const given = directColumns(this.#api, staged);
+    if (given === undefined) return false;
+    const ddl = planSql(state, plan);
+    if (ddl.length > 0) {
+      await this.#appending.commit();
+      await this.#execute(ddl);
+    }
+    commitPlan(state, plan);
+    this.#schemaChanges += plan.changes;
+    let order = this.#order.get(state);
+    if (order === undefined || order.at !== this.#schemaChanges) {
+      await this.#appending.commit(); // the catalogue as committed
+      order = { at: this.#schemaChanges, names: await physicalColumns(this.#conn, state.name) };
+      this.#order.set(state, order);
+    }
+    const names = order.names;
+    const synced = new Date();
+    const appended = await this.#appending.append(state, n, () => appendRows(this.#api, this.#conn, state, names, given, n, synced));
+    if (!appended) state.merges = true;
+    return appended;
   }
 
   async #writeUpdates(state: TableState, run: Run): Promise<void> {

@@ -9,4 +9,5 @@ export type Api = typeof DuckDBApi;
 export type Connection = DuckDBApi.DuckDBConnection;
 export type Instance = DuckDBApi.DuckDBInstance;
 export type DuckDBType = DuckDBApi.DuckDBType;
+export type DataChunk = DuckDBApi.DuckDBDataChunk;
 export type ResultReader = DuckDBApi.DuckDBResultReader;

@@ -5,5 +5,6 @@
  * warehouse is opened.
  */
 export { Warehouse } from './warehouse.js';
+export { preloadDuckDB } from './duckdb-module.js';
 export type { ColumnType } from './column-types.js';
 export type { Row, TableDefinition, WarehouseCounts } from './warehouse-types.js';

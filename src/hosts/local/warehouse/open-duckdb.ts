@@ -4,6 +4,8 @@
  * what was opened and is classified (warehouse-errors.ts): a file another
  * process holds, a damaged one, one that cannot be written.
  */
+import { existsSync } from 'node:fs';
+import { loadDuckDB } from './duckdb-module.js';
 import type { Api, Connection, Instance } from './duckdb-types.js';
 import { readExistingTables } from './existing-tables.js';
 import { SCHEMA, quoteIdent } from './identifiers.js';
@@ -19,7 +21,9 @@ export interface OpenedDuckDb {
 }
 
 export async function openDuckDb(path: string): Promise<OpenedDuckDb> {
-  const api = await import('@duckdb/node-api');
+  const api = loadDuckDB();
+  // A file that does not exist yet holds no tables: its catalogue is not read (10–20 ms).
+  const fresh = !existsSync(path) && !existsSync(`${path}.wal`);
   let instance: Instance;
   try {
     // One DuckDB thread: a batch's statements run one after another, and
@@ -44,6 +48,7 @@ export async function openDuckDb(path: string): Promise<OpenedDuckDb> {
   }
   try {
     await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(SCHEMA)}`);
+    if (fresh) return { api, instance, conn, tables: new Map() };
     await prepareLegacySchema(conn, path);
     return { api, instance, conn, tables: await readExistingTables(conn) };
   } catch (error) {

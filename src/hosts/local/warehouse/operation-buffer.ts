@@ -54,22 +54,40 @@ function appendToRun(state: TableState, run: Run, row: unknown): void {
   const n = run.n;
   const columns = run.columns;
   const keysOnly = run.kind === 'delete';
+  const shape = keysOnly ? undefined : (run.shape ??= { keys: [], names: [], arrays: [] });
   try {
-    for (const key of Object.keys(source)) {
+    // for…in over own keys: the same keys in the same order as Object.keys, without an array per row.
+    let k = 0;
+    for (const key in source) {
+      if (!Object.hasOwn(source, key)) continue;
       let value = source[key];
       if (value === undefined) continue;
-      const name = state.rawNames.get(key) ?? columnName(state, key);
-      if (keysOnly && !state.keys.includes(name)) continue;
+      let name: string;
+      let values: unknown[] | undefined;
+      if (shape !== undefined && shape.keys[k] === key) {
+        name = shape.names[k] as string;
+        values = shape.arrays[k] as unknown[];
+      } else {
+        name = state.rawNames.get(key) ?? columnName(state, key);
+        if (keysOnly && !state.keys.includes(name)) continue;
+        values = columns.get(name);
+        if (values === undefined) {
+          values = n === 0 ? [] : new Array(n);
+          columns.set(name, values);
+        }
+        if (shape !== undefined) {
+          shape.keys[k] = key;
+          shape.names[k] = name;
+          shape.arrays[k] = values;
+        }
+      }
+      k++;
       if (typeof value === 'object') {
         if (value !== null) value = copyObjectValue(value, state.name, name);
       } else if (typeof value === 'function' || typeof value === 'symbol') {
         throw warehouseError(`${columnLabel(state.name, name)}: values of type ${typeof value} cannot be stored`);
       }
-      let values = columns.get(name);
-      if (values === undefined) {
-        values = n === 0 ? [] : new Array(n);
-        columns.set(name, values);
-      } else if (values.length > n) {
+      if (values.length > n) {
         throw warehouseError(`${columnLabel(state.name, name)}: given twice in one row (column names are case-insensitive)`);
       }
       values[n] = value;

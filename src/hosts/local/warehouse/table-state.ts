@@ -23,6 +23,11 @@ export interface Run {
   kind: 'upsert' | 'update' | 'delete';
   n: number;
   columns: Map<string, unknown[]>;
+  /**
+   * The keys of the rows buffered so far, by position in the row, with their canonical names and
+   * this run's arrays: rows of one shape (nearly all of them) skip the lookups by name.
+   */
+  shape?: { keys: string[]; names: string[]; arrays: unknown[][] };
 }
 
 export type Op = Run | { kind: 'truncate' };
@@ -45,6 +50,8 @@ export interface TableState {
   rawNames: Map<string, string>;
   pending: Op[];
   pendingCount: number;
+  /** its upserts are merged, not appended: an append met a key it held already (batch-writer.ts) */
+  merges: boolean;
 }
 
 export function newTableState(name: string, keys: string[], exists: boolean): TableState {
@@ -62,6 +69,7 @@ export function newTableState(name: string, keys: string[], exists: boolean): Ta
     rawNames: new Map(),
     pending: [],
     pendingCount: 0,
+    merges: false,
   };
   if (keyless) {
     state.columns.set(FIVETRAN_ID, { name: FIVETRAN_ID, type: 'VARCHAR', declared: true, exists });

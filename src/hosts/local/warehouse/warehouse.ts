@@ -39,8 +39,8 @@
  * and column, never a row value (values may be secrets); DuckDB's own failures
  * keep its message, redacted, with a code and a hint (warehouse-errors.ts).
  *
- * `@duckdb/node-api` is loaded lazily by `open()`, so importing this module
- * costs nothing for commands that never open a warehouse.
+ * `@duckdb/node-api` is loaded lazily by `open()` (or `preloadDuckDB()`), so
+ * importing this module costs nothing for commands that never open a warehouse.
  *
  * This class owns the lifecycle, the buffering entry points and the promise
  * chain; the rest lives beside it: open-duckdb.ts, operation-buffer.ts (rows into runs),
@@ -219,7 +219,7 @@ export class Warehouse {
       return Promise.reject(error);
     }
     state.pendingCount++;
-    if (state.pendingCount < this.#batchSize) return RESOLVED;
+    if (state.pendingCount < this.#writer.batchSize(state, this.#batchSize)) return RESOLVED;
     // The batch is full: write it while the caller builds the next one, and
     // hold the caller back only while an earlier batch is still being written
     // (at most one batch in flight per warehouse). A failure reaches the
@@ -282,7 +282,7 @@ export class Warehouse {
     for (const state of this.#tables.values()) {
       if (state.pendingCount > 0) writes.push(this.#scheduleTable(state));
     }
-    writes.push(this.#enqueue(async () => {}, false));
+    writes.push(this.#enqueue(() => this.#writer.commit(), true));
     await Promise.all(writes);
   }
 }

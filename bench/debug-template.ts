@@ -1,0 +1,142 @@
+/**
+ * What a connector author waits for on every edit-run cycle: `connector-auth debug` of the rest-api
+ * template (`connector-auth init --template rest-api`, unchanged) against a local API serving 100
+ * rows, end to end (process start to exit: load, probe, one page, 100 upserts, checkpoint, the
+ * warehouse closed). Measured against what any Node CLI that makes one request pays in the same
+ * run: `node -e 0` plus one round trip to the same API.
+ *
+ * - warm: the project as an author re-runs it (warehouse and state from the run before; the
+ *   compiled connector in the cache). Median of several runs, alternated with `node -e 0`.
+ * - after an edit: the connector file changed, so it is compiled again (the cache misses once).
+ * - peak RSS: separate runs with bench/report-max-rss.mjs preloaded (it writes the process's own
+ *   maxRSS at exit), so the timed runs carry no extra module.
+ *
+ *   npx tsx bench/debug-template.ts    prints the figures as JSON
+ */
+import { spawn } from 'node:child_process';
+import { createServer, get, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../bin/connector-auth.js', import.meta.url));
+const REPORT_RSS = fileURLToPath(new URL('./report-max-rss.mjs', import.meta.url));
+const TOKEN = 'bench-token-8d1f0c2a';
+const ROWS = 100;
+const ROUNDS = 9;
+
+function serveItems(): Promise<Server> {
+  const items = Array.from({ length: ROWS }, (_, i) => ({ id: i + 1, name: `item ${i + 1}`, price: (i + 1) * 1.25, active: i % 2 === 0 }));
+  const page = JSON.stringify({ items });
+  const server = createServer((req, res) => {
+    if (req.headers.authorization !== `Bearer ${TOKEN}`) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+      return;
+    }
+    const path = new URL(req.url ?? '/', 'http://api').pathname;
+    res.writeHead(path === '/health' || path === '/items' ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(path === '/health' ? '{"ok":true}' : path === '/items' ? page : '{}');
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** Wall time of one process, from spawn to exit (the API is served by this process meanwhile). */
+function timed(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => {
+      if (code !== 0) reject(new Error(`${args.join(' ')} exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+      else resolve(performance.now() - started);
+    });
+  });
+}
+
+/** One GET on a new connection, as the probe makes it: median of several. */
+async function roundTrip(url: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const started = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      get(`${url}/health`, { headers: { authorization: `Bearer ${TOKEN}` }, agent: false }, (res) => {
+        res.resume().once('end', resolve);
+      }).once('error', reject);
+    });
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+const round1 = (value: number): number => Math.round(value * 10) / 10;
+
+export async function run(): Promise<Record<string, number>> {
+  const server = await serveItems();
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const root = await mkdtemp(join(tmpdir(), 'bench-debug-template-'));
+  // A cache of its own: the first run compiles, as it would after an edit.
+  const env = { ...process.env, CONNECTOR_AUTH_CACHE_DIR: join(root, 'cache'), NO_COLOR: '1' };
+  try {
+    const project = join(root, 'project');
+    await timed([BIN, 'init', project, '--template', 'rest-api'], env);
+    await writeFile(
+      join(project, 'configuration.json'),
+      JSON.stringify({ auth_method: 'bearer', token: TOKEN, base_url: url, probe_path: 'health', items_path: 'items' }),
+    );
+    const debug = [BIN, 'debug', project];
+    const first = await timed(debug, env); // compiles the connector, creates the warehouse
+    const node: number[] = [];
+    const warm: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      node.push(await timed(['-e', '0'], env));
+      warm.push(await timed(debug, env));
+    }
+    const rtt = await roundTrip(url);
+
+    // After an edit: the same file with one more comment line compiles once more.
+    const edited: number[] = [];
+    const source = await readFile(join(project, 'connector.ts'), 'utf8');
+    for (let i = 0; i < 3; i++) {
+      await writeFile(join(project, 'connector.ts'), `${source}\n// edit ${i}\n`);
+      edited.push(await timed(debug, env));
+    }
+
+    const rss: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const file = join(root, `rss-${i}.txt`);
+      await timed(['--import', REPORT_RSS, ...debug], { ...env, REPORT_MAX_RSS_FILE: file });
+      rss.push(Number(await readFile(file, 'utf8')) / 1024);
+    }
+
+    const nodeMs = median(node);
+    const warmMs = median(warm);
+    return {
+      debug_template_rows: ROWS,
+      debug_template_warm_ms: Math.round(warmMs),
+      debug_template_warm_min_ms: Math.round(Math.min(...warm)),
+      debug_template_warm_max_ms: Math.round(Math.max(...warm)),
+      debug_template_after_edit_ms: Math.round(median(edited)),
+      debug_template_first_run_ms: Math.round(first),
+      debug_template_node_e0_ms: Math.round(nodeMs),
+      debug_template_round_trip_ms: round1(rtt),
+      debug_template_over_node_rtt_ratio: round1(warmMs / (nodeMs + rtt)),
+      debug_template_peak_rss_mib: round1(median(rss)),
+    };
+  } finally {
+    server.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  console.log(JSON.stringify(await run(), null, 2));
+}

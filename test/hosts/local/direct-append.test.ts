@@ -1,0 +1,163 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Warehouse, type Row } from '../../../src/hosts/local/warehouse/index.js';
+
+/**
+ * Upserts appended straight into their table (direct-append.ts) and what happens when the table
+ * refuses them (append-transaction.ts): whichever path a run takes, the table ends as if every
+ * upsert had replaced its row in issue order. With the default batch size, a table's runs are
+ * 8,192 operations and the append transaction stays open for 122,880 rows, so the row counts
+ * below put repeated keys in a later run of the same open transaction, or in the same run.
+ */
+
+let dir: string;
+let path: string;
+const open: Warehouse[] = [];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'direct-append-test-'));
+  path = join(dir, 'warehouse.db');
+});
+
+afterEach(async () => {
+  for (const warehouse of open.splice(0)) await warehouse.close().catch(() => {});
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function openWarehouse(): Promise<Warehouse> {
+  const warehouse = await Warehouse.open(path);
+  open.push(warehouse);
+  return warehouse;
+}
+
+async function reopen(warehouse: Warehouse): Promise<Warehouse> {
+  await warehouse.close();
+  open.splice(open.indexOf(warehouse), 1);
+  return openWarehouse();
+}
+
+function data(rows: Row[]): Row[] {
+  return rows.map(({ _fivetran_synced, _fivetran_deleted, ...rest }) => rest);
+}
+
+describe('direct append', () => {
+  it('a new table takes many runs of rows as they were given, every value type that appends directly', async () => {
+    const w = await openWarehouse();
+    await w.declare([{ table: 'items', primary_key: ['id'] }]);
+    const at = new Date('2026-11-25T10:11:12.345Z');
+    for (let i = 0; i < 20_000; i++) {
+      await w.upsert('items', {
+        id: i,
+        name: `name-${i}`,
+        amount: i * 1.5,
+        active: i % 2 === 0,
+        at: new Date(at.getTime() + i),
+        big: BigInt(i) * 10_000_000_000n,
+        tags: { n: i, list: [i, 'x'] },
+      });
+    }
+    const rows = await w.read('items');
+    expect(rows).toHaveLength(20_000);
+    expect(data([rows[0]!, rows[12_345]!])).toEqual([
+      { id: 0, name: 'name-0', amount: 0, active: true, at: new Date(at.getTime()), big: 0, tags: { n: 0, list: [0, 'x'] } },
+      {
+        id: 12_345,
+        name: 'name-12345',
+        amount: 12_345 * 1.5,
+        active: false,
+        at: new Date(at.getTime() + 12_345),
+        big: 123_450_000_000_000,
+        tags: { n: 12_345, list: [12_345, 'x'] },
+      },
+    ]);
+    expect(rows.every((row) => row._fivetran_deleted === false && row._fivetran_synced instanceof Date)).toBe(true);
+  });
+
+  it('keys repeated in a later run of the same open transaction: the later rows win, none is lost', async () => {
+    const w = await openWarehouse();
+    await w.declare([{ table: 'items', primary_key: ['id'] }]);
+    // 0..9,999 (two runs appended), then 5,000..14,999 again with new names (refused: merged).
+    for (let i = 0; i < 10_000; i++) await w.upsert('items', { id: i, name: `first-${i}` });
+    for (let i = 5_000; i < 15_000; i++) await w.upsert('items', { id: i, name: `second-${i}` });
+    const rows = data(await w.read('items'));
+    expect(rows).toHaveLength(15_000);
+    expect(rows[4_999]).toEqual({ id: 4_999, name: 'first-4999' });
+    expect(rows[5_000]).toEqual({ id: 5_000, name: 'second-5000' });
+    expect(rows[14_999]).toEqual({ id: 14_999, name: 'second-14999' });
+    // The table's later runs are merged, and still replace rows by key.
+    for (let i = 0; i < 3; i++) await w.upsert('items', { id: i, name: 'third' });
+    expect(data(await w.read('items')).slice(0, 4)).toEqual([
+      { id: 0, name: 'third' },
+      { id: 1, name: 'third' },
+      { id: 2, name: 'third' },
+      { id: 3, name: 'first-3' },
+    ]);
+  });
+
+  it('a key given twice within one run: the last one wins', async () => {
+    const w = await openWarehouse();
+    await w.declare([{ table: 't', primary_key: ['id'] }]);
+    await w.upsert('t', { id: 1, v: 'a' });
+    await w.upsert('t', { id: 2, v: 'b' });
+    await w.upsert('t', { id: 1, v: 'c' });
+    expect(data(await w.read('t'))).toEqual([
+      { id: 1, v: 'c' },
+      { id: 2, v: 'b' },
+    ]);
+  });
+
+  it('a table that already holds rows from an earlier session: existing keys replaced, new ones added', async () => {
+    let w = await openWarehouse();
+    await w.declare([{ table: 't', primary_key: ['id'] }]);
+    for (let i = 0; i < 100; i++) await w.upsert('t', { id: i, v: `old-${i}` });
+    w = await reopen(w);
+    for (let i = 50; i < 150; i++) await w.upsert('t', { id: i, v: `new-${i}` });
+    const rows = data(await w.read('t'));
+    expect(rows).toHaveLength(150);
+    expect(rows[49]).toEqual({ id: 49, v: 'old-49' });
+    expect(rows[50]).toEqual({ id: 50, v: 'new-50' });
+    expect(rows[149]).toEqual({ id: 149, v: 'new-149' });
+  });
+
+  it('appended rows are in the file after flush(), and other operations see them', async () => {
+    let w = await openWarehouse();
+    await w.declare([{ table: 't', primary_key: ['id'] }]);
+    for (let i = 0; i < 10; i++) await w.upsert('t', { id: i, v: i });
+    await w.update('t', { id: 3, v: 30 });
+    await w.delete('t', { id: 4 });
+    await w.upsert('t', { id: 10, v: 10 });
+    await w.flush();
+    w = await reopen(w);
+    const rows = await w.read('t');
+    expect(rows).toHaveLength(11);
+    expect(data([rows[3]!, rows[10]!])).toEqual([
+      { id: 3, v: 30 },
+      { id: 10, v: 10 },
+    ]);
+    expect(rows[4]!._fivetran_deleted).toBe(true);
+  });
+
+  it('a column that first appears in a later run is added, earlier rows NULL in it', async () => {
+    const w = await openWarehouse();
+    await w.declare([{ table: 'wide', primary_key: ['id'] }]);
+    for (let i = 0; i < 9_000; i++) await w.upsert('wide', i < 8_500 ? { id: i } : { id: i, extra: `e${i}` });
+    await w.upsert('other', { key: 'k', n: 1 }); // a second table in between
+    for (let i = 9_000; i < 9_010; i++) await w.upsert('wide', { id: i, extra: `e${i}`, more: true });
+    const rows = await w.read('wide');
+    expect(rows).toHaveLength(9_010);
+    expect(rows[0]!.extra).toBeNull();
+    expect(rows[8_600]!.extra).toBe('e8600');
+    expect(rows[9_005]!.more).toBe(true);
+    expect(rows[8_600]!.id).toBe(8_600);
+    expect(w.schemaChanges).toBe(4); // wide created, its column extra, other created, wide's column more
+  });
+
+  it('a value that needs a checked cast takes the merge path and is still refused by column', async () => {
+    const w = await openWarehouse();
+    await w.declare([{ table: 't', primary_key: ['id'], columns: { id: 'INT', n: 'SHORT' } }]);
+    await w.upsert('t', { id: 1, n: 40_000 });
+    await expect(w.flush()).rejects.toThrow(/table "t", column "n": 1 value\(s\) cannot be stored as SMALLINT/);
+  });
+});
