@@ -388,7 +388,9 @@ describe('postgres source, client certificate (auth_method mtls)', () => {
     expectClean(error, lines);
   });
 
-  it('a certificate from a CA the server does not trust: exit 3', async () => {
+  // Known race, under heavy load only: the server's TLS alert can lose to its closing the socket, which
+  // then reads as a reset (exit 4). Tracked in the issue notes; retried so CI tells real failures apart.
+  it('a certificate from a CA the server does not trust: exit 3', { retry: 2 }, async () => {
     const { error, lines } = await probeFailure(mtls(tls, 'reporter', () => createCa()));
     expect(error.exitCode).toBe(3);
     expect(error.message).toContain('refused the client certificate');

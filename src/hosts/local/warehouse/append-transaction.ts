@@ -14,6 +14,7 @@
 import type { Connection, DataChunk } from './duckdb-types.js';
 import { quoteIdent, tableRef } from './identifiers.js';
 import type { TableState } from './table-state.js';
+import { sanitize, tableLabel } from './warehouse-errors.js';
 
 /** DuckDB's row group size: a commit of at least this many appended rows writes them to the file directly. */
 const COMMIT_ROWS = 122_880;
@@ -75,13 +76,15 @@ export class AppendTransaction {
   }
 
   async #commitOpen(): Promise<void> {
-    if (this.#open === undefined) return;
+    const open = this.#open;
+    if (open === undefined) return;
     this.#open = undefined;
     try {
       await this.#conn.run('COMMIT');
     } catch (error) {
       await this.#rollback();
-      throw error;
+      // The transaction holds one table's upserts: the failure names it, as a merge's would.
+      throw sanitize(error, `writing upserts to ${tableLabel(open.state.name)}`);
     }
   }
 

@@ -48,9 +48,8 @@ export async function openDuckDb(path: string): Promise<OpenedDuckDb> {
   }
   try {
     await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(SCHEMA)}`);
-    if (fresh) return { api, instance, conn, tables: new Map() };
-    await prepareLegacySchema(conn, path);
-    return { api, instance, conn, tables: await readExistingTables(conn) };
+    await prepareLegacySchema(conn, path, fresh);
+    return { api, instance, conn, tables: fresh ? new Map() : await readExistingTables(conn) };
   } catch (error) {
     conn.closeSync();
     instance.closeSync();

@@ -15,11 +15,14 @@ import { warehouseError } from './warehouse-errors.js';
 export const LEGACY_SCHEMA = 'tester';
 
 /** Creates the legacy schema, refusing a file whose tables are still in it. */
-export async function prepareLegacySchema(conn: Connection, path: string): Promise<void> {
-  const old = await conn.runAndReadAll(
-    `SELECT count(*) FROM information_schema.tables WHERE table_schema = '${LEGACY_SCHEMA}' AND table_type = 'BASE TABLE' AND table_catalog = current_database()`,
-  );
-  if (Number((old.getRowsJS()[0] as [bigint])[0]) > 0) {
+export async function prepareLegacySchema(conn: Connection, path: string, fresh = false): Promise<void> {
+  // A file made just now holds no tables of an earlier connector-auth: nothing to look for.
+  const old = fresh
+    ? undefined
+    : await conn.runAndReadAll(
+        `SELECT count(*) FROM information_schema.tables WHERE table_schema = '${LEGACY_SCHEMA}' AND table_type = 'BASE TABLE' AND table_catalog = current_database()`,
+      );
+  if (old && Number((old.getRowsJS()[0] as [bigint])[0]) > 0) {
     throw warehouseError(`${path} was written by an earlier connector-auth, whose tables are in schema ${LEGACY_SCHEMA}; run connector-auth reset to start it over in ${SCHEMA}`);
   }
   await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(LEGACY_SCHEMA)}`);
