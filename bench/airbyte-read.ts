@@ -77,16 +77,35 @@ function run(args: string[]): Promise<ChildRun> {
 }
 
 const server = createServer((req, res) => {
-  res.writeHead(req.headers.authorization === `Bearer ${TOKEN}` ? 200 : 401, { 'content-type': 'application/json' }).end('{"ok":true}');
+  res
+    .writeHead(req.headers.authorization === `Bearer ${TOKEN}` ? 200 : 401, { 'content-type': 'application/json' })
+    .end('{"ok":true}');
 });
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const dir = await mkdtemp(join(tmpdir(), 'connector-auth-bench-airbyte-'));
 try {
   await writeFile(join(dir, 'connector.ts'), CONNECTOR);
-  const configuration = (rows: number) => ({ auth_method: 'bearer', token: TOKEN, base_url: base, probe_path: 'health', rows: String(rows) });
+  const configuration = (rows: number) => ({
+    auth_method: 'bearer',
+    token: TOKEN,
+    base_url: base,
+    probe_path: 'health',
+    rows: String(rows),
+  });
   const catalog = join(dir, 'catalog.json');
-  await writeFile(catalog, JSON.stringify({ streams: [{ stream: { name: 'items', json_schema: {}, supported_sync_modes: ['full_refresh'] }, sync_mode: 'full_refresh', destination_sync_mode: 'overwrite' }] }));
+  await writeFile(
+    catalog,
+    JSON.stringify({
+      streams: [
+        {
+          stream: { name: 'items', json_schema: {}, supported_sync_modes: ['full_refresh'] },
+          sync_mode: 'full_refresh',
+          destination_sync_mode: 'overwrite',
+        },
+      ],
+    }),
+  );
   const read = async (rows: number) => {
     const config = join(dir, `airbyte-${rows}.json`);
     await writeFile(config, JSON.stringify(configuration(rows)));
@@ -113,7 +132,9 @@ try {
       // Without each command's fixed cost: the rows alone.
       airbyte_read_net_records_per_s: Math.round(RATIO_ROWS / (airbyte.seconds - airbyteEmpty.seconds)),
       airbyte_read_debug_net_records_per_s: Math.round(RATIO_ROWS / (debug.seconds - debugEmpty.seconds)),
-      airbyte_read_net_vs_debug: Number(((debug.seconds - debugEmpty.seconds) / (airbyte.seconds - airbyteEmpty.seconds)).toFixed(2)),
+      airbyte_read_net_vs_debug: Number(
+        ((debug.seconds - debugEmpty.seconds) / (airbyte.seconds - airbyteEmpty.seconds)).toFixed(2),
+      ),
       airbyte_read_empty_s: Number(airbyteEmpty.seconds.toFixed(2)),
       airbyte_read_debug_empty_s: Number(debugEmpty.seconds.toFixed(2)),
       airbyte_read_1m_records_per_s: Math.round(1_000_000 / large.seconds),

@@ -28,7 +28,12 @@ const ROWS = 100;
 const ROUNDS = 9;
 
 function serveItems(): Promise<Server> {
-  const items = Array.from({ length: ROWS }, (_, i) => ({ id: i + 1, name: `item ${i + 1}`, price: (i + 1) * 1.25, active: i % 2 === 0 }));
+  const items = Array.from({ length: ROWS }, (_, i) => ({
+    id: i + 1,
+    name: `item ${i + 1}`,
+    price: (i + 1) * 1.25,
+    active: i % 2 === 0,
+  }));
   const page = JSON.stringify({ items });
   const server = createServer((req, res) => {
     if (req.headers.authorization !== `Bearer ${TOKEN}`) {
@@ -51,7 +56,8 @@ function timed(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<nu
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code) => {
-      if (code !== 0) reject(new Error(`${args.join(' ')} exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+      if (code !== 0)
+        reject(new Error(`${args.join(' ')} exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
       else resolve(performance.now() - started);
     });
   });

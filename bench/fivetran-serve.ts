@@ -50,7 +50,11 @@ export default defineConnector({
 });
 `;
 
-const configuration = (rows: number) => ({ auth_method: 'bearer', token: 'bench-token-value-1234', rows: String(rows) });
+const configuration = (rows: number) => ({
+  auth_method: 'bearer',
+  token: 'bench-token-value-1234',
+  rows: String(rows),
+});
 
 interface Server {
   port: number;
@@ -61,7 +65,9 @@ interface Server {
 
 async function startServer(project: string, nodeFlags: string[] = []): Promise<Server> {
   const started = performance.now();
-  const child = spawn(process.execPath, [...nodeFlags, BIN, 'serve', project, '--port', '0', '--host', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeFlags, BIN, 'serve', project, '--port', '0', '--host', '127.0.0.1'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -94,8 +100,17 @@ function peakRssMb(pid: number): number {
 
 /** One Update read to its end; returns records and seconds. `decode`: protobufjs for every message. */
 async function update(port: number, rows: number, decode: boolean): Promise<{ records: number; seconds: number }> {
-  const definition = loader.loadSync('connector_sdk.proto', { includeDirs: [PROTOCOLS], keepCase: true, longs: String, enums: String, oneofs: true, defaults: false });
-  const method = (definition['fivetran_sdk.v2.SourceConnector'] as unknown as { Update: grpc.MethodDefinition<object, unknown> }).Update;
+  const definition = loader.loadSync('connector_sdk.proto', {
+    includeDirs: [PROTOCOLS],
+    keepCase: true,
+    longs: String,
+    enums: String,
+    oneofs: true,
+    defaults: false,
+  });
+  const method = (
+    definition['fivetran_sdk.v2.SourceConnector'] as unknown as { Update: grpc.MethodDefinition<object, unknown> }
+  ).Update;
   const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   const started = performance.now();
   let records = 0;

@@ -29,7 +29,13 @@ export async function run(options: { requests?: number } = {}): Promise<Record<s
   let handshakes = 0;
   let resumed = 0;
   const server = createServer(
-    { cert: serverCertificate.certificatePem, key: serverCertificate.privateKeyPem, ca: ca.certificatePem, requestCert: true, rejectUnauthorized: true },
+    {
+      cert: serverCertificate.certificatePem,
+      key: serverCertificate.privateKeyPem,
+      ca: ca.certificatePem,
+      requestCert: true,
+      rejectUnauthorized: true,
+    },
     (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"ok":true}');
@@ -103,7 +109,8 @@ export async function run(options: { requests?: number } = {}): Promise<Record<s
       mtls_new_connection_total_ms: round(freshMs),
       mtls_handshakes_saved_ratio: round(freshHandshakes / Math.max(reuseHandshakes, 1)),
       mtls_speedup_ratio: round(freshMs / reuseMs, 2),
-    };  } finally {
+    };
+  } finally {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }

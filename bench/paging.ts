@@ -42,18 +42,32 @@ async function serve(): Promise<void> {
   const { startEmulator, defaultEmulatorData } = await import('../src/emulator/index.js');
   const template = defaultEmulatorData().connectors!.find((c) => !c.connect_card)!;
   const emulator = await startEmulator({
-    data: { groups: [{ id: GROUP, name: 'Bench', created_at: '2024-01-01T00:00:00.000Z' }, { id: `${GROUP}_small`, name: 'Bench small', created_at: '2024-01-01T00:00:00.000Z' }] },
+    data: {
+      groups: [
+        { id: GROUP, name: 'Bench', created_at: '2024-01-01T00:00:00.000Z' },
+        { id: `${GROUP}_small`, name: 'Bench small', created_at: '2024-01-01T00:00:00.000Z' },
+      ],
+    },
   });
   const add = (group: string, count: number) => {
     for (let i = 0; i < count; i++) {
       const id = `conn_${String(i).padStart(7, '0')}`;
       // Ids sorted as generated: each insert is an append.
-      emulator.store.addConnector({ ...structuredClone(template), id: `${group}_${id}`, group_id: group, schema: `schema_${i}` });
+      emulator.store.addConnector({
+        ...structuredClone(template),
+        id: `${group}_${id}`,
+        group_id: group,
+        schema: `schema_${i}`,
+      });
     }
   };
   add(GROUP, TOTAL);
   add(`${GROUP}_small`, SMALL);
-  process.send!({ url: emulator.pipelineUrl, apiKey: emulator.credentials.apiKey, apiSecret: emulator.credentials.apiSecret } satisfies ServerInfo);
+  process.send!({
+    url: emulator.pipelineUrl,
+    apiKey: emulator.credentials.apiKey,
+    apiSecret: emulator.credentials.apiSecret,
+  } satisfies ServerInfo);
   process.once('message', () => void emulator.stop().then(() => process.exit(0)));
 }
 
@@ -70,13 +84,21 @@ export async function run(): Promise<Record<string, number>> {
   const { createPipelineClient } = await import('../src/clients/pipeline-api.js');
   const gc = collectGarbage();
   // The server runs this same file under tsx in its own process, so process.cpuUsage() here is the client's alone.
-  const server = fork(fileURLToPath(import.meta.url), ['--serve'], { execArgv: ['--import', import.meta.resolve('tsx')], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const server = fork(fileURLToPath(import.meta.url), ['--serve'], {
+    execArgv: ['--import', import.meta.resolve('tsx')],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const info = await new Promise<ServerInfo>((resolve, reject) => {
     server.once('message', (m) => resolve(m as ServerInfo));
     server.once('error', reject);
     server.once('exit', (code) => reject(new Error(`the emulator process exited (${code})`)));
   });
-  const client = await createPipelineClient({ baseUrl: info.url, apiKey: info.apiKey, apiSecret: info.apiSecret, timeoutSeconds: 60 });
+  const client = await createPipelineClient({
+    baseUrl: info.url,
+    apiKey: info.apiKey,
+    apiSecret: info.apiSecret,
+    timeoutSeconds: 60,
+  });
 
   // No forced collection before a timed listing: two full collections before each pass cost it
   // 0.4–1.8 µs of CPU a record (5.1–6.4 against 4.3–5.0, passes of the same build with and without
@@ -125,7 +147,14 @@ export async function run(): Promise<Record<string, number>> {
       const big = await timed(GROUP, 1000, TOTAL);
       const bare = await bareListing(info, GROUP);
       const byDefault = await timed(GROUP, 100, TOTAL);
-      rounds.push({ big: big.perSecond, byDefault: byDefault.perSecond, bare: bare.perSecond, cpuBig: big.cpuMicrosPerRecord, cpuDefault: byDefault.cpuMicrosPerRecord, hostParse });
+      rounds.push({
+        big: big.perSecond,
+        byDefault: byDefault.perSecond,
+        bare: bare.perSecond,
+        cpuBig: big.cpuMicrosPerRecord,
+        cpuDefault: byDefault.cpuMicrosPerRecord,
+        hostParse,
+      });
     }
     const liveSmall = await liveHeap(`${GROUP}_small`, SMALL);
     const liveBig = await liveHeap(GROUP, TOTAL);
@@ -192,7 +221,7 @@ async function bareListing(info: ServerInfo, group: string): Promise<{ perSecond
   try {
     let count = 0;
     const started = performance.now();
-    for (let body = await page(); ; ) {
+    for (let body = await page(); ;) {
       count += body.data.items.length;
       if (!body.data.next_cursor) break;
       body = await page(body.data.next_cursor);
@@ -209,7 +238,10 @@ async function samplePage(info: ServerInfo) {
   const { connectorSchema } = await import('../src/clients/pipeline-api.js');
   const { compile } = await import('../src/clients/record-validator.js');
   const response = await fetch(`${info.url}/v1/groups/${GROUP}/connectors?limit=1000`, {
-    headers: { authorization: `Basic ${Buffer.from(`${info.apiKey}:${info.apiSecret}`).toString('base64')}`, accept: 'application/json' },
+    headers: {
+      authorization: `Basic ${Buffer.from(`${info.apiKey}:${info.apiSecret}`).toString('base64')}`,
+      accept: 'application/json',
+    },
   });
   return { text: await response.text(), connectorSchema, compile };
 }
@@ -227,7 +259,11 @@ function parseMicrosPerRecord({ text }: SamplePage): number {
 }
 
 /** The client's per-record work measured alone on one page of 1000: parse, the compiled check, zod's parse. */
-function perRecordCosts({ text, connectorSchema, compile }: SamplePage): { parse: number; compiled: number; zod: number } {
+function perRecordCosts({ text, connectorSchema, compile }: SamplePage): {
+  parse: number;
+  compiled: number;
+  zod: number;
+} {
   const best = (fn: (items: unknown[]) => void) => {
     let min = Infinity;
     for (let round = 0; round < 15; round++) {

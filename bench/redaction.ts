@@ -38,7 +38,13 @@ export async function run(): Promise<Record<string, number>> {
     for (const line of lines) registry.redact(line);
   });
   const whole = time(() => registry.redact(text));
-  const jsonLines = lines.map((line) => JSON.stringify({ level: 'INFO', message: `${line} GET /v1/items?page=2&limit=100 said "ok"`, message_origin: 'connector' }));
+  const jsonLines = lines.map((line) =>
+    JSON.stringify({
+      level: 'INFO',
+      message: `${line} GET /v1/items?page=2&limit=100 said "ok"`,
+      message_origin: 'connector',
+    }),
+  );
   const jsonSize = jsonLines.reduce((n, l) => n + l.length, 0);
   for (const line of jsonLines) registry.redact(line);
   const json = time(() => {

@@ -3,5 +3,6 @@
 import { writeFileSync } from 'node:fs';
 
 process.once('exit', () => {
-  if (process.env.REPORT_MAX_RSS_FILE) writeFileSync(process.env.REPORT_MAX_RSS_FILE, String(process.resourceUsage().maxRSS));
+  if (process.env.REPORT_MAX_RSS_FILE)
+    writeFileSync(process.env.REPORT_MAX_RSS_FILE, String(process.resourceUsage().maxRSS));
 });

@@ -12,7 +12,17 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const ALL = ['redaction', 'startup', 'debug-template', 'warehouse-upserts', 'token-cache', 'mtls-handshakes', 'paging', 'airbyte-read', 'fivetran-serve'];
+const ALL = [
+  'redaction',
+  'startup',
+  'debug-template',
+  'warehouse-upserts',
+  'token-cache',
+  'mtls-handshakes',
+  'paging',
+  'airbyte-read',
+  'fivetran-serve',
+];
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const names = chosen.length ? chosen : ALL;
@@ -32,7 +42,9 @@ if (Object.keys(figures).some((k) => k.endsWith('_error'))) process.exitCode = 1
 /** One module in a fresh Node process; its standard output is its figures. */
 function runAlone(name: string): Promise<Record<string, number>> {
   const file = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), file], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   return new Promise((resolve, reject) => {

@@ -31,7 +31,10 @@ export async function loadedModules(args: string[]): Promise<string[]> {
   const dir = await mkdtemp(join(tmpdir(), 'loads-'));
   const log = join(dir, 'loads.txt');
   await writeFile(log, '');
-  spawnSync(process.execPath, ['--import', RECORD_LOADS, BIN, ...args], { env: { ...process.env, RECORD_LOADS_FILE: log }, stdio: 'ignore' });
+  spawnSync(process.execPath, ['--import', RECORD_LOADS, BIN, ...args], {
+    env: { ...process.env, RECORD_LOADS_FILE: log },
+    stdio: 'ignore',
+  });
   const urls = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
   await rm(dir, { recursive: true, force: true });
   return urls;
@@ -52,7 +55,10 @@ const local = defineSource({ name: 'none', summary: 'no source', keys: (await im
 export default defineConnector({ source: local, async update({ op }) { await op.upsert('t', { id: 1 }); await op.checkpoint({ done: true }); } });
 `,
   );
-  await writeFile(join(project, 'configuration.json'), JSON.stringify({ auth_method: 'bearer', token: 'bench-token-123' }));
+  await writeFile(
+    join(project, 'configuration.json'),
+    JSON.stringify({ auth_method: 'bearer', token: 'bench-token-123' }),
+  );
   const debug = median([BIN, 'debug', project], 5);
   await rm(project, { recursive: true, force: true });
 

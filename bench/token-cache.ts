@@ -64,7 +64,10 @@ export async function run(): Promise<Record<string, number>> {
         new URL(`${server.url}/token`),
         {
           method: 'POST',
-          headers: new Headers({ 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('bench-client:bench-secret-value').toString('base64')}` }),
+          headers: new Headers({
+            'content-type': 'application/x-www-form-urlencoded',
+            authorization: `Basic ${Buffer.from('bench-client:bench-secret-value').toString('base64')}`,
+          }),
           body: 'grant_type=client_credentials',
         },
         { credential: 'naive', urlKey: 'token_url' },
@@ -86,7 +89,10 @@ export async function run(): Promise<Record<string, number>> {
     let hourRequests: number;
     try {
       let t = Date.now();
-      const hour = await authenticate({ ...configuration, token_url: `${short.url}/token` }, { registry, now: () => t });
+      const hour = await authenticate(
+        { ...configuration, token_url: `${short.url}/token` },
+        { registry, now: () => t },
+      );
       const begin = t;
       for (t = begin; t <= begin + 3600_000; t += 1000) await hour.credential.authorize(request(short.url));
       await hour.close();
@@ -122,7 +128,13 @@ async function tokenServer(expiresIn = 3600): Promise<{ url: string; readonly co
     req.on('end', () => {
       count++;
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(JSON.stringify({ access_token: `bench-token-${++serial}-${'x'.repeat(40)}`, token_type: 'Bearer', expires_in: expiresIn }));
+      res.end(
+        JSON.stringify({
+          access_token: `bench-token-${++serial}-${'x'.repeat(40)}`,
+          token_type: 'Bearer',
+          expires_in: expiresIn,
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -16,7 +16,10 @@ const ROWS = 1_000_000;
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: warehouse-child.ts <empty directory>');
 
-const warehouse = await Warehouse.open(join(dir, "warehouse.db"), process.env.BATCH ? { batchSize: Number(process.env.BATCH) } : {});
+const warehouse = await Warehouse.open(
+  join(dir, 'warehouse.db'),
+  process.env.BATCH ? { batchSize: Number(process.env.BATCH) } : {},
+);
 await warehouse.declare([{ table: 'items', primary_key: ['id'] }]);
 const registry = new SecretRegistry();
 for (let i = 0; i < 5; i++) registry.register(`secret_${i}`, `bench-secret-value-${i}-Zq81xT`);
@@ -41,6 +44,9 @@ const reader = await connection.runAndReadAll('SELECT count(*), count(DISTINCT i
 const [count, distinct, max] = (reader.getRowsJS()[0] ?? []).map(Number);
 connection.closeSync();
 instance.closeSync();
-if (count !== ROWS || distinct !== ROWS || max !== ROWS - 1) throw new Error('the warehouse does not hold the rows written');
+if (count !== ROWS || distinct !== ROWS || max !== ROWS - 1)
+  throw new Error('the warehouse does not hold the rows written');
 
-process.stdout.write(`${JSON.stringify({ rows: ROWS, seconds, rows_per_s: ROWS / seconds, cpu_s: cpuSeconds, max_rss_mb: maxRssMb })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ rows: ROWS, seconds, rows_per_s: ROWS / seconds, cpu_s: cpuSeconds, max_rss_mb: maxRssMb })}\n`,
+);

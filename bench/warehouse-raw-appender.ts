@@ -39,7 +39,9 @@ const synced = { micros: BigInt(Date.now()) * 1000n };
 for (let offset = 0; offset < ROWS; offset += CHUNK) {
   const size = Math.min(CHUNK, ROWS - offset);
   const chunk = api.DuckDBDataChunk.create(types, size);
-  const [id, name, amount, active, updatedAt, syncedAt, deleted] = types.map((_, c) => chunk.getColumnVector(c) as unknown as Vector) as Vector[];
+  const [id, name, amount, active, updatedAt, syncedAt, deleted] = types.map(
+    (_, c) => chunk.getColumnVector(c) as unknown as Vector,
+  ) as Vector[];
   for (let j = 0; j < size; j++) {
     const i = offset + j;
     // The row as the warehouse benchmark's connector makes it.
@@ -72,4 +74,6 @@ checking.closeSync();
 check.closeSync();
 if (count !== ROWS || distinct !== ROWS || max !== ROWS - 1) throw new Error('the raw appender lost rows');
 
-process.stdout.write(`${JSON.stringify({ rows: ROWS, seconds, rows_per_s: ROWS / seconds, cpu_s: cpuSeconds, max_rss_mb: maxRssMb })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ rows: ROWS, seconds, rows_per_s: ROWS / seconds, cpu_s: cpuSeconds, max_rss_mb: maxRssMb })}\n`,
+);

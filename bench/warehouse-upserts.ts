@@ -34,7 +34,10 @@ interface ChildResult {
 }
 
 async function inChild(script: string, dir: string): Promise<ChildResult> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, dir], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -97,7 +100,10 @@ export async function run(): Promise<Record<string, number>> {
   const ours: ChildResult[] = [];
   const raw: ChildResult[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [script, results] of [[RAW, raw], [CHILD, ours]] as const) {
+    for (const [script, results] of [
+      [RAW, raw],
+      [CHILD, ours],
+    ] as const) {
       const dir = await mkdtemp(join(tmpdir(), 'bench-warehouse-'));
       try {
         results.push(await inChild(script, dir));

@@ -54,7 +54,9 @@ async function rowCounts(warehouse) {
   try {
     const counts = {};
     for (const table of ['groups', 'connectors']) {
-      const reader = await connection.runAndReadAll(`SELECT count(*) FROM default_schema.${table} WHERE NOT _fivetran_deleted`);
+      const reader = await connection.runAndReadAll(
+        `SELECT count(*) FROM default_schema.${table} WHERE NOT _fivetran_deleted`,
+      );
       counts[table] = Number(reader.getRows()[0][0]);
     }
     return counts;
@@ -68,7 +70,9 @@ const emulator = await startEmulator();
 const work = await mkdtemp(join(tmpdir(), 'connector-auth-demo-'));
 const project = join(work, 'pipeline-metadata');
 try {
-  step(`emulator listening on ${emulator.url} (${emulator.store.groupCount} groups, ${emulator.store.connectorCount} connectors)`);
+  step(
+    `emulator listening on ${emulator.url} (${emulator.store.groupCount} groups, ${emulator.store.connectorCount} connectors)`,
+  );
   await cp(template, project, { recursive: true });
   const configuration = {
     auth_method: 'basic',
@@ -90,24 +94,36 @@ try {
   console.log(`  default_schema.groups      ${counts.groups}`);
   console.log(`  default_schema.connectors  ${counts.connectors}`);
   check(counts.groups === emulator.store.groupCount, `every group synced (${emulator.store.groupCount})`);
-  check(counts.connectors === emulator.store.connectorCount, `every connector synced (${emulator.store.connectorCount})`);
+  check(
+    counts.connectors === emulator.store.connectorCount,
+    `every connector synced (${emulator.store.connectorCount})`,
+  );
 
   step(`connector-auth debug ${project}   — with a wrong password`);
-  await writeFile(join(project, 'configuration.json'), `${JSON.stringify({ ...configuration, password: WRONG_PASSWORD }, null, 2)}\n`);
+  await writeFile(
+    join(project, 'configuration.json'),
+    `${JSON.stringify({ ...configuration, password: WRONG_PASSWORD }, null, 2)}\n`,
+  );
   const bad = await runCli(['debug', project], { capture: true });
   const output = bad.stdout + bad.stderr;
   console.log(output.trimEnd().replace(/^/gm, '  │ '));
   console.log(`  exit code ${bad.code}`);
   check(bad.code === 3, `exit code 3: credentials rejected (got ${bad.code})`);
   const errorLines = output.split('\n').filter((line) => line.startsWith('error'));
-  check(errorLines.length === 1 && errorLines[0].includes("check 'password'"), "the error is one line naming the key to fix ('password')");
+  check(
+    errorLines.length === 1 && errorLines[0].includes("check 'password'"),
+    "the error is one line naming the key to fix ('password')",
+  );
   const forms = [
     WRONG_PASSWORD,
     Buffer.from(WRONG_PASSWORD).toString('base64'),
     Buffer.from(`${configuration.username}:${WRONG_PASSWORD}`).toString('base64'),
     encodeURIComponent(WRONG_PASSWORD),
   ];
-  check(forms.every((form) => !output.includes(form)), 'the wrong password appears nowhere in the output (raw, base64, in the Basic header)');
+  check(
+    forms.every((form) => !output.includes(form)),
+    'the wrong password appears nowhere in the output (raw, base64, in the Basic header)',
+  );
 } finally {
   await emulator.stop();
   await rm(work, { recursive: true, force: true });

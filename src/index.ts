@@ -36,7 +36,16 @@ export type {
   S3ListOptions,
 } from './sources/index.js';
 export { defineAuthMethod, AUTH_METHOD_NAMES } from './auth/index.js';
-export type { AuthMethod, AuthContext, Credential, OutgoingRequest, Timers, PasswordCredential, SshKeyCredential, AwsCredential } from './auth/index.js';
+export type {
+  AuthMethod,
+  AuthContext,
+  Credential,
+  OutgoingRequest,
+  Timers,
+  PasswordCredential,
+  SshKeyCredential,
+  AwsCredential,
+} from './auth/index.js';
 export { isPasswordCredential } from './auth/index.js';
 export {
   ExitCode,

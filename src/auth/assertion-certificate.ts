@@ -38,19 +38,25 @@ export function loadAssertionCertificate(
   try {
     certificate = new X509Certificate(CERTIFICATE_BLOCK.exec(pem)?.[0] ?? pem.trim());
   } catch {
-    throw new ConfigurationError(`invalid configuration: '${key}' does not hold a readable X.509 certificate (PEM "-----BEGIN CERTIFICATE-----")`, {
-      code: 'assertion_certificate_unreadable',
-      key,
-      hint: `put the PEM of the certificate registered for the client in '${CERTIFICATE_KEY}'`,
-    });
+    throw new ConfigurationError(
+      `invalid configuration: '${key}' does not hold a readable X.509 certificate (PEM "-----BEGIN CERTIFICATE-----")`,
+      {
+        code: 'assertion_certificate_unreadable',
+        key,
+        hint: `put the PEM of the certificate registered for the client in '${CERTIFICATE_KEY}'`,
+      },
+    );
   }
   const ours = createPublicKey(signingKey.key).export({ format: 'der', type: 'spki' });
   if (!certificate.publicKey.export({ format: 'der', type: 'spki' }).equals(ours))
-    throw new ConfigurationError(`invalid configuration: the certificate '${certificate.subject.replace(/\n/g, ', ')}' in '${key}' is not the certificate of the key in 'client_assertion_key'`, {
-      code: 'assertion_certificate_key_mismatch',
-      key,
-      hint: `put the certificate of 'client_assertion_key' in '${CERTIFICATE_KEY}' (the one uploaded to the app registration)`,
-    });
+    throw new ConfigurationError(
+      `invalid configuration: the certificate '${certificate.subject.replace(/\n/g, ', ')}' in '${key}' is not the certificate of the key in 'client_assertion_key'`,
+      {
+        code: 'assertion_certificate_key_mismatch',
+        key,
+        hint: `put the certificate of 'client_assertion_key' in '${CERTIFICATE_KEY}' (the one uploaded to the app registration)`,
+      },
+    );
   const notBefore = new Date(certificate.validFrom);
   const notAfter = new Date(certificate.validTo);
   if (now() < notBefore.getTime() || now() > notAfter.getTime())
@@ -62,7 +68,11 @@ export function loadAssertionCertificate(
         hint: 'upload a new certificate to the app registration and put it, with its key, in the configuration',
       },
     );
-  const thumbprint = (algorithm: 'sha1' | 'sha256') => createHash(algorithm).update(certificate.raw).digest('base64url');
-  return { header: { x5t: thumbprint('sha1'), 'x5t#S256': thumbprint('sha256') }, subject: certificate.subject.replace(/\n/g, ', '), notAfter };
+  const thumbprint = (algorithm: 'sha1' | 'sha256') =>
+    createHash(algorithm).update(certificate.raw).digest('base64url');
+  return {
+    header: { x5t: thumbprint('sha1'), 'x5t#S256': thumbprint('sha256') },
+    subject: certificate.subject.replace(/\n/g, ', '),
+    notAfter,
+  };
 }
-

@@ -123,11 +123,17 @@ export interface MethodAuthorization<Keys extends z.ZodType = z.ZodType> {
    * Runs the grant; saves what it obtained through `context.persistConfigurationValue` (awaited)
    * and returns the keys it saved, never their values.
    */
-  run(keys: z.output<Keys>, context: AuthContext, handoff: BrowserHandoff): Promise<{ saved: string[]; scope: string | undefined }>;
+  run(
+    keys: z.output<Keys>,
+    context: AuthContext,
+    handoff: BrowserHandoff,
+  ): Promise<{ saved: string[]; scope: string | undefined }>;
 }
 
 /** Identity function that keeps the authorization's key types flowing into `run`. */
-export function defineMethodAuthorization<Keys extends z.ZodType>(authorization: MethodAuthorization<Keys>): MethodAuthorization<Keys> {
+export function defineMethodAuthorization<Keys extends z.ZodType>(
+  authorization: MethodAuthorization<Keys>,
+): MethodAuthorization<Keys> {
   return authorization;
 }
 

@@ -37,12 +37,21 @@ export interface AuthorizationCodeOptions {
 }
 
 /** Set by the flow itself: a configured parameter may not replace them. */
-export const RESERVED_AUTHORIZATION_PARAMETERS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'] as const;
+export const RESERVED_AUTHORIZATION_PARAMETERS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+] as const;
 
 export const DEFAULT_REDIRECT_URI = 'http://127.0.0.1/callback';
 
 /** access_denied, however it arrives (the redirect, or a device code's poll). */
-export const DECLINED_HINT = "the person signing in declined, or may not grant what 'scope' asks; run authorize again and approve, or ask for less in 'scope'";
+export const DECLINED_HINT =
+  "the person signing in declined, or may not grant what 'scope' asks; run authorize again and approve, or ask for less in 'scope'";
 
 /** Which key each error of the authorization endpoint (RFC 6749 §4.1.2.1) points to. */
 const AUTHORIZATION_ERROR_KEYS: Record<string, string> = {
@@ -54,7 +63,10 @@ const AUTHORIZATION_ERROR_KEYS: Record<string, string> = {
   invalid_request: 'authorization_parameters',
 };
 
-export async function authorizationCodeGrant<T>(o: AuthorizationCodeOptions, use: (token: TokenResponse) => Promise<{ result: T; page: string }>): Promise<T> {
+export async function authorizationCodeGrant<T>(
+  o: AuthorizationCodeOptions,
+  use: (token: TokenResponse) => Promise<{ result: T; page: string }>,
+): Promise<T> {
   const state = randomBytes(24).toString('base64url');
   const verifier = randomBytes(32).toString('base64url');
   // The verifier is what makes a stolen code worthless: it must never be printed.
@@ -72,20 +84,28 @@ export async function authorizationCodeGrant<T>(o: AuthorizationCodeOptions, use
   url.searchParams.set('code_challenge', challenge);
   url.searchParams.set('code_challenge_method', 'S256');
 
-  let outcome: { ok: boolean; message: string } = { ok: false, message: 'connector-auth stopped before the authorization finished; see the terminal.' };
+  let outcome: { ok: boolean; message: string } = {
+    ok: false,
+    message: 'connector-auth stopped before the authorization finished; see the terminal.',
+  };
   try {
     await o.handoff.open(url);
-    o.log.info(`${o.description}: waiting for the browser at ${redirect.uri.href} (up to ${Math.round(o.handoff.timeoutMs / 1000)}s)`);
+    o.log.info(
+      `${o.description}: waiting for the browser at ${redirect.uri.href} (up to ${Math.round(o.handoff.timeoutMs / 1000)}s)`,
+    );
     const params = await withTimeout(redirect.response, o.handoff.timeoutMs, () => notCompleted(o, redirect.uri));
     const error = params.get('error');
     if (error !== null) throw refused(o, error, params.get('error_description'));
     const code = params.get('code');
     if (!code) {
-      throw new AuthenticationError(`${o.description}: the authorization server came back to ${redirect.uri.href} without a code`, {
-        code: 'authorization_code_missing',
-        key: 'authorization_url',
-        hint: "check that 'authorization_url' is the authorization endpoint of the server whose 'token_url' is configured",
-      });
+      throw new AuthenticationError(
+        `${o.description}: the authorization server came back to ${redirect.uri.href} without a code`,
+        {
+          code: 'authorization_code_missing',
+          key: 'authorization_url',
+          hint: "check that 'authorization_url' is the authorization endpoint of the server whose 'token_url' is configured",
+        },
+      );
     }
     o.secrets.register('authorization_code', code);
     const token = await o.endpoint.request('authorization_code', async () => {
@@ -100,7 +120,10 @@ export async function authorizationCodeGrant<T>(o: AuthorizationCodeOptions, use
     outcome = { ok: true, message: used.page };
     return used.result;
   } catch (error) {
-    outcome = { ok: false, message: `${isConnectorAuthError(error) ? error.message : 'an unexpected error'}. See the terminal.` };
+    outcome = {
+      ok: false,
+      message: `${isConnectorAuthError(error) ? error.message : 'an unexpected error'}. See the terminal.`,
+    };
     throw error;
   } finally {
     await redirect.finish(outcome);
@@ -125,11 +148,17 @@ export function checkRedirectUri(uri: URL, key: string): void {
 /** `authorization_parameters`: a URL query string of extra parameters; the flow's own may not be replaced. */
 export function parseAuthorizationParameters(text: string | undefined, key: string): URLSearchParams {
   const params = new URLSearchParams(text?.replace(/^\?/, '') ?? '');
-  const reserved = [...params.keys()].filter((name) => (RESERVED_AUTHORIZATION_PARAMETERS as readonly string[]).includes(name));
+  const reserved = [...params.keys()].filter((name) =>
+    (RESERVED_AUTHORIZATION_PARAMETERS as readonly string[]).includes(name),
+  );
   if (reserved.length === 0) return params;
   throw new ConfigurationError(
     `invalid configuration: key '${key}' may not set ${reserved.map((n) => `'${n}'`).join(', ')}: connector-auth sets ${reserved.length === 1 ? 'it' : 'them'} itself`,
-    { code: 'authorization_parameter_reserved', key, hint: `remove ${reserved.join(', ')} from '${key}'${reserved.includes('scope') ? " (scopes go in 'scope')" : ''}` },
+    {
+      code: 'authorization_parameter_reserved',
+      key,
+      hint: `remove ${reserved.join(', ')} from '${key}'${reserved.includes('scope') ? " (scopes go in 'scope')" : ''}`,
+    },
   );
 }
 
@@ -138,30 +167,39 @@ function refused(o: AuthorizationCodeOptions, error: string, description: string
   const key = AUTHORIZATION_ERROR_KEYS[name] ?? 'authorization_url';
   const detail = serverDetail(description, o.secrets);
   const hint = name === 'access_denied' ? DECLINED_HINT : `check '${key}'`;
-  return new AuthenticationError(`${o.description}: the authorization server refused the authorization: ${name}${detail}`, {
-    code: `oauth_${name}`,
-    key,
-    hint,
-  });
+  return new AuthenticationError(
+    `${o.description}: the authorization server refused the authorization: ${name}${detail}`,
+    {
+      code: `oauth_${name}`,
+      key,
+      hint,
+    },
+  );
 }
 
 function notCompleted(o: AuthorizationCodeOptions, uri: URL): AuthenticationError {
   const seconds = Math.round(o.handoff.timeoutMs / 1000);
   // What the client's registration must hold: the configured URI, whose port (when it names none) is any.
   const registered = o.redirectUri.port === '' ? `${o.redirectUri.href} (any port)` : o.redirectUri.href;
-  return new AuthenticationError(`${o.description}: no authorization response came back to ${uri.href} within ${seconds}s`, {
-    code: 'authorization_not_completed',
-    key: 'redirect_uri',
-    hint:
-      `finish signing in within the time (--timeout SECONDS gives more); if the browser showed an error page instead, ` +
-      `it is usually that ${registered} is not a registered redirect URI of client '${o.clientId}': register it, or set 'redirect_uri' to one that is`,
-  });
+  return new AuthenticationError(
+    `${o.description}: no authorization response came back to ${uri.href} within ${seconds}s`,
+    {
+      code: 'authorization_not_completed',
+      key: 'redirect_uri',
+      hint:
+        `finish signing in within the time (--timeout SECONDS gives more); if the browser showed an error page instead, ` +
+        `it is usually that ${registered} is not a registered redirect URI of client '${o.clientId}': register it, or set 'redirect_uri' to one that is`,
+    },
+  );
 }
 
 async function withTimeout<T>(work: Promise<T>, ms: number, error: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(error()), ms)))]);
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(error()), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }

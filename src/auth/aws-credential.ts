@@ -20,7 +20,12 @@ export interface AwsCredentialIdentity {
   readonly expiration?: Date;
 }
 
-export const AWS_METHODS = ['aws_access_key', 'aws_web_identity', 'aws_instance_profile', 'aws_container_credentials'] as const;
+export const AWS_METHODS = [
+  'aws_access_key',
+  'aws_web_identity',
+  'aws_instance_profile',
+  'aws_container_credentials',
+] as const;
 
 export interface AwsCredential extends Credential {
   readonly method: (typeof AWS_METHODS)[number];
@@ -42,7 +47,10 @@ export interface AwsCredential extends Credential {
 }
 
 export function isAwsCredential(credential: Credential): credential is AwsCredential {
-  return (AWS_METHODS as readonly string[]).includes(credential.method) && typeof (credential as Partial<AwsCredential>).identity === 'function';
+  return (
+    (AWS_METHODS as readonly string[]).includes(credential.method) &&
+    typeof (credential as Partial<AwsCredential>).identity === 'function'
+  );
 }
 
 /** Temporary credentials kept and renewed before they expire (a role's STS session, the instance's own). */
@@ -65,7 +73,13 @@ export function cachedAwsSession(o: {
   fetch: () => Promise<IssuedToken<AwsCredentialIdentity>>;
   release: () => Promise<void>;
 }): AwsSession {
-  const cache = new TokenCache<AwsCredentialIdentity>({ description: o.description, noun: o.noun, log: o.context.log, now: o.context.now, fetch: o.fetch });
+  const cache = new TokenCache<AwsCredentialIdentity>({
+    description: o.description,
+    noun: o.noun,
+    log: o.context.log,
+    now: o.context.now,
+    fetch: o.fetch,
+  });
   return {
     identity: () => cache.token(),
     invalidate: () => cache.invalidate(),
@@ -101,5 +115,9 @@ export function awsSessionCredential(
 
 /** authorize() of every AWS method: the source's AWS SDK signs with identity(); HTTP sources do not take these. */
 export function awsNotForHttp(method: string): () => Promise<never> {
-  return notForHttp(method, 'AWS sources such as s3', "for an HTTP API, choose a method such as bearer, basic or oauth2_client_credentials in 'auth_method'");
+  return notForHttp(
+    method,
+    'AWS sources such as s3',
+    "for an HTTP API, choose a method such as bearer, basic or oauth2_client_credentials in 'auth_method'",
+  );
 }

@@ -33,12 +33,19 @@ export function parseCredentialsDocument(text: string): CredentialsDocument | un
  * The credentials of a complete document, registered as secrets the moment they are read, with their
  * lifetime counted from `requestedAt`; undefined when a part is missing or the expiry is not a time.
  */
-export function credentialsOf(document: CredentialsDocument, requestedAt: number, secrets: Pick<SecretRegistry, 'register'>): IssuedToken<AwsCredentialIdentity> | undefined {
+export function credentialsOf(
+  document: CredentialsDocument,
+  requestedAt: number,
+  secrets: Pick<SecretRegistry, 'register'>,
+): IssuedToken<AwsCredentialIdentity> | undefined {
   const { AccessKeyId, SecretAccessKey, Token, Expiration } = document;
   if (!AccessKeyId || !SecretAccessKey || !Token) return undefined;
   secrets.register('aws_session_secret_access_key', SecretAccessKey);
   secrets.register('aws_session_token', Token);
   const expiration = new Date(Expiration ?? NaN);
   if (Number.isNaN(expiration.getTime())) return undefined;
-  return { value: { accessKeyId: AccessKeyId, secretAccessKey: SecretAccessKey, sessionToken: Token, expiration }, lifetimeMs: expiration.getTime() - requestedAt };
+  return {
+    value: { accessKeyId: AccessKeyId, secretAccessKey: SecretAccessKey, sessionToken: Token, expiration },
+    lifetimeMs: expiration.getTime() - requestedAt,
+  };
 }

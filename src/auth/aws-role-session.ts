@@ -32,7 +32,8 @@ export interface RoleSessionOptions {
   roleArn: string;
   sessionName: string;
   /** How the role is asked for: signed with a long-term key (and the trust policy's external id), or with a web identity token read anew for each request. */
-  via: { accessKey: AwsCredentialIdentity; externalId: string | undefined } | { webIdentityToken: () => Promise<string> };
+  via:
+    { accessKey: AwsCredentialIdentity; externalId: string | undefined } | { webIdentityToken: () => Promise<string> };
   /** The region STS is asked in (the signature's scope). */
   region: string;
   /** `aws_sts_endpoint`, for a VPC endpoint or a test; default: AWS's endpoint for `region`. */
@@ -46,7 +47,9 @@ export function roleSession(o: RoleSessionOptions): AwsSession {
   const { context } = o;
   const timeoutMs = context.common.timeout_seconds * 1000;
   const url = o.endpoint ?? defaultStsUrl(o.region);
-  let connection: Promise<{ sts: STSClient; commands: typeof import('@aws-sdk/client-sts'); agent: Agent; tls: TlsSettings }> | undefined;
+  let connection:
+    | Promise<{ sts: STSClient; commands: typeof import('@aws-sdk/client-sts'); agent: Agent; tls: TlsSettings }>
+    | undefined;
   const connect = async () => {
     const tls = await tokenEndpointTls(context.raw, context);
     quietAwsSdkNodeVersionWarning();
@@ -69,7 +72,10 @@ export function roleSession(o: RoleSessionOptions): AwsSession {
     description: o.description,
     roleArn: o.roleArn,
     region: o.region,
-    via: 'accessKey' in o.via ? { accessKeyId: o.via.accessKey.accessKeyId, externalId: o.via.externalId } : 'web_identity',
+    via:
+      'accessKey' in o.via
+        ? { accessKeyId: o.via.accessKey.accessKeyId, externalId: o.via.externalId }
+        : 'web_identity',
     url,
     urlKey: o.endpoint ? 'aws_sts_endpoint' : 'aws_region',
     timeoutSeconds: context.common.timeout_seconds,
@@ -95,8 +101,20 @@ export function roleSession(o: RoleSessionOptions): AwsSession {
         const common = { RoleArn: o.roleArn, RoleSessionName: o.sessionName, DurationSeconds: ROLE_SESSION_SECONDS };
         const answer =
           'accessKey' in o.via
-            ? await sts.send(new commands.AssumeRoleCommand({ ...common, ...(o.via.externalId ? { ExternalId: o.via.externalId } : {}) }), { abortSignal: deadline })
-            : await sts.send(new commands.AssumeRoleWithWebIdentityCommand({ ...common, WebIdentityToken: await o.via.webIdentityToken() }), { abortSignal: deadline });
+            ? await sts.send(
+                new commands.AssumeRoleCommand({
+                  ...common,
+                  ...(o.via.externalId ? { ExternalId: o.via.externalId } : {}),
+                }),
+                { abortSignal: deadline },
+              )
+            : await sts.send(
+                new commands.AssumeRoleWithWebIdentityCommand({
+                  ...common,
+                  WebIdentityToken: await o.via.webIdentityToken(),
+                }),
+                { abortSignal: deadline },
+              );
         issued = answer.Credentials;
       } catch (error) {
         throw await classifyStsError(error, failure(tls, deadline.aborted));
@@ -111,10 +129,20 @@ export function roleSession(o: RoleSessionOptions): AwsSession {
       context.secrets.register('aws_role_session_token', issued.SessionToken);
       // Counted from the request, and never past the Expiration STS names (a role may grant less than asked).
       const expiration = issued.Expiration instanceof Date ? issued.Expiration : undefined;
-      const lifetimeMs = Math.min(ROLE_SESSION_SECONDS * 1000, expiration ? expiration.getTime() - requestedAt : Infinity);
-      context.log.debug(`${o.description}: temporary credentials ${issued.AccessKeyId} issued, valid for ${Math.round(lifetimeMs / 1000)}s`);
+      const lifetimeMs = Math.min(
+        ROLE_SESSION_SECONDS * 1000,
+        expiration ? expiration.getTime() - requestedAt : Infinity,
+      );
+      context.log.debug(
+        `${o.description}: temporary credentials ${issued.AccessKeyId} issued, valid for ${Math.round(lifetimeMs / 1000)}s`,
+      );
       return {
-        value: { accessKeyId: issued.AccessKeyId, secretAccessKey: issued.SecretAccessKey, sessionToken: issued.SessionToken, ...(expiration ? { expiration } : {}) },
+        value: {
+          accessKeyId: issued.AccessKeyId,
+          secretAccessKey: issued.SecretAccessKey,
+          sessionToken: issued.SessionToken,
+          ...(expiration ? { expiration } : {}),
+        },
         lifetimeMs,
       };
     },

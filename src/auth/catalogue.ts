@@ -32,11 +32,14 @@ export async function loadAuthMethod(name: string): Promise<AuthMethod> {
   if (!load) {
     // The methods are listed once, in the message; the hint is the one most likely meant.
     const near = closestName(name, AUTH_METHOD_NAMES);
-    throw new ConfigurationError(`invalid configuration: auth_method '${name}' is not known; valid methods: ${AUTH_METHOD_NAMES.join(', ')}`, {
-      code: 'unknown_auth_method',
-      key: 'auth_method',
-      hint: near ? `did you mean '${near}'?` : "set 'auth_method' to one of the methods listed",
-    });
+    throw new ConfigurationError(
+      `invalid configuration: auth_method '${name}' is not known; valid methods: ${AUTH_METHOD_NAMES.join(', ')}`,
+      {
+        code: 'unknown_auth_method',
+        key: 'auth_method',
+        hint: near ? `did you mean '${near}'?` : "set 'auth_method' to one of the methods listed",
+      },
+    );
   }
   return (await load()).default;
 }

@@ -1,4 +1,10 @@
-import { AuthenticationError, ConfigurationError, SourceUnreachableError, isConnectorAuthError, type ConnectorAuthError } from '../errors/index.js';
+import {
+  AuthenticationError,
+  ConfigurationError,
+  SourceUnreachableError,
+  isConnectorAuthError,
+  type ConnectorAuthError,
+} from '../errors/index.js';
 import { classifyNetworkError, explainTlsFailure, oneLine, type TlsSettings } from '../network/index.js';
 
 /**
@@ -35,7 +41,8 @@ export async function classifyStsError(error: unknown, context: StsFailureContex
   if (!(error instanceof Error) || typeof status !== 'number') return networkFailure(error, target, context);
   // STS's code: the name, except where the SDK models an error under another name and keeps the
   // code in `Code` (InvalidIdentityToken is thrown as InvalidIdentityTokenException).
-  const code = typeof (error as { Code?: unknown }).Code === 'string' ? String((error as { Code?: unknown }).Code) : error.name;
+  const code =
+    typeof (error as { Code?: unknown }).Code === 'string' ? String((error as { Code?: unknown }).Code) : error.name;
   const said = `${code}${error.message && error.message !== code ? `: ${oneLine(error.message)}` : ''} (HTTP ${status})`;
   const keyId = context.via === 'web_identity' ? undefined : context.via.accessKeyId;
   const externalId = context.via !== 'web_identity' && context.via.externalId !== undefined;
@@ -49,36 +56,50 @@ export async function classifyStsError(error: unknown, context: StsFailureContex
       });
     case 'SignatureDoesNotMatch':
       if (/scoped to a valid region/i.test(error.message))
-        return new ConfigurationError(`${target} failed: the request was signed for region '${context.region}', which this STS endpoint is not in (${said})`, {
-          code: 'sts_wrong_region',
-          key: 'aws_region',
-          hint: "set 'aws_region' to the region of 'aws_sts_endpoint'",
-          cause: error,
-        });
+        return new ConfigurationError(
+          `${target} failed: the request was signed for region '${context.region}', which this STS endpoint is not in (${said})`,
+          {
+            code: 'sts_wrong_region',
+            key: 'aws_region',
+            hint: "set 'aws_region' to the region of 'aws_sts_endpoint'",
+            cause: error,
+          },
+        );
       if (/signature expired/i.test(error.message))
-        return new AuthenticationError(`${target} failed: this machine's clock is too far from AWS's for a signature to be accepted (${said})`, {
-          code: 'sts_clock_skew',
-          key: 'aws_access_key_id',
-          hint: "set this machine's clock right (NTP); AWS accepts signatures within 15 minutes of its own time",
+        return new AuthenticationError(
+          `${target} failed: this machine's clock is too far from AWS's for a signature to be accepted (${said})`,
+          {
+            code: 'sts_clock_skew',
+            key: 'aws_access_key_id',
+            hint: "set this machine's clock right (NTP); AWS accepts signatures within 15 minutes of its own time",
+            cause: error,
+          },
+        );
+      return new AuthenticationError(
+        `${target} failed: the request signature did not match: the secret access key is not the one of ${keyId ?? 'the key'} (${said})`,
+        {
+          code: 'sts_signature_mismatch',
+          key: 'aws_secret_access_key',
+          hint: "check 'aws_secret_access_key': it must be the secret issued with 'aws_access_key_id'",
           cause: error,
-        });
-      return new AuthenticationError(`${target} failed: the request signature did not match: the secret access key is not the one of ${keyId ?? 'the key'} (${said})`, {
-        code: 'sts_signature_mismatch',
-        key: 'aws_secret_access_key',
-        hint: "check 'aws_secret_access_key': it must be the secret issued with 'aws_access_key_id'",
-        cause: error,
-      });
+        },
+      );
     case 'ExpiredToken':
-      return new AuthenticationError(`${target} failed: the session token of the key that asks for the role has expired (${said})`, {
-        code: 'sts_session_token_expired',
-        key: 'aws_session_token',
-        hint: "give a long-term access key (AKIA…) in 'aws_access_key_id' and 'aws_secret_access_key', or fresh temporary ones with 'aws_session_token'",
-        cause: error,
-      });
+      return new AuthenticationError(
+        `${target} failed: the session token of the key that asks for the role has expired (${said})`,
+        {
+          code: 'sts_session_token_expired',
+          key: 'aws_session_token',
+          hint: "give a long-term access key (AKIA…) in 'aws_access_key_id' and 'aws_secret_access_key', or fresh temporary ones with 'aws_session_token'",
+          cause: error,
+        },
+      );
     case 'AccessDenied':
       return new AuthenticationError(
         `${target} failed: not allowed to assume ${context.roleArn}: the role may not exist, or its trust policy does not allow ${
-          context.via === 'web_identity' ? "this token's issuer and subject" : `access key ${keyId}${externalId ? ' with this external id' : ''}`
+          context.via === 'web_identity'
+            ? "this token's issuer and subject"
+            : `access key ${keyId}${externalId ? ' with this external id' : ''}`
         } (${said})`,
         {
           code: 'sts_access_denied',
@@ -93,12 +114,15 @@ export async function classifyStsError(error: unknown, context: StsFailureContex
         },
       );
     case 'RegionDisabledException':
-      return new ConfigurationError(`${target} failed: STS is not activated in region '${context.region}' for this account (${said})`, {
-        code: 'sts_region_disabled',
-        key: 'aws_region',
-        hint: "activate the region for STS in the IAM console (Account settings), or set 'aws_region' to one that is",
-        cause: error,
-      });
+      return new ConfigurationError(
+        `${target} failed: STS is not activated in region '${context.region}' for this account (${said})`,
+        {
+          code: 'sts_region_disabled',
+          key: 'aws_region',
+          hint: "activate the region for STS in the IAM console (Account settings), or set 'aws_region' to one that is",
+          cause: error,
+        },
+      );
     case 'InvalidIdentityToken':
     case 'InvalidIdentityTokenException':
     case 'IDPRejectedClaim':
@@ -140,8 +164,22 @@ export async function classifyStsError(error: unknown, context: StsFailureContex
 }
 
 async function networkFailure(error: unknown, target: string, context: StsFailureContext): Promise<ConnectorAuthError> {
-  const request = { method: 'POST', url: context.url, credential: context.description, timeoutSeconds: context.timeoutSeconds, urlKey: context.urlKey };
-  const classified = classifyNetworkError(context.timedOut ? Object.assign(new Error('timed out', { cause: error }), { name: 'TimeoutError' }) : error, request);
-  const explained = await explainTlsFailure(classified, { url: context.url, tls: context.tls, target, timeoutMs: context.timeoutSeconds * 1000 });
+  const request = {
+    method: 'POST',
+    url: context.url,
+    credential: context.description,
+    timeoutSeconds: context.timeoutSeconds,
+    urlKey: context.urlKey,
+  };
+  const classified = classifyNetworkError(
+    context.timedOut ? Object.assign(new Error('timed out', { cause: error }), { name: 'TimeoutError' }) : error,
+    request,
+  );
+  const explained = await explainTlsFailure(classified, {
+    url: context.url,
+    tls: context.tls,
+    target,
+    timeoutMs: context.timeoutSeconds * 1000,
+  });
   return isConnectorAuthError(explained) ? explained : classified;
 }

@@ -16,7 +16,13 @@ import type { TokenRequest } from './token-endpoint.js';
 
 /** RFC 8705 mutual-TLS client authentication: the certificate of the `tls_client_*` keys is the proof. */
 export const MTLS_AUTH_METHODS = ['tls_client_auth', 'self_signed_tls_client_auth'] as const;
-export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', ...MTLS_AUTH_METHODS] as const;
+export const TOKEN_ENDPOINT_AUTH_METHODS = [
+  'client_secret_basic',
+  'client_secret_post',
+  'client_secret_jwt',
+  'private_key_jwt',
+  ...MTLS_AUTH_METHODS,
+] as const;
 /** The client credentials grant also takes a federated assertion: a workload's identity, no secret at all. */
 export const CLIENT_CREDENTIALS_AUTH_METHODS = [...TOKEN_ENDPOINT_AUTH_METHODS, 'federated_assertion'] as const;
 
@@ -101,10 +107,22 @@ export function clientAuthentication(o: ClientAuthenticationOptions): ClientAuth
  * keep a replay cache by `jti`): `iss` = `sub` = the client, `aud` = the token endpoint, 60 seconds,
  * and `nbf` as well, which Entra ID lists among the claims it reads.
  */
-function signedAssertion(o: ClientAuthenticationOptions, key: SigningKey, header: Parameters<typeof signJwt>[2]): ClientAuthentication {
+function signedAssertion(
+  o: ClientAuthenticationOptions,
+  key: SigningKey,
+  header: Parameters<typeof signJwt>[2],
+): ClientAuthentication {
   return async ({ body }) => {
     const iat = Math.floor(o.now() / 1000);
-    const claims = { iss: o.clientId, sub: o.clientId, aud: o.tokenUrl.href, jti: newJwtId(), iat, nbf: iat, exp: iat + ASSERTION_LIFETIME_SECONDS };
+    const claims = {
+      iss: o.clientId,
+      sub: o.clientId,
+      aud: o.tokenUrl.href,
+      jti: newJwtId(),
+      iat,
+      nbf: iat,
+      exp: iat + ASSERTION_LIFETIME_SECONDS,
+    };
     body.set('client_id', o.clientId);
     body.set('client_assertion_type', JWT_BEARER_ASSERTION);
     body.set('client_assertion', await signJwt(key, claims, header, o.secrets, 'client_assertion'));

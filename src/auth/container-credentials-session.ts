@@ -44,11 +44,14 @@ export function containerCredentialsSession(o: ContainerCredentialsOptions): Aws
     try {
       token = (await readFile(o.authorizationTokenFile, 'utf8')).trim();
     } catch (error) {
-      throw new ConfigurationError(`${description}: cannot read the authorization token from ${o.authorizationTokenFile} (${(error as NodeJS.ErrnoException).code ?? String(error)})`, {
-        code: 'container_authorization_token_unreadable',
-        key: 'container_authorization_token_file',
-        hint: "set 'container_authorization_token_file' to the file the platform writes the token to (on EKS, the pod's AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE)",
-      });
+      throw new ConfigurationError(
+        `${description}: cannot read the authorization token from ${o.authorizationTokenFile} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+        {
+          code: 'container_authorization_token_unreadable',
+          key: 'container_authorization_token_file',
+          hint: "set 'container_authorization_token_file' to the file the platform writes the token to (on EKS, the pod's AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE)",
+        },
+      );
     }
     context.secrets.register('container_authorization_token', token);
     return { authorization: token };
@@ -62,7 +65,13 @@ export function containerCredentialsSession(o: ContainerCredentialsOptions): Aws
     fetch: async () => {
       const requestedAt = context.now();
       const headers = new Headers({ accept: 'application/json', ...(await authorization()) });
-      const reply = await (await client()).request(url, { method: 'GET', headers, redirect: 'manual' }, { credential: description, urlKey: 'container_credentials_url', unreachableHint: NOT_IN_A_CONTAINER });
+      const reply = await (
+        await client()
+      ).request(
+        url,
+        { method: 'GET', headers, redirect: 'manual' },
+        { credential: description, urlKey: 'container_credentials_url', unreachableHint: NOT_IN_A_CONTAINER },
+      );
       const [status, text] = [reply.status, await reply.text()];
       if (status === 401 || status === 403)
         throw new AuthenticationError(`${description}: ${describeUrl(url)} refused the request (HTTP ${status})`, {
@@ -76,12 +85,17 @@ export function containerCredentialsSession(o: ContainerCredentialsOptions): Aws
       const document = status === 200 ? parseCredentialsDocument(text) : undefined;
       const issued = document && credentialsOf(document, requestedAt, context.secrets);
       if (!issued)
-        throw new SourceUnreachableError(`${description}: ${describeUrl(url)} answered HTTP ${status} ${status === 200 ? 'without complete credentials' : 'instead of the credentials'}`, {
-          code: 'container_credentials_error',
-          key: 'container_credentials_url',
-          hint: "give the URL as the platform sets it (ECS: http://169.254.170.2 followed by the task's AWS_CONTAINER_CREDENTIALS_RELATIVE_URI)",
-        });
-      context.log.debug(`${description}: credentials ${issued.value.accessKeyId}${document?.RoleArn ? ` of ${String(document.RoleArn)}` : ''}, valid for ${Math.round(issued.lifetimeMs / 1000)}s`);
+        throw new SourceUnreachableError(
+          `${description}: ${describeUrl(url)} answered HTTP ${status} ${status === 200 ? 'without complete credentials' : 'instead of the credentials'}`,
+          {
+            code: 'container_credentials_error',
+            key: 'container_credentials_url',
+            hint: "give the URL as the platform sets it (ECS: http://169.254.170.2 followed by the task's AWS_CONTAINER_CREDENTIALS_RELATIVE_URI)",
+          },
+        );
+      context.log.debug(
+        `${description}: credentials ${issued.value.accessKeyId}${document?.RoleArn ? ` of ${String(document.RoleArn)}` : ''}, valid for ${Math.round(issued.lifetimeMs / 1000)}s`,
+      );
       return issued;
     },
   });

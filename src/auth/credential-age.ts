@@ -6,7 +6,10 @@ const DAY_MS = 86_400_000;
  * The rotation rule of a method for its parsed keys: its own (30 days for service account keys; null:
  * nothing to rotate, or a rule that depends on the keys), else 90 days.
  */
-export function rotationDaysOf(method: { rotationDays?: number | null | ((keys: never) => number | null) }, keys: unknown): number | null {
+export function rotationDaysOf(
+  method: { rotationDays?: number | null | ((keys: never) => number | null) },
+  keys: unknown,
+): number | null {
   const rule = method.rotationDays;
   if (typeof rule === 'function') return (rule as (keys: unknown) => number | null)(keys);
   return rule === undefined ? 90 : rule;

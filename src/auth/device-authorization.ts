@@ -46,16 +46,24 @@ interface DeviceAuthorization {
 const DEFAULT_INTERVAL_SECONDS = 5;
 const SLOW_DOWN_SECONDS = 5;
 
-export async function deviceAuthorizationGrant<T>(o: DeviceAuthorizationOptions, use: (token: TokenResponse) => Promise<T>): Promise<T> {
+export async function deviceAuthorizationGrant<T>(
+  o: DeviceAuthorizationOptions,
+  use: (token: TokenResponse) => Promise<T>,
+): Promise<T> {
   const body = new URLSearchParams(o.parameters);
   if (o.scope) body.set('scope', o.scope);
   const headers = new Headers();
   await o.authenticateClient({ body, headers });
   const device = await o.deviceEndpoint.postForm(body, headers, (json) => readDeviceAuthorization(json, o));
 
-  await o.handoff.open(device.verificationUriComplete ?? device.verificationUri, { userCode: device.userCode, verificationUri: device.verificationUri });
+  await o.handoff.open(device.verificationUriComplete ?? device.verificationUri, {
+    userCode: device.userCode,
+    verificationUri: device.verificationUri,
+  });
   const waitMs = Math.min(device.expiresInSeconds * 1000, o.handoff.timeoutMs);
-  o.log.info(`${o.description}: waiting for the code ${device.userCode} to be approved at ${device.verificationUri.href} (up to ${Math.round(waitMs / 1000)}s)`);
+  o.log.info(
+    `${o.description}: waiting for the code ${device.userCode} to be approved at ${device.verificationUri.href} (up to ${Math.round(waitMs / 1000)}s)`,
+  );
   const deadline = o.now() + waitMs;
   let intervalMs = device.intervalSeconds * 1000;
 
@@ -79,11 +87,14 @@ export async function deviceAuthorizationGrant<T>(o: DeviceAuthorizationOptions,
       }
       if (code === 'oauth_expired_token') throw notApproved(o, device, waitMs);
       if (code === 'oauth_access_denied') {
-        throw new AuthenticationError(`${o.description}: the code ${device.userCode} was declined at ${device.verificationUri.href} (access_denied)`, {
-          code: 'oauth_access_denied',
-          key: 'scope',
-          hint: DECLINED_HINT,
-        });
+        throw new AuthenticationError(
+          `${o.description}: the code ${device.userCode} was declined at ${device.verificationUri.href} (access_denied)`,
+          {
+            code: 'oauth_access_denied',
+            key: 'scope',
+            hint: DECLINED_HINT,
+          },
+        );
       }
       throw error;
     }
@@ -91,7 +102,10 @@ export async function deviceAuthorizationGrant<T>(o: DeviceAuthorizationOptions,
   }
 }
 
-function readDeviceAuthorization(json: Record<string, unknown> | undefined, o: DeviceAuthorizationOptions): DeviceAuthorization {
+function readDeviceAuthorization(
+  json: Record<string, unknown> | undefined,
+  o: DeviceAuthorizationOptions,
+): DeviceAuthorization {
   const deviceCode = json?.device_code;
   // The device code is the credential being polled with: registered before anything can print it.
   if (typeof deviceCode === 'string') o.secrets.register('device_code', deviceCode);
@@ -99,10 +113,21 @@ function readDeviceAuthorization(json: Record<string, unknown> | undefined, o: D
   const verificationUri = httpsUrl(json?.verification_uri ?? json?.verification_url);
   const userCode = json?.user_code;
   const expiresIn = Number(json?.expires_in);
-  if (typeof deviceCode !== 'string' || !deviceCode || typeof userCode !== 'string' || !userCode || !verificationUri || !(expiresIn > 0)) {
+  if (
+    typeof deviceCode !== 'string' ||
+    !deviceCode ||
+    typeof userCode !== 'string' ||
+    !userCode ||
+    !verificationUri ||
+    !(expiresIn > 0)
+  ) {
     throw new SourceUnreachableError(
       `${o.description}: the device authorization endpoint answered without ${!json ? 'a JSON object' : 'a device_code, a user_code, an https verification_uri and a positive expires_in'}`,
-      { code: 'device_authorization_malformed', key: 'device_authorization_url', hint: "check that 'device_authorization_url' is the server's device authorization endpoint (RFC 8628)" },
+      {
+        code: 'device_authorization_malformed',
+        key: 'device_authorization_url',
+        hint: "check that 'device_authorization_url' is the server's device authorization endpoint (RFC 8628)",
+      },
     );
   }
   const interval = Number(json!.interval);
@@ -119,7 +144,9 @@ function readDeviceAuthorization(json: Record<string, unknown> | undefined, o: D
 /** A URL the person is sent to: https, or http on this machine (a local server). */
 function httpsUrl(value: unknown): URL | undefined {
   const url = typeof value === 'string' ? URL.parse(value) : null;
-  return url && (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) ? url : undefined;
+  return url && (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)))
+    ? url
+    : undefined;
 }
 
 function notApproved(o: DeviceAuthorizationOptions, device: DeviceAuthorization, waitMs: number): AuthenticationError {

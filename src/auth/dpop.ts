@@ -53,12 +53,18 @@ export function createDpopProver(now: () => number): DpopProver {
   };
 }
 
-async function sign(privateKey: KeyObject, jwk: Record<string, string>, claims: Record<string, unknown>): Promise<string> {
+async function sign(
+  privateKey: KeyObject,
+  jwk: Record<string, string>,
+  claims: Record<string, unknown>,
+): Promise<string> {
   const { SignJWT } = await import('jose');
   return new SignJWT(claims).setProtectedHeader({ typ: 'dpop+jwt', alg: 'ES256', jwk }).sign(privateKey);
 }
 
 /** RFC 7638 for an EC key: SHA-256 of the required members in lexical order, base64url. */
 function jwkThumbprint(jwk: { crv: string; kty: string; x: string; y: string }): string {
-  return createHash('sha256').update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y })).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y }))
+    .digest('base64url');
 }

@@ -26,7 +26,12 @@ import type { SubjectTokenReader } from './gcp-subject-token.js';
 
 const KEY = 'gcp_credential_configuration';
 
-export function awsSubjectTokenReader(source: AwsSubjectTokenSource, audience: string, description: string, context: AuthContext): SubjectTokenReader {
+export function awsSubjectTokenReader(
+  source: AwsSubjectTokenSource,
+  audience: string,
+  description: string,
+  context: AuthContext,
+): SubjectTokenReader {
   const imds = instanceMetadataSession({
     base: source.metadataBase,
     addressKey: KEY,
@@ -39,10 +44,18 @@ export function awsSubjectTokenReader(source: AwsSubjectTokenSource, audience: s
     async read() {
       // The region is read once (imds.region() keeps it); a signer is cheap, one per exchange.
       const region = await imds.region();
-      const { sign } = await sigv4Signer({ service: 'sts', region, credentials: () => imds.identity(), contentHashHeader: false });
+      const { sign } = await sigv4Signer({
+        service: 'sts',
+        region,
+        credentials: () => imds.identity(),
+        contentHashHeader: false,
+      });
       const target = source.verificationUrl.replaceAll('{region}', region);
       const url = new URL(target);
-      const headers = await sign({ method: 'POST', url, headers: { host: url.host, 'x-goog-cloud-target-resource': audience }, body: '' }, new Date(context.now()));
+      const headers = await sign(
+        { method: 'POST', url, headers: { host: url.host, 'x-goog-cloud-target-resource': audience }, body: '' },
+        new Date(context.now()),
+      );
       const signature = /Signature=([0-9a-f]+)/.exec(headers.authorization ?? '')?.[1];
       if (signature) context.secrets.register('aws_signature', signature);
       const request = {

@@ -31,9 +31,7 @@ export interface ExternalAccountConfiguration {
 }
 
 export type SubjectTokenSource =
-  | { kind: 'file'; file: string }
-  | { kind: 'url'; url: URL; headers: Record<string, string> }
-  | AwsSubjectTokenSource;
+  { kind: 'file'; file: string } | { kind: 'url'; url: URL; headers: Record<string, string> } | AwsSubjectTokenSource;
 
 /**
  * `environment_id: aws1`: the instance metadata service the EC2 instance's role credentials and
@@ -71,7 +69,8 @@ export function parseCredentialConfiguration(text: string): ExternalAccountConfi
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid('it is not a JSON object');
   const o = value as Record<string, unknown>;
   if (o.type === 'service_account') throw invalid("it is a service account key: use auth_method 'service_account_key'");
-  if (o.type !== 'external_account') throw invalid(`its "type" is ${JSON.stringify(o.type ?? null)}, not "external_account"`);
+  if (o.type !== 'external_account')
+    throw invalid(`its "type" is ${JSON.stringify(o.type ?? null)}, not "external_account"`);
 
   const stringField = (from: Record<string, unknown>, name: string, where = name): string | undefined => {
     const v = from[name];
@@ -91,7 +90,8 @@ export function parseCredentialConfiguration(text: string): ExternalAccountConfi
   if (!subjectTokenType) throw invalid('its "subject_token_type" is missing');
 
   const source = o.credential_source;
-  if (source === null || typeof source !== 'object' || Array.isArray(source)) throw invalid('its "credential_source" is missing');
+  if (source === null || typeof source !== 'object' || Array.isArray(source))
+    throw invalid('its "credential_source" is missing');
   const s = source as Record<string, unknown>;
   if (s.executable !== undefined) throw unsupported('an executable credential source (credential_source.executable)');
   const aws = s.environment_id !== undefined;
@@ -101,7 +101,8 @@ export function parseCredentialConfiguration(text: string): ExternalAccountConfi
         ? `its "subject_token_type" must be "${AWS_SUBJECT_TOKEN_TYPE}" with an AWS credential source`
         : `its "subject_token_type" "${AWS_SUBJECT_TOKEN_TYPE}" needs an AWS credential source ("environment_id")`,
     );
-  if (s.file !== undefined && s.url !== undefined && !aws) throw invalid('its "credential_source" has both "file" and "url"');
+  if (s.file !== undefined && s.url !== undefined && !aws)
+    throw invalid('its "credential_source" has both "file" and "url"');
   let tokenSource: SubjectTokenSource;
   if (aws) {
     tokenSource = awsSource(s, stringField, url);
@@ -110,7 +111,9 @@ export function parseCredentialConfiguration(text: string): ExternalAccountConfi
   } else if (s.url !== undefined) {
     const at = url(stringField(s, 'url', 'credential_source.url')!, 'credential_source.url');
     if (!staysLocalOrEncrypted(at))
-      throw invalid(`its "credential_source.url" (${describeUrl(at)}) must be https://, or http:// on a link-local or loopback host (the token it hands out must not cross a network in clear)`);
+      throw invalid(
+        `its "credential_source.url" (${describeUrl(at)}) must be https://, or http:// on a link-local or loopback host (the token it hands out must not cross a network in clear)`,
+      );
     tokenSource = { kind: 'url', url: at, headers: headersOf(s.headers) };
   } else {
     throw invalid('its "credential_source" has neither "file" nor "url"');
@@ -132,11 +135,21 @@ export function parseCredentialConfiguration(text: string): ExternalAccountConfi
   if (impersonationUrl) {
     const parsed = url(impersonationUrl, 'service_account_impersonation_url');
     const serviceAccount = IMPERSONATION_PATH.exec(parsed.pathname)?.[1];
-    if (!serviceAccount) throw invalid('its "service_account_impersonation_url" does not end in serviceAccounts/EMAIL:generateAccessToken');
+    if (!serviceAccount)
+      throw invalid(
+        'its "service_account_impersonation_url" does not end in serviceAccounts/EMAIL:generateAccessToken',
+      );
     const options = (o.service_account_impersonation ?? {}) as Record<string, unknown>;
     const lifetime = options.token_lifetime_seconds ?? DEFAULT_LIFETIME_SECONDS;
-    if (typeof lifetime !== 'number' || !Number.isInteger(lifetime) || lifetime < 600 || lifetime > MAX_LIFETIME_SECONDS)
-      throw invalid(`its "service_account_impersonation.token_lifetime_seconds" must be a whole number from 600 to ${MAX_LIFETIME_SECONDS}`);
+    if (
+      typeof lifetime !== 'number' ||
+      !Number.isInteger(lifetime) ||
+      lifetime < 600 ||
+      lifetime > MAX_LIFETIME_SECONDS
+    )
+      throw invalid(
+        `its "service_account_impersonation.token_lifetime_seconds" must be a whole number from 600 to ${MAX_LIFETIME_SECONDS}`,
+      );
     impersonation = { url: parsed, serviceAccount: decodeURIComponent(serviceAccount), lifetimeSeconds: lifetime };
   }
 
@@ -159,16 +172,34 @@ type StringField = (from: Record<string, unknown>, name: string, where?: string)
  * Credentials in environment variables are not read (google-auth-library reads AWS_ACCESS_KEY_ID
  * first): a run's credentials come from configuration.json and the machine's own identity only.
  */
-function awsSource(s: Record<string, unknown>, stringField: StringField, url: (raw: string, where: string) => URL): AwsSubjectTokenSource {
+function awsSource(
+  s: Record<string, unknown>,
+  stringField: StringField,
+  url: (raw: string, where: string) => URL,
+): AwsSubjectTokenSource {
   const environment = stringField(s, 'environment_id', 'credential_source.environment_id')!;
   const version = /^aws(\d+)$/.exec(environment)?.[1];
-  if (version === undefined) throw invalid(`its "credential_source.environment_id" (${JSON.stringify(environment)}) is not an AWS environment ("aws1")`);
-  if (version !== '1') throw invalid(`its "credential_source.environment_id" is AWS version ${version}; version 1 ("aws1") is the one there is`);
+  if (version === undefined)
+    throw invalid(
+      `its "credential_source.environment_id" (${JSON.stringify(environment)}) is not an AWS environment ("aws1")`,
+    );
+  if (version !== '1')
+    throw invalid(
+      `its "credential_source.environment_id" is AWS version ${version}; version 1 ("aws1") is the one there is`,
+    );
 
-  const verificationUrl = stringField(s, 'regional_cred_verification_url', 'credential_source.regional_cred_verification_url');
+  const verificationUrl = stringField(
+    s,
+    'regional_cred_verification_url',
+    'credential_source.regional_cred_verification_url',
+  );
   if (!verificationUrl) throw invalid('its AWS "credential_source" has no "regional_cred_verification_url"');
-  const sample = url(verificationUrl.replaceAll('{region}', 'us-east-1'), 'credential_source.regional_cred_verification_url');
-  if (sample.protocol !== 'https:') throw invalid('its "credential_source.regional_cred_verification_url" is not https://');
+  const sample = url(
+    verificationUrl.replaceAll('{region}', 'us-east-1'),
+    'credential_source.regional_cred_verification_url',
+  );
+  if (sample.protocol !== 'https:')
+    throw invalid('its "credential_source.regional_cred_verification_url" is not https://');
 
   const credentialsUrl = stringField(s, 'url', 'credential_source.url');
   if (!credentialsUrl)
@@ -177,9 +208,14 @@ function awsSource(s: Record<string, unknown>, stringField: StringField, url: (r
     );
   const at = url(credentialsUrl, 'credential_source.url');
   if (!staysLocalOrEncrypted(at))
-    throw invalid(`its "credential_source.url" (${describeUrl(at)}) must be https://, or http:// on a link-local or loopback host (the credentials it hands out must not cross a network in clear)`);
+    throw invalid(
+      `its "credential_source.url" (${describeUrl(at)}) must be https://, or http:// on a link-local or loopback host (the credentials it hands out must not cross a network in clear)`,
+    );
   const root = AWS_CREDENTIALS_PATH.exec(at.pathname)?.[1];
-  if (root === undefined || at.search) throw invalid('its "credential_source.url" is not the instance metadata service\'s latest/meta-data/iam/security-credentials');
+  if (root === undefined || at.search)
+    throw invalid(
+      'its "credential_source.url" is not the instance metadata service\'s latest/meta-data/iam/security-credentials',
+    );
   const metadataBase = new URL(root, at);
 
   const underRoot = (name: string, paths: string[]) => {
@@ -187,7 +223,9 @@ function awsSource(s: Record<string, unknown>, stringField: StringField, url: (r
     if (raw === undefined) return;
     const given = url(raw, `credential_source.${name}`);
     if (!paths.some((path) => given.href === new URL(path, metadataBase).href))
-      throw invalid(`its "credential_source.${name}" is not ${paths[0]} of the instance metadata service at ${describeUrl(metadataBase)} ("credential_source.url")`);
+      throw invalid(
+        `its "credential_source.${name}" is not ${paths[0]} of the instance metadata service at ${describeUrl(metadataBase)} ("credential_source.url")`,
+      );
   };
   underRoot('imdsv2_session_token_url', ['latest/api/token']);
   // The region is read at placement/region whichever of the two the file names (gcp-aws-subject-token.ts).
@@ -198,7 +236,8 @@ function awsSource(s: Record<string, unknown>, stringField: StringField, url: (r
 /** `credential_source.headers`: names to string values, sent with the GET of the URL (Azure's `Metadata: True`). */
 function headersOf(value: unknown): Record<string, string> {
   if (value === undefined) return {};
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid('its "credential_source.headers" is not an object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw invalid('its "credential_source.headers" is not an object');
   const headers: Record<string, string> = {};
   for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
     if (typeof v !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n\0]/.test(v))
@@ -209,17 +248,23 @@ function headersOf(value: unknown): Record<string, string> {
 }
 
 function invalid(what: string): ConfigurationError {
-  return new ConfigurationError(`invalid configuration for auth_method 'gcp_workload_identity': key '${KEY}' is not a usable credential configuration: ${what}`, {
-    code: 'gcp_credential_configuration_invalid',
-    key: KEY,
-    hint: `put the content of the file that \`gcloud iam workload-identity-pools create-cred-config\` writes in '${KEY}'`,
-  });
+  return new ConfigurationError(
+    `invalid configuration for auth_method 'gcp_workload_identity': key '${KEY}' is not a usable credential configuration: ${what}`,
+    {
+      code: 'gcp_credential_configuration_invalid',
+      key: KEY,
+      hint: `put the content of the file that \`gcloud iam workload-identity-pools create-cred-config\` writes in '${KEY}'`,
+    },
+  );
 }
 
 function unsupported(what: string): ConfigurationError {
-  return new ConfigurationError(`auth_method 'gcp_workload_identity' reads the workload's token from a file or a URL only; '${KEY}' names ${what}`, {
-    code: 'gcp_credential_source_unsupported',
-    key: KEY,
-    hint: 'create the configuration with --credential-source-file (the file the platform writes the token to) or --credential-source-url',
-  });
+  return new ConfigurationError(
+    `auth_method 'gcp_workload_identity' reads the workload's token from a file or a URL only; '${KEY}' names ${what}`,
+    {
+      code: 'gcp_credential_source_unsupported',
+      key: KEY,
+      hint: 'create the configuration with --credential-source-file (the file the platform writes the token to) or --credential-source-url',
+    },
+  );
 }

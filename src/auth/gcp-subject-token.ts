@@ -31,7 +31,11 @@ export interface SubjectTokenReader {
   close(): Promise<void>;
 }
 
-export async function subjectTokenReader(config: ExternalAccountConfiguration, description: string, context: AuthContext): Promise<SubjectTokenReader> {
+export async function subjectTokenReader(
+  config: ExternalAccountConfiguration,
+  description: string,
+  context: AuthContext,
+): Promise<SubjectTokenReader> {
   const field = config.jsonField;
   const source = config.source;
   if (source.kind === 'aws') return awsSubjectTokenReader(source, config.audience, description, context);
@@ -52,7 +56,12 @@ export async function subjectTokenReader(config: ExternalAccountConfiguration, d
       read: async () => {
         const text = await readFile();
         const token = fieldOf(parseObject(text), field);
-        if (!token) throw fieldMissing(description, `the token file ${source.file} is not JSON with a "${field}" string`, `what the platform writes to ${source.file}`);
+        if (!token)
+          throw fieldMissing(
+            description,
+            `the token file ${source.file} is not JSON with a "${field}" string`,
+            `what the platform writes to ${source.file}`,
+          );
         return token;
       },
       close,
@@ -76,23 +85,35 @@ export async function subjectTokenReader(config: ExternalAccountConfiguration, d
     unreachableHint: `check credential_source.url in '${KEY}': the connector must run where that address hands out the workload's token (Azure's instance metadata service answers only on an Azure machine)`,
   });
   const read = () =>
-    endpoint.get(new URLSearchParams(), new Headers({ ...(field ? {} : { accept: 'text/plain, */*' }), ...source.headers }), (json, response, text) => {
-      if (field) {
-        const token = fieldOf(json, field);
-        if (token) context.secrets.register('subject_token', token);
-        if (!token) throw fieldMissing(description, `GET ${describeUrl(source.url)} answered HTTP ${response.status} without a "${field}" string`, 'what the URL answers');
+    endpoint.get(
+      new URLSearchParams(),
+      new Headers({ ...(field ? {} : { accept: 'text/plain, */*' }), ...source.headers }),
+      (json, response, text) => {
+        if (field) {
+          const token = fieldOf(json, field);
+          if (token) context.secrets.register('subject_token', token);
+          if (!token)
+            throw fieldMissing(
+              description,
+              `GET ${describeUrl(source.url)} answered HTTP ${response.status} without a "${field}" string`,
+              'what the URL answers',
+            );
+          return token;
+        }
+        const token = text.trim();
+        if (!token)
+          throw new ConfigurationError(
+            `${description}: GET ${describeUrl(source.url)} answered HTTP ${response.status} with an empty body`,
+            {
+              code: 'subject_token_empty',
+              key: KEY,
+              hint: `check credential_source.url in '${KEY}': it must answer the workload's token`,
+            },
+          );
+        context.secrets.register('subject_token', token);
         return token;
-      }
-      const token = text.trim();
-      if (!token)
-        throw new ConfigurationError(`${description}: GET ${describeUrl(source.url)} answered HTTP ${response.status} with an empty body`, {
-          code: 'subject_token_empty',
-          key: KEY,
-          hint: `check credential_source.url in '${KEY}': it must answer the workload's token`,
-        });
-      context.secrets.register('subject_token', token);
-      return token;
-    });
+      },
+    );
   return { read, close: () => endpoint.close() };
 }
 

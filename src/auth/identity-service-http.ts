@@ -2,7 +2,14 @@ import { rootCertificates } from 'node:tls';
 import type { RawConfiguration } from '../config/index.js';
 import { ConfigurationError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
-import { HttpClient, describeUrl, hasClientCertificate, isLoopbackHost, readTlsSettings, type TlsSettings } from '../network/index.js';
+import {
+  HttpClient,
+  describeUrl,
+  hasClientCertificate,
+  isLoopbackHost,
+  readTlsSettings,
+  type TlsSettings,
+} from '../network/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
 
 /**
@@ -18,7 +25,13 @@ import type { SecretRegistry } from '../secrets/index.js';
  * (it covers short-lived tokens sent to a source, not the secrets that mint them). `exposed` says
  * what would cross in clear, `endpoint` what the URL is, for the message.
  */
-export function checkTokenEndpointUrl(url: URL, key: string, scope: string, exposed = 'send the client credentials', endpoint = 'the token endpoint'): void {
+export function checkTokenEndpointUrl(
+  url: URL,
+  key: string,
+  scope: string,
+  exposed = 'send the client credentials',
+  endpoint = 'the token endpoint',
+): void {
   if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return;
   throw new ConfigurationError(
     `invalid configuration for ${scope}: key '${key}' must use https:// (${describeUrl(url)} would ${exposed} in clear; http:// is accepted only on a loopback host)`,
@@ -32,7 +45,11 @@ export function checkTokenEndpointUrl(url: URL, key: string, scope: string, expo
  * plus `tls_ca_certificate` when given (an in-house CA often signs both the API and its identity
  * server, while a hosted one is signed by a public CA: adding covers both cases, replacing would not).
  */
-export async function createTokenHttpClient(raw: RawConfiguration, timeoutSeconds: number, context: { log: Logger; now: () => number; secrets: SecretRegistry }): Promise<HttpClient> {
+export async function createTokenHttpClient(
+  raw: RawConfiguration,
+  timeoutSeconds: number,
+  context: { log: Logger; now: () => number; secrets: SecretRegistry },
+): Promise<HttpClient> {
   return new HttpClient({ tls: await tokenEndpointTls(raw, context), timeoutSeconds });
 }
 
@@ -57,16 +74,21 @@ export async function tokenEndpointTls(
   return {
     verify: true,
     ...(ca ? { ca: `${rootCertificates.join('\n')}\n${ca}` } : {}),
-    ...(options.clientCertificate && settings ? { cert: settings.cert, key: settings.key, clientCertificate: settings.clientCertificate } : {}),
+    ...(options.clientCertificate && settings
+      ? { cert: settings.cert, key: settings.key, clientCertificate: settings.clientCertificate }
+      : {}),
   };
 }
 
 /** RFC 8705 client authentication has no proof but the certificate: exit 2 naming its key when none is configured. */
 export function requireClientCertificate(raw: RawConfiguration, what: string): void {
   if (hasClientCertificate(raw)) return;
-  throw new ConfigurationError(`invalid configuration: ${what} proves the client with its TLS certificate, and none is configured`, {
-    code: 'missing_key',
-    key: 'tls_client_certificate',
-    hint: "set 'tls_client_certificate' and 'tls_client_private_key' (or 'tls_client_pkcs12') to the certificate registered for the client",
-  });
+  throw new ConfigurationError(
+    `invalid configuration: ${what} proves the client with its TLS certificate, and none is configured`,
+    {
+      code: 'missing_key',
+      key: 'tls_client_certificate',
+      hint: "set 'tls_client_certificate' and 'tls_client_private_key' (or 'tls_client_pkcs12') to the certificate registered for the client",
+    },
+  );
 }

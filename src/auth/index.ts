@@ -1,5 +1,14 @@
 export { defineAuthMethod } from './auth-method.js';
-export type { AuthMethod, AuthContext, BrowserHandoff, Credential, MethodAuthorization, OutgoingRequest, RotatingSecret, Timers } from './auth-method.js';
+export type {
+  AuthMethod,
+  AuthContext,
+  BrowserHandoff,
+  Credential,
+  MethodAuthorization,
+  OutgoingRequest,
+  RotatingSecret,
+  Timers,
+} from './auth-method.js';
 export { AUTH_METHOD_NAMES, loadAuthMethod } from './catalogue.js';
 export { staticHeaderCredential } from './static-header-credential.js';
 export { isPasswordCredential, type PasswordCredential } from './password-credential.js';

@@ -27,7 +27,8 @@ const SESSION_TTL_SECONDS = 21_600;
 /** What IMDS answers at placement/region: us-east-1, eu-central-2, us-gov-west-1, cn-north-1, eusc-de-east-1. */
 const REGION = /^[a-z]{2,}(?:-[a-z]+)+-\d+$/;
 
-const NOT_ON_EC2 = 'the instance metadata service answers only on EC2 (in a container there, the instance\'s metadata hop limit must be at least 2)';
+const NOT_ON_EC2 =
+  "the instance metadata service answers only on EC2 (in a container there, the instance's metadata hop limit must be at least 2)";
 
 export interface InstanceMetadataOptions {
   /** The metadata service's root (default http://169.254.169.254). */
@@ -60,7 +61,13 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): InstanceMet
   /** One request; nothing answering is explained for someone who is not on EC2. */
   const call = async (method: 'GET' | 'PUT', path: string, headers: Record<string, string>) => {
     const url = new URL(path, o.base);
-    const reply = await (await client()).request(url, { method, headers: new Headers(headers), redirect: 'manual' }, { credential: description, urlKey: addressKey, unreachableHint: notOnEc2 });
+    const reply = await (
+      await client()
+    ).request(
+      url,
+      { method, headers: new Headers(headers), redirect: 'manual' },
+      { credential: description, urlKey: addressKey, unreachableHint: notOnEc2 },
+    );
     return { status: reply.status, text: await reply.text(), url };
   };
   const unexpected = (answer: { status: number; url: URL }, what: string) =>
@@ -71,8 +78,11 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): InstanceMet
     });
   /** An IMDSv2 session: what every GET below needs, registered as a secret. */
   const openSession = async () => {
-    const session = await call('PUT', 'latest/api/token', { 'x-aws-ec2-metadata-token-ttl-seconds': String(SESSION_TTL_SECONDS) });
-    if (session.status !== 200 || !session.text) throw unexpected(session, 'to the request for an IMDSv2 session (403: a proxy forwarded it, or IMDS is off)');
+    const session = await call('PUT', 'latest/api/token', {
+      'x-aws-ec2-metadata-token-ttl-seconds': String(SESSION_TTL_SECONDS),
+    });
+    if (session.status !== 200 || !session.text)
+      throw unexpected(session, 'to the request for an IMDSv2 session (403: a proxy forwarded it, or IMDS is off)');
     context.secrets.register('imds_session_token', session.text);
     return { 'x-aws-ec2-metadata-token': session.text };
   };
@@ -88,27 +98,39 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): InstanceMet
 
       const roles = await call('GET', 'latest/meta-data/iam/security-credentials/', withSession);
       if (roles.status === 404)
-        throw new AuthenticationError(`${description}: this instance has no IAM role (no instance profile is attached)`, {
-          code: 'instance_profile_missing',
-          key: 'auth_method',
-          hint: `attach an instance profile with the role to the instance (EC2 console: Actions, Security, Modify IAM role)${o.elsewhere ? `, or ${o.elsewhere}` : ''}`,
-        });
+        throw new AuthenticationError(
+          `${description}: this instance has no IAM role (no instance profile is attached)`,
+          {
+            code: 'instance_profile_missing',
+            key: 'auth_method',
+            hint: `attach an instance profile with the role to the instance (EC2 console: Actions, Security, Modify IAM role)${o.elsewhere ? `, or ${o.elsewhere}` : ''}`,
+          },
+        );
       const role = roles.text.split('\n')[0]?.trim();
       if (roles.status !== 200 || !role) throw unexpected(roles, 'for the instance profile role');
 
-      const answer = await call('GET', `latest/meta-data/iam/security-credentials/${encodeURIComponent(role)}`, withSession);
+      const answer = await call(
+        'GET',
+        `latest/meta-data/iam/security-credentials/${encodeURIComponent(role)}`,
+        withSession,
+      );
       if (answer.status !== 200) throw unexpected(answer, `for the credentials of role '${role}'`);
       const document = parseCredentialsDocument(answer.text);
       if (!document) throw unexpected(answer, `with something other than the credentials of role '${role}'`);
       if (document.Code !== 'Success')
-        throw new AuthenticationError(`${description}: IMDS has no credentials for role '${role}' (${document.Code}${document.Message ? `: ${document.Message}` : ''})`, {
-          code: 'instance_profile_credentials_unavailable',
-          key: 'auth_method',
-          hint: "check the instance profile's role in IAM (it must exist and trust ec2.amazonaws.com)",
-        });
+        throw new AuthenticationError(
+          `${description}: IMDS has no credentials for role '${role}' (${document.Code}${document.Message ? `: ${document.Message}` : ''})`,
+          {
+            code: 'instance_profile_credentials_unavailable',
+            key: 'auth_method',
+            hint: "check the instance profile's role in IAM (it must exist and trust ec2.amazonaws.com)",
+          },
+        );
       const issued = credentialsOf(document, requestedAt, context.secrets);
       if (!issued) throw unexpected(answer, `with incomplete credentials of role '${role}'`);
-      context.log.debug(`${description}: credentials ${issued.value.accessKeyId} of role '${role}', valid for ${Math.round(issued.lifetimeMs / 1000)}s`);
+      context.log.debug(
+        `${description}: credentials ${issued.value.accessKeyId} of role '${role}', valid for ${Math.round(issued.lifetimeMs / 1000)}s`,
+      );
       return issued;
     },
   });
@@ -120,14 +142,15 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): InstanceMet
     // (us-west-2-lax-1a) does not end in the region's.
     const answer = await call('GET', 'latest/meta-data/placement/region', await openSession());
     const name = answer.text.trim();
-    if (answer.status !== 200 || !REGION.test(name)) throw unexpected(answer, 'for the instance\'s region');
+    if (answer.status !== 200 || !REGION.test(name)) throw unexpected(answer, "for the instance's region");
     return name;
   };
   return {
     ...credentials,
-    region: () => (region ??= readRegion().catch((error: unknown) => {
-      region = undefined;
-      throw error;
-    })),
+    region: () =>
+      (region ??= readRegion().catch((error: unknown) => {
+        region = undefined;
+        throw error;
+      })),
   };
 }

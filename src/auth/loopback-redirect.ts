@@ -31,7 +31,12 @@ const HOLD_LIMIT_MS = 60_000;
  * Listens where `uri` says: its loopback host, its port (an ephemeral one when it names none) and
  * its path. `localhost` is served on both 127.0.0.1 and ::1, since a browser may resolve it to either.
  */
-export async function listenForRedirect(options: { uri: URL; state: string; log: Logger; key: string }): Promise<LoopbackRedirect> {
+export async function listenForRedirect(options: {
+  uri: URL;
+  state: string;
+  log: Logger;
+  key: string;
+}): Promise<LoopbackRedirect> {
   const { uri, state, log, key } = options;
   const path = uri.pathname;
   let settle!: (params: URLSearchParams) => void;
@@ -42,15 +47,26 @@ export async function listenForRedirect(options: { uri: URL; state: string; log:
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://loopback');
-    if (req.method !== 'GET' || url.pathname !== path) return page(res, 404, 'Not found', 'This address only receives the authorization response.');
+    if (req.method !== 'GET' || url.pathname !== path)
+      return page(res, 404, 'Not found', 'This address only receives the authorization response.');
     if (done) return page(res, 410, 'Already received', 'connector-auth has its answer; you can close this tab.');
     if (url.searchParams.get('state') !== state) {
-      log.warning(`a request to the redirect URI ${uri.origin}${path} did not carry this authorization's state; it was ignored`);
-      return page(res, 400, 'Not this authorization', 'This response does not belong to the authorization connector-auth is waiting for.');
+      log.warning(
+        `a request to the redirect URI ${uri.origin}${path} did not carry this authorization's state; it was ignored`,
+      );
+      return page(
+        res,
+        400,
+        'Not this authorization',
+        'This response does not belong to the authorization connector-auth is waiting for.',
+      );
     }
     done = true;
     held = res;
-    holdTimer = setTimeout(() => void finish({ ok: true, message: 'connector-auth received the answer; see the terminal for the outcome.' }), HOLD_LIMIT_MS);
+    holdTimer = setTimeout(
+      () => void finish({ ok: true, message: 'connector-auth received the answer; see the terminal for the outcome.' }),
+      HOLD_LIMIT_MS,
+    );
     holdTimer.unref();
     settle(url.searchParams);
   };
@@ -69,7 +85,11 @@ export async function listenForRedirect(options: { uri: URL; state: string; log:
       const code = (error as { code?: string }).code;
       throw new ConfigurationError(
         `cannot receive the authorization response at ${uri.href}: ${code === 'EADDRINUSE' ? `port ${port} is in use` : `listening failed (${code ?? String(error)})`}`,
-        { code: 'redirect_uri_unavailable', key, hint: `free port ${port}, or set '${key}' to a loopback address whose port is free (or without a port, if the authorization server accepts any loopback port)` },
+        {
+          code: 'redirect_uri_unavailable',
+          key,
+          hint: `free port ${port}, or set '${key}' to a loopback address whose port is free (or without a port, if the authorization server accepts any loopback port)`,
+        },
       );
     }
     port = (server.address() as AddressInfo).port;

@@ -15,16 +15,19 @@ import { isLoopbackHost, unbracketed } from '../network/index.js';
 /** The address GCE, Azure and EC2 serve their metadata on. */
 export const LINK_LOCAL_METADATA_BASE = 'http://169.254.169.254';
 
-const IN_CLEAR_MESSAGE = 'must be https://, or http:// on a link-local or loopback host (tokens minted there must not cross a network in clear)';
+const IN_CLEAR_MESSAGE =
+  'must be https://, or http:// on a link-local or loopback host (tokens minted there must not cross a network in clear)';
 
 /** https://, or http:// on an address that never leaves the host. */
-export const staysLocalOrEncrypted = (url: URL) => url.protocol === 'https:' || isLinkLocalHost(url.hostname) || isLoopbackHost(url.hostname);
+export const staysLocalOrEncrypted = (url: URL) =>
+  url.protocol === 'https:' || isLinkLocalHost(url.hostname) || isLoopbackHost(url.hostname);
 
 /**
  * The `metadata_endpoint` key: an optional base URL (a test's, or a sidecar's). Checked with the
  * other keys, so `validate` refuses an address that would carry tokens in clear over a network.
  */
-export const metadataEndpointKey = () => keys.optionalUrl().refine((url) => url === undefined || staysLocalOrEncrypted(url), { message: IN_CLEAR_MESSAGE });
+export const metadataEndpointKey = () =>
+  keys.optionalUrl().refine((url) => url === undefined || staysLocalOrEncrypted(url), { message: IN_CLEAR_MESSAGE });
 
 /** A required URL of a local credentials endpoint (the container endpoint of ECS and EKS), under the same rule. */
 export const localCredentialsUrlKey = () => keys.url().refine(staysLocalOrEncrypted, { message: IN_CLEAR_MESSAGE });

@@ -1,7 +1,12 @@
 import { ConfigurationError } from '../errors/index.js';
 import type { AuthContext } from './auth-method.js';
 import { loadAssertionCertificate } from './assertion-certificate.js';
-import { clientAuthentication, presentsClientCertificate, type ClientAuthentication, type TokenEndpointAuth } from './client-authentication.js';
+import {
+  clientAuthentication,
+  presentsClientCertificate,
+  type ClientAuthentication,
+  type TokenEndpointAuth,
+} from './client-authentication.js';
 import { createDpopProver, type DpopProver } from './dpop.js';
 import { checkTokenEndpointUrl, requireClientCertificate } from './identity-service-http.js';
 import { loadSigningKey } from './signing-key.js';
@@ -40,10 +45,22 @@ export interface OAuthClient {
    * DPoP key used unless `dpop: false` (the device authorization endpoint takes no proof), and
    * `invalid_client` naming `secretKey`.
    */
-  endpoint(url: URL, urlKey: string, errorKeys: Pick<OAuthErrorKeys, 'invalid_grant' | 'unauthorized_client' | 'invalid_scope' | 'invalid_target' | 'other'>, options?: { dpop?: boolean }): Promise<TokenEndpoint>;
+  endpoint(
+    url: URL,
+    urlKey: string,
+    errorKeys: Pick<
+      OAuthErrorKeys,
+      'invalid_grant' | 'unauthorized_client' | 'invalid_scope' | 'invalid_target' | 'other'
+    >,
+    options?: { dpop?: boolean },
+  ): Promise<TokenEndpoint>;
 }
 
-export function oauthClient(k: OAuthClientKeys, context: AuthContext, o: { scope: string; description: string }): OAuthClient {
+export function oauthClient(
+  k: OAuthClientKeys,
+  context: AuthContext,
+  o: { scope: string; description: string },
+): OAuthClient {
   checkTokenEndpointUrl(k.token_url, 'token_url', o.scope);
   const configured = k.token_endpoint_auth;
   const jwt = configured === 'private_key_jwt';
@@ -53,22 +70,37 @@ export function oauthClient(k: OAuthClientKeys, context: AuthContext, o: { scope
   const proofless = !jwt && !federated && !mtls;
   // Without a secret, key or certificate the client is public (RFC 6749 §2.1): it only names itself.
   const method: TokenEndpointAuth = proofless && k.client_secret === undefined ? 'none' : configured;
-  const secretKey = jwt ? 'client_assertion_key' : federated ? 'client_assertion_file' : mtls ? 'tls_client_certificate' : method === 'none' ? 'client_id' : 'client_secret';
+  const secretKey = jwt
+    ? 'client_assertion_key'
+    : federated
+      ? 'client_assertion_file'
+      : mtls
+        ? 'tls_client_certificate'
+        : method === 'none'
+          ? 'client_id'
+          : 'client_secret';
   // RFC 9449 §5: a public client's refresh token is bound to the DPoP key, which lives for one run.
   if (k.dpop && method === 'none')
-    throw new ConfigurationError(`invalid configuration for ${o.scope}: 'dpop' needs a confidential client; a public client's refresh token would be bound to a key that ends with the run`, {
-      code: 'dpop_public_client',
-      key: 'dpop',
-      hint: "remove 'dpop', or authenticate the client ('client_secret', 'private_key_jwt' or a TLS certificate)",
-    });
-  const assertionKey = jwt ? loadSigningKey(k.client_assertion_key!, 'client_assertion_key', context.secrets) : undefined;
+    throw new ConfigurationError(
+      `invalid configuration for ${o.scope}: 'dpop' needs a confidential client; a public client's refresh token would be bound to a key that ends with the run`,
+      {
+        code: 'dpop_public_client',
+        key: 'dpop',
+        hint: "remove 'dpop', or authenticate the client ('client_secret', 'private_key_jwt' or a TLS certificate)",
+      },
+    );
+  const assertionKey = jwt
+    ? loadSigningKey(k.client_assertion_key!, 'client_assertion_key', context.secrets)
+    : undefined;
   const authenticate = clientAuthentication({
     method,
     clientId: k.client_id,
     clientSecret: k.client_secret,
     assertionKey,
     assertionKeyId: k.client_assertion_key_id,
-    assertionCertificate: assertionKey ? loadAssertionCertificate(k.client_assertion_certificate, k.client_assertion_key!, assertionKey, context.now) : undefined,
+    assertionCertificate: assertionKey
+      ? loadAssertionCertificate(k.client_assertion_certificate, k.client_assertion_key!, assertionKey, context.now)
+      : undefined,
     readAssertion: federated
       ? tokenFileReader({
           file: k.client_assertion_file!.trim(),

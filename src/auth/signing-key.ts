@@ -19,14 +19,26 @@ export interface SigningKey {
   readonly kid: string | undefined;
 }
 
-const EC_ALGORITHMS: Record<string, string> = { 'prime256v1': 'ES256', 'P-256': 'ES256', 'secp384r1': 'ES384', 'P-384': 'ES384', 'secp521r1': 'ES512', 'P-521': 'ES512' };
+const EC_ALGORITHMS: Record<string, string> = {
+  prime256v1: 'ES256',
+  'P-256': 'ES256',
+  secp384r1: 'ES384',
+  'P-384': 'ES384',
+  secp521r1: 'ES512',
+  'P-521': 'ES512',
+};
 
 /**
  * Reads a private key given as PEM (literal "\n" sequences accepted: a PEM pasted into one JSON
  * string) or as a JWK in JSON. `key` names the configuration key in every error; the key material is
  * registered as a secret before anything can fail, so no message or log can show it.
  */
-export function loadSigningKey(text: string, key: string, secrets: Pick<SecretRegistry, 'register'>, what = 'private key'): SigningKey {
+export function loadSigningKey(
+  text: string,
+  key: string,
+  secrets: Pick<SecretRegistry, 'register'>,
+  what = 'private key',
+): SigningKey {
   const material = text.includes('\\n') && !text.includes('\n') ? text.replace(/\\n/g, '\n') : text;
   secrets.register(key, material);
   const trimmed = material.trim();
@@ -35,7 +47,8 @@ export function loadSigningKey(text: string, key: string, secrets: Pick<SecretRe
   try {
     if (trimmed.startsWith('{')) {
       const jwk = JSON.parse(trimmed) as Record<string, unknown>;
-      for (const member of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k']) if (typeof jwk[member] === 'string') secrets.register(key, jwk[member] as string);
+      for (const member of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'])
+        if (typeof jwk[member] === 'string') secrets.register(key, jwk[member] as string);
       kid = typeof jwk.kid === 'string' ? jwk.kid : undefined;
       keyObject = createPrivateKey({ key: jwk as never, format: 'jwk' });
     } else {
@@ -65,11 +78,14 @@ function algorithmFor(key: KeyObject, configurationKey: string, what: string): s
   if (type === 'rsa') {
     // RFC 7518 §3.3: RS256 keys are 2048 bits at least; servers (and jose) refuse smaller ones.
     if ((details.modulusLength ?? 0) < 2048)
-      throw new ConfigurationError(`invalid configuration: the RSA ${what} in '${configurationKey}' has ${details.modulusLength} bits; RS256 needs 2048 or more`, {
-        code: 'signing_key_too_small',
-        key: configurationKey,
-        hint: `generate a 2048-bit (or larger) RSA key for '${configurationKey}'`,
-      });
+      throw new ConfigurationError(
+        `invalid configuration: the RSA ${what} in '${configurationKey}' has ${details.modulusLength} bits; RS256 needs 2048 or more`,
+        {
+          code: 'signing_key_too_small',
+          key: configurationKey,
+          hint: `generate a 2048-bit (or larger) RSA key for '${configurationKey}'`,
+        },
+      );
     return 'RS256';
   }
   if (type === 'ec') {
@@ -79,7 +95,11 @@ function algorithmFor(key: KeyObject, configurationKey: string, what: string): s
   if (type === 'ed25519') return 'EdDSA';
   throw new ConfigurationError(
     `invalid configuration: the ${what} in '${configurationKey}' is a ${type ?? 'unknown'}${details.namedCurve ? ` ${details.namedCurve}` : ''} key; use RSA, EC (P-256, P-384, P-521) or Ed25519`,
-    { code: 'signing_key_unsupported', key: configurationKey, hint: `put an RSA or EC private key in '${configurationKey}'` },
+    {
+      code: 'signing_key_unsupported',
+      key: configurationKey,
+      hint: `put an RSA or EC private key in '${configurationKey}'`,
+    },
   );
 }
 

@@ -8,13 +8,20 @@ import type { TokenEndpointOptions, TokenResponse } from './token-endpoint-optio
  */
 
 /** What reading an answer needs of its endpoint. */
-export type AnswerContext = Pick<TokenEndpointOptions, 'answer' | 'secrets' | 'urlKey' | 'dpop' | 'errorKeys' | 'now'> & {
+export type AnswerContext = Pick<
+  TokenEndpointOptions,
+  'answer' | 'secrets' | 'urlKey' | 'dpop' | 'errorKeys' | 'now'
+> & {
   /** "<credential>: POST <url>", the start of every message. */
   prefix: string;
 };
 
 /** An OAuth token answer (RFC 6749 §5.1); its tokens are registered as secrets before anything else. */
-export function readTokenAnswer(json: Record<string, unknown> | undefined, response: Response, o: AnswerContext): TokenResponse {
+export function readTokenAnswer(
+  json: Record<string, unknown> | undefined,
+  response: Response,
+  o: AnswerContext,
+): TokenResponse {
   if (o.answer === 'iam_credentials') return readIamCredentialsToken(json, response, o);
   const { secrets } = o;
   // Registered first, before anything below can fail and describe the response.
@@ -25,7 +32,11 @@ export function readTokenAnswer(json: Record<string, unknown> | undefined, respo
     const type = (response.headers.get('content-type') ?? 'no content type').split(';')[0];
     throw new SourceUnreachableError(
       `${o.prefix} answered HTTP ${response.status} without an access_token (${json ? 'JSON without the field' : type})`,
-      { code: 'token_response_malformed', key: o.urlKey, hint: `check that '${o.urlKey}' is the OAuth 2.0 token endpoint` },
+      {
+        code: 'token_response_malformed',
+        key: o.urlKey,
+        hint: `check that '${o.urlKey}' is the OAuth 2.0 token endpoint`,
+      },
     );
   }
   const tokenType = typeof json!.token_type === 'string' ? json!.token_type : 'Bearer';
@@ -36,12 +47,16 @@ export function readTokenAnswer(json: Record<string, unknown> | undefined, respo
       {
         code: 'token_type_unsupported',
         key: tokenType.toLowerCase() === 'dpop' ? 'dpop' : o.errorKeys.other,
-        hint: tokenType.toLowerCase() === 'dpop' ? "set 'dpop' to \"true\": the server binds this client's tokens to a DPoP key" : 'configure the client at the authorization server to receive Bearer tokens',
+        hint:
+          tokenType.toLowerCase() === 'dpop'
+            ? "set 'dpop' to \"true\": the server binds this client's tokens to a DPoP key"
+            : 'configure the client at the authorization server to receive Bearer tokens',
       },
     );
   }
   const expires = typeof json!.expires_in === 'string' ? Number(json!.expires_in) : json!.expires_in;
-  const refreshToken = typeof json!.refresh_token === 'string' && json!.refresh_token.length > 0 ? json!.refresh_token : undefined;
+  const refreshToken =
+    typeof json!.refresh_token === 'string' && json!.refresh_token.length > 0 ? json!.refresh_token : undefined;
   return {
     accessToken,
     tokenType: dpopBound ? 'DPoP' : 'Bearer',
@@ -52,7 +67,11 @@ export function readTokenAnswer(json: Record<string, unknown> | undefined, respo
 }
 
 /** `{"accessToken": "…", "expireTime": "2026-11-24T03:00:00Z"}`: Google's generateAccessToken. */
-function readIamCredentialsToken(json: Record<string, unknown> | undefined, response: Response, o: AnswerContext): TokenResponse {
+function readIamCredentialsToken(
+  json: Record<string, unknown> | undefined,
+  response: Response,
+  o: AnswerContext,
+): TokenResponse {
   const accessToken = json?.accessToken;
   if (typeof accessToken === 'string') o.secrets.register('access_token', accessToken);
   if (typeof accessToken !== 'string' || accessToken.length === 0) {
@@ -64,7 +83,13 @@ function readIamCredentialsToken(json: Record<string, unknown> | undefined, resp
   }
   const expiresAt = typeof json!.expireTime === 'string' ? Date.parse(json!.expireTime) : NaN;
   const expiresInSeconds = Number.isFinite(expiresAt) ? Math.floor((expiresAt - o.now()) / 1000) : undefined;
-  return { accessToken, tokenType: 'Bearer', expiresInSeconds: expiresInSeconds && expiresInSeconds > 0 ? expiresInSeconds : undefined, refreshToken: undefined, scope: undefined };
+  return {
+    accessToken,
+    tokenType: 'Bearer',
+    expiresInSeconds: expiresInSeconds && expiresInSeconds > 0 ? expiresInSeconds : undefined,
+    refreshToken: undefined,
+    scope: undefined,
+  };
 }
 
 /** An OAuth error code is a short token (RFC 6749 §5.2); anything else is not echoed into a message. */
@@ -77,7 +102,8 @@ export function oauthErrorName(error: string): string {
  * echoes a value — redacted before it is folded and cut (redactedLine) — ; '' when there is none.
  */
 export function serverDetail(description: unknown, secrets: SecretRegistry): string {
-  const line = typeof description === 'string' && description.trim() !== '' ? redactedLine(description, 200, secrets) : undefined;
+  const line =
+    typeof description === 'string' && description.trim() !== '' ? redactedLine(description, 200, secrets) : undefined;
   return line ? ` (${line})` : '';
 }
 
@@ -93,7 +119,9 @@ export function parseObject(text: string): Record<string, unknown> | undefined {
   if (!text.trimStart().startsWith('{')) return undefined;
   try {
     const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -102,7 +102,8 @@ export class TokenCache<T = string> {
     if (current !== undefined) {
       const now = this.#o.now();
       if (now < current.usableUntil) {
-        if (now >= current.refreshAt && this.#inflight === undefined && now >= this.#quietUntil) this.#refreshInBackground();
+        if (now >= current.refreshAt && this.#inflight === undefined && now >= this.#quietUntil)
+          this.#refreshInBackground();
         return current.value;
       }
     }
@@ -121,9 +122,14 @@ export class TokenCache<T = string> {
   invalidate(rejected?: T): boolean {
     if (this.#fatal !== undefined) return false;
     const current = this.#current;
-    const stale = rejected !== undefined ? current?.value === rejected : current !== undefined && this.#o.now() - current.arrivedAt >= this.#recentMs;
+    const stale =
+      rejected !== undefined
+        ? current?.value === rejected
+        : current !== undefined && this.#o.now() - current.arrivedAt >= this.#recentMs;
     if (current !== undefined && stale) {
-      this.#o.log.debug(`${this.#o.description}: the source rejected the ${this.#noun}; ${this.#inflight ? 'waiting for the one being fetched' : 'fetching a new one'}`);
+      this.#o.log.debug(
+        `${this.#o.description}: the source rejected the ${this.#noun}; ${this.#inflight ? 'waiting for the one being fetched' : 'fetching a new one'}`,
+      );
       this.#current = undefined;
     }
     return true;

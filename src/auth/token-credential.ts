@@ -50,7 +50,9 @@ export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredentia
     fetch: async () => {
       const response = await o.obtain();
       const lifetime = tokenLifetime(response, context.now(), context.log, o.description);
-      context.log.debug(`${o.description}: access token obtained, valid for ${Math.round(lifetime.seconds)}s (${lifetime.source})`);
+      context.log.debug(
+        `${o.description}: access token obtained, valid for ${Math.round(lifetime.seconds)}s (${lifetime.source})`,
+      );
       return { value: { value: response.accessToken, type: response.tokenType }, lifetimeMs: lifetime.seconds * 1000 };
     },
   });
@@ -74,11 +76,14 @@ export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredentia
     ...(dpop
       ? {
           // An API may hand out the next DPoP nonce with any answer...
-          observeAnswer: (url: URL, headers: { get(name: string): string | null }) => void dpop.learnNonce(url, headers),
+          observeAnswer: (url: URL, headers: { get(name: string): string | null }) =>
+            void dpop.learnNonce(url, headers),
           // ... and asks for one in a 401: the same token goes again with the nonce observeAnswer kept.
           // (A DPoP scheme in the challenge: only a DPoP-bound token is answered this way.)
           answersChallenge: (_url: URL, headers: { get(name: string): string | null }) =>
-            /\bDPoP\b/i.test(headers.get('www-authenticate') ?? '') && /\buse_dpop_nonce\b/.test(headers.get('www-authenticate') ?? '') && headers.get('dpop-nonce') !== null,
+            /\bDPoP\b/i.test(headers.get('www-authenticate') ?? '') &&
+            /\buse_dpop_nonce\b/.test(headers.get('www-authenticate') ?? '') &&
+            headers.get('dpop-nonce') !== null,
         }
       : {}),
     accessToken: async () => (await cache.token()).value,
@@ -87,14 +92,12 @@ export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredentia
     },
     invalidate: (refused?: OutgoingRequest) => cache.invalidate(refused ? sentWith.get(refused) : undefined),
     async close() {
-      try {
-        await cache.close();
-      } finally {
-        // Each is closed whatever the others do; the first failure is the one reported.
-        const closed = await Promise.allSettled([o.endpoint, ...(o.alsoClose ?? [])].map((each) => each.close()));
-        const failed = closed.find((result) => result.status === 'rejected');
-        if (failed) throw failed.reason;
-      }
+      // The cache first (it may still use the endpoint), then each of the others whatever the rest
+      // do; the first failure is the one reported.
+      const [cacheClosed] = await Promise.allSettled([cache.close()]);
+      const closed = await Promise.allSettled([o.endpoint, ...(o.alsoClose ?? [])].map((each) => each.close()));
+      const failed = [cacheClosed!, ...closed].find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
     },
   };
 }

@@ -33,7 +33,6 @@ export interface OAuthErrorKeys {
   readonly [error: string]: string | undefined;
 }
 
-
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
   maxAttempts: number;

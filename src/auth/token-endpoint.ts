@@ -2,11 +2,32 @@ import { AuthenticationError, SourceUnreachableError, type ConnectorAuthError } 
 import { HttpClient, describeUrl, explainTlsFailure } from '../network/index.js';
 import { realTimers, type AuthContext, type Timers } from './auth-method.js';
 import { tokenEndpointTls } from './identity-service-http.js';
-import { REFUSAL_HINTS, oauthErrorName, parseObject, readTokenAnswer, retryAfterMs, serverDetail } from './token-answer.js';
-import { RETRY_STATUSES, defaultRetryPolicy, type ReadAnswer, type TokenEndpointOptions, type TokenRequest, type TokenResponse } from './token-endpoint-options.js';
+import {
+  REFUSAL_HINTS,
+  oauthErrorName,
+  parseObject,
+  readTokenAnswer,
+  retryAfterMs,
+  serverDetail,
+} from './token-answer.js';
+import {
+  RETRY_STATUSES,
+  defaultRetryPolicy,
+  type ReadAnswer,
+  type TokenEndpointOptions,
+  type TokenRequest,
+  type TokenResponse,
+} from './token-endpoint-options.js';
 
 export { RETRY_STATUSES, defaultRetryPolicy } from './token-endpoint-options.js';
-export type { OAuthErrorKeys, ReadAnswer, RetryPolicy, TokenEndpointOptions, TokenRequest, TokenResponse } from './token-endpoint-options.js';
+export type {
+  OAuthErrorKeys,
+  ReadAnswer,
+  RetryPolicy,
+  TokenEndpointOptions,
+  TokenRequest,
+  TokenResponse,
+} from './token-endpoint-options.js';
 export { describeError, oauthErrorName, parseObject, retryAfterMs, serverDetail } from './token-answer.js';
 
 /**
@@ -129,7 +150,8 @@ export class TokenEndpoint {
     url: URL,
     requestFor: () => SendInit | Promise<SendInit>,
     remainingMs: number,
-    read: ReadAnswer<T> = (json, response) => readTokenAnswer(json, response, { ...this.#o, prefix: this.#prefix() }) as T,
+    read: ReadAnswer<T> = (json, response) =>
+      readTokenAnswer(json, response, { ...this.#o, prefix: this.#prefix() }) as T,
   ): Promise<Attempt<T>> {
     const dpop = this.#o.dpop;
     for (let sent = 1; ; sent++) {
@@ -145,26 +167,39 @@ export class TokenEndpoint {
           // Never redirected: a POST that carries a client secret must go where token_url says, nowhere
           // else, and a metadata service that redirects is not one.
           { ...init, redirect: 'manual', signal: AbortSignal.timeout(remainingMs) },
-          { credential: this.#o.credential, urlKey: this.#o.urlKey, clientCertificate: this.#o.clientTls?.clientCertificate },
+          {
+            credential: this.#o.credential,
+            urlKey: this.#o.urlKey,
+            clientCertificate: this.#o.clientTls?.clientCertificate,
+          },
         );
         text = await response.text().catch(() => '');
       } catch (error) {
         // With TLS 1.3 a server judges the client certificate after the handshake seems done: its
         // refusal arrives as a closed connection, which a look-only handshake tells apart (final, exit 3).
         const tls = this.#o.clientTls;
-        const explained = tls ? await explainTlsFailure(error, { url, tls, target: this.#prefix(), timeoutMs: remainingMs }) : error;
+        const explained = tls
+          ? await explainTlsFailure(error, { url, tls, target: this.#prefix(), timeoutMs: remainingMs })
+          : error;
         if (explained !== error) throw explained;
         // Timeouts, refused and reset connections may pass; an untrusted certificate will not, nor a
         // host name that does not exist (a temporary DNS failure, EAI_AGAIN, may pass and is retried).
         if (error instanceof SourceUnreachableError && error.code === 'enotfound') throw this.#unresolvable(url, error);
-        if (error instanceof SourceUnreachableError) return { kind: 'retry', error, what: `failed (${error.code})`, retryAfterMs: undefined };
+        if (error instanceof SourceUnreachableError)
+          return { kind: 'retry', error, what: `failed (${error.code})`, retryAfterMs: undefined };
         throw error;
       }
       // RFC 9449 §8: a server that wants a nonce says so once; the request goes again with it (built
       // again: a client assertion is good once), at once and without counting as a retry (Okta asks
       // on every first request).
       const nonceChanged = dpop?.learnNonce(url, response.headers) ?? false;
-      if (nonceChanged && sent === 1 && (response.status === 400 || response.status === 401) && parseObject(text)?.error === 'use_dpop_nonce') continue;
+      if (
+        nonceChanged &&
+        sent === 1 &&
+        (response.status === 400 || response.status === 401) &&
+        parseObject(text)?.error === 'use_dpop_nonce'
+      )
+        continue;
       return this.#interpret(response, text, read);
     }
   }
@@ -184,22 +219,41 @@ export class TokenEndpoint {
         key: this.#o.urlKey,
         hint: `the token endpoint is overloaded or down; try again later, or check '${this.#o.urlKey}'`,
       });
-      return { kind: 'retry', error, what, retryAfterMs: retryAfterMs(response.headers.get('retry-after'), this.#o.now()) };
+      return {
+        kind: 'retry',
+        error,
+        what,
+        retryAfterMs: retryAfterMs(response.headers.get('retry-after'), this.#o.now()),
+      };
     }
     if (status >= 300 && status < 400) {
       const location = URL.parse(response.headers.get('location') ?? '', this.#o.url);
       throw new SourceUnreachableError(
         `${this.#prefix()} answered a redirect (HTTP ${status}${location ? ` to ${describeUrl(location)}` : ''}); token requests are not redirected`,
-        { code: `http_${status}`, key: this.#o.urlKey, hint: `set '${this.#o.urlKey}' to the token endpoint's final address` },
+        {
+          code: `http_${status}`,
+          key: this.#o.urlKey,
+          hint: `set '${this.#o.urlKey}' to the token endpoint's final address`,
+        },
       );
     }
     if (oauthError && status >= 400 && status < 500) throw this.#refusal(oauthError, json!.error_description, status);
     const refusal = this.#o.refusalStatuses?.[status];
     if (refusal !== undefined) {
       // Google's APIs answer `{"error": {"code", "message", "status"}}`: the message is what to show.
-      const apiMessage = json?.error !== null && typeof json?.error === 'object' ? (json.error as { message?: unknown }).message : undefined;
-      const description = typeof apiMessage === 'string' ? apiMessage : text.trimStart().startsWith('<') ? undefined : text;
-      throw this.#refusal(undefined, description, status, typeof refusal === 'string' ? refusal : refusal.key, typeof refusal === 'string' ? undefined : refusal.hint);
+      const apiMessage =
+        json?.error !== null && typeof json?.error === 'object'
+          ? (json.error as { message?: unknown }).message
+          : undefined;
+      const description =
+        typeof apiMessage === 'string' ? apiMessage : text.trimStart().startsWith('<') ? undefined : text;
+      throw this.#refusal(
+        undefined,
+        description,
+        status,
+        typeof refusal === 'string' ? refusal : refusal.key,
+        typeof refusal === 'string' ? undefined : refusal.hint,
+      );
     }
     // RFC 6749 §5.2: a 401 is the client's authentication refused (invalid_client), with or without a body saying so.
     if (status === 401) {
@@ -215,20 +269,38 @@ export class TokenEndpoint {
   }
 
   /** A final refusal: exit 3, the OAuth error and its description, and the key to fix. */
-  #refusal(error: string | undefined, description: unknown, status: number, statusKey?: string, statusHint?: string): AuthenticationError {
+  #refusal(
+    error: string | undefined,
+    description: unknown,
+    status: number,
+    statusKey?: string,
+    statusHint?: string,
+  ): AuthenticationError {
     const keys = this.#o.errorKeys;
     // Own properties only: a server's `"error": "constructor"` is not a key of ours.
-    const key = (error !== undefined && error !== 'other' && Object.hasOwn(keys, error) ? keys[error] : undefined) ?? statusKey ?? keys.other;
+    const key =
+      (error !== undefined && error !== 'other' && Object.hasOwn(keys, error) ? keys[error] : undefined) ??
+      statusKey ??
+      keys.other;
     const detail = serverDetail(description, this.#o.secrets);
     const what = error ? `${error}${detail}` : `HTTP ${status}${statusKey ? detail : ''}`;
     return new AuthenticationError(`${this.#prefix()} refused the token request: ${what}`, {
       code: error ? `oauth_${error}` : `http_${status}`,
       key,
-      hint: statusHint ?? (error !== undefined && Object.hasOwn(REFUSAL_HINTS, error) ? `${REFUSAL_HINTS[error]} '${key}'` : `check '${key}'`),
+      hint:
+        statusHint ??
+        (error !== undefined && Object.hasOwn(REFUSAL_HINTS, error)
+          ? `${REFUSAL_HINTS[error]} '${key}'`
+          : `check '${key}'`),
     });
   }
 
-  #exhausted(outcome: Extract<Attempt<unknown>, { kind: 'retry' }>, attempts: number, elapsedMs: number, why: string): SourceUnreachableError {
+  #exhausted(
+    outcome: Extract<Attempt<unknown>, { kind: 'retry' }>,
+    attempts: number,
+    elapsedMs: number,
+    why: string,
+  ): SourceUnreachableError {
     const last = outcome.error;
     const timedOut = last.code === 'timeout';
     return new SourceUnreachableError(
@@ -238,7 +310,8 @@ export class TokenEndpoint {
         key: timedOut ? 'timeout_seconds' : this.#o.urlKey,
         hint: timedOut
           ? `check that the token endpoint answers at '${this.#o.urlKey}', or raise 'timeout_seconds'`
-          : (this.#o.unreachableHint ?? `the token endpoint at '${this.#o.urlKey}' is unavailable; retry later (a larger 'timeout_seconds' allows longer retries)`),
+          : (this.#o.unreachableHint ??
+            `the token endpoint at '${this.#o.urlKey}' is unavailable; retry later (a larger 'timeout_seconds' allows longer retries)`),
         cause: last,
       },
     );
@@ -284,7 +357,12 @@ const seconds = (ms: number): string => (ms / 1000).toFixed(ms < 10_000 ? 1 : 0)
 export async function tokenEndpointFor(
   context: AuthContext,
   options: Pick<TokenEndpointOptions, 'url' | 'urlKey' | 'credential' | 'errorKeys'> &
-    Partial<Pick<TokenEndpointOptions, 'method' | 'retryStatuses' | 'refusalStatuses' | 'checkAnswer' | 'unreachableHint' | 'answer' | 'dpop'>> & {
+    Partial<
+      Pick<
+        TokenEndpointOptions,
+        'method' | 'retryStatuses' | 'refusalStatuses' | 'checkAnswer' | 'unreachableHint' | 'answer' | 'dpop'
+      >
+    > & {
       /** Present the `tls_client_*` certificate (RFC 8705 client authentication). */
       presentClientCertificate?: boolean;
     },

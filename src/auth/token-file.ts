@@ -33,11 +33,14 @@ export function tokenFileReader(t: TokenFile): () => Promise<string> {
     try {
       token = (await readFile(t.file, 'utf8')).trim();
     } catch (error) {
-      throw new ConfigurationError(`${t.description}: cannot read the ${t.noun} from ${t.file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`, {
-        code: `${t.name}_unreadable`,
-        key: t.key,
-        hint: `set ${setting} to the file the platform writes the ${t.noun} to (${t.whereFrom})`,
-      });
+      throw new ConfigurationError(
+        `${t.description}: cannot read the ${t.noun} from ${t.file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+        {
+          code: `${t.name}_unreadable`,
+          key: t.key,
+          hint: `set ${setting} to the file the platform writes the ${t.noun} to (${t.whereFrom})`,
+        },
+      );
     }
     if (!token)
       throw new ConfigurationError(`${t.description}: the ${t.noun} file ${t.file} is empty`, {

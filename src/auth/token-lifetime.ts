@@ -19,9 +19,12 @@ export function tokenLifetime(token: TokenResponse, nowMs: number, log: Logger, 
   if (token.expiresInSeconds !== undefined) return { seconds: token.expiresInSeconds, source: 'expires_in' };
   const claims = jwtClaims(token.accessToken);
   if (claims && typeof claims.exp === 'number') {
-    const life = typeof claims.iat === 'number' && claims.exp > claims.iat ? claims.exp - claims.iat : claims.exp - nowMs / 1000;
+    const life =
+      typeof claims.iat === 'number' && claims.exp > claims.iat ? claims.exp - claims.iat : claims.exp - nowMs / 1000;
     if (life > 0) {
-      log.debug(`${credential}: the token response has no expires_in; using the access token's exp (${Math.round(life)}s)`);
+      log.debug(
+        `${credential}: the token response has no expires_in; using the access token's exp (${Math.round(life)}s)`,
+      );
       return { seconds: life, source: 'jwt_exp' };
     }
   }

@@ -8,19 +8,59 @@ import type { Command } from './cli-io.js';
  */
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ default: Command }> }> = {
-  init: { summary: 'init [dir] [--template NAME]        scaffold a connector project (default: the current directory)', load: () => import('./commands/init.js') },
-  debug: { summary: 'debug [project] [--configuration F] [--state F]   authenticate, probe, run update() into files/warehouse.db', load: () => import('./commands/debug.js') },
-  probe: { summary: 'probe [project] [--configuration F]  authenticate and probe only', load: () => import('./commands/probe.js') },
-  authorize: { summary: 'authorize [project] [--configuration F]   sign in with a browser; saves the refresh token', load: () => import('./commands/authorize.js') },
-  validate: { summary: 'validate [project] [--configuration F]   check the configuration; no network', load: () => import('./commands/validate.js') },
-  doctor: { summary: 'doctor [project] [--configuration F]   lint credential hygiene: git, file modes, secrets in files', load: () => import('./commands/doctor.js') },
-  reset: { summary: 'reset [project] [--yes|--force]      delete files/warehouse.db and files/state.json', load: () => import('./commands/reset.js') },
-  airbyte: { summary: 'airbyte spec|check|discover|read [project] --config F [--catalog F] [--state F]   the Airbyte protocol', load: () => import('./commands/airbyte.js') },
-  pipeline: { summary: 'pipeline groups|connectors <group_id>|upgrade <id>   pipeline management interface', load: () => import('./commands/pipeline.js') },
-  webhooks: { summary: 'webhooks list|get <id>|delete <id>   sync webhook interface', load: () => import('./commands/webhooks.js') },
-  serve: { summary: 'serve [project] [--port N] [--host H]   a Fivetran partner SDK gRPC server of the connector', load: () => import('./commands/serve.js') },
-  emulator: { summary: 'emulator [--port N] [--data FILE]   serve both interfaces locally', load: () => import('./commands/emulator.js') },
-  version: { summary: 'version                              print the version (also --version)', load: () => import('./commands/version.js') },
+  init: {
+    summary: 'init [dir] [--template NAME]        scaffold a connector project (default: the current directory)',
+    load: () => import('./commands/init.js'),
+  },
+  debug: {
+    summary:
+      'debug [project] [--configuration F] [--state F]   authenticate, probe, run update() into files/warehouse.db',
+    load: () => import('./commands/debug.js'),
+  },
+  probe: {
+    summary: 'probe [project] [--configuration F]  authenticate and probe only',
+    load: () => import('./commands/probe.js'),
+  },
+  authorize: {
+    summary: 'authorize [project] [--configuration F]   sign in with a browser; saves the refresh token',
+    load: () => import('./commands/authorize.js'),
+  },
+  validate: {
+    summary: 'validate [project] [--configuration F]   check the configuration; no network',
+    load: () => import('./commands/validate.js'),
+  },
+  doctor: {
+    summary: 'doctor [project] [--configuration F]   lint credential hygiene: git, file modes, secrets in files',
+    load: () => import('./commands/doctor.js'),
+  },
+  reset: {
+    summary: 'reset [project] [--yes|--force]      delete files/warehouse.db and files/state.json',
+    load: () => import('./commands/reset.js'),
+  },
+  airbyte: {
+    summary: 'airbyte spec|check|discover|read [project] --config F [--catalog F] [--state F]   the Airbyte protocol',
+    load: () => import('./commands/airbyte.js'),
+  },
+  pipeline: {
+    summary: 'pipeline groups|connectors <group_id>|upgrade <id>   pipeline management interface',
+    load: () => import('./commands/pipeline.js'),
+  },
+  webhooks: {
+    summary: 'webhooks list|get <id>|delete <id>   sync webhook interface',
+    load: () => import('./commands/webhooks.js'),
+  },
+  serve: {
+    summary: 'serve [project] [--port N] [--host H]   a Fivetran partner SDK gRPC server of the connector',
+    load: () => import('./commands/serve.js'),
+  },
+  emulator: {
+    summary: 'emulator [--port N] [--data FILE]   serve both interfaces locally',
+    load: () => import('./commands/emulator.js'),
+  },
+  version: {
+    summary: 'version                              print the version (also --version)',
+    load: () => import('./commands/version.js'),
+  },
 };
 
 const GLOBAL_HELP = `connector-auth — authenticate custom data connectors, probe their sources, run them locally

@@ -17,7 +17,9 @@ export function openBrowser(url: URL, log: Logger, env: NodeJS.ProcessEnv = proc
         : ['xdg-open', [url.href]];
   const child = spawn(command, args, { stdio: 'ignore', detached: true });
   child.on('error', (error: NodeJS.ErrnoException) =>
-    log.warning(`could not open a browser (${command}: ${error.code ?? error.message}); open the URL printed above yourself`),
+    log.warning(
+      `could not open a browser (${command}: ${error.code ?? error.message}); open the URL printed above yourself`,
+    ),
   );
   child.unref();
 }

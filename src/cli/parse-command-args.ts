@@ -11,7 +11,10 @@ import { ConfigurationError, closestName } from '../errors/index.js';
  * Given the parseArgs configuration, the options are known; given a function that parses (the
  * older form, kept for commands written that way), the message is cleaned without a suggestion.
  */
-export function parseCommandArgs<T extends ParseArgsConfig>(command: string, config: T): ReturnType<typeof parseArgs<T>>;
+export function parseCommandArgs<T extends ParseArgsConfig>(
+  command: string,
+  config: T,
+): ReturnType<typeof parseArgs<T>>;
 export function parseCommandArgs<R>(command: string, parse: () => R): R;
 export function parseCommandArgs(command: string, configOrParse: ParseArgsConfig | (() => unknown)): unknown {
   const config = typeof configOrParse === 'function' ? undefined : configOrParse;
@@ -31,8 +34,14 @@ export function argumentError(command: string, message: string): ConfigurationEr
 export const PROJECT_OPTIONS = { configuration: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
 
 /** Where the project and its configuration are, from a project command's parsed arguments. */
-export function projectLocation(positionals: string[], values: { configuration?: string | undefined }): { project: string; configurationPath?: string } {
-  return { project: positionals[0] ?? '.', ...(values.configuration ? { configurationPath: values.configuration } : {}) };
+export function projectLocation(
+  positionals: string[],
+  values: { configuration?: string | undefined },
+): { project: string; configurationPath?: string } {
+  return {
+    project: positionals[0] ?? '.',
+    ...(values.configuration ? { configurationPath: values.configuration } : {}),
+  };
 }
 
 /** Flags main() takes before any command sees the arguments: a typo of one is suggested too. */
@@ -53,7 +62,8 @@ function restate(command: string, error: unknown, config: ParseArgsConfig | unde
     const option = /^(-{1,2}[\w-]+)/.exec(quoted)?.[1] ?? quoted;
     return /argument missing/.test(message) ? `option '${option}' needs a value` : `option '${option}' takes no value`;
   }
-  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument '${quoted}': connector-auth ${command} takes none`;
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+    return `unexpected argument '${quoted}': connector-auth ${command} takes none`;
   return message;
 }
 

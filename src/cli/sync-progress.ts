@@ -21,7 +21,11 @@ const TABLES_SHOWN = 5;
 export function syncProgress(io: CliIO, intervalSeconds: number, startedAt = performance.now()): SyncProgress {
   const live = io.stderrIsTTY && !io.json;
   if (live) {
-    return { everyMs: 200, show: (counts) => io.progress(`  syncing… ${describe(counts, startedAt)}`), done: () => io.progress(undefined) };
+    return {
+      everyMs: 200,
+      show: (counts) => io.progress(`  syncing… ${describe(counts, startedAt)}`),
+      done: () => io.progress(undefined),
+    };
   }
   if (intervalSeconds <= 0) return { everyMs: 60_000, show: () => undefined, done: () => undefined };
   return {

@@ -31,7 +31,9 @@ export class BodyBuffers {
    */
   async read(source: (onChunk: (chunk: Uint8Array) => void) => Promise<void>, expected?: number): Promise<BodyBytes> {
     const pool = this.#pool;
-    let bytes = pool.take(expected !== undefined && Number.isSafeInteger(expected) && expected > 0 ? expected : FIRST_SIZE);
+    let bytes = pool.take(
+      expected !== undefined && Number.isSafeInteger(expected) && expected > 0 ? expected : FIRST_SIZE,
+    );
     let length = 0;
     try {
       await source((chunk) => {

@@ -17,7 +17,10 @@ export class NotFoundError extends ConnectorAuthError {
   readonly resource: string;
   readonly id: string;
 
-  constructor(message: string, details: { code: string; resource: string; id: string; hint?: string; cause?: unknown }) {
+  constructor(
+    message: string,
+    details: { code: string; resource: string; id: string; hint?: string; cause?: unknown },
+  ) {
     super(message, details);
     this.resource = details.resource;
     this.id = details.id;

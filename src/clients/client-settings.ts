@@ -43,7 +43,12 @@ export interface WebhookSettings {
 
 type Found = { value: string; from: string };
 
-function pick(sources: Sources, fileKeys: readonly string[], envName: string | undefined, flag?: string): Found | undefined {
+function pick(
+  sources: Sources,
+  fileKeys: readonly string[],
+  envName: string | undefined,
+  flag?: string,
+): Found | undefined {
   if (flag) return { value: flag, from: '--base-url' };
   for (const key of fileKeys) {
     const value = sources.file[key];
@@ -55,11 +60,14 @@ function pick(sources: Sources, fileKeys: readonly string[], envName: string | u
 
 function required(found: Found | undefined, what: string, fileKey: string, envName: string): Found {
   if (found) return found;
-  throw new ConfigurationError(`missing ${what}: set '${fileKey}' in the configuration file or the environment variable ${envName}`, {
-    code: 'missing_key',
-    key: fileKey,
-    hint: `pass --configuration FILE with '${fileKey}', or export ${envName}`,
-  });
+  throw new ConfigurationError(
+    `missing ${what}: set '${fileKey}' in the configuration file or the environment variable ${envName}`,
+    {
+      code: 'missing_key',
+      key: fileKey,
+      hint: `pass --configuration FILE with '${fileKey}', or export ${envName}`,
+    },
+  );
 }
 
 function common(file: Readonly<Record<string, string>>): { timeoutSeconds?: number; tlsCaCertificate?: string } {
@@ -72,7 +80,12 @@ function common(file: Readonly<Record<string, string>>): { timeoutSeconds?: numb
 
 export function resolvePipelineSettings(sources: Sources): PipelineSettings {
   const env = SETTINGS_ENVIRONMENT;
-  const baseUrl = required(pick(sources, ['base_url'], env.baseUrl, sources.baseUrl), 'the service URL', 'base_url', env.baseUrl);
+  const baseUrl = required(
+    pick(sources, ['base_url'], env.baseUrl, sources.baseUrl),
+    'the service URL',
+    'base_url',
+    env.baseUrl,
+  );
   const apiKey = required(pick(sources, ['username'], env.apiKey), 'the API key', 'username', env.apiKey);
   const apiSecret = required(pick(sources, ['password'], env.apiSecret), 'the API secret', 'password', env.apiSecret);
   return {
@@ -84,24 +97,38 @@ export function resolvePipelineSettings(sources: Sources): PipelineSettings {
 export function resolveWebhookSettings(sources: Sources): WebhookSettings {
   const env = SETTINGS_ENVIRONMENT;
   const baseUrl = required(
-    pick(sources, ['webhook_base_url', 'base_url'], sources.env[env.webhookBaseUrl] ? env.webhookBaseUrl : env.baseUrl, sources.baseUrl),
+    pick(
+      sources,
+      ['webhook_base_url', 'base_url'],
+      sources.env[env.webhookBaseUrl] ? env.webhookBaseUrl : env.baseUrl,
+      sources.baseUrl,
+    ),
     'the webhook service URL',
     'webhook_base_url',
     env.webhookBaseUrl,
   );
-  const method = sources.authMethod ?? sources.file.webhook_auth_method ?? sources.env[env.webhookAuthMethod] ?? 'bearer';
+  const method =
+    sources.authMethod ?? sources.file.webhook_auth_method ?? sources.env[env.webhookAuthMethod] ?? 'bearer';
   if (method !== 'bearer' && method !== 'basic')
     throw new ConfigurationError(`the webhook auth method must be bearer or basic`, {
       code: 'malformed_key',
       key: 'webhook_auth_method',
-      hint: "use --auth bearer (the default) or --auth basic",
+      hint: 'use --auth bearer (the default) or --auth basic',
     });
   const extra = { baseUrl: baseUrl.value, ...common(sources.file) };
   if (method === 'basic') {
     const username = required(pick(sources, ['username'], env.apiKey), 'the user name', 'username', env.apiKey);
     const password = required(pick(sources, ['password'], env.apiSecret), 'the password', 'password', env.apiSecret);
-    return { connection: { authMethod: 'basic', username: username.value, password: password.value, ...extra }, rejectedKey: password.from };
+    return {
+      connection: { authMethod: 'basic', username: username.value, password: password.value, ...extra },
+      rejectedKey: password.from,
+    };
   }
-  const token = required(pick(sources, ['webhook_token', 'token'], env.webhookToken), 'the webhook token', 'webhook_token', env.webhookToken);
+  const token = required(
+    pick(sources, ['webhook_token', 'token'], env.webhookToken),
+    'the webhook token',
+    'webhook_token',
+    env.webhookToken,
+  );
   return { connection: { authMethod: 'bearer', token: token.value, ...extra }, rejectedKey: token.from };
 }

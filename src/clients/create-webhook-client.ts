@@ -7,7 +7,8 @@ import { WebhookClient, type WebhookClientOptions } from './webhook-client.js';
  * token (section 5.2); the real service documents Bearer. Bearer is therefore the default, Basic a
  * choice.
  */
-export type WebhookAuth = { authMethod?: 'bearer'; token: string } | { authMethod: 'basic'; username: string; password: string };
+export type WebhookAuth =
+  { authMethod?: 'bearer'; token: string } | { authMethod: 'basic'; username: string; password: string };
 
 export type WebhookConnection = WebhookAuth & {
   /** The service root; paths `api/v1/webhooks...` are joined below it. */
@@ -35,5 +36,9 @@ export async function createWebhookClient(
     },
     { source: 'rest', ...(connection.log ? { log: connection.log } : {}) },
   );
-  return new WebhookClient(auth.source, { rejectedKey: auth.credential.rejectedKey, ...options, onClose: () => auth.close() });
+  return new WebhookClient(auth.source, {
+    rejectedKey: auth.credential.rejectedKey,
+    ...options,
+    onClose: () => auth.close(),
+  });
 }

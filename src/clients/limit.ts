@@ -9,11 +9,14 @@ export const DEFAULT_LIMIT = 100;
 export function checkLimit(limit: unknown): number | undefined {
   if (limit === undefined) return undefined;
   if (typeof limit === 'number' && Number.isInteger(limit) && limit >= MIN_LIMIT && limit <= MAX_LIMIT) return limit;
-  throw new InvalidRequestError(`limit must be a whole number from ${MIN_LIMIT} to ${MAX_LIMIT}; got ${describeValue(limit)}`, {
-    code: 'invalid_limit',
-    key: 'limit',
-    hint: `pass a limit from ${MIN_LIMIT} to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})`,
-  });
+  throw new InvalidRequestError(
+    `limit must be a whole number from ${MIN_LIMIT} to ${MAX_LIMIT}; got ${describeValue(limit)}`,
+    {
+      code: 'invalid_limit',
+      key: 'limit',
+      hint: `pass a limit from ${MIN_LIMIT} to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})`,
+    },
+  );
 }
 
 /** A limit given as text (CLI flag): digits only, so "1e3", "10.0" and " 5" are refused, not guessed. */

@@ -16,7 +16,9 @@ const NEXT_CURSOR_AT_END = /"next_cursor"\s*:\s*"((?:[^"\\]|\\.)*)"\s*\}\s*\}\s*
 
 /** The guess from a page body as the client holds it: text, or bytes in a reused buffer, of which only the end is decoded. */
 export function guessNextCursorOf(body: JsonBody): string | undefined {
-  return guessNextCursor(typeof body === 'string' ? body : body.bytes.toString('utf8', Math.max(0, body.length - TAIL), body.length));
+  return guessNextCursor(
+    typeof body === 'string' ? body : body.bytes.toString('utf8', Math.max(0, body.length - TAIL), body.length),
+  );
 }
 
 export function guessNextCursor(body: string): string | undefined {

@@ -60,7 +60,8 @@ export function parsePageBody(bytes: Buffer, length = bytes.length): unknown {
   const probe = parseOrUndefined(`${head}0,${rest}`);
   const tail = dataItems(envelope);
   const probed = dataItems(probe);
-  if (!tail || !probed || tail.length === 0 || probed.length !== tail.length + 1 || probed[0] !== 0) return parseWhole(bytes, length);
+  if (!tail || !probed || tail.length === 0 || probed.length !== tail.length + 1 || probed[0] !== 0)
+    return parseWhole(bytes, length);
   for (let i = 0; i < tail.length; i++) items.push(tail[i]);
   (envelope as { data: { items: unknown[] } }).data.items = items;
   return envelope;
@@ -85,7 +86,12 @@ function nextPiece(bytes: Buffer, start: number, length: number, separator: Buff
 }
 
 /** The items from `start` up to the last cut that parses (one of the last few), or undefined. */
-function lastPiece(bytes: Buffer, start: number, length: number, separator: Buffer): { values: unknown[]; end: number } | undefined {
+function lastPiece(
+  bytes: Buffer,
+  start: number,
+  length: number,
+  separator: Buffer,
+): { values: unknown[]; end: number } | undefined {
   let cut = bytes.lastIndexOf(separator, length - separator.length);
   for (let tries = 0; tries < TRIES_PER_PIECE && cut > start; tries++) {
     const values = parseBetweenBrackets(bytes, start - 1, cut + 1);

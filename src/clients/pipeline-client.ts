@@ -83,7 +83,9 @@ export class PipelineClient {
   /** Every group, following `next_cursor` until it is absent. */
   groups(request: Omit<PageRequest, 'cursor'> = {}): AsyncIterable<Group> {
     checkLimit(request.limit);
-    return recordsOf(this.#pages((cursor) => this.#groupsQuery({ ...request, ...(cursor ? { cursor } : {}) }), groupSchema));
+    return recordsOf(
+      this.#pages((cursor) => this.#groupsQuery({ ...request, ...(cursor ? { cursor } : {}) }), groupSchema),
+    );
   }
 
   /** One page of the connectors of a group (section 4.1). */
@@ -94,7 +96,12 @@ export class PipelineClient {
   /** Every connector of a group, following `next_cursor` until it is absent. */
   connectors(groupId: string, request: Omit<ConnectorPageRequest, 'cursor'> = {}): AsyncIterable<Connector> {
     this.#connectorsQuery(groupId, request);
-    return recordsOf(this.#pages((cursor) => this.#connectorsQuery(groupId, { ...request, ...(cursor ? { cursor } : {}) }), connectorSchema));
+    return recordsOf(
+      this.#pages(
+        (cursor) => this.#connectorsQuery(groupId, { ...request, ...(cursor ? { cursor } : {}) }),
+        connectorSchema,
+      ),
+    );
   }
 
   /**
@@ -144,7 +151,10 @@ export class PipelineClient {
     const target = describeRequest('GET', response, page.path);
     if (response.status !== 200) throw await this.#statusError(response, target, page.subject);
     const body = response.eachChunk
-      ? await this.#buffers.read((onChunk) => response.eachChunk!(onChunk), Number(response.headers.get('content-length')))
+      ? await this.#buffers.read(
+          (onChunk) => response.eachChunk!(onChunk),
+          Number(response.headers.get('content-length')),
+        )
       : await response.text();
     return { body, target };
   }
@@ -155,14 +165,21 @@ export class PipelineClient {
       // Only a 200's body is read as a page (#fetchPageBody throws for any other status).
       const envelope = validate(pageEnvelopeSchema, parseJsonBody(body, 200, target), target, 'body');
       const next = envelope.data.next_cursor;
-      return { items: envelope.data.items, nextCursor: typeof next === 'string' && next.length > 0 ? next : undefined, target };
+      return {
+        items: envelope.data.items,
+        nextCursor: typeof next === 'string' && next.length > 0 ? next : undefined,
+        target,
+      };
     } finally {
       release(body);
     }
   }
 
   #validated<S extends z.ZodType>(raw: RawPage, schema: S): Page<z.output<S>> {
-    return { items: raw.items.map((item, index) => this.#item(schema, item, raw.target, index)), nextCursor: raw.nextCursor };
+    return {
+      items: raw.items.map((item, index) => this.#item(schema, item, raw.target, index)),
+      nextCursor: raw.nextCursor,
+    };
   }
 
   #item<S extends z.ZodType>(schema: S, item: unknown, target: string, index: number): z.output<S> {
@@ -180,7 +197,10 @@ export class PipelineClient {
    * is parsed, validated and handed out. When the parsed `next_cursor` differs from the guess, the
    * prefetched page is dropped and the right one requested. At most two pages are held, whatever the total.
    */
-  async *#pages<S extends z.ZodType>(queryFor: (cursor: string | undefined) => PageQuery, schema: S): AsyncGenerator<z.output<S>[], void, undefined> {
+  async *#pages<S extends z.ZodType>(
+    queryFor: (cursor: string | undefined) => PageQuery,
+    schema: S,
+  ): AsyncGenerator<z.output<S>[], void, undefined> {
     let cursor: string | undefined;
     let pending: Promise<PageBody> | undefined = this.#fetchPageBody(queryFor(undefined));
     try {
@@ -202,16 +222,22 @@ export class PipelineClient {
         if (page.nextCursor !== undefined) {
           // A service that hands back the cursor it was given would page forever.
           if (page.nextCursor === cursor)
-            throw new SourceUnreachableError(`${page.target} returned the cursor it was given as next_cursor; stopping instead of paging forever`, {
-              code: 'cursor_loop',
-            });
+            throw new SourceUnreachableError(
+              `${page.target} returned the cursor it was given as next_cursor; stopping instead of paging forever`,
+              {
+                code: 'cursor_loop',
+              },
+            );
           cursor = page.nextCursor;
         }
         // A wrong guess (a page pending here was prefetched for `guess`): it is of no use. It is left
         // to finish on its own (its body is read, its failure ignored) rather than waited for, which
         // could mean its retries.
         if (pending && guess !== page.nextCursor) {
-          pending.then((dropped) => release(dropped.body), () => undefined);
+          pending.then(
+            (dropped) => release(dropped.body),
+            () => undefined,
+          );
           pending = undefined;
         }
         if (!pending && page.nextCursor !== undefined) pending = this.#prefetch(queryFor(page.nextCursor));
@@ -221,7 +247,10 @@ export class PipelineClient {
       }
     } finally {
       // A caller that stops early leaves at most one prefetched page; let it finish quietly.
-      await pending?.then((unused) => release(unused.body), () => undefined);
+      await pending?.then(
+        (unused) => release(unused.body),
+        () => undefined,
+      );
     }
   }
 
@@ -233,11 +262,19 @@ export class PipelineClient {
   }
 
   #send(method: string, path: string, decision: RetryDecision): Promise<TransportResponse> {
-    return sendWithRetry(() => this.#transport.request(path, { method, headers: { accept: 'application/json' } }), decision, this.#retry);
+    return sendWithRetry(
+      () => this.#transport.request(path, { method, headers: { accept: 'application/json' } }),
+      decision,
+      this.#retry,
+    );
   }
 
   /** Section 7 and the real service's `{code, message}` bodies, mapped to the project's classes. */
-  async #statusError(response: TransportResponse, target: string, subject: { resource: string; id: string }): Promise<ConnectorAuthError> {
+  async #statusError(
+    response: TransportResponse,
+    target: string,
+    subject: { resource: string; id: string },
+  ): Promise<ConnectorAuthError> {
     const body = await readJsonBody(response, target).catch(() => undefined);
     const parsed = pipelineErrorBodySchema.safeParse(body);
     const serviceCode = parsed.success ? parsed.data.code : undefined;
@@ -251,12 +288,15 @@ export class PipelineClient {
         { code: `http_${s}`, key: this.#rejectedKey, hint: `check the API key and secret ('${this.#rejectedKey}')` },
       );
     if (s === 404)
-      return new NotFoundError(`${target}: ${subject.resource}${subject.id ? ` '${subject.id}'` : ''} not found (${status})`, {
-        code: 'not_found',
-        resource: subject.resource,
-        id: subject.id,
-        hint: `check the ${subject.resource} identifier`,
-      });
+      return new NotFoundError(
+        `${target}: ${subject.resource}${subject.id ? ` '${subject.id}'` : ''} not found (${status})`,
+        {
+          code: 'not_found',
+          resource: subject.resource,
+          id: subject.id,
+          hint: `check the ${subject.resource} identifier`,
+        },
+      );
     if (s >= 400 && s < 500 && s !== 429)
       return new InvalidRequestError(`${target} refused the request (${status})`, {
         code: `http_${s}`,
@@ -264,7 +304,8 @@ export class PipelineClient {
       });
     return new SourceUnreachableError(`${target} answered ${status}${s === 429 || s >= 500 ? ' after retries' : ''}`, {
       code: `http_${s}`,
-      hint: s === 429 ? 'the service is rate limiting this key; try again later' : 'the service failed; try again later',
+      hint:
+        s === 429 ? 'the service is rate limiting this key; try again later' : 'the service failed; try again later',
     });
   }
 }
@@ -304,5 +345,8 @@ function checkIdentifier(value: unknown, name: string): void {
   // parsing: `upgrade ..` would POST v1/upgrade, `connectors ..` would list v1/connectors. They can
   // name no record, so they are refused like an empty id.
   if (typeof value !== 'string' || value.length === 0 || value === '.' || value === '..')
-    throw new InvalidRequestError(`${name} must be a non-empty string other than '.' and '..'`, { code: 'invalid_identifier', key: name });
+    throw new InvalidRequestError(`${name} must be a non-empty string other than '.' and '..'`, {
+      code: 'invalid_identifier',
+      key: name,
+    });
 }

@@ -36,7 +36,12 @@ const tiers = new WeakMap<z.ZodType, Tier>();
  * for the error. An accepted record is returned as it came when the compiled check passed (the
  * schemas here have no defaults or transforms, so zod's output would be an equal copy).
  */
-export function validateRecord<S extends z.ZodType>(schema: S, value: unknown, target: string, where: string): z.output<S> {
+export function validateRecord<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  target: string,
+  where: string,
+): z.output<S> {
   let tier = tiers.get(schema);
   if (!tier) tiers.set(schema, (tier = { checked: 0, compiled: undefined }));
   if (tier.compiled === undefined && ++tier.checked > COMPILE_AFTER) tier.compiled = compile(schema);

@@ -36,7 +36,11 @@ export function isRetryableStatus(status: number, decision: RetryDecision): bool
  * `decision` is per request: GETs are 'always', a POST that changes state only 'rate-limit-only'
  * (a 429 means the service did not act on it; a 502 may come after it did).
  */
-export async function sendWithRetry(send: () => Promise<TransportResponse>, decision: RetryDecision, options: RetryOptions = {}): Promise<TransportResponse> {
+export async function sendWithRetry(
+  send: () => Promise<TransportResponse>,
+  decision: RetryDecision,
+  options: RetryOptions = {},
+): Promise<TransportResponse> {
   const retries = options.retries ?? 3;
   const base = options.baseDelayMs ?? 250;
   const max = options.maxDelayMs ?? 8000;

@@ -35,11 +35,16 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, target:
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const path = [where, ...issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))].join('').replace(/^\./, '');
-  throw new SourceUnreachableError(`${target} answered a record that does not match the interface: ${path} ${describeIssue(issue)}`, {
-    code: 'invalid_response',
-    hint: 'the service and this client disagree on the record shape; report it with the path above',
-  });
+  const path = [where, ...issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))]
+    .join('')
+    .replace(/^\./, '');
+  throw new SourceUnreachableError(
+    `${target} answered a record that does not match the interface: ${path} ${describeIssue(issue)}`,
+    {
+      code: 'invalid_response',
+      hint: 'the service and this client disagree on the record shape; report it with the path above',
+    },
+  );
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {

@@ -45,7 +45,8 @@ export class WebhookClient {
     const { response, body, target, text } = await this.#call('GET', path, 'always');
     if (response.status === 404) return this.#notFound(text, body, target);
     const status = this.#outcome(response, body, target, ['success', 'not_found', 'error'] as const);
-    if (status === 'success') return { status, webhook: validate(webhookSchema, bodyField(body, 'data'), target, 'data') };
+    if (status === 'success')
+      return { status, webhook: validate(webhookSchema, bodyField(body, 'data'), target, 'data') };
     if (status === 'error') return withMessage({ status }, body);
     return { status };
   }
@@ -109,7 +110,12 @@ export class WebhookClient {
   }
 
   /** The `status` field of a 200 body, or the error that a 401/403/other status means. */
-  #outcome<const T extends readonly string[]>(response: TransportResponse, body: unknown, target: string, allowed: T): T[number] {
+  #outcome<const T extends readonly string[]>(
+    response: TransportResponse,
+    body: unknown,
+    target: string,
+    allowed: T,
+  ): T[number] {
     const s = response.status;
     if (s === 401)
       throw new AuthenticationError(`${target} rejected the credentials (HTTP 401)`, {
@@ -119,18 +125,24 @@ export class WebhookClient {
       });
     if (s === 403) {
       const serviceMessage = oneLine(bodyField(body, 'message')) ?? 'feature not available';
-      throw new FeatureNotAvailableError(`${target}: the webhook feature is not available for this organization (HTTP 403: ${serviceMessage})`, {
-        code: 'feature_not_available',
-        serviceMessage,
-        hint: 'ask the account owner to enable webhooks for the organization; the credentials themselves were accepted',
-      });
+      throw new FeatureNotAvailableError(
+        `${target}: the webhook feature is not available for this organization (HTTP 403: ${serviceMessage})`,
+        {
+          code: 'feature_not_available',
+          serviceMessage,
+          hint: 'ask the account owner to enable webhooks for the organization; the credentials themselves were accepted',
+        },
+      );
     }
     if (s === 200) {
       const status = bodyField(body, 'status');
       if (typeof status === 'string' && (allowed as readonly string[]).includes(status)) return status as T[number];
-      throw new SourceUnreachableError(`${target} answered HTTP 200 with status ${JSON.stringify(status)}; expected ${allowed.join(', ')}`, {
-        code: 'invalid_response',
-      });
+      throw new SourceUnreachableError(
+        `${target} answered HTTP 200 with status ${JSON.stringify(status)}; expected ${allowed.join(', ')}`,
+        {
+          code: 'invalid_response',
+        },
+      );
     }
     if (s >= 400 && s < 500 && s !== 429)
       throw new InvalidRequestError(`${target} refused the request (HTTP ${s})`, { code: `http_${s}` });

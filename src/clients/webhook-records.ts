@@ -43,13 +43,13 @@ export type ListedWebhook = z.output<typeof listedWebhookSchema>;
 
 /** Every outcome of a fetch, one shape whatever the wire form (a 200 body or a 404). */
 export type WebhookFetchResult =
-  | { status: 'success'; webhook: Webhook }
-  | { status: 'not_found' }
-  | { status: 'error'; message?: string };
+  { status: 'success'; webhook: Webhook } | { status: 'not_found' } | { status: 'error'; message?: string };
 
-export type WebhookListResult = { status: 'success'; webhooks: ListedWebhook[] } | { status: 'error'; message?: string };
+export type WebhookListResult =
+  { status: 'success'; webhooks: ListedWebhook[] } | { status: 'error'; message?: string };
 
-export type WebhookDeleteResult = { status: 'deleted' } | { status: 'not_found' } | { status: 'error'; message?: string };
+export type WebhookDeleteResult =
+  { status: 'deleted' } | { status: 'not_found' } | { status: 'error'; message?: string };
 
 /** Does a webhook with this `events` selection receive this event? */
 export function webhookSelects(events: readonly string[] | null | undefined, event: string): boolean {

@@ -19,7 +19,11 @@ export function signWebhookPayload(body: string | Uint8Array, secret: string): s
  * constant time, hexadecimal in either case; a missing signature or an empty secret never verifies.
  * `body` must be the raw bytes received, before any JSON parsing: a re-serialized object differs.
  */
-export function verifyWebhookSignature(body: string | Uint8Array, signature: string | readonly string[] | null | undefined, secret: string): boolean {
+export function verifyWebhookSignature(
+  body: string | Uint8Array,
+  signature: string | readonly string[] | null | undefined,
+  secret: string,
+): boolean {
   // Node's req.headers gives a string, or an array when the header came more than once: one signature only.
   if (Array.isArray(signature)) signature = signature.length === 1 ? signature[0] : undefined;
   if (!secret || typeof signature !== 'string' || !/^[0-9a-fA-F]{64}$/.test(signature.trim())) return false;

@@ -13,8 +13,7 @@ const reject = (ctx: Issue, message: string, input: unknown): never => {
 };
 
 /** A required, non-empty string. */
-export const text = () =>
-  z.string({ error: 'is missing' }).refine((v) => v.length > 0, { message: 'is empty' });
+export const text = () => z.string({ error: 'is missing' }).refine((v) => v.length > 0, { message: 'is empty' });
 
 /** An optional string: absent and empty both mean "not given". */
 export const optionalText = () =>
@@ -49,7 +48,9 @@ export const positiveNumber = (options: { max: number; default: number }) =>
     .transform((v, ctx) => {
       if (v === undefined || v === '') return options.default;
       const n = Number(v.trim());
-      return Number.isFinite(n) && n > 0 && n <= options.max ? n : reject(ctx, `must be a number above 0 and at most ${options.max}`, v);
+      return Number.isFinite(n) && n > 0 && n <= options.max
+        ? n
+        : reject(ctx, `must be a number above 0 and at most ${options.max}`, v);
     });
 
 const TRUE = new Set(['true', '1', 'yes', 'on']);
@@ -97,12 +98,17 @@ function absoluteUrl(v: string, schemes: readonly string[], ctx: Issue): URL {
   } catch {
     return reject(ctx, 'must be an absolute URL such as https://api.example.com', v);
   }
-  if (!schemes.includes(parsed.protocol)) return reject(ctx, `must start with ${schemes.map((s) => s.replace(':', '://')).join(' or ')}`, v);
+  if (!schemes.includes(parsed.protocol))
+    return reject(ctx, `must start with ${schemes.map((s) => s.replace(':', '://')).join(' or ')}`, v);
   // A credential in the URL would go wherever the URL is printed, logged or followed; its parts are
   // registered as secrets when the configuration is read (register-secrets.ts), so this message
   // and any other that quotes the URL show them redacted.
   if (parsed.username !== '' || parsed.password !== '')
-    return reject(ctx, "must not hold a user name or password (user:password@host); give the credential in the auth method's keys", v);
+    return reject(
+      ctx,
+      "must not hold a user name or password (user:password@host); give the credential in the auth method's keys",
+      v,
+    );
   return parsed;
 }
 

@@ -1,4 +1,9 @@
-export { readConfigurationFile, parseConfigurationText, checkFlatStringObject, MAX_CONFIGURATION_KEYS } from './read-configuration-file.js';
+export {
+  readConfigurationFile,
+  parseConfigurationText,
+  checkFlatStringObject,
+  MAX_CONFIGURATION_KEYS,
+} from './read-configuration-file.js';
 export type { RawConfiguration } from './read-configuration-file.js';
 export { KEY_CATALOGUE, SECRET_NAME_PATTERN, isSecretKey } from './key-catalogue.js';
 export type { KeySpec } from './key-catalogue.js';

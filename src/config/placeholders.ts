@@ -21,10 +21,19 @@ export function refusePlaceholders(raw: RawConfiguration, read: Iterable<string>
   const keys = Object.keys(raw).filter((key) => wanted.has(key) && isPlaceholder(raw[key]!));
   if (keys.length === 0) return;
   const [first] = keys as [string, ...string[]];
-  const others = keys.length > 1 ? ` (so do ${keys.slice(1).map((k) => `'${k}'`).join(', ')})` : '';
-  throw new ConfigurationError(`invalid configuration: key '${first}' still holds the template's placeholder${others}`, {
-    code: 'placeholder_value',
-    key: first,
-    hint: `replace the value of '${first}' in configuration.json with the real one`,
-  });
+  const others =
+    keys.length > 1
+      ? ` (so do ${keys
+          .slice(1)
+          .map((k) => `'${k}'`)
+          .join(', ')})`
+      : '';
+  throw new ConfigurationError(
+    `invalid configuration: key '${first}' still holds the template's placeholder${others}`,
+    {
+      code: 'placeholder_value',
+      key: first,
+      hint: `replace the value of '${first}' in configuration.json with the real one`,
+    },
+  );
 }

@@ -15,8 +15,14 @@ export async function readConfigurationFile(path: string): Promise<RawConfigurat
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ConfigurationError(
-      code === 'ENOENT' ? `configuration file ${path} does not exist` : `cannot read configuration file ${path} (${code ?? 'error'})`,
-      { code: 'configuration_unreadable', hint: 'pass --configuration FILE or create configuration.json in the project', cause: error },
+      code === 'ENOENT'
+        ? `configuration file ${path} does not exist`
+        : `cannot read configuration file ${path} (${code ?? 'error'})`,
+      {
+        code: 'configuration_unreadable',
+        hint: 'pass --configuration FILE or create configuration.json in the project',
+        cause: error,
+      },
     );
   }
   return parseConfigurationText(text, path);
@@ -43,17 +49,23 @@ export function parseConfigurationText(text: string, origin = 'configuration'): 
 /** Accepts an object already in memory (library use) under the same rules as the file. */
 export function checkFlatStringObject(value: unknown, origin = 'configuration'): RawConfiguration {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ConfigurationError(`${origin} must be a JSON object of string values`, { code: 'configuration_not_object' });
+    throw new ConfigurationError(`${origin} must be a JSON object of string values`, {
+      code: 'configuration_not_object',
+    });
   }
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length > MAX_CONFIGURATION_KEYS) {
-    throw new ConfigurationError(`${origin} has ${entries.length} keys; at most ${MAX_CONFIGURATION_KEYS} are allowed`, {
-      code: 'configuration_too_many_keys',
-    });
+    throw new ConfigurationError(
+      `${origin} has ${entries.length} keys; at most ${MAX_CONFIGURATION_KEYS} are allowed`,
+      {
+        code: 'configuration_too_many_keys',
+      },
+    );
   }
   for (const [key, v] of entries) {
     if (typeof v !== 'string') {
-      const kind = v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+      const kind =
+        v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
       throw new ConfigurationError(
         `invalid configuration: key '${key}' is ${kind}; all values in ${origin} must be strings`,
         { code: 'configuration_value_not_string', key, hint: `write the value of '${key}' in double quotes` },

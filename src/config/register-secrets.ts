@@ -32,7 +32,8 @@ function registerUserinfo(key: string, value: string, registry: SecretRegistry):
   const url = typeof value === 'string' && value.includes('@') ? URL.parse(value.trim()) : null;
   if (url === null || (url.username === '' && url.password === '')) return;
   // A short user name beside a password is a name ("bob"), not worth a too-short warning.
-  const parts = url.password !== '' && url.username.length < MIN_SECRET_LENGTH ? [url.password] : [url.username, url.password];
+  const parts =
+    url.password !== '' && url.username.length < MIN_SECRET_LENGTH ? [url.password] : [url.username, url.password];
   for (const part of parts) {
     if (part === '') continue;
     registry.register(key, part);

@@ -71,7 +71,9 @@ export async function resolveConfiguration(
     ...(options.connectorSecretKeys ? { connectorSecretKeys: options.connectorSecretKeys } : {}),
   });
   for (const key of registry.tooShort)
-    log.warning(`the value of secret key '${key}' is shorter than 4 characters: too short to redact safely from output`);
+    log.warning(
+      `the value of secret key '${key}' is shorter than 4 characters: too short to redact safely from output`,
+    );
 
   const common = parseKeys(commonKeys, raw, 'all sources');
   const method = await loadAuthMethod(common.auth_method);
@@ -79,7 +81,11 @@ export async function resolveConfiguration(
   if (!source.acceptsMethods.includes(method.name)) {
     throw new ConfigurationError(
       `invalid configuration: the ${source.name} source does not accept auth_method '${method.name}'; it accepts ${source.acceptsMethods.join(', ')}`,
-      { code: 'method_not_accepted', key: 'auth_method', hint: `set 'auth_method' to one of ${source.acceptsMethods.join(', ')}` },
+      {
+        code: 'method_not_accepted',
+        key: 'auth_method',
+        hint: `set 'auth_method' to one of ${source.acceptsMethods.join(', ')}`,
+      },
     );
   }
   // Before the method's and the source's schemas: a template's `<YOUR_API_TOKEN>` passes them all,
@@ -127,7 +133,8 @@ export async function authenticateResolved(
   const log = options.log ?? silentLogger;
   const now = options.now ?? Date.now;
   warnIfCredentialOld(method.name, rotationDaysOf(method, methodKeys), common.credential_issued_at, now(), log);
-  if (common.environment) log.info(`environment: ${common.environment} (auth_method ${method.name}, source ${source.name})`);
+  if (common.environment)
+    log.info(`environment: ${common.environment} (auth_method ${method.name}, source ${source.name})`);
 
   const context = {
     common,

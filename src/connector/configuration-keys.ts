@@ -32,14 +32,18 @@ export function checkConfigurationKeys(
   for (const key of unknownKeys) {
     const near = closestName(key, known);
     if (near !== undefined) {
-      throw new ConfigurationError(`invalid configuration: key '${key}' is not a key any schema reads; did you mean '${near}'?`, {
-        code: 'unknown_key',
-        key,
-        hint: `rename '${key}' to '${near}' in configuration.json`,
-      });
+      throw new ConfigurationError(
+        `invalid configuration: key '${key}' is not a key any schema reads; did you mean '${near}'?`,
+        {
+          code: 'unknown_key',
+          key,
+          hint: `rename '${key}' to '${near}' in configuration.json`,
+        },
+      );
     }
   }
-  for (const key of unknownKeys) log.warning(`configuration key '${key}' is not read by the connector, its auth method or its source (ignored)`);
+  for (const key of unknownKeys)
+    log.warning(`configuration key '${key}' is not read by the connector, its auth method or its source (ignored)`);
   return { unknownKeys };
 }
 
@@ -47,7 +51,9 @@ export function checkConfigurationKeys(
 function connectorKeys(schema: z.ZodType | undefined): string[] | undefined {
   if (!schema) return [];
   try {
-    const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown> };
+    const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
+      properties?: Record<string, unknown>;
+    };
     return Object.keys(json.properties ?? {});
   } catch {
     return undefined;

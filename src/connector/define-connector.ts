@@ -6,8 +6,19 @@ import type { Operations } from './operations.js';
 
 /** Column types of the Python connector SDK, so a schema reads the same in both. */
 export type ColumnType =
-  | 'BOOLEAN' | 'SHORT' | 'INT' | 'LONG' | 'FLOAT' | 'DOUBLE' | 'NAIVE_DATE' | 'NAIVE_DATETIME'
-  | 'UTC_DATETIME' | 'BINARY' | 'XML' | 'STRING' | 'JSON'
+  | 'BOOLEAN'
+  | 'SHORT'
+  | 'INT'
+  | 'LONG'
+  | 'FLOAT'
+  | 'DOUBLE'
+  | 'NAIVE_DATE'
+  | 'NAIVE_DATETIME'
+  | 'UTC_DATETIME'
+  | 'BINARY'
+  | 'XML'
+  | 'STRING'
+  | 'JSON'
   | { type: 'DECIMAL'; precision: number; scale: number };
 
 export interface TableDefinition {
@@ -56,11 +67,17 @@ export interface ConnectorDefinition<
   /** Keys of the connector's own that hold secrets, beyond those whose names say so. */
   secretKeys?: readonly string[];
   /** The tables to declare, from the same configuration update() gets: the connector's own keys typed, defaults applied. */
-  schema?: (configuration: Readonly<Record<string, string>> & z.output<Keys>) => TableDefinition[] | Promise<TableDefinition[]>;
+  schema?: (
+    configuration: Readonly<Record<string, string>> & z.output<Keys>,
+  ) => TableDefinition[] | Promise<TableDefinition[]>;
   update(
     context: UpdateContext<
       Readonly<Record<string, string>> & z.output<Keys>,
-      Name extends keyof SourceClients ? SourceClients[Name] : Name extends SourceDefinition<z.ZodType, infer C> ? C : ConnectedSource
+      Name extends keyof SourceClients
+        ? SourceClients[Name]
+        : Name extends SourceDefinition<z.ZodType, infer C>
+          ? C
+          : ConnectedSource
     >,
   ): Promise<void> | void;
 }
@@ -68,6 +85,8 @@ export interface ConnectorDefinition<
 /** The one export of a connector file. Identity at run time; it gives update() its types. */
 export function defineConnector<
   Name extends keyof SourceClients | SourceDefinition = 'rest',
+  // zod's own spelling of an object without keys (a connector that declares none of its own).
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   Keys extends z.ZodType = z.ZodObject<{}>,
 >(definition: ConnectorDefinition<Name, Keys>): ConnectorDefinition<Name, Keys> {
   return Object.freeze({ ...definition, [CONNECTOR_BRAND]: true });
@@ -75,6 +94,13 @@ export function defineConnector<
 
 const CONNECTOR_BRAND = Symbol.for('connector-auth.connector');
 
-export function isConnectorDefinition(value: unknown): value is ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType> {
-  return typeof value === 'object' && value !== null && typeof (value as { update?: unknown }).update === 'function' && 'source' in value;
+export function isConnectorDefinition(
+  value: unknown,
+): value is ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { update?: unknown }).update === 'function' &&
+    'source' in value
+  );
 }

@@ -54,7 +54,12 @@ export interface OperationCounts {
  * writes (see `storedTexts`), bytes decoded, and the table and column names, which become
  * identifiers in warehouse.db. A value it cannot see that way is refused too: unchecked is not allowed through.
  */
-export function createOperations(destination: Destination, stateStore: StateStore, registry: SecretRegistry, options: { signal?: AbortSignal } = {}) {
+export function createOperations(
+  destination: Destination,
+  stateStore: StateStore,
+  registry: SecretRegistry,
+  options: { signal?: AbortSignal } = {},
+) {
   // Once the run is stopped (a signal), every further operation is refused, a checkpoint included:
   // the state must stay the last one saved before the stop was announced.
   const { signal } = options;
@@ -62,14 +67,23 @@ export function createOperations(destination: Destination, stateStore: StateStor
     if (signal?.aborted) throw signal.reason;
   };
   let checkpointing: Promise<unknown> = Promise.resolve();
-  const counts: Omit<OperationCounts, 'schemaChanges' | 'tables'> = { upserts: 0, updates: 0, deletes: 0, truncates: 0, checkpoints: 0 };
+  const counts: Omit<OperationCounts, 'schemaChanges' | 'tables'> = {
+    upserts: 0,
+    updates: 0,
+    deletes: 0,
+    truncates: 0,
+    checkpoints: 0,
+  };
   // One map lookup per row: cheap beside the guard, and what a progress line names.
   const rowsByTable = new Map<string, number>();
   const countRow = (table: string) => void rowsByTable.set(table, (rowsByTable.get(table) ?? 0) + 1);
   // Names go into messages through the redactor: the name itself may be what is refused.
   const refuse = (what: string, text: string) =>
     new ConnectorError(
-      `refusing to write ${what}: it holds the value of secret configuration key(s) ${registry.labelsIn(text).map((k) => `'${k}'`).join(', ')}`,
+      `refusing to write ${what}: it holds the value of secret configuration key(s) ${registry
+        .labelsIn(text)
+        .map((k) => `'${k}'`)
+        .join(', ')}`,
       { code: 'secret_in_row', hint: 'do not copy credentials into synced rows' },
     );
   // Table and column names repeat on every row: each is checked once, and again only when a new
@@ -95,7 +109,8 @@ export function createOperations(destination: Destination, stateStore: StateStor
     if (!nameIsClean(table)) throw refuse(`table '${registry.redact(table)}'`, table);
   };
   // The place, for a refusal only (redacting a name costs more than checking it).
-  const where = (table: string, column: string) => `table '${registry.redact(table)}' column '${registry.redact(column)}'`;
+  const where = (table: string, column: string) =>
+    `table '${registry.redact(table)}' column '${registry.redact(column)}'`;
   // Whether a secret could hide in a number's text at all (a numeric PIN): usually not, and then
   // numbers are not turned into text to be looked at (measured: a third of the guard's time).
   let numbersCheckedAt = -1;
@@ -125,7 +140,8 @@ export function createOperations(destination: Destination, stateStore: StateStor
         // A number is refused only when it is a secret whole (a numeric PIN written as a number):
         // digits of a secret inside a longer number (an id, an amount) are a coincidence, not a leak.
         const text = String(value);
-        if (registry.contains(text) && /^<redacted:[^>]+>$/.test(registry.redact(text))) throw refuse(where(table, column), text);
+        if (registry.contains(text) && /^<redacted:[^>]+>$/.test(registry.redact(text)))
+          throw refuse(where(table, column), text);
         continue;
       }
       if (typeof value === 'string') {
@@ -134,10 +150,13 @@ export function createOperations(destination: Destination, stateStore: StateStor
       }
       const texts = storedTexts(value);
       if (texts === undefined) {
-        throw new ConnectorError(`refusing to write ${where(table, column)}: its value cannot be serialized to JSON, so it cannot be checked for secrets`, {
-          code: 'row_value_not_serializable',
-          hint: 'give the column a string, number, boolean, Date, Uint8Array or a JSON-serializable object or array',
-        });
+        throw new ConnectorError(
+          `refusing to write ${where(table, column)}: its value cannot be serialized to JSON, so it cannot be checked for secrets`,
+          {
+            code: 'row_value_not_serializable',
+            hint: 'give the column a string, number, boolean, Date, Uint8Array or a JSON-serializable object or array',
+          },
+        );
       }
       for (const text of texts) if (registry.contains(text)) throw refuse(where(table, column), text);
     }
@@ -198,7 +217,11 @@ export function createOperations(destination: Destination, stateStore: StateStor
   };
   return {
     op,
-    counts: (): OperationCounts => ({ ...counts, schemaChanges: destination.schemaChanges, tables: Object.fromEntries(rowsByTable) }),
+    counts: (): OperationCounts => ({
+      ...counts,
+      schemaChanges: destination.schemaChanges,
+      tables: Object.fromEntries(rowsByTable),
+    }),
     /** Resolves when no checkpoint is being saved: a stopped run closes only after the one in flight. */
     idle: (): Promise<unknown> => checkpointing,
   };
@@ -260,11 +283,15 @@ function binaryBytes(value: unknown): Uint8Array | undefined {
 function bufferJsonBytes(value: unknown): Uint8Array | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   const { type, data } = value as { type?: unknown; data?: unknown };
-  if (type !== 'Buffer' || !Array.isArray(data) || !data.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return undefined;
+  if (type !== 'Buffer' || !Array.isArray(data) || !data.every((b) => Number.isInteger(b) && b >= 0 && b <= 255))
+    return undefined;
   return Uint8Array.from(data as number[]);
 }
 
 /** Bytes as text both ways a reader may take them: UTF-8 (invalid sequences replaced) and latin1. */
 function decodings(bytes: Uint8Array): string[] {
-  return [new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')];
+  return [
+    new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes),
+    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'),
+  ];
 }

@@ -28,11 +28,20 @@ export interface ProbeConnectorResult {
 export async function probeConnector(options: ProbeConnectorOptions): Promise<ProbeConnectorResult> {
   const { connector, configuration: raw, log, registry } = options;
   const connectorSecretKeys = new Set(connector.secretKeys ?? []);
-  const auth = await authenticate(raw, { ...options.authenticate, source: connector.source as keyof SourceClients, log, registry, connectorSecretKeys });
+  const auth = await authenticate(raw, {
+    ...options.authenticate,
+    source: connector.source as keyof SourceClients,
+    log,
+    registry,
+    connectorSecretKeys,
+  });
   try {
     const own = connector.configuration ? parseKeys(connector.configuration, raw, 'the connector') : {};
     const probe = await auth.probe();
-    const configuration = protectConfiguration({ ...raw, ...(own as object) }, new Set([...auth.secretKeys, ...connectorSecretKeys]));
+    const configuration = protectConfiguration(
+      { ...raw, ...(own as object) },
+      new Set([...auth.secretKeys, ...connectorSecretKeys]),
+    );
     const tables = connector.schema ? await connector.schema(configuration as never) : [];
     return { probe, tables };
   } finally {

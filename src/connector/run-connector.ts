@@ -72,21 +72,34 @@ export async function runConnector(options: RunConnectorOptions): Promise<RunRes
     const destination = await options.openDestination();
     let operations: ReturnType<typeof createOperations> | undefined;
     try {
-      const configuration = protectConfiguration({ ...raw, ...(own as object) }, new Set([...auth.secretKeys, ...connectorSecretKeys]));
+      const configuration = protectConfiguration(
+        { ...raw, ...(own as object) },
+        new Set([...auth.secretKeys, ...connectorSecretKeys]),
+      );
       if (connector.schema) await destination.declare(await connector.schema(configuration as never));
       operations = createOperations(destination, options.stateStore, registry, signal ? { signal } : {});
       options.onOperations?.(operations.counts);
       const { op } = operations;
       try {
-        const updating = (async () => connector.update({ configuration, state: options.state, source: auth.source as never, op, log: log.withOrigin('connector') }))();
+        const updating = (async () =>
+          connector.update({
+            configuration,
+            state: options.state,
+            source: auth.source as never,
+            op,
+            log: log.withOrigin('connector'),
+          }))();
         await untilStopped(updating);
       } catch (error) {
         if (isConnectorAuthError(error) || (signal?.aborted && error === signal.reason)) throw error;
-        throw new ConnectorError(`the connector's update() failed: ${error instanceof Error ? error.message : String(error)}`, {
-          code: 'update_failed',
-          hint: 'see the connector code; run with --verbose for the stack trace',
-          cause: error,
-        });
+        throw new ConnectorError(
+          `the connector's update() failed: ${error instanceof Error ? error.message : String(error)}`,
+          {
+            code: 'update_failed',
+            hint: 'see the connector code; run with --verbose for the stack trace',
+            cause: error,
+          },
+        );
       }
       await destination.flush();
       return { probe, counts: operations.counts() };

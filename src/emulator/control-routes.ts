@@ -5,7 +5,13 @@ import { readJson, sendJson } from './http-reply.js';
 import { utcConnector, utcGroup } from './utc-timestamps.js';
 import { pathSegments } from './pipeline-routes.js';
 import { nextScheduledSync } from './sync-schedule.js';
-import { SimulationRefusal, SYNC_OUTCOMES, type EmulatorEvent, type SyncOutcome, type SyncTrigger } from './sync-simulation.js';
+import {
+  SimulationRefusal,
+  SYNC_OUTCOMES,
+  type EmulatorEvent,
+  type SyncOutcome,
+  type SyncTrigger,
+} from './sync-simulation.js';
 
 /**
  * Emulator-only routes under `/_emulator/` — not part of either interface, no credentials needed (the
@@ -14,9 +20,15 @@ import { SimulationRefusal, SYNC_OUTCOMES, type EmulatorEvent, type SyncOutcome,
  * failures, and the webhook feature switched off. Listed in docs/interfaces/emulator.md.
  */
 
-const error = (res: ServerResponse, status: number, code: string, message: string) => sendJson(res, status, { code, message });
+const error = (res: ServerResponse, status: number, code: string, message: string) =>
+  sendJson(res, status, { code, message });
 
-export async function handleControl(req: IncomingMessage, res: ServerResponse, url: URL, ctx: EmulatorContext): Promise<void> {
+export async function handleControl(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  ctx: EmulatorContext,
+): Promise<void> {
   const segments = (pathSegments(url.pathname) ?? []).slice(1);
   const method = req.method ?? 'GET';
   const body = method === 'GET' || method === 'DELETE' ? {} : await readJson(req);
@@ -42,7 +54,8 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, u
       case 'GET connectors/:id':
         return withConnector(res, ctx, segments[1]!, (c) => sendJson(res, 200, { code: 'Success', data: c }));
       case 'DELETE connectors/:id':
-        if (!ctx.store.removeConnector(segments[1]!)) return error(res, 404, 'NotFound_Connector', `Connector with id '${segments[1]}' does not exist.`);
+        if (!ctx.store.removeConnector(segments[1]!))
+          return error(res, 404, 'NotFound_Connector', `Connector with id '${segments[1]}' does not exist.`);
         return sendJson(res, 200, { code: 'Success', message: 'Connector has been deleted' });
       case 'PATCH connectors/:id':
         return sendJson(res, 200, { code: 'Success', data: ctx.simulator.changeSchedule(segments[1]!, b) });
@@ -88,10 +101,17 @@ function changeSettings(res: ServerResponse, b: Record<string, unknown>, ctx: Em
   const s = ctx.settings;
   if (b.paging_style !== undefined && b.paging_style !== 'look-ahead' && b.paging_style !== 'full-page')
     return error(res, 400, 'InvalidInput', "paging_style must be 'look-ahead' or 'full-page'");
-  if (b.webhook_not_found_as !== undefined && b.webhook_not_found_as !== 'http_404' && b.webhook_not_found_as !== 'status_200')
+  if (
+    b.webhook_not_found_as !== undefined &&
+    b.webhook_not_found_as !== 'http_404' &&
+    b.webhook_not_found_as !== 'status_200'
+  )
     return error(res, 400, 'InvalidInput', "webhook_not_found_as must be 'http_404' or 'status_200'");
   const schemes = b.webhook_auth_schemes;
-  if (schemes !== undefined && (!Array.isArray(schemes) || schemes.length === 0 || !schemes.every((x) => x === 'bearer' || x === 'basic')))
+  if (
+    schemes !== undefined &&
+    (!Array.isArray(schemes) || schemes.length === 0 || !schemes.every((x) => x === 'bearer' || x === 'basic'))
+  )
     return error(res, 400, 'InvalidInput', "webhook_auth_schemes must be a non-empty list of 'bearer' and 'basic'");
   if (b.webhook_feature_available !== undefined && typeof b.webhook_feature_available !== 'boolean')
     return error(res, 400, 'InvalidInput', 'webhook_feature_available must be true or false');
@@ -103,11 +123,13 @@ function changeSettings(res: ServerResponse, b: Record<string, unknown>, ctx: Em
 }
 
 function addFault(res: ServerResponse, b: Record<string, unknown>, ctx: EmulatorContext): void {
-  if (typeof b.path !== 'string' || !b.path.startsWith('/')) return error(res, 400, 'InvalidInput', 'path must be a path prefix such as /v1/groups');
+  if (typeof b.path !== 'string' || !b.path.startsWith('/'))
+    return error(res, 400, 'InvalidInput', 'path must be a path prefix such as /v1/groups');
   if (!Number.isInteger(b.status) || (b.status as number) < 100 || (b.status as number) > 599)
     return error(res, 400, 'InvalidInput', 'status must be an HTTP status code');
   const times = b.times === undefined ? 1 : b.times;
-  if (!Number.isInteger(times) || (times as number) < 1) return error(res, 400, 'InvalidInput', 'times must be a whole number from 1');
+  if (!Number.isInteger(times) || (times as number) < 1)
+    return error(res, 400, 'InvalidInput', 'times must be a whole number from 1');
   ctx.faults.add({
     path: b.path,
     ...(typeof b.method === 'string' ? { method: b.method } : {}),
@@ -122,7 +144,8 @@ function addFault(res: ServerResponse, b: Record<string, unknown>, ctx: Emulator
 function addGroup(res: ServerResponse, b: Record<string, unknown>, ctx: EmulatorContext): void {
   const parsed = groupSchema.safeParse({ created_at: ctx.now().toISOString(), ...b });
   if (!parsed.success) return error(res, 400, 'InvalidInput', `Invalid group: ${firstIssue(parsed.error.issues)}`);
-  if (ctx.store.getGroup(parsed.data.id)) return error(res, 409, 'Conflict', `Group with id '${parsed.data.id}' exists already.`);
+  if (ctx.store.getGroup(parsed.data.id))
+    return error(res, 409, 'Conflict', `Group with id '${parsed.data.id}' exists already.`);
   const group = utcGroup(parsed.data);
   ctx.store.addGroup(group);
   sendJson(res, 201, { code: 'Success', data: group });
@@ -142,13 +165,23 @@ function addConnector(res: ServerResponse, b: Record<string, unknown>, ctx: Emul
     failed_at: null,
     setup_tests: [],
     ...b,
-    status: { setup_state: 'connected', sync_state: 'scheduled', update_state: 'on_schedule', is_historical_sync: false, tasks: [], warnings: [], ...status },
+    status: {
+      setup_state: 'connected',
+      sync_state: 'scheduled',
+      update_state: 'on_schedule',
+      is_historical_sync: false,
+      tasks: [],
+      warnings: [],
+      ...status,
+    },
   };
   const parsed = connectorSchema.safeParse(candidate);
   if (!parsed.success) return error(res, 400, 'InvalidInput', `Invalid connector: ${firstIssue(parsed.error.issues)}`);
   const connector = utcConnector(parsed.data as Connector);
-  if (!ctx.store.getGroup(connector.group_id)) return error(res, 404, 'NotFound_Group', `Group with id '${connector.group_id}' does not exist.`);
-  if (ctx.store.getConnector(connector.id)) return error(res, 409, 'Conflict', `Connector with id '${connector.id}' exists already.`);
+  if (!ctx.store.getGroup(connector.group_id))
+    return error(res, 404, 'NotFound_Group', `Group with id '${connector.group_id}' does not exist.`);
+  if (ctx.store.getConnector(connector.id))
+    return error(res, 409, 'Conflict', `Connector with id '${connector.id}' exists already.`);
   ctx.store.addConnector(connector);
   sendJson(res, 201, { code: 'Success', data: connector });
 }
@@ -157,9 +190,14 @@ function addWebhook(res: ServerResponse, b: Record<string, unknown>, ctx: Emulat
   const bad = (message: string) => sendJson(res, 400, { status: 400, message });
   if (typeof b.name !== 'string' || b.name === '') return bad('name is required');
   if (typeof b.endpoint !== 'string' || !isHttpsUrl(b.endpoint)) return bad('endpoint must be an HTTPS URL');
-  if (b.events !== undefined && b.events !== null && (!Array.isArray(b.events) || !b.events.every((e) => typeof e === 'string')))
+  if (
+    b.events !== undefined &&
+    b.events !== null &&
+    (!Array.isArray(b.events) || !b.events.every((e) => typeof e === 'string'))
+  )
     return bad('events must be a list of event names');
-  if (b.description !== undefined && b.description !== null && typeof b.description !== 'string') return bad('description must be text');
+  if (b.description !== undefined && b.description !== null && typeof b.description !== 'string')
+    return bad('description must be text');
   const webhook = ctx.store.addWebhook({
     name: b.name,
     endpoint: b.endpoint,
@@ -169,12 +207,21 @@ function addWebhook(res: ServerResponse, b: Record<string, unknown>, ctx: Emulat
   sendJson(res, 201, { status: 'success', data: webhook });
 }
 
-async function runSync(res: ServerResponse, id: string, b: Record<string, unknown>, ctx: EmulatorContext, phase: 'start' | 'finish' | 'both') {
+async function runSync(
+  res: ServerResponse,
+  id: string,
+  b: Record<string, unknown>,
+  ctx: EmulatorContext,
+  phase: 'start' | 'finish' | 'both',
+) {
   const trigger = (b.trigger ?? 'manual') as SyncTrigger;
-  if (trigger !== 'manual' && trigger !== 'scheduled') return error(res, 400, 'InvalidInput', "trigger must be 'manual' or 'scheduled'");
+  if (trigger !== 'manual' && trigger !== 'scheduled')
+    return error(res, 400, 'InvalidInput', "trigger must be 'manual' or 'scheduled'");
   const outcome = (b.outcome ?? 'success') as SyncOutcome;
-  if (!SYNC_OUTCOMES.includes(outcome)) return error(res, 400, 'InvalidInput', `outcome must be one of ${SYNC_OUTCOMES.join(', ')}`);
-  if (b.message !== undefined && typeof b.message !== 'string') return error(res, 400, 'InvalidInput', 'message must be text');
+  if (!SYNC_OUTCOMES.includes(outcome))
+    return error(res, 400, 'InvalidInput', `outcome must be one of ${SYNC_OUTCOMES.join(', ')}`);
+  if (b.message !== undefined && typeof b.message !== 'string')
+    return error(res, 400, 'InvalidInput', 'message must be text');
   const events: EmulatorEvent[] = [];
   let run;
   if (phase !== 'finish') {
@@ -196,9 +243,12 @@ function nextSync(res: ServerResponse, url: URL, ctx: EmulatorContext, id: strin
   if (!connector) return error(res, 404, 'NotFound_Connector', `Connector with id '${id}' does not exist.`);
   const afterText = url.searchParams.get('after');
   const after = afterText ? new Date(afterText) : ctx.now();
-  if (Number.isNaN(after.getTime())) return error(res, 400, 'InvalidInput', "after must be an ISO 8601 timestamp");
+  if (Number.isNaN(after.getTime())) return error(res, 400, 'InvalidInput', 'after must be an ISO 8601 timestamp');
   const next = nextScheduledSync(connector, after, ctx.settings.baselineStartTime);
-  sendJson(res, 200, { code: 'Success', data: { next_sync_at: next.at?.toISOString() ?? null, reason: next.reason, historical: next.historical } });
+  sendJson(res, 200, {
+    code: 'Success',
+    data: { next_sync_at: next.at?.toISOString() ?? null, reason: next.reason, historical: next.historical },
+  });
 }
 
 function withConnector(res: ServerResponse, ctx: EmulatorContext, id: string, then: (c: Connector) => void): void {

@@ -25,7 +25,11 @@ export const emulatorDataSchema = z.object({
   groups: z.array(groupSchema).default([]),
   connectors: z.array(connectorSchema).default([]),
   // `secret`: deliveries are signed with it (X-Fivetran-Signature-256); fetch and list show it masked.
-  webhooks: z.array(webhookSchema.extend({ id: z.number().int().nonnegative().optional(), secret: z.string().min(1).optional() })).default([]),
+  webhooks: z
+    .array(
+      webhookSchema.extend({ id: z.number().int().nonnegative().optional(), secret: z.string().min(1).optional() }),
+    )
+    .default([]),
   transformations: z.array(transformationSchema).default([]),
   webhook_feature_available: z.boolean().default(true),
   /** Credentials the emulator accepts; the demo credentials when absent. */
@@ -46,11 +50,14 @@ export async function readEmulatorData(path: string): Promise<EmulatorData> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new ConfigurationError(`emulator data file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, {
-      code: 'emulator_data_unreadable',
-      key: '--data',
-      hint: 'pass --data with the path of a JSON file (see connector-auth emulator --print-data)',
-    });
+    throw new ConfigurationError(
+      `emulator data file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      {
+        code: 'emulator_data_unreadable',
+        key: '--data',
+        hint: 'pass --data with the path of a JSON file (see connector-auth emulator --print-data)',
+      },
+    );
   }
   // A byte order mark (a data file saved by a Windows editor) is not content; JSON.parse would refuse it.
   if (text.startsWith('\uFEFF')) text = text.slice(1);
@@ -58,7 +65,10 @@ export async function readEmulatorData(path: string): Promise<EmulatorData> {
   try {
     json = JSON.parse(text);
   } catch {
-    throw new ConfigurationError(`emulator data file ${path} is not valid JSON`, { code: 'emulator_data_not_json', key: '--data' });
+    throw new ConfigurationError(`emulator data file ${path} is not valid JSON`, {
+      code: 'emulator_data_not_json',
+      key: '--data',
+    });
   }
   return parseEmulatorData(json, path);
 }
@@ -67,7 +77,10 @@ export function parseEmulatorData(value: unknown, origin = 'emulator data'): Emu
   const result = emulatorDataSchema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  const path = issue.path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+    .join('')
+    .replace(/^\./, '');
   throw new ConfigurationError(`${origin}: ${path || 'the document'} ${issue.message.toLowerCase()}`, {
     code: 'emulator_data_invalid',
     key: '--data',
@@ -82,7 +95,8 @@ export function seedStore(store: EmulatorStore, data: EmulatorData): void {
     store.addGroup(utcGroup(group as Group));
   }
   for (const connector of data.connectors) {
-    if (!store.getGroup(connector.group_id)) throw invalid(`connector '${connector.id}' names group '${connector.group_id}', which is not in groups`);
+    if (!store.getGroup(connector.group_id))
+      throw invalid(`connector '${connector.id}' names group '${connector.group_id}', which is not in groups`);
     if (store.getConnector(connector.id)) throw invalid(`connector '${connector.id}' appears twice`);
     store.addConnector(utcConnector(structuredClone(connector) as Connector));
   }
@@ -94,7 +108,12 @@ export function seedStore(store: EmulatorStore, data: EmulatorData): void {
     const record: Transformation =
       typeof t === 'string'
         ? { id: t, version: 1, latest_version: 2 }
-        : { id: t.id, ...(t.name ? { name: t.name } : {}), version: t.version ?? 1, latest_version: t.latest_version ?? (t.version ?? 1) + 1 };
+        : {
+            id: t.id,
+            ...(t.name ? { name: t.name } : {}),
+            version: t.version ?? 1,
+            latest_version: t.latest_version ?? (t.version ?? 1) + 1,
+          };
     store.addTransformation(record);
   }
   store.webhookFeatureAvailable = data.webhook_feature_available;

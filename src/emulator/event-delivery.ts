@@ -1,5 +1,11 @@
 import { Agent, request } from 'node:https';
-import { WEBHOOK_SIGNATURE_HEADER, isHttpsUrl, signWebhookPayload, webhookSelects, type Webhook } from '../clients/index.js';
+import {
+  WEBHOOK_SIGNATURE_HEADER,
+  isHttpsUrl,
+  signWebhookPayload,
+  webhookSelects,
+  type Webhook,
+} from '../clients/index.js';
 import type { EmulatorEvent } from './sync-simulation.js';
 
 /**
@@ -41,11 +47,17 @@ export class EventDelivery {
   }
 
   /** Delivers each event to each selecting webhook; resolves when every attempt has ended. */
-  async deliver(events: readonly EmulatorEvent[], webhooks: readonly Webhook[], secretOf: (id: number) => string | undefined = () => undefined): Promise<Delivery[]> {
+  async deliver(
+    events: readonly EmulatorEvent[],
+    webhooks: readonly Webhook[],
+    secretOf: (id: number) => string | undefined = () => undefined,
+  ): Promise<Delivery[]> {
     const perWebhook = await Promise.all(
       webhooks.map(async (webhook) => {
         const done: Delivery[] = [];
-        for (const event of events) if (webhookSelects(webhook.events, event.event)) done.push(await this.#post(webhook, event, secretOf(webhook.id)));
+        for (const event of events)
+          if (webhookSelects(webhook.events, event.event))
+            done.push(await this.#post(webhook, event, secretOf(webhook.id)));
         return done;
       }),
     );
@@ -59,8 +71,14 @@ export class EventDelivery {
   }
 
   #post(webhook: Webhook, event: EmulatorEvent, secret: string | undefined): Promise<Delivery> {
-    const base = { webhook_id: webhook.id, event: event.event, endpoint: webhook.endpoint, delivered_at: this.#options.now().toISOString() };
-    if (!isHttpsUrl(webhook.endpoint)) return Promise.resolve({ ...base, error: 'endpoint is not HTTPS; not delivered' });
+    const base = {
+      webhook_id: webhook.id,
+      event: event.event,
+      endpoint: webhook.endpoint,
+      delivered_at: this.#options.now().toISOString(),
+    };
+    if (!isHttpsUrl(webhook.endpoint))
+      return Promise.resolve({ ...base, error: 'endpoint is not HTTPS; not delivered' });
     const body = JSON.stringify(event);
     return new Promise((resolve) => {
       const req = request(

@@ -34,7 +34,12 @@ function item(id: number) {
 export function handleExampleApi(req: IncomingMessage, res: ServerResponse, url: URL, token: string): void {
   req.resume();
   if (!bearerMatches(req.headers.authorization, token)) {
-    return sendJson(res, 401, { error: 'unauthorized', message: 'a valid Bearer token is required' }, { 'www-authenticate': 'Bearer realm="example-api"' });
+    return sendJson(
+      res,
+      401,
+      { error: 'unauthorized', message: 'a valid Bearer token is required' },
+      { 'www-authenticate': 'Bearer realm="example-api"' },
+    );
   }
   if (req.method !== 'GET') return sendJson(res, 405, { error: 'method_not_allowed' }, { allow: 'GET' });
   const leaf = url.pathname.slice(EXAMPLE_API_PATH.length);
@@ -43,10 +48,12 @@ export function handleExampleApi(req: IncomingMessage, res: ServerResponse, url:
 
   const limitText = url.searchParams.get('limit');
   const limit = limitText === null ? DEFAULT_LIMIT : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > DEFAULT_LIMIT) return sendJson(res, 400, { error: 'invalid_limit', message: 'limit must be 1 to 100' });
+  if (!Number.isInteger(limit) || limit < 1 || limit > DEFAULT_LIMIT)
+    return sendJson(res, 400, { error: 'invalid_limit', message: 'limit must be 1 to 100' });
   const cursor = url.searchParams.get('cursor');
   const after = cursor === null ? 0 : decodeCursor(cursor);
-  if (after === undefined) return sendJson(res, 400, { error: 'invalid_cursor', message: 'cursor was not issued by this API' });
+  if (after === undefined)
+    return sendJson(res, 400, { error: 'invalid_cursor', message: 'cursor was not issued by this API' });
   const last = Math.min(after + limit, EXAMPLE_ITEM_COUNT);
   const items = [];
   for (let id = after + 1; id <= last; id++) items.push(item(id));

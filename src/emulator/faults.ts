@@ -35,7 +35,9 @@ export class FaultInjector {
 
   /** The first fault matching this request, used up by one. */
   take(method: string, pathname: string): Fault | undefined {
-    const i = this.#faults.findIndex((f) => pathname.startsWith(f.path) && (!f.method || f.method.toUpperCase() === method));
+    const i = this.#faults.findIndex(
+      (f) => pathname.startsWith(f.path) && (!f.method || f.method.toUpperCase() === method),
+    );
     if (i < 0) return undefined;
     const fault = this.#faults[i]!;
     if (--fault.times <= 0) this.#faults.splice(i, 1);

@@ -2,12 +2,26 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** JSON in and out for the emulator's handlers. */
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   sendJsonText(res, status, JSON.stringify(body), headers);
 }
 
-export function sendJsonText(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+export function sendJsonText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -41,7 +55,14 @@ export function acceptsJson(accept: string | undefined): boolean {
   let best: { specificity: number; q: number } | undefined;
   for (const part of accept.split(',')) {
     const [range = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
-    const specificity = range === 'application/json' || (range.startsWith('application/') && range.endsWith('+json')) ? 3 : range === 'application/*' ? 2 : range === '*/*' ? 1 : 0;
+    const specificity =
+      range === 'application/json' || (range.startsWith('application/') && range.endsWith('+json'))
+        ? 3
+        : range === 'application/*'
+          ? 2
+          : range === '*/*'
+            ? 1
+            : 0;
     if (specificity === 0) continue;
     const qParam = params.find((p) => /^q\s*=/.test(p));
     const q = qParam === undefined ? 1 : Number(qParam.split('=')[1]);

@@ -37,7 +37,13 @@ export interface PageOf<V> {
   nextCursor: string | undefined;
 }
 
-export function takePage<V>(index: SortedIndex<V>, scope: string, after: string | undefined, limit: number, style: PagingStyle): PageOf<V> {
+export function takePage<V>(
+  index: SortedIndex<V>,
+  scope: string,
+  after: string | undefined,
+  limit: number,
+  style: PagingStyle,
+): PageOf<V> {
   const { values, lastKey, more } = index.page(after, limit);
   const hasNext = lastKey !== undefined && (style === 'full-page' ? values.length === limit : more);
   return { values, nextCursor: hasNext ? encodeCursor({ scope, after: lastKey }) : undefined };

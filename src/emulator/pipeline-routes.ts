@@ -11,13 +11,21 @@ import { jsonOf, type StoredRecord } from './store.js';
  * writes them: 400 InvalidInput, 401 AuthFailed, 404 NotFound_*, 405 MethodNotAllowed, 406 NotAcceptable.
  */
 
-const error = (res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}) =>
-  sendJson(res, status, { code, message }, headers);
+const error = (
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+) => sendJson(res, status, { code, message }, headers);
 
 export function handlePipeline(req: IncomingMessage, res: ServerResponse, url: URL, ctx: EmulatorContext): void {
   if (!basicMatches(req.headers.authorization, ctx.credentials.apiKey, ctx.credentials.apiSecret))
-    return error(res, 401, 'AuthFailed', 'Missing or invalid API key and secret.', { 'www-authenticate': 'Basic realm="pipeline"' });
-  if (!acceptsJson(req.headers.accept)) return error(res, 406, 'NotAcceptable', 'This interface answers application/json only.');
+    return error(res, 401, 'AuthFailed', 'Missing or invalid API key and secret.', {
+      'www-authenticate': 'Basic realm="pipeline"',
+    });
+  if (!acceptsJson(req.headers.accept))
+    return error(res, 406, 'NotAcceptable', 'This interface answers application/json only.');
 
   const segments = pathSegments(url.pathname);
   if (segments === undefined) return error(res, 400, 'InvalidInput', 'The path is not valid percent-encoding.');
@@ -28,7 +36,12 @@ export function handlePipeline(req: IncomingMessage, res: ServerResponse, url: U
     if (method !== 'GET') return notAllowed(res, 'GET');
     return listGroups(res, url, ctx);
   }
-  if (first === 'groups' && id !== undefined && (leaf === 'connectors' || leaf === 'connections') && extra === undefined) {
+  if (
+    first === 'groups' &&
+    id !== undefined &&
+    (leaf === 'connectors' || leaf === 'connections') &&
+    extra === undefined
+  ) {
     if (method !== 'GET') return notAllowed(res, 'GET');
     return listConnectors(res, url, ctx, id);
   }
@@ -64,7 +77,12 @@ const PAGE_HEAD = Buffer.from('{"code":"Success","message":"Operation performed.
 const COMMA = Buffer.from(',');
 
 /** The envelope of 2.5, assembled from each record's stored JSON bytes in one copy. */
-function sendPage<T>(res: ServerResponse, ctx: EmulatorContext, records: StoredRecord<T>[], nextCursor: string | undefined): void {
+function sendPage<T>(
+  res: ServerResponse,
+  ctx: EmulatorContext,
+  records: StoredRecord<T>[],
+  nextCursor: string | undefined,
+): void {
   const parts: Buffer[] = [PAGE_HEAD];
   for (let i = 0; i < records.length; i++) {
     if (i > 0) parts.push(COMMA);

@@ -5,7 +5,13 @@ import type { WebhookAuthScheme } from './auth-check.js';
 import { handleControl } from './control-routes.js';
 import { defaultEmulatorData } from './default-data.js';
 import type { EmulatorContext, EmulatorCredentials, EmulatorSettings } from './emulator-context.js';
-import { parseEmulatorData, readEmulatorData, seedStore, type EmulatorData, type EmulatorDataInput } from './emulator-data.js';
+import {
+  parseEmulatorData,
+  readEmulatorData,
+  seedStore,
+  type EmulatorData,
+  type EmulatorDataInput,
+} from './emulator-data.js';
 import { EventDelivery, type Delivery } from './event-delivery.js';
 import { FaultInjector } from './faults.js';
 import { PageBuffers } from './page-buffers.js';
@@ -88,7 +94,9 @@ export interface RunningEmulator {
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const data: EmulatorData =
-    typeof options.data === 'string' ? await readEmulatorData(options.data) : parseEmulatorData(options.data ?? defaultEmulatorData());
+    typeof options.data === 'string'
+      ? await readEmulatorData(options.data)
+      : parseEmulatorData(options.data ?? defaultEmulatorData());
   const store = new EmulatorStore();
   seedStore(store, data);
   const now = options.now ?? (() => new Date());
@@ -100,8 +108,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     ...(fromData.webhook_token ? { webhookToken: fromData.webhook_token } : {}),
     ...options.credentials,
   };
-  if (options.credentials?.apiKey && !options.credentials.webhookUsername) credentials.webhookUsername = options.credentials.apiKey;
-  if (options.credentials?.apiSecret && !options.credentials.webhookPassword) credentials.webhookPassword = options.credentials.apiSecret;
+  if (options.credentials?.apiKey && !options.credentials.webhookUsername)
+    credentials.webhookUsername = options.credentials.apiKey;
+  if (options.credentials?.apiSecret && !options.credentials.webhookPassword)
+    credentials.webhookPassword = options.credentials.apiSecret;
   const settings: EmulatorSettings = {
     pagingStyle: options.pagingStyle ?? 'look-ahead',
     webhookNotFoundAs: options.webhookNotFoundAs ?? 'http_404',
@@ -109,7 +119,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     baselineStartTime: options.baselineStartTime ?? '00:00',
   };
   const delivery = new EventDelivery({ now, ...(options.deliveryCa ? { ca: options.deliveryCa } : {}) });
-  const ctx: EmulatorContext = { exampleApiToken: options.exampleApiToken ?? DEMO_VALUES.exampleApiToken, store, simulator: new SyncSimulator(store, now), delivery, faults: new FaultInjector(), pageBuffers: new PageBuffers(), credentials, settings, now };
+  const ctx: EmulatorContext = {
+    exampleApiToken: options.exampleApiToken ?? DEMO_VALUES.exampleApiToken,
+    store,
+    simulator: new SyncSimulator(store, now),
+    delivery,
+    faults: new FaultInjector(),
+    pageBuffers: new PageBuffers(),
+    credentials,
+    settings,
+    now,
+  };
 
   let requests = 0;
   const recentRequests: RequestRecord[] = [];
@@ -125,7 +145,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       if (recentRequests.length > 100) recentRequests.shift();
     }
     handle(req, res, ctx).catch((error: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, { code: 'InternalError', message: error instanceof Error ? error.message : String(error) });
+      if (!res.headersSent)
+        sendJson(res, 500, { code: 'InternalError', message: error instanceof Error ? error.message : String(error) });
       else res.destroy();
     });
   });
@@ -168,13 +189,19 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: EmulatorCo
   const fault = ctx.faults.take(req.method ?? 'GET', path);
   if (fault) {
     req.resume();
-    return sendJson(res, fault.status, fault.body ?? { code: 'InjectedFault', message: `Injected HTTP ${fault.status}` }, {
-      ...(fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {}),
-    });
+    return sendJson(
+      res,
+      fault.status,
+      fault.body ?? { code: 'InjectedFault', message: `Injected HTTP ${fault.status}` },
+      {
+        ...(fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {}),
+      },
+    );
   }
   if (path === '/api/v1/webhooks' || path.startsWith('/api/v1/webhooks/')) return handleWebhooks(req, res, url, ctx);
   if (path.startsWith('/v1/')) return handlePipeline(req, res, url, ctx);
-  if (path === EXAMPLE_API_PATH || path.startsWith(`${EXAMPLE_API_PATH}/`)) return handleExampleApi(req, res, url, ctx.exampleApiToken);
+  if (path === EXAMPLE_API_PATH || path.startsWith(`${EXAMPLE_API_PATH}/`))
+    return handleExampleApi(req, res, url, ctx.exampleApiToken);
   sendJson(res, 404, { code: 'NotFound', message: `No endpoint ${req.method} ${path}.` });
 }
 

@@ -75,12 +75,17 @@ export class SyncSimulator {
 
   start(connectorId: string, trigger: SyncTrigger): { run: SyncRun; events: EmulatorEvent[] } {
     const connector = this.#connector(connectorId);
-    if (this.#running.has(connectorId)) throw new SimulationRefusal(409, 'SyncInProgress', `Connector '${connectorId}' is already syncing.`);
+    if (this.#running.has(connectorId))
+      throw new SimulationRefusal(409, 'SyncInProgress', `Connector '${connectorId}' is already syncing.`);
     if (connector.paused) throw new SimulationRefusal(409, 'ConnectorPaused', `Connector '${connectorId}' is paused.`);
     if (connector.status.setup_state === 'incomplete')
       throw new SimulationRefusal(409, 'SetupIncomplete', `Connector '${connectorId}' has not passed its setup tests.`);
     if (trigger === 'scheduled' && connector.schedule_type === 'manual')
-      throw new SimulationRefusal(409, 'ScheduledSyncDisabled', `Connector '${connectorId}' has schedule_type manual: scheduled syncs are disabled.`);
+      throw new SimulationRefusal(
+        409,
+        'ScheduledSyncDisabled',
+        `Connector '${connectorId}' has schedule_type manual: scheduled syncs are disabled.`,
+      );
     const run: SyncRun = {
       sync_id: `sync_${++this.#runs}`,
       connector_id: connectorId,
@@ -100,7 +105,11 @@ export class SyncSimulator {
     return { run, events };
   }
 
-  finish(connectorId: string, outcome: SyncOutcome, message?: string): { run: SyncRun; events: EmulatorEvent[]; connector: Connector } {
+  finish(
+    connectorId: string,
+    outcome: SyncOutcome,
+    message?: string,
+  ): { run: SyncRun; events: EmulatorEvent[]; connector: Connector } {
     const connector = this.#connector(connectorId);
     const run = this.#running.get(connectorId);
     if (!run) throw new SimulationRefusal(409, 'NotSyncing', `Connector '${connectorId}' is not syncing.`);
@@ -109,7 +118,8 @@ export class SyncSimulator {
     run.finished_at = now;
     run.outcome = outcome;
     const events: EmulatorEvent[] = [];
-    const reason = message ?? (outcome === 'broken' ? 'The source rejected the connector\'s credentials' : 'The sync failed');
+    const reason =
+      message ?? (outcome === 'broken' ? "The source rejected the connector's credentials" : 'The sync failed');
     this.#store.updateConnector(connectorId, (c) => {
       const status = c.status;
       if (outcome === 'success') {
@@ -140,7 +150,9 @@ export class SyncSimulator {
       events.push(this.#event('sync.completed', connector, run, { status: 'FAILURE', reason }));
       if (!this.#openAlerts.has(connectorId)) {
         this.#openAlerts.add(connectorId);
-        events.push(this.#event('sync.alert.raised', connector, run, { reason, setup_state: connector.status.setup_state }));
+        events.push(
+          this.#event('sync.alert.raised', connector, run, { reason, setup_state: connector.status.setup_state }),
+        );
       }
     }
     return { run, events, connector };
@@ -154,7 +166,12 @@ export class SyncSimulator {
       c.setup_tests = [
         passed
           ? { title: 'Connecting to the source', status: 'PASSED', message: '', details: '' }
-          : { title: 'Connecting to the source', status: 'FAILED', message: 'The source refused the connection', details: 'connection refused (emulated setup test)' },
+          : {
+              title: 'Connecting to the source',
+              status: 'FAILED',
+              message: 'The source refused the connection',
+              details: 'connection refused (emulated setup test)',
+            },
       ];
       if (passed) c.status.setup_state = 'connected';
       else if (c.status.setup_state === 'connected') c.status.setup_state = 'broken';
@@ -172,12 +189,20 @@ export class SyncSimulator {
     const bad = (message: string) => new SimulationRefusal(400, 'InvalidInput', message);
     if (patch.is_historical_sync !== undefined && typeof patch.is_historical_sync !== 'boolean')
       throw bad("Invalid 'is_historical_sync': must be true or false");
-    if (patch.paused !== undefined && typeof patch.paused !== 'boolean') throw bad("Invalid 'paused': must be true or false");
+    if (patch.paused !== undefined && typeof patch.paused !== 'boolean')
+      throw bad("Invalid 'paused': must be true or false");
     // Safe integers only: Number.isInteger accepts 2**53 and 1e300, which JSON carries but no
     // client can take as a whole number of minutes.
-    if (patch.sync_frequency !== undefined && (!Number.isSafeInteger(patch.sync_frequency) || (patch.sync_frequency as number) < 1))
+    if (
+      patch.sync_frequency !== undefined &&
+      (!Number.isSafeInteger(patch.sync_frequency) || (patch.sync_frequency as number) < 1)
+    )
       throw bad("Invalid 'sync_frequency': must be a whole number of minutes");
-    if (patch.daily_sync_time !== undefined && patch.daily_sync_time !== null && (typeof patch.daily_sync_time !== 'string' || !DAILY_SYNC_TIME.test(patch.daily_sync_time)))
+    if (
+      patch.daily_sync_time !== undefined &&
+      patch.daily_sync_time !== null &&
+      (typeof patch.daily_sync_time !== 'string' || !DAILY_SYNC_TIME.test(patch.daily_sync_time))
+    )
       throw bad("Invalid 'daily_sync_time': must be a whole hour from 00:00 to 23:00");
     if (patch.schedule_type !== undefined && !(SCHEDULE_TYPES as readonly unknown[]).includes(patch.schedule_type))
       throw bad(`Invalid 'schedule_type': must be one of ${SCHEDULE_TYPES.join(', ')}`);

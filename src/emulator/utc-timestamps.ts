@@ -21,6 +21,7 @@ export function utcConnector<C extends Connector>(connector: C): C {
   const out: C = { ...connector, created_at: utcTimestamp(connector.created_at), status: { ...connector.status } };
   if (connector.succeeded_at !== undefined) out.succeeded_at = optional(connector.succeeded_at);
   if (connector.failed_at !== undefined) out.failed_at = optional(connector.failed_at);
-  if (connector.status.rescheduled_for !== undefined) out.status.rescheduled_for = optional(connector.status.rescheduled_for);
+  if (connector.status.rescheduled_for !== undefined)
+    out.status.rescheduled_for = optional(connector.status.rescheduled_for);
   return out;
 }

@@ -15,7 +15,9 @@ export const FEATURE_NOT_AVAILABLE = "The feature you're trying to use is not av
 
 export function handleWebhooks(req: IncomingMessage, res: ServerResponse, url: URL, ctx: EmulatorContext): void {
   if (!authorized(req.headers.authorization, ctx)) {
-    const challenges = ctx.settings.webhookAuthSchemes.map((s) => (s === 'bearer' ? 'Bearer realm="webhooks"' : 'Basic realm="webhooks"'));
+    const challenges = ctx.settings.webhookAuthSchemes.map((s) =>
+      s === 'bearer' ? 'Bearer realm="webhooks"' : 'Basic realm="webhooks"',
+    );
     return sendJson(res, 401, { status: 401 }, { 'www-authenticate': challenges.join(', ') });
   }
   if (!ctx.store.webhookFeatureAvailable) return sendJson(res, 403, { status: 403, message: FEATURE_NOT_AVAILABLE });
@@ -46,6 +48,7 @@ function authorized(header: string | undefined, ctx: EmulatorContext): boolean {
   // Both checks always run when both schemes are on, so the time taken does not tell which one matched.
   let ok = false;
   if (settings.webhookAuthSchemes.includes('bearer')) ok = bearerMatches(header, credentials.webhookToken) || ok;
-  if (settings.webhookAuthSchemes.includes('basic')) ok = basicMatches(header, credentials.webhookUsername, credentials.webhookPassword) || ok;
+  if (settings.webhookAuthSchemes.includes('basic'))
+    ok = basicMatches(header, credentials.webhookUsername, credentials.webhookPassword) || ok;
   return ok;
 }

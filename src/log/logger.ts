@@ -31,7 +31,13 @@ export interface LoggerOptions {
 }
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warning: 30, error: 40, critical: 50 };
-const COLOR: Record<LogLevel, string> = { debug: '\x1b[90m', info: '\x1b[36m', warning: '\x1b[33m', error: '\x1b[31m', critical: '\x1b[41;97m' };
+const COLOR: Record<LogLevel, string> = {
+  debug: '\x1b[90m',
+  info: '\x1b[36m',
+  warning: '\x1b[33m',
+  error: '\x1b[31m',
+  critical: '\x1b[41;97m',
+};
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const threshold = RANK[options.level ?? 'info'];
@@ -47,7 +53,16 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       // of JSON.stringify escaped twice, a Buffer field as a list of numbers (redact-then-shape.ts).
       const line =
         format === 'json'
-          ? redactedJson({ level: level.toUpperCase(), message, message_origin: origin, time: new Date().toISOString(), ...fields }, registry)
+          ? redactedJson(
+              {
+                level: level.toUpperCase(),
+                message,
+                message_origin: origin,
+                time: new Date().toISOString(),
+                ...fields,
+              },
+              registry,
+            )
           : registry.redact(prettyLine(level, registry.redact(message), fields, color, registry));
       write(line + '\n');
     };
@@ -63,7 +78,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   return make(options.origin ?? 'connector-auth');
 }
 
-function prettyLine(level: LogLevel, message: string, fields: LogFields | undefined, color: boolean, registry: SecretRegistry): string {
+function prettyLine(
+  level: LogLevel,
+  message: string,
+  fields: LogFields | undefined,
+  color: boolean,
+  registry: SecretRegistry,
+): string {
   const time = new Date().toISOString().slice(11, 19);
   const label = level.toUpperCase().padEnd(8);
   const tail = fields && Object.keys(fields).length > 0 ? ` ${redactedJson(fields, registry)}` : '';

@@ -82,9 +82,17 @@ const ungated = new WeakMap<NodeJS.WritableStream, Write>();
  * whole point is to hand a rotated secret to the platform that stores the configuration
  * (docs/hosts/airbyte.md). Everything else goes through `stream.write`, and is redacted.
  */
-export function writeUnredacted(stream: NodeJS.WritableStream, chunk: string | Uint8Array, callback?: (error?: Error | null) => void): boolean {
+export function writeUnredacted(
+  stream: NodeJS.WritableStream,
+  chunk: string | Uint8Array,
+  callback?: (error?: Error | null) => void,
+): boolean {
   const write = ungated.get(stream) ?? stream.write;
-  return (write as (chunk: string | Uint8Array, callback?: (error?: Error | null) => void) => boolean).call(stream, chunk, callback);
+  return (write as (chunk: string | Uint8Array, callback?: (error?: Error | null) => void) => boolean).call(
+    stream,
+    chunk,
+    callback,
+  );
 }
 
 function wrap(stream: NodeJS.WriteStream, registry: SecretRegistry): () => void {
@@ -94,7 +102,8 @@ function wrap(stream: NodeJS.WriteStream, registry: SecretRegistry): () => void 
     const printed = printedText(chunk, rest[0]);
     const safe = printed === undefined ? undefined : registry.redact(printed.text);
     // Nothing to hide: the chunk goes out exactly as given (bytes that are not UTF-8 included).
-    if (printed === undefined || safe === printed.text) return (original as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+    if (printed === undefined || safe === printed.text)
+      return (original as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
     // The encoding argument described the original chunk; the redacted text has its own.
     const args = typeof rest[0] === 'string' ? [printed.encoding, ...rest.slice(1)] : rest;
     return (original as (...a: unknown[]) => boolean).call(this, safe, ...args);
@@ -127,6 +136,7 @@ function printedText(chunk: unknown, encoding: unknown): { text: string; encodin
     if (!BYTE_TEXT_ENCODINGS.has(encoding.toLowerCase())) return { text: chunk, encoding };
     return { text: Buffer.from(chunk, encoding).toString('utf8'), encoding: 'utf8' };
   }
-  if (chunk instanceof Uint8Array) return { text: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8'), encoding: 'utf8' };
+  if (chunk instanceof Uint8Array)
+    return { text: Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8'), encoding: 'utf8' };
   return undefined;
 }

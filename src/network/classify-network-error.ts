@@ -77,19 +77,23 @@ export function classifyNetworkError(error: unknown, context: RequestContext): C
     return new SourceUnreachableError(`${target} timed out after ${context.timeoutSeconds}s`, {
       code: 'timeout',
       key: context.unreachableHint ? context.urlKey : 'timeout_seconds',
-      hint: context.unreachableHint ?? `check that the source answers at '${context.urlKey}', or raise 'timeout_seconds'`,
+      hint:
+        context.unreachableHint ?? `check that the source answers at '${context.urlKey}', or raise 'timeout_seconds'`,
       cause: error,
     });
   }
   const mismatch = codes.find((c) => HOST_MISMATCH.has(c));
   if (mismatch) {
     // The CA is trusted; what does not match is the name the URL uses: that is the key to fix.
-    return new SourceIdentityError(`${target} failed: the server's TLS certificate is not valid for host '${context.url.hostname}' (${mismatch})`, {
-      code: 'tls_host_mismatch',
-      key: context.urlKey,
-      hint: `use in '${context.urlKey}' a host name the certificate lists, or get a certificate that names '${context.url.hostname}'`,
-      cause: error,
-    });
+    return new SourceIdentityError(
+      `${target} failed: the server's TLS certificate is not valid for host '${context.url.hostname}' (${mismatch})`,
+      {
+        code: 'tls_host_mismatch',
+        key: context.urlKey,
+        hint: `use in '${context.urlKey}' a host name the certificate lists, or get a certificate that names '${context.url.hostname}'`,
+        cause: error,
+      },
+    );
   }
   const untrusted = codes.find((c) => UNTRUSTED.has(c));
   if (untrusted) {
@@ -101,7 +105,8 @@ export function classifyNetworkError(error: unknown, context: RequestContext): C
     });
   }
   const alert = codes.find((c) => CLIENT_CERTIFICATE_ALERT.test(c));
-  if (alert) return clientCertificateRefused(target, `during the TLS handshake (${alert})`, context.clientCertificate, error);
+  if (alert)
+    return clientCertificateRefused(target, `during the TLS handshake (${alert})`, context.clientCertificate, error);
   const system = codes.find((c) => SYSTEM[c]);
   const what = system ? SYSTEM[system]! : firstMessage(chain);
   return new SourceUnreachableError(`${target} failed: ${what}`, {
@@ -124,12 +129,15 @@ export function clientCertificateRefused(
   cause?: unknown,
 ): AuthenticationError {
   if (!certificate) {
-    return new AuthenticationError(`${target} failed: the server requires a client certificate and none is configured (${how})`, {
-      code: 'tls_client_certificate_required',
-      key: 'tls_client_certificate',
-      hint: "set 'tls_client_certificate' and 'tls_client_private_key' (or 'tls_client_pkcs12') to a certificate the server trusts",
-      ...(cause === undefined ? {} : { cause }),
-    });
+    return new AuthenticationError(
+      `${target} failed: the server requires a client certificate and none is configured (${how})`,
+      {
+        code: 'tls_client_certificate_required',
+        key: 'tls_client_certificate',
+        hint: "set 'tls_client_certificate' and 'tls_client_private_key' (or 'tls_client_pkcs12') to a certificate the server trusts",
+        ...(cause === undefined ? {} : { cause }),
+      },
+    );
   }
   return new AuthenticationError(
     `${target} failed: the server refused the client certificate (${describeCertificate(certificate)}) ${how}`,

@@ -49,7 +49,10 @@ export interface ClientCertificateChecks {
 export const EXPIRY_WARNING_DAYS = 30;
 const DAY_MS = 86_400_000;
 
-export async function loadClientCertificate(input: ClientCertificateInput, checks: ClientCertificateChecks): Promise<ClientCertificate> {
+export async function loadClientCertificate(
+  input: ClientCertificateInput,
+  checks: ClientCertificateChecks,
+): Promise<ClientCertificate> {
   if (input.pkcs12 && (input.certificate || input.privateKey)) {
     throw invalid(
       'tls_client_pkcs12',
@@ -57,7 +60,9 @@ export async function loadClientCertificate(input: ClientCertificateInput, check
       'keep either the PKCS#12 bundle or the PEM certificate and key',
     );
   }
-  const { certificates, keys, origin } = input.pkcs12 ? await unpackPkcs12(input.pkcs12, input.pkcs12Passphrase) : readPem(input);
+  const { certificates, keys, origin } = input.pkcs12
+    ? await unpackPkcs12(input.pkcs12, input.pkcs12Passphrase)
+    : readPem(input);
   const keyName = origin === 'tls_client_pkcs12' ? 'tls_client_pkcs12' : 'tls_client_private_key';
 
   // The leaf is the certificate the private key belongs to; the rest is its chain.
@@ -96,7 +101,11 @@ export async function loadClientCertificate(input: ClientCertificateInput, check
 export function readCaCertificates(pem: string): string {
   const blocks = pemBlocks(pem, 'CERTIFICATE');
   if (blocks.length === 0)
-    throw invalid('tls_ca_certificate', 'holds no PEM certificate (no -----BEGIN CERTIFICATE----- block)', 'paste the CA certificate in PEM form');
+    throw invalid(
+      'tls_ca_certificate',
+      'holds no PEM certificate (no -----BEGIN CERTIFICATE----- block)',
+      'paste the CA certificate in PEM form',
+    );
   blocks.forEach((block, index) => parseCertificate(block, 'tls_ca_certificate', index, blocks.length));
   return blocks.join('\n') + '\n';
 }
@@ -109,16 +118,38 @@ interface Material {
 
 function readPem(input: ClientCertificateInput): Material {
   if (!input.certificate)
-    throw invalid('tls_client_certificate', "is missing while 'tls_client_private_key' is set", 'set the PEM client certificate that belongs to the key');
+    throw invalid(
+      'tls_client_certificate',
+      "is missing while 'tls_client_private_key' is set",
+      'set the PEM client certificate that belongs to the key',
+    );
   if (!input.privateKey)
-    throw invalid('tls_client_private_key', "is missing while 'tls_client_certificate' is set", 'set the PEM private key of the client certificate');
+    throw invalid(
+      'tls_client_private_key',
+      "is missing while 'tls_client_certificate' is set",
+      'set the PEM private key of the client certificate',
+    );
   if (/PRIVATE KEY-----/.test(input.certificate))
-    throw invalid('tls_client_certificate', 'holds a private key', "move the private key to 'tls_client_private_key'; this key takes the certificate only");
+    throw invalid(
+      'tls_client_certificate',
+      'holds a private key',
+      "move the private key to 'tls_client_private_key'; this key takes the certificate only",
+    );
   const blocks = pemBlocks(input.certificate, 'CERTIFICATE');
   if (blocks.length === 0)
-    throw invalid('tls_client_certificate', 'holds no PEM certificate (no -----BEGIN CERTIFICATE----- block)', 'paste the certificate in PEM form');
-  const certificates = blocks.map((block, index) => parseCertificate(block, 'tls_client_certificate', index, blocks.length));
-  return { certificates, keys: [parsePemKey(input.privateKey, input.privateKeyPassphrase)], origin: 'tls_client_certificate' };
+    throw invalid(
+      'tls_client_certificate',
+      'holds no PEM certificate (no -----BEGIN CERTIFICATE----- block)',
+      'paste the certificate in PEM form',
+    );
+  const certificates = blocks.map((block, index) =>
+    parseCertificate(block, 'tls_client_certificate', index, blocks.length),
+  );
+  return {
+    certificates,
+    keys: [parsePemKey(input.privateKey, input.privateKeyPassphrase)],
+    origin: 'tls_client_certificate',
+  };
 }
 
 function parseCertificate(block: string, key: string, index: number, count: number): X509Certificate {
@@ -126,7 +157,11 @@ function parseCertificate(block: string, key: string, index: number, count: numb
     return new X509Certificate(block);
   } catch {
     const which = count > 1 ? `certificate ${index + 1} of ${count}` : 'the certificate';
-    throw invalid(key, `cannot be read: ${which} is not a valid X.509 PEM block`, 'paste the certificate exactly as issued, BEGIN and END lines included');
+    throw invalid(
+      key,
+      `cannot be read: ${which} is not a valid X.509 PEM block`,
+      'paste the certificate exactly as issued, BEGIN and END lines included',
+    );
   }
 }
 
@@ -134,25 +169,45 @@ function parsePemKey(pem: string, passphrase: string | undefined): KeyObject {
   const text = unescapeNewlines(pem);
   const block = /-----BEGIN ([A-Z0-9 ]*PRIVATE KEY)-----/.exec(text);
   if (!block)
-    throw invalid('tls_client_private_key', 'holds no PEM private key (no -----BEGIN ... PRIVATE KEY----- block)', 'paste the key in PEM form');
+    throw invalid(
+      'tls_client_private_key',
+      'holds no PEM private key (no -----BEGIN ... PRIVATE KEY----- block)',
+      'paste the key in PEM form',
+    );
   const encrypted = block[1] === 'ENCRYPTED PRIVATE KEY' || /Proc-Type:\s*4,\s*ENCRYPTED/.test(text);
   if (encrypted && !passphrase)
-    throw invalid('tls_client_private_key_passphrase', 'is missing: the private key is encrypted', "set 'tls_client_private_key_passphrase' to the key's passphrase");
+    throw invalid(
+      'tls_client_private_key_passphrase',
+      'is missing: the private key is encrypted',
+      "set 'tls_client_private_key_passphrase' to the key's passphrase",
+    );
   try {
     return createPrivateKey({ key: text, format: 'pem', ...(encrypted ? { passphrase: passphrase! } : {}) });
   } catch {
     // OpenSSL reports a wrong passphrase in several ways ("bad decrypt", "unsupported"); on an
     // encrypted key that otherwise looks well-formed, the passphrase is the likely culprit.
     if (encrypted)
-      throw invalid('tls_client_private_key_passphrase', 'does not decrypt the private key (wrong passphrase?)', "check 'tls_client_private_key_passphrase'");
-    throw invalid('tls_client_private_key', 'cannot be read as a PEM private key (PKCS#1, PKCS#8 or EC)', 'paste the key exactly as issued, BEGIN and END lines included');
+      throw invalid(
+        'tls_client_private_key_passphrase',
+        'does not decrypt the private key (wrong passphrase?)',
+        "check 'tls_client_private_key_passphrase'",
+      );
+    throw invalid(
+      'tls_client_private_key',
+      'cannot be read as a PEM private key (PKCS#1, PKCS#8 or EC)',
+      'paste the key exactly as issued, BEGIN and END lines included',
+    );
   }
 }
 
 async function unpackPkcs12(base64: string, passphrase: string | undefined): Promise<Material> {
   const compact = base64.replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact))
-    throw invalid('tls_client_pkcs12', 'is not base64', 'set it to the base64 of the .p12/.pfx file, e.g. `base64 -w0 client.p12`');
+    throw invalid(
+      'tls_client_pkcs12',
+      'is not base64',
+      'set it to the base64 of the .p12/.pfx file, e.g. `base64 -w0 client.p12`',
+    );
   const der = Buffer.from(compact, 'base64');
   const { default: forge } = await import('node-forge');
   let pkcs12: import('node-forge').pkcs12.Pkcs12Pfx;
@@ -163,18 +218,34 @@ async function unpackPkcs12(base64: string, passphrase: string | undefined): Pro
     } catch (error) {
       const message = error instanceof Error ? error.message : '';
       if (/password|MAC could not be verified|decrypt/i.test(message))
-        throw invalid('tls_client_pkcs12_passphrase', passphrase ? 'does not open the PKCS#12 bundle (wrong passphrase?)' : 'is missing: the PKCS#12 bundle needs one', "check 'tls_client_pkcs12_passphrase'");
-      throw invalid('tls_client_pkcs12', `cannot be read as a PKCS#12 bundle (${safeReason(message)})`, 'export the bundle again, e.g. `openssl pkcs12 -export`');
+        throw invalid(
+          'tls_client_pkcs12_passphrase',
+          passphrase
+            ? 'does not open the PKCS#12 bundle (wrong passphrase?)'
+            : 'is missing: the PKCS#12 bundle needs one',
+          "check 'tls_client_pkcs12_passphrase'",
+        );
+      throw invalid(
+        'tls_client_pkcs12',
+        `cannot be read as a PKCS#12 bundle (${safeReason(message)})`,
+        'export the bundle again, e.g. `openssl pkcs12 -export`',
+      );
     }
   } catch (error) {
     if (error instanceof ConfigurationError) throw error;
-    throw invalid('tls_client_pkcs12', 'is not a PKCS#12 bundle (the base64 does not decode to DER)', 'set it to the base64 of the .p12/.pfx file, e.g. `base64 -w0 client.p12`');
+    throw invalid(
+      'tls_client_pkcs12',
+      'is not a PKCS#12 bundle (the base64 does not decode to DER)',
+      'set it to the base64 of the .p12/.pfx file, e.g. `base64 -w0 client.p12`',
+    );
   }
 
   const certificates: X509Certificate[] = [];
   for (const bag of pkcs12.getBags({ bagType: forge.pki.oids.certBag! })[forge.pki.oids.certBag!] ?? []) {
     // forge parses RSA certificates only; for others it keeps the ASN.1, which Node reads.
-    const asn1 = bag.cert ? forge.pki.certificateToAsn1(bag.cert) : (bag as { asn1?: import('node-forge').asn1.Asn1 }).asn1;
+    const asn1 = bag.cert
+      ? forge.pki.certificateToAsn1(bag.cert)
+      : (bag as { asn1?: import('node-forge').asn1.Asn1 }).asn1;
     if (!asn1) continue;
     certificates.push(new X509Certificate(Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary')));
   }
@@ -185,13 +256,23 @@ async function unpackPkcs12(base64: string, passphrase: string | undefined): Pro
         ? forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(bag.key))
         : (bag as { asn1?: import('node-forge').asn1.Asn1 }).asn1;
       if (!info) continue;
-      keys.push(createPrivateKey({ key: Buffer.from(forge.asn1.toDer(info).getBytes(), 'binary'), format: 'der', type: 'pkcs8' }));
+      keys.push(
+        createPrivateKey({
+          key: Buffer.from(forge.asn1.toDer(info).getBytes(), 'binary'),
+          format: 'der',
+          type: 'pkcs8',
+        }),
+      );
     }
   }
   if (certificates.length === 0)
     throw invalid('tls_client_pkcs12', 'holds no certificate', 'export the bundle with the client certificate in it');
   if (keys.length === 0)
-    throw invalid('tls_client_pkcs12', 'holds no private key', 'export the bundle with the private key (`openssl pkcs12 -export -inkey ...`)');
+    throw invalid(
+      'tls_client_pkcs12',
+      'holds no private key',
+      'export the bundle with the private key (`openssl pkcs12 -export -inkey ...`)',
+    );
   return { certificates, keys, origin: 'tls_client_pkcs12' };
 }
 
@@ -199,7 +280,11 @@ async function unpackPkcs12(base64: string, passphrase: string | undefined): Pro
  * A bundle exported "without a password" is protected with either no password or the empty one,
  * depending on the tool; without a configured passphrase both are tried.
  */
-function openPkcs12(forge: typeof import('node-forge'), asn1: import('node-forge').asn1.Asn1, passphrase: string | undefined) {
+function openPkcs12(
+  forge: typeof import('node-forge'),
+  asn1: import('node-forge').asn1.Asn1,
+  passphrase: string | undefined,
+) {
   if (passphrase) return forge.pkcs12.pkcs12FromAsn1(asn1, false, passphrase);
   try {
     return forge.pkcs12.pkcs12FromAsn1(asn1, false, undefined as unknown as string);
@@ -224,7 +309,7 @@ function matches(certificate: X509Certificate, key: KeyObject): boolean {
 export function orderChain(leaf: X509Certificate, certificates: readonly X509Certificate[]): X509Certificate[] {
   const chain = [leaf];
   const rest = certificates.filter((certificate) => certificate !== leaf);
-  for (let current = leaf; ; ) {
+  for (let current = leaf; ;) {
     if (current.checkIssued(current)) break; // self-signed: the top
     const index = rest.findIndex((candidate) => current.checkIssued(candidate) && current.verify(candidate.publicKey));
     if (index < 0) break;
@@ -234,19 +319,35 @@ export function orderChain(leaf: X509Certificate, certificates: readonly X509Cer
   return chain;
 }
 
-function checkValidity(chain: readonly X509Certificate[], key: ClientCertificateKey, checks: ClientCertificateChecks): void {
+function checkValidity(
+  chain: readonly X509Certificate[],
+  key: ClientCertificateKey,
+  checks: ClientCertificateChecks,
+): void {
   const warnDays = checks.warnDays ?? EXPIRY_WARNING_DAYS;
   chain.forEach((certificate, index) => {
     const details = certificateDetails(certificate);
     const what = index === 0 ? 'the client certificate' : 'an intermediate certificate of its chain';
     const named = `${what} (subject '${details.subject}', issued by '${details.issuer}')`;
     if (details.notAfter.getTime() <= checks.now)
-      throw invalid(key, `holds ${named}, which expired on ${isoDate(details.notAfter)}`, `renew the certificate and set '${key}' to the new one`, 'tls_client_certificate_expired');
+      throw invalid(
+        key,
+        `holds ${named}, which expired on ${isoDate(details.notAfter)}`,
+        `renew the certificate and set '${key}' to the new one`,
+        'tls_client_certificate_expired',
+      );
     if (details.notBefore.getTime() > checks.now)
-      throw invalid(key, `holds ${named}, which is not valid before ${isoDate(details.notBefore)}`, "check the machine's clock, or wait until the certificate becomes valid", 'tls_client_certificate_not_yet_valid');
+      throw invalid(
+        key,
+        `holds ${named}, which is not valid before ${isoDate(details.notBefore)}`,
+        "check the machine's clock, or wait until the certificate becomes valid",
+        'tls_client_certificate_not_yet_valid',
+      );
     const daysLeft = Math.ceil((details.notAfter.getTime() - checks.now) / DAY_MS);
     if (daysLeft <= warnDays)
-      checks.warn?.(`${named} in '${key}' expires on ${isoDate(details.notAfter)}: ${daysLeft} day${daysLeft === 1 ? '' : 's'} left; renew it before then`);
+      checks.warn?.(
+        `${named} in '${key}' expires on ${isoDate(details.notAfter)}: ${daysLeft} day${daysLeft === 1 ? '' : 's'} left; renew it before then`,
+      );
   });
 }
 

@@ -12,6 +12,9 @@ export interface HeadersDeadline {
 
 export function headersDeadline(timeoutMs: number): HeadersDeadline {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')),
+    timeoutMs,
+  );
   return { signal: controller.signal, disarm: () => clearTimeout(timer) };
 }

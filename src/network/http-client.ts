@@ -44,7 +44,11 @@ export class HttpClient {
    * Sends a request; a network failure throws a classified error (exit 4 or 5), an HTTP status does
    * not: the caller decides what a status means.
    */
-  async send(url: URL, init: HttpRequestInit, context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>): Promise<Response> {
+  async send(
+    url: URL,
+    init: HttpRequestInit,
+    context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>,
+  ): Promise<Response> {
     const { dispatcher } = this.prepare();
     const fetch = undiciFetch();
     const { signal, method, classify, headersArrived } = this.#begin(url, init, context);
@@ -63,7 +67,11 @@ export class HttpClient {
       // The body arrives after send() returned: its failures (a pause longer than timeout_seconds,
       // a reset) are classified as the request's would be, whoever reads it (source.json(), or a
       // connector's own response.json()), so they end the run with exit 4 naming the URL.
-      const classified = new Response(classifiedBody(response.body, classify), { status: response.status, statusText: response.statusText, headers: response.headers });
+      const classified = new Response(classifiedBody(response.body, classify), {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
       // A constructed Response has no URL of its own: the one the answer came from (after redirects) is kept.
       Object.defineProperties(classified, { url: { value: response.url }, redirected: { value: response.redirected } });
       return classified;
@@ -81,14 +89,19 @@ export class HttpClient {
    * itself, hop by hop, deciding where its credential goes). Errors, also those while reading the
    * body, are classified as send()'s are.
    */
-  async request(url: URL, init: HttpRequestInit, context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>): Promise<HttpReply> {
+  async request(
+    url: URL,
+    init: HttpRequestInit,
+    context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>,
+  ): Promise<HttpReply> {
     const { dispatcher, request } = this.prepare();
     const { signal, method, classify, headersArrived } = this.#begin(url, init, context);
     try {
       const headers: Record<string, string> = init.headers ? Object.fromEntries(init.headers) : {};
       // fetch() types a body the caller left untyped; request() must do the same for a server to read it.
       if (init.body != null && !init.headers?.has('content-type')) {
-        if (init.body instanceof URLSearchParams) headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
+        if (init.body instanceof URLSearchParams)
+          headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
         else if (typeof init.body === 'string') headers['content-type'] = 'text/plain;charset=UTF-8';
       }
       const data = await request(url, {
@@ -117,7 +130,8 @@ export class HttpClient {
     const timeout = deadline?.signal ?? AbortSignal.timeout(this.#timeoutMs);
     const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
     const method = init.method ?? 'GET';
-    const classify = (error: unknown) => classifyNetworkError(error, { ...context, url, method, timeoutSeconds: this.#timeoutMs / 1000 });
+    const classify = (error: unknown) =>
+      classifyNetworkError(error, { ...context, url, method, timeoutSeconds: this.#timeoutMs / 1000 });
     return { signal, method, classify, headersArrived };
   }
 
@@ -155,7 +169,11 @@ export class HttpClient {
  * (undici already takes the SNI name from the origin). A route that cannot open (the bastion
  * refused the login, say) fails the request with its own classified error.
  */
-function routedConnector(build: typeof import('undici').buildConnector, tls: ReturnType<typeof tlsConnectOptions>, route: HttpRoute): import('undici').buildConnector.connector {
+function routedConnector(
+  build: typeof import('undici').buildConnector,
+  tls: ReturnType<typeof tlsConnectOptions>,
+  route: HttpRoute,
+): import('undici').buildConnector.connector {
   const direct = build(tls);
   const routed = build({ ...tls, checkServerIdentity: identityOf(route.destination.host) });
   return (options, callback) => {
@@ -171,7 +189,10 @@ function routedConnector(build: typeof import('undici').buildConnector, tls: Ret
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /** `body` with its failures turned into the project's classified errors. */
-function classifiedBody(body: ReadableStream<Uint8Array>, classify: (error: unknown) => Error): ReadableStream<Uint8Array> {
+function classifiedBody(
+  body: ReadableStream<Uint8Array>,
+  classify: (error: unknown) => Error,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {

@@ -24,7 +24,11 @@ export interface HttpReply {
 }
 
 /** undici's `request()` answer as an HttpReply; `onBodyError` classifies a failure while reading. */
-export function undiciReply(data: Dispatcher.ResponseData, url: URL, onBodyError: (error: unknown) => Error): HttpReply {
+export function undiciReply(
+  data: Dispatcher.ResponseData,
+  url: URL,
+  onBodyError: (error: unknown) => Error,
+): HttpReply {
   const headers = data.headers;
   return {
     status: data.statusCode,

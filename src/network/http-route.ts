@@ -43,14 +43,22 @@ export function urlDestination(url: URL, key: string): { host: string; port: num
 export async function tlsDialOptions(
   url: URL,
   route: HttpRoute | undefined,
-): Promise<{ host: string; port: number; servername?: string; checkServerIdentity: (host: string, cert: PeerCertificate) => Error | undefined }> {
+): Promise<{
+  host: string;
+  port: number;
+  servername?: string;
+  checkServerIdentity: (host: string, cert: PeerCertificate) => Error | undefined;
+}> {
   const host = unbracketed(url.hostname);
   const port = portOf(url);
   const dial = routeCarries(route, host, port) ? await route.open() : { host, port };
   return { ...dial, ...(isIP(host) ? {} : { servername: host }), checkServerIdentity: identityOf(host) };
 }
 
-type CreateConnection = (options: { host?: string; port?: number | string }, oncreate: (error: Error | null, socket?: Duplex) => void) => Duplex | undefined;
+type CreateConnection = (
+  options: { host?: string; port?: number | string },
+  oncreate: (error: Error | null, socket?: Duplex) => void,
+) => Duplex | undefined;
 
 /**
  * A node:http or node:https Agent (what the AWS SDK's request handler takes) that dials the route's
@@ -65,7 +73,15 @@ export function routeAgent<A extends Agent>(agent: A, route: HttpRoute): A {
     if (!routeCarries(route, options.host ?? '', Number(options.port))) return direct(options, oncreate);
     route
       .open()
-      .then((local) => oncreate(null, direct({ ...options, ...local, checkServerIdentity: identityOf(route.destination.host) } as typeof options, oncreate)))
+      .then((local) =>
+        oncreate(
+          null,
+          direct(
+            { ...options, ...local, checkServerIdentity: identityOf(route.destination.host) } as typeof options,
+            oncreate,
+          ),
+        ),
+      )
       .catch((error: Error) => oncreate(error));
     return undefined;
   };

@@ -10,7 +10,12 @@ export type { RequestContext } from './classify-network-error.js';
 export { readTlsSettings, hasClientCertificate, tlsConnectOptions, unescapeNewlines } from './tls-settings.js';
 export type { TlsSettings, TlsReadOptions } from './tls-settings.js';
 export { loadClientCertificate, orderChain, EXPIRY_WARNING_DAYS } from './client-certificate.js';
-export type { ClientCertificate, ClientCertificateInput, ClientCertificateSummary, ClientCertificateKey } from './client-certificate.js';
+export type {
+  ClientCertificate,
+  ClientCertificateInput,
+  ClientCertificateSummary,
+  ClientCertificateKey,
+} from './client-certificate.js';
 export { certificateDetails, describeCertificate, isoDate } from './certificate-details.js';
 export type { CertificateDetails } from './certificate-details.js';
 export { inspectServerCertificate, diagnoseClosedConnection } from './server-certificate.js';

@@ -106,8 +106,12 @@ function fromDateAndSeconds(format: SignedUrlFormat, stamp: string, seconds: str
 /** CloudFront's custom policy: URL-safe base64 ('-', '_', '~') of JSON with DateLessThan. */
 function cloudFrontPolicyExpiry(policy: string): number | undefined {
   try {
-    const json = Buffer.from(policy.replace(/-/g, '+').replace(/_/g, '=').replace(/~/g, '/'), 'base64').toString('utf8');
-    const parsed = JSON.parse(json) as { Statement?: { Condition?: { DateLessThan?: { 'AWS:EpochTime'?: unknown } } }[] };
+    const json = Buffer.from(policy.replace(/-/g, '+').replace(/_/g, '=').replace(/~/g, '/'), 'base64').toString(
+      'utf8',
+    );
+    const parsed = JSON.parse(json) as {
+      Statement?: { Condition?: { DateLessThan?: { 'AWS:EpochTime'?: unknown } } }[];
+    };
     const epoch = parsed.Statement?.[0]?.Condition?.DateLessThan?.['AWS:EpochTime'];
     return typeof epoch === 'number' ? epoch : undefined;
   } catch {

@@ -84,22 +84,30 @@ export function fingerprintList() {
 export function checkHostKeyRule(rule: HostKeyRule, where: HostKeyPeer, log: Pick<Logger, 'warning'>): void {
   const { peer, fingerprintKey, skipKey } = rule;
   if (rule.skip && rule.expected.length > 0) {
-    throw new ConfigurationError(`invalid configuration: '${fingerprintKey}' and '${skipKey}' are both set; the ${peer}'s host key is either checked or not`, {
-      code: 'ssh_host_key_rule_conflict',
-      key: skipKey,
-      hint: `remove '${skipKey}' to check the ${peer}'s host key against '${fingerprintKey}'`,
-    });
+    throw new ConfigurationError(
+      `invalid configuration: '${fingerprintKey}' and '${skipKey}' are both set; the ${peer}'s host key is either checked or not`,
+      {
+        code: 'ssh_host_key_rule_conflict',
+        key: skipKey,
+        hint: `remove '${skipKey}' to check the ${peer}'s host key against '${fingerprintKey}'`,
+      },
+    );
   }
   if (rule.skip) {
-    log.warning(`SSH host key checking is OFF for ${where.target} (${skipKey}=true): anyone on the path can pose as the ${peer} and ${where.risk}`);
+    log.warning(
+      `SSH host key checking is OFF for ${where.target} (${skipKey}=true): anyone on the path can pose as the ${peer} and ${where.risk}`,
+    );
     return;
   }
   if (rule.expected.length === 0) {
-    throw new ConfigurationError(`invalid configuration: '${fingerprintKey}' is missing; the ${peer}'s host key must be known before the credential is sent to ${where.target}`, {
-      code: 'ssh_host_key_fingerprint_missing',
-      key: fingerprintKey,
-      hint: `run \`ssh-keyscan -p ${where.port} ${where.host} | ssh-keygen -lf -\`, confirm the SHA256 fingerprint with the ${peer}'s administrator, and set '${fingerprintKey}' to it`,
-    });
+    throw new ConfigurationError(
+      `invalid configuration: '${fingerprintKey}' is missing; the ${peer}'s host key must be known before the credential is sent to ${where.target}`,
+      {
+        code: 'ssh_host_key_fingerprint_missing',
+        key: fingerprintKey,
+        hint: `run \`ssh-keyscan -p ${where.port} ${where.host} | ssh-keygen -lf -\`, confirm the SHA256 fingerprint with the ${peer}'s administrator, and set '${fingerprintKey}' to it`,
+      },
+    );
   }
 }
 
@@ -123,15 +131,23 @@ export function hostKeyCheck(rule: HostKeyRule, onSkippedKey?: (key: PresentedHo
 }
 
 /** The error for a refused host key: it shows what the peer presented, so the user can verify it. */
-export function hostKeyMismatch(rule: HostKeyRule, presented: PresentedHostKey | undefined, target: string, cause?: unknown): SourceIdentityError {
+export function hostKeyMismatch(
+  rule: HostKeyRule,
+  presented: PresentedHostKey | undefined,
+  target: string,
+  cause?: unknown,
+): SourceIdentityError {
   const { peer, fingerprintKey } = rule;
   const shown = presented ? `${presented.type} ${presented.fingerprint}` : 'an unknown key';
-  return new SourceIdentityError(`${target} failed: the ${peer}'s host key (${shown}) does not match '${fingerprintKey}' (${rule.expected.join(', ')})`, {
-    code: 'ssh_host_key_mismatch',
-    key: fingerprintKey,
-    hint: `the ${peer} may have a new key, or someone may be posing as it: ask its administrator whether ${presented?.fingerprint ?? 'its fingerprint'} is its key before setting '${fingerprintKey}' to it`,
-    ...(cause === undefined ? {} : { cause }),
-  });
+  return new SourceIdentityError(
+    `${target} failed: the ${peer}'s host key (${shown}) does not match '${fingerprintKey}' (${rule.expected.join(', ')})`,
+    {
+      code: 'ssh_host_key_mismatch',
+      key: fingerprintKey,
+      hint: `the ${peer} may have a new key, or someone may be posing as it: ask its administrator whether ${presented?.fingerprint ?? 'its fingerprint'} is its key before setting '${fingerprintKey}' to it`,
+      ...(cause === undefined ? {} : { cause }),
+    },
+  );
 }
 
 /** "SHA256:" and the unpadded base64 of a public key blob's SHA-256: what `ssh-keygen -l` prints. */

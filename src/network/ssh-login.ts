@@ -32,7 +32,11 @@ export interface LoginRecord {
  * ssh2's `authHandler`, spelled without ssh2's types so that our declarations stand without
  * @types/ssh2: ssh2 passes the methods left as strings and a `next` that takes an attempt or false.
  */
-export type SshAuthHandler = (methodsLeft: string[] | null, partialSuccess: boolean | null, next: (attempt: SshLoginAttempt) => void) => void;
+export type SshAuthHandler = (
+  methodsLeft: string[] | null,
+  partialSuccess: boolean | null,
+  next: (attempt: SshLoginAttempt) => void,
+) => void;
 
 /** One attempt as ssh2's authHandler takes it (its PasswordAuthMethod, PublicKeyAuthMethod, KeyboardInteractiveAuthMethod). */
 export type SshLoginAttempt =
@@ -40,7 +44,13 @@ export type SshLoginAttempt =
   | { type: 'publickey'; username: string; key: SshPrivateKey }
   | { type: 'keyboard-interactive'; username: string; prompt: KeyboardInteractiveAnswer };
 
-type KeyboardInteractiveAnswer = (name: string, instructions: string, lang: string, prompts: { prompt: string; echo?: boolean }[], finish: (answers: string[]) => void) => void;
+type KeyboardInteractiveAnswer = (
+  name: string,
+  instructions: string,
+  lang: string,
+  prompts: { prompt: string; echo?: boolean }[],
+  finish: (answers: string[]) => void,
+) => void;
 
 /** Longest prompt text kept for an error message: a PAM prompt is a line or two. */
 const PROMPT_SHOWN = 160;
@@ -64,7 +74,12 @@ export function sshLogin(secret: SshLoginSecret, username: string): (record: Log
         record.moreMethodsRequired = methodsLeft ?? [];
         return next(false as never);
       }
-      if (password && !triedKeyboard && methodsLeft?.includes('keyboard-interactive') && !methodsLeft.includes('password')) {
+      if (
+        password &&
+        !triedKeyboard &&
+        methodsLeft?.includes('keyboard-interactive') &&
+        !methodsLeft.includes('password')
+      ) {
         triedKeyboard = true;
         return next({ type: 'keyboard-interactive', username, prompt: answerPasswordPrompt(password, record) });
       }
@@ -76,7 +91,9 @@ export function sshLogin(secret: SshLoginSecret, username: string): (record: Log
 
 /** The configured secret by its own method, read now (a password the credential may have just re-read). */
 function firstAttempt(secret: SshLoginSecret, username: string): SshLoginAttempt {
-  return secret.kind === 'password' ? { type: 'password', username, password: secret.password() } : { type: 'publickey', username, key: secret.key() };
+  return secret.kind === 'password'
+    ? { type: 'password', username, password: secret.password() }
+    : { type: 'publickey', username, key: secret.key() };
 }
 
 /**

@@ -42,7 +42,11 @@ export interface SshPrivateKeyNames {
  * The parsed, decrypted key, or a ConfigurationError naming the key or its passphrase. ssh2's
  * reasons are not quoted: some are built from bytes of the key file.
  */
-export async function readSshPrivateKey(text: string, passphrase: string | undefined, names: SshPrivateKeyNames): Promise<SshPrivateKey> {
+export async function readSshPrivateKey(
+  text: string,
+  passphrase: string | undefined,
+  names: SshPrivateKeyNames,
+): Promise<SshPrivateKey> {
   const { keyKey, secrets } = names;
   const material = unescapeNewlines(text).trim();
   secrets.register(keyKey, material);
@@ -64,31 +68,52 @@ export async function readSshPrivateKey(text: string, passphrase: string | undef
   return parsed;
 }
 
-function unreadableKey(error: Error | undefined, material: string, passphrase: string | undefined, names: SshPrivateKeyNames): ConfigurationError {
+function unreadableKey(
+  error: Error | undefined,
+  material: string,
+  passphrase: string | undefined,
+  names: SshPrivateKeyNames,
+): ConfigurationError {
   const { keyKey, passphraseKey } = names;
   const reason = error?.message ?? '';
   if (/no passphrase given/i.test(reason)) {
     if (passphraseKey === undefined) {
-      return new ConfigurationError(`invalid configuration: the SSH private key in '${keyKey}' is encrypted; '${keyKey}' takes an unencrypted key`, {
-        code: 'ssh_key_encrypted',
-        key: keyKey,
-        hint: `put an unencrypted key in '${keyKey}' (\`ssh-keygen -p -N '' -f KEYFILE\` removes a passphrase)`,
-      });
+      return new ConfigurationError(
+        `invalid configuration: the SSH private key in '${keyKey}' is encrypted; '${keyKey}' takes an unencrypted key`,
+        {
+          code: 'ssh_key_encrypted',
+          key: keyKey,
+          hint: `put an unencrypted key in '${keyKey}' (\`ssh-keygen -p -N '' -f KEYFILE\` removes a passphrase)`,
+        },
+      );
     }
-    return new ConfigurationError(`invalid configuration: the SSH private key in '${keyKey}' is encrypted and '${passphraseKey}' is missing`, {
-      code: 'ssh_key_passphrase_missing',
-      key: passphraseKey,
-      hint: `set '${passphraseKey}' to the key's passphrase`,
-    });
+    return new ConfigurationError(
+      `invalid configuration: the SSH private key in '${keyKey}' is encrypted and '${passphraseKey}' is missing`,
+      {
+        code: 'ssh_key_passphrase_missing',
+        key: passphraseKey,
+        hint: `set '${passphraseKey}' to the key's passphrase`,
+      },
+    );
   }
-  if (passphraseKey !== undefined && passphrase !== undefined && /passphrase|bad decrypt|integrity check|decrypt/i.test(reason)) {
-    return new ConfigurationError(`invalid configuration: '${passphraseKey}' does not decrypt the SSH private key in '${keyKey}'`, {
-      code: 'ssh_key_passphrase_wrong',
-      key: passphraseKey,
-      hint: `check '${passphraseKey}' (\`ssh-keygen -y -f KEYFILE\` asks for it and shows the public key when it is right)`,
-    });
+  if (
+    passphraseKey !== undefined &&
+    passphrase !== undefined &&
+    /passphrase|bad decrypt|integrity check|decrypt/i.test(reason)
+  ) {
+    return new ConfigurationError(
+      `invalid configuration: '${passphraseKey}' does not decrypt the SSH private key in '${keyKey}'`,
+      {
+        code: 'ssh_key_passphrase_wrong',
+        key: passphraseKey,
+        hint: `check '${passphraseKey}' (\`ssh-keygen -y -f KEYFILE\` asks for it and shows the public key when it is right)`,
+      },
+    );
   }
-  const what = /^-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(material) || /^PuTTY-User-Key-File/.test(material) ? 'cannot be read (damaged or truncated, or an unsupported key type or cipher)' : 'is not an SSH private key';
+  const what =
+    /^-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(material) || /^PuTTY-User-Key-File/.test(material)
+      ? 'cannot be read (damaged or truncated, or an unsupported key type or cipher)'
+      : 'is not an SSH private key';
   return new ConfigurationError(`invalid configuration: the SSH private key in '${keyKey}' ${what}`, {
     code: 'ssh_key_unreadable',
     key: keyKey,

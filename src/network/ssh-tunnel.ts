@@ -12,7 +12,14 @@ import {
 import type { Logger } from '../log/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
 import { SYSTEM } from './classify-network-error.js';
-import { checkHostKeyRule, fingerprintList, hostKeyCheck, hostKeyMismatch, type HostKeyCheck, type HostKeyRule } from './ssh-host-key.js';
+import {
+  checkHostKeyRule,
+  fingerprintList,
+  hostKeyCheck,
+  hostKeyMismatch,
+  type HostKeyCheck,
+  type HostKeyRule,
+} from './ssh-host-key.js';
 import { readSshPrivateKey } from './ssh-private-key.js';
 import { sshLogin, type LoginRecord, type SshLoginSecret } from './ssh-login.js';
 import { loginRefused, type LoginTerms } from './ssh-login-refusal.js';
@@ -82,29 +89,42 @@ export interface SshTunnelContext {
  * be wrong without the network is refused here, naming the key: a missing user, key or fingerprint,
  * a key that does not parse.
  */
-export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDestination, context: SshTunnelContext): Promise<SshTunnel | undefined> {
+export async function prepareSshTunnel(
+  k: SshTunnelKeys,
+  destination: TunnelDestination,
+  context: SshTunnelContext,
+): Promise<SshTunnel | undefined> {
   if (!k.ssh_tunnel_host) return undefined;
   const bastion = { host: k.ssh_tunnel_host.trim(), port: k.ssh_tunnel_port };
   if (!k.ssh_tunnel_user)
-    throw new ConfigurationError(`invalid configuration for the SSH tunnel: key 'ssh_tunnel_user' is missing (ssh_tunnel_host is set)`, {
-      code: 'missing_key',
-      key: 'ssh_tunnel_user',
-      hint: "set 'ssh_tunnel_user', or remove 'ssh_tunnel_host' to connect directly",
-    });
+    throw new ConfigurationError(
+      `invalid configuration for the SSH tunnel: key 'ssh_tunnel_user' is missing (ssh_tunnel_host is set)`,
+      {
+        code: 'missing_key',
+        key: 'ssh_tunnel_user',
+        hint: "set 'ssh_tunnel_user', or remove 'ssh_tunnel_host' to connect directly",
+      },
+    );
   // One secret, as a connector has one credential: with both, which one logged in would depend on
   // the order the bastion offers its methods in.
   if (k.ssh_tunnel_private_key && k.ssh_tunnel_password)
-    throw new ConfigurationError("invalid configuration for the SSH tunnel: both 'ssh_tunnel_private_key' and 'ssh_tunnel_password' are set", {
-      code: 'ssh_tunnel_two_secrets',
-      key: 'ssh_tunnel_password',
-      hint: "keep the one the bastion takes for 'ssh_tunnel_user' and remove the other: a connector logs in with one secret",
-    });
+    throw new ConfigurationError(
+      "invalid configuration for the SSH tunnel: both 'ssh_tunnel_private_key' and 'ssh_tunnel_password' are set",
+      {
+        code: 'ssh_tunnel_two_secrets',
+        key: 'ssh_tunnel_password',
+        hint: "keep the one the bastion takes for 'ssh_tunnel_user' and remove the other: a connector logs in with one secret",
+      },
+    );
   if (!k.ssh_tunnel_private_key && !k.ssh_tunnel_password)
-    throw new ConfigurationError(`invalid configuration for the SSH tunnel: key 'ssh_tunnel_private_key' is missing (ssh_tunnel_host is set)`, {
-      code: 'missing_key',
-      key: 'ssh_tunnel_private_key',
-      hint: "set 'ssh_tunnel_private_key' (or 'ssh_tunnel_password' for a bastion that takes passwords), or remove 'ssh_tunnel_host' to connect directly",
-    });
+    throw new ConfigurationError(
+      `invalid configuration for the SSH tunnel: key 'ssh_tunnel_private_key' is missing (ssh_tunnel_host is set)`,
+      {
+        code: 'missing_key',
+        key: 'ssh_tunnel_private_key',
+        hint: "set 'ssh_tunnel_private_key' (or 'ssh_tunnel_password' for a bastion that takes passwords), or remove 'ssh_tunnel_host' to connect directly",
+      },
+    );
   const user = k.ssh_tunnel_user!;
   const via = `ssh://${encodeURIComponent(user)}@${bracketed(bastion.host)}:${bastion.port}`;
   const description = `ssh tunnel ${via} → ${bracketed(destination.host)}:${destination.port}`;
@@ -117,7 +137,12 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
   };
   checkHostKeyRule(
     hostKeyRule,
-    { host: bastion.host, port: bastion.port, target: `the bastion ${via}`, risk: 'read the tunnelled traffic that TLS does not protect' },
+    {
+      host: bastion.host,
+      port: bastion.port,
+      target: `the bastion ${via}`,
+      risk: 'read the tunnelled traffic that TLS does not protect',
+    },
     context.log,
   );
   const secret = await tunnelSecret(k, context);
@@ -164,12 +189,31 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
       });
       // Always listened to: an SSH connection failing later must not end the process.
       client.on('error', (error: Error & { level?: string }) => {
-        if (!ready) return reject(bastionError(error, { description, terms, record, hostKeyRule, hostKey, timeoutSeconds: context.timeoutSeconds }));
-        context.log.debug(`${description}: the SSH connection failed (${firstLineOf(error)}); the next connection reconnects`);
+        if (!ready)
+          return reject(
+            bastionError(error, {
+              description,
+              terms,
+              record,
+              hostKeyRule,
+              hostKey,
+              timeoutSeconds: context.timeoutSeconds,
+            }),
+          );
+        context.log.debug(
+          `${description}: the SSH connection failed (${firstLineOf(error)}); the next connection reconnects`,
+        );
       });
       client.on('close', () => {
         clients.delete(client);
-        if (!ready) reject(new SourceUnreachableError(`${description} failed: the bastion closed the connection during login`, { code: 'ssh_tunnel_closed', key: 'ssh_tunnel_host', hint: "check that 'ssh_tunnel_host' and 'ssh_tunnel_port' point at an SSH server" }));
+        if (!ready)
+          reject(
+            new SourceUnreachableError(`${description} failed: the bastion closed the connection during login`, {
+              code: 'ssh_tunnel_closed',
+              key: 'ssh_tunnel_host',
+              hint: "check that 'ssh_tunnel_host' and 'ssh_tunnel_port' point at an SSH server",
+            }),
+          );
         // Only the connection in use is forgotten: an older one closing late must not drop a newer one.
         if (newest === client) {
           newest = undefined;
@@ -219,18 +263,24 @@ export async function prepareSshTunnel(k: SshTunnelKeys, destination: TunnelDest
     // close() ran during the login, or the source gave up waiting for it: no channel to ask for.
     if (closed || socket.destroyed) return void socket.destroy();
     try {
-      client.forwardOut('127.0.0.1', socket.remotePort ?? 0, destination.host, destination.port, (error: Error | undefined, opened: ClientChannel) => {
-        if (error) {
-          failure = forwardRefused(error, description, destination);
-          socket.destroy();
-          return;
-        }
-        channel = opened;
-        // The socket closed while the channel was being opened: its 'close' has already run.
-        if (socket.destroyed) return void opened.close();
-        opened.on('error', () => socket.destroy());
-        socket.pipe(opened).pipe(socket);
-      });
+      client.forwardOut(
+        '127.0.0.1',
+        socket.remotePort ?? 0,
+        destination.host,
+        destination.port,
+        (error: Error | undefined, opened: ClientChannel) => {
+          if (error) {
+            failure = forwardRefused(error, description, destination);
+            socket.destroy();
+            return;
+          }
+          channel = opened;
+          // The socket closed while the channel was being opened: its 'close' has already run.
+          if (socket.destroyed) return void opened.close();
+          opened.on('error', () => socket.destroy());
+          socket.pipe(opened).pipe(socket);
+        },
+      );
     } catch {
       // ssh2 throws when the SSH connection has ended since (its 'close' is still to come); the
       // source sees a closed connection, and the next one reconnects.
@@ -312,7 +362,10 @@ function tunnelLoginTerms(user: string, kind: SshLoginSecret['kind']): LoginTerm
     codePrefix: 'ssh_tunnel',
     secretKey,
     methodKey: secretKey,
-    useOther: (other) => (other === 'key' ? "set 'ssh_tunnel_private_key' in place of 'ssh_tunnel_password'" : "set 'ssh_tunnel_password' in place of 'ssh_tunnel_private_key'"),
+    useOther: (other) =>
+      other === 'key'
+        ? "set 'ssh_tunnel_private_key' in place of 'ssh_tunnel_password'"
+        : "set 'ssh_tunnel_password' in place of 'ssh_tunnel_private_key'",
   };
 }
 
@@ -340,27 +393,41 @@ function bastionError(error: Error & { level?: string; code?: unknown }, f: Bast
   }
   const code = typeof error.code === 'string' ? error.code : '';
   const system = SYSTEM[code];
-  return new SourceUnreachableError(`${target} failed: ${system ? `the bastion: ${system}` : 'the SSH connection to the bastion failed'}`, {
-    code: system ? code.toLowerCase() : 'ssh_tunnel_failed',
-    key: 'ssh_tunnel_host',
-    hint: "check 'ssh_tunnel_host' and 'ssh_tunnel_port', and that the bastion's SSH server accepts connections there",
-    cause: error,
-  });
+  return new SourceUnreachableError(
+    `${target} failed: ${system ? `the bastion: ${system}` : 'the SSH connection to the bastion failed'}`,
+    {
+      code: system ? code.toLowerCase() : 'ssh_tunnel_failed',
+      key: 'ssh_tunnel_host',
+      hint: "check 'ssh_tunnel_host' and 'ssh_tunnel_port', and that the bastion's SSH server accepts connections there",
+      cause: error,
+    },
+  );
 }
 
 /** The bastion refused to open the channel: forwarding forbidden, or the source unreachable from it. */
-function forwardRefused(error: Error & { reason?: unknown }, description: string, destination: TunnelDestination): SourceUnreachableError {
+function forwardRefused(
+  error: Error & { reason?: unknown },
+  description: string,
+  destination: TunnelDestination,
+): SourceUnreachableError {
   // RFC 4254 §5.1 reason codes: 1 administratively prohibited, 2 connect failed.
   const prohibited = error.reason === 1 || /prohibited/i.test(error.message);
-  const reason = prohibited ? 'forwarding is not allowed for this user' : /Connection refused/i.test(error.message) ? 'connection refused' : 'the channel could not be opened';
-  return new SourceUnreachableError(`${description} failed: the bastion could not connect to ${bracketed(destination.host)}:${destination.port} (${reason})`, {
-    code: prohibited ? 'ssh_tunnel_forwarding_refused' : 'ssh_tunnel_destination_unreachable',
-    key: prohibited ? 'ssh_tunnel_user' : (destination.key ?? 'host'),
-    hint: prohibited
-      ? "ask the bastion's administrator to allow TCP forwarding (AllowTcpForwarding) for 'ssh_tunnel_user'"
-      : destination.key
-        ? `check '${destination.key}' as the bastion sees it (names resolve on the bastion)`
-        : "check 'host' and 'port' as the bastion sees them (names resolve on the bastion)",
-    cause: error,
-  });
+  const reason = prohibited
+    ? 'forwarding is not allowed for this user'
+    : /Connection refused/i.test(error.message)
+      ? 'connection refused'
+      : 'the channel could not be opened';
+  return new SourceUnreachableError(
+    `${description} failed: the bastion could not connect to ${bracketed(destination.host)}:${destination.port} (${reason})`,
+    {
+      code: prohibited ? 'ssh_tunnel_forwarding_refused' : 'ssh_tunnel_destination_unreachable',
+      key: prohibited ? 'ssh_tunnel_user' : (destination.key ?? 'host'),
+      hint: prohibited
+        ? "ask the bastion's administrator to allow TCP forwarding (AllowTcpForwarding) for 'ssh_tunnel_user'"
+        : destination.key
+          ? `check '${destination.key}' as the bastion sees it (names resolve on the bastion)`
+          : "check 'host' and 'port' as the bastion sees them (names resolve on the bastion)",
+      cause: error,
+    },
+  );
 }

@@ -95,11 +95,17 @@ export interface TlsFailureContext {
  */
 export async function explainTlsFailure(error: unknown, context: TlsFailureContext): Promise<unknown> {
   if (!isConnectorAuthError(error) || context.url.protocol !== 'https:') return error;
-  if (error.code === 'tls_untrusted' || error.code === 'tls_host_mismatch') return explainUntrustedServer(error, context);
+  if (error.code === 'tls_untrusted' || error.code === 'tls_host_mismatch')
+    return explainUntrustedServer(error, context);
   if (CLOSED_CODES.has(error.code)) {
     const refusal = await diagnoseClosedConnection(context.url, context.tls, context).catch(() => undefined);
     if (refusal?.kind === 'alert')
-      return clientCertificateRefused(context.target, `during the TLS handshake (${refusal.code})`, context.tls.clientCertificate, error);
+      return clientCertificateRefused(
+        context.target,
+        `during the TLS handshake (${refusal.code})`,
+        context.tls.clientCertificate,
+        error,
+      );
     // A silent close says little when no certificate was offered; with one, it is the usual refusal.
     if (refusal?.kind === 'closed_after_handshake' && context.tls.clientCertificate)
       return clientCertificateRefused(
@@ -129,8 +135,10 @@ async function explainUntrustedServer(error: ConnectorAuthError, context: TlsFai
 }
 
 export function describeServerCertificate(server: CertificateDetails): string {
-  const names = server.altNames.length > 0 ? `, names ${server.altNames.slice(0, 5).join(', ')}${server.altNames.length > 5 ? ', …' : ''}` : '';
+  const names =
+    server.altNames.length > 0
+      ? `, names ${server.altNames.slice(0, 5).join(', ')}${server.altNames.length > 5 ? ', …' : ''}`
+      : '';
   const selfSigned = server.subject === server.issuer ? ' (self-signed)' : '';
   return `a certificate with subject '${server.subject}', issued by '${server.issuer}'${selfSigned}${names}, valid ${isoDate(server.notBefore)} to ${isoDate(server.notAfter)}`;
 }
-

@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { keys, parseKeys, type RawConfiguration } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import { secrets as processSecrets, type SecretRegistry } from '../secrets/index.js';
-import { loadClientCertificate, readCaCertificates, unescapeNewlines, type ClientCertificateSummary } from './client-certificate.js';
+import {
+  loadClientCertificate,
+  readCaCertificates,
+  unescapeNewlines,
+  type ClientCertificateSummary,
+} from './client-certificate.js';
 
 /**
  * TLS material for any HTTP source, read from the `tls_*` keys. Verification of the server is on
@@ -29,7 +34,14 @@ export interface TlsSettings {
 }
 
 /** The settings as Node's TLS connect options (an undici or https Agent's): verification and the material given. */
-export function tlsConnectOptions(tls: TlsSettings): { rejectUnauthorized: boolean; ca?: string; cert?: string; key?: string; pfx?: Buffer; passphrase?: string } {
+export function tlsConnectOptions(tls: TlsSettings): {
+  rejectUnauthorized: boolean;
+  ca?: string;
+  cert?: string;
+  key?: string;
+  pfx?: Buffer;
+  passphrase?: string;
+} {
   return {
     rejectUnauthorized: tls.verify,
     ...(tls.ca ? { ca: tls.ca } : {}),
@@ -71,7 +83,12 @@ const cache = new WeakMap<RawConfiguration, { options: TlsReadOptions; settings:
 
 export function readTlsSettings(raw: RawConfiguration, options: TlsReadOptions = {}): Promise<TlsSettings> {
   const cached = cache.get(raw);
-  if (cached && cached.options.log === options.log && cached.options.now === options.now && cached.options.secrets === options.secrets)
+  if (
+    cached &&
+    cached.options.log === options.log &&
+    cached.options.now === options.now &&
+    cached.options.secrets === options.secrets
+  )
     return cached.settings;
   const settings = read(raw, options);
   const entry = { options, settings };
@@ -92,7 +109,8 @@ async function read(raw: RawConfiguration, options: TlsReadOptions): Promise<Tls
   if (!hasClientCertificate(raw)) return settings;
   const registry = options.secrets ?? processSecrets;
   // A private key pasted into the (public) certificate key would not be registered as a secret.
-  if (k.tls_client_certificate && /PRIVATE KEY-----/.test(k.tls_client_certificate)) registry.register('tls_client_certificate', k.tls_client_certificate);
+  if (k.tls_client_certificate && /PRIVATE KEY-----/.test(k.tls_client_certificate))
+    registry.register('tls_client_certificate', k.tls_client_certificate);
   const client = await loadClientCertificate(
     {
       certificate: k.tls_client_certificate,
@@ -104,8 +122,16 @@ async function read(raw: RawConfiguration, options: TlsReadOptions): Promise<Tls
     { now: (options.now ?? Date.now)(), ...(options.log ? { warn: (m: string) => options.log!.warning(m) } : {}) },
   );
   // The decrypted key is a new form of the configured secret: register it before anything can print it.
-  registry.register(client.summary.key === 'tls_client_pkcs12' ? 'tls_client_pkcs12' : 'tls_client_private_key', client.privateKeyPem);
-  return { ...settings, cert: client.certificateChainPem, key: client.privateKeyPem, clientCertificate: client.summary };
+  registry.register(
+    client.summary.key === 'tls_client_pkcs12' ? 'tls_client_pkcs12' : 'tls_client_private_key',
+    client.privateKeyPem,
+  );
+  return {
+    ...settings,
+    cert: client.certificateChainPem,
+    key: client.privateKeyPem,
+    clientCertificate: client.summary,
+  };
 }
 
 export { unescapeNewlines };

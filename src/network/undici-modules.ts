@@ -15,7 +15,10 @@ export interface UndiciCore {
   Agent: typeof Undici.Agent;
   buildConnector: typeof Undici.buildConnector;
   /** undici's `request(url, options)`, for a URL object and an explicit dispatcher. */
-  request(url: URL, options: Omit<Undici.Dispatcher.RequestOptions, 'origin' | 'path'> & { dispatcher: Undici.Dispatcher }): Promise<Undici.Dispatcher.ResponseData>;
+  request(
+    url: URL,
+    options: Omit<Undici.Dispatcher.RequestOptions, 'origin' | 'path'> & { dispatcher: Undici.Dispatcher },
+  ): Promise<Undici.Dispatcher.ResponseData>;
 }
 
 let core: UndiciCore | undefined;
@@ -26,11 +29,19 @@ export function undiciCore(): UndiciCore {
   if (core) return core;
   const Agent = load('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
   const buildConnector = load('undici/lib/core/connect.js') as typeof Undici.buildConnector;
-  const apiRequest = load('undici/lib/api/api-request.js') as (this: Undici.Dispatcher, options: Undici.Dispatcher.RequestOptions) => Promise<Undici.Dispatcher.ResponseData>;
+  const apiRequest = load('undici/lib/api/api-request.js') as (
+    this: Undici.Dispatcher,
+    options: Undici.Dispatcher.RequestOptions,
+  ) => Promise<Undici.Dispatcher.ResponseData>;
   // What undici's exported request() does with a URL (index.js, makeDispatcher): origin and path
   // from the URL, on the dispatcher given.
   const request: UndiciCore['request'] = (url, { dispatcher, ...options }) =>
-    apiRequest.call(dispatcher, { ...options, origin: url.origin, path: `${url.pathname}${url.search}`, method: options.method ?? 'GET' });
+    apiRequest.call(dispatcher, {
+      ...options,
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: options.method ?? 'GET',
+    });
   return (core = { Agent, buildConnector, request });
 }
 

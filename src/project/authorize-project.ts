@@ -29,13 +29,18 @@ export async function authorizeProject(options: {
   handoff: BrowserHandoff;
 }): Promise<AuthorizeResult> {
   const { paths, raw, connector } = await prepareProject(options);
-  if (connector?.secretKeys) registerConfigurationSecrets(raw, { registry: secrets, connectorSecretKeys: new Set(connector.secretKeys) });
+  if (connector?.secretKeys)
+    registerConfigurationSecrets(raw, { registry: secrets, connectorSecretKeys: new Set(connector.secretKeys) });
   const common = parseKeys(commonKeys, raw, 'all sources');
   const method = await loadAuthMethod(common.auth_method);
   if (!method.authorize) {
     throw new ConfigurationError(
       `auth_method '${method.name}' has nothing to grant in a browser: authorize obtains the refresh token of auth_method 'oauth2_refresh_token'`,
-      { code: 'nothing_to_authorize', key: 'auth_method', hint: "set 'auth_method' to oauth2_refresh_token (with 'authorization_url'), or run probe instead" },
+      {
+        code: 'nothing_to_authorize',
+        key: 'auth_method',
+        hint: "set 'auth_method' to oauth2_refresh_token (with 'authorization_url'), or run probe instead",
+      },
     );
   }
   const keys = parseKeys(method.authorize.keys, raw, `auth_method '${method.name}'`);
@@ -46,7 +51,11 @@ export async function authorizeProject(options: {
     secrets,
     now: Date.now,
     filesDir: paths.files,
-    persistConfigurationValue: createConfigurationPersister({ configurationPath: paths.configuration, filesDir: paths.files, log: options.log }),
+    persistConfigurationValue: createConfigurationPersister({
+      configurationPath: paths.configuration,
+      filesDir: paths.files,
+      log: options.log,
+    }),
   };
   const { saved, scope } = await method.authorize.run(keys, context, options.handoff);
   return { configuration: paths.configuration, authMethod: method.name, saved, scope };

@@ -1,5 +1,12 @@
 import { parseKeys, readConfigurationFile, registerConfigurationSecrets } from '../config/index.js';
-import { authenticate, authenticateResolved, checkConfigurationKeys, resolveConfiguration, type ConnectorDefinition, type ResolvedConfiguration } from '../connector/index.js';
+import {
+  authenticate,
+  authenticateResolved,
+  checkConfigurationKeys,
+  resolveConfiguration,
+  type ConnectorDefinition,
+  type ResolvedConfiguration,
+} from '../connector/index.js';
 import type { Logger } from '../log/index.js';
 import type { ProbeResult } from '../sources/index.js';
 import { secrets } from '../secrets/index.js';
@@ -22,7 +29,11 @@ export interface ValidationReport {
   unknownKeys: string[];
 }
 
-export async function validateProject(options: { project?: string; configurationPath?: string; log: Logger }): Promise<ValidationReport> {
+export async function validateProject(options: {
+  project?: string;
+  configurationPath?: string;
+  log: Logger;
+}): Promise<ValidationReport> {
   return (await checkConfiguration(options)).report;
 }
 
@@ -53,7 +64,11 @@ export async function checkConfiguration(options: {
   return { report, resolved };
 }
 
-export async function probeProject(options: { project?: string; configurationPath?: string; log: Logger }): Promise<ProbeResult> {
+export async function probeProject(options: {
+  project?: string;
+  configurationPath?: string;
+  log: Logger;
+}): Promise<ProbeResult> {
   const { paths, raw, connector } = await prepareProject(options);
   const auth = await authenticate(raw, {
     source: (connector?.source as never) ?? 'rest',
@@ -62,7 +77,11 @@ export async function probeProject(options: { project?: string; configurationPat
     filesDir: paths.files,
     // A probe is a real run for the credential: a refresh token the server rotates must be saved,
     // or the next run starts with the consumed one.
-    persistConfigurationValue: createConfigurationPersister({ configurationPath: paths.configuration, filesDir: paths.files, log: options.log }),
+    persistConfigurationValue: createConfigurationPersister({
+      configurationPath: paths.configuration,
+      filesDir: paths.files,
+      log: options.log,
+    }),
   });
   try {
     // The connector's own keys are checked as debug checks them (exit 2), before anything is sent.

@@ -61,7 +61,10 @@ const tlsKeys = z.object(
   ),
 );
 
-type AnyConnector = Pick<ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>, 'source' | 'configuration' | 'secretKeys'>;
+type AnyConnector = Pick<
+  ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>,
+  'source' | 'configuration' | 'secretKeys'
+>;
 
 export async function describeConfiguration(connector: AnyConnector): Promise<ConfigurationDescription> {
   const source = typeof connector.source === 'string' ? await loadSource(connector.source) : connector.source;
@@ -78,7 +81,9 @@ export async function describeConfiguration(connector: AnyConnector): Promise<Co
     sourceFields: fieldsOf(source.keys),
     tls: TLS_SOURCES.has(source.name) ? fieldsOf(tlsKeys) : [],
     methods,
-    connector: connector.configuration ? fieldsOf(connector.configuration, connectorSecrets, 'a key of this connector') : [],
+    connector: connector.configuration
+      ? fieldsOf(connector.configuration, connectorSecrets, 'a key of this connector')
+      : [],
   };
 }
 
@@ -86,7 +91,11 @@ export async function describeConfiguration(connector: AnyConnector): Promise<Co
  * The keys of a schema of string keys, read through zod's JSON Schema of its input (coercions and
  * refinements have no say in which keys exist). A schema that is not an object has no fields.
  */
-function fieldsOf(schema: z.ZodType, extraSecrets: ReadonlySet<string> = new Set(), fallback = ''): ConfigurationField[] {
+function fieldsOf(
+  schema: z.ZodType,
+  extraSecrets: ReadonlySet<string> = new Set(),
+  fallback = '',
+): ConfigurationField[] {
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
     properties?: Record<string, { description?: string; default?: unknown; enum?: unknown[] }>;
     required?: string[];
@@ -95,8 +104,12 @@ function fieldsOf(schema: z.ZodType, extraSecrets: ReadonlySet<string> = new Set
   const shape = shapeOf(schema);
   return Object.entries(json.properties ?? {}).map(([key, property]) => {
     const known = KEY_CATALOGUE[key];
-    const fallbackValue = defaultOf(shape?.[key]) ?? (typeof property.default === 'string' ? property.default : undefined);
-    const choices = Array.isArray(property.enum) && property.enum.every((v) => typeof v === 'string') ? (property.enum as string[]) : undefined;
+    const fallbackValue =
+      defaultOf(shape?.[key]) ?? (typeof property.default === 'string' ? property.default : undefined);
+    const choices =
+      Array.isArray(property.enum) && property.enum.every((v) => typeof v === 'string')
+        ? (property.enum as string[])
+        : undefined;
     return {
       key,
       description: known?.description ?? property.description ?? fallback,
@@ -112,7 +125,10 @@ function fieldsOf(schema: z.ZodType, extraSecrets: ReadonlySet<string> = new Set
 function shapeOf(schema: z.ZodType): Record<string, z.ZodType> | undefined {
   let current: unknown = schema;
   for (let depth = 0; depth < 4 && current; depth++) {
-    const candidate = current as { shape?: Record<string, z.ZodType>; _zod?: { def?: { in?: unknown; schema?: unknown } } };
+    const candidate = current as {
+      shape?: Record<string, z.ZodType>;
+      _zod?: { def?: { in?: unknown; schema?: unknown } };
+    };
     if (candidate.shape && typeof candidate.shape === 'object') return candidate.shape;
     current = candidate._zod?.def?.in ?? candidate._zod?.def?.schema;
   }
@@ -129,6 +145,7 @@ function defaultOf(member: z.ZodType | undefined): string | undefined {
   const parsed = member.safeParse(undefined);
   if (!parsed.success) return undefined;
   const value = parsed.data;
-  const text = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+  const text =
+    typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
   return text === '' ? undefined : text;
 }

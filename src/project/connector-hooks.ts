@@ -59,7 +59,12 @@ function isProjectTypeScript(url: string): boolean {
 function typeScriptAlternative(specifier: string, parentURL: string | undefined): string | undefined {
   if (!parentURL || !isProjectTypeScript(parentURL) || !/^\.\.?\//.test(specifier)) return undefined;
   const candidates = /\.m?jsx?$/.test(specifier)
-    ? [specifier.replace(/\.js$/, '.ts').replace(/\.mjs$/, '.mts').replace(/\.jsx$/, '.tsx')]
+    ? [
+        specifier
+          .replace(/\.js$/, '.ts')
+          .replace(/\.mjs$/, '.mts')
+          .replace(/\.jsx$/, '.tsx'),
+      ]
     : [`${specifier}.ts`, `${specifier}/index.ts`];
   return candidates.find((candidate) => existsSync(new URL(candidate, parentURL)));
 }
@@ -68,7 +73,11 @@ function withFormat(resolved: Resolved): Resolved {
   return isProjectTypeScript(resolved.url) ? { ...resolved, format: 'module' } : resolved;
 }
 
-export async function resolve(specifier: string, context: ResolveContext, nextResolve: NextResolve<Promise<Resolved>>): Promise<Resolved> {
+export async function resolve(
+  specifier: string,
+  context: ResolveContext,
+  nextResolve: NextResolve<Promise<Resolved>>,
+): Promise<Resolved> {
   const own = data.self[specifier];
   if (own) return { url: own, shortCircuit: true };
   try {
@@ -80,7 +89,11 @@ export async function resolve(specifier: string, context: ResolveContext, nextRe
   }
 }
 
-export async function load(url: string, context: { format?: string | null; conditions: string[] }, nextLoad: NextLoad<Promise<Loaded>>): Promise<Loaded> {
+export async function load(
+  url: string,
+  context: { format?: string | null; conditions: string[] },
+  nextLoad: NextLoad<Promise<Loaded>>,
+): Promise<Loaded> {
   if (!isProjectTypeScript(url)) return nextLoad(url, context);
   return { format: 'module', source: await transformFile(url, data.cacheDirectory), shortCircuit: true };
 }
@@ -97,7 +110,11 @@ export function resolveSync(specifier: string, context: ResolveContext, nextReso
   }
 }
 
-export function loadSync(url: string, context: { format?: string | null; conditions: string[] }, nextLoad: NextLoad<Loaded>): Loaded {
+export function loadSync(
+  url: string,
+  context: { format?: string | null; conditions: string[] },
+  nextLoad: NextLoad<Loaded>,
+): Loaded {
   if (!isProjectTypeScript(url)) return nextLoad(url, context);
   return { format: 'module', source: transformFileSync(url, data.cacheDirectory), shortCircuit: true };
 }

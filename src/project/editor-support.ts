@@ -24,7 +24,8 @@ export async function editorSupportFiles(projectDir: string): Promise<Record<str
     name: packageName(basename(projectDir)),
     private: true,
     type: 'module',
-    description: 'A connector project: connector.ts runs with `npx connector-auth debug`; `npm install` brings the types for an editor and tsc.',
+    description:
+      'A connector project: connector.ts runs with `npx connector-auth debug`; `npm install` brings the types for an editor and tsc.',
     scripts: {
       validate: 'connector-auth validate',
       probe: 'connector-auth probe',

@@ -8,7 +8,10 @@ const TEMPLATES_DIR = new URL('../../templates/', import.meta.url);
 
 export async function templateNames(): Promise<string[]> {
   const entries = await readdir(TEMPLATES_DIR, { withFileTypes: true });
-  return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  return entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
 }
 
 /** What may already be in the directory: a repository made first is still an empty project. */
@@ -62,11 +65,14 @@ export async function initProject(dir = '.', template = 'rest-api'): Promise<{ d
     if (error.code === 'ENOENT') return [] as string[];
     // The path is a file (or goes through one): a mistake in the argument, not a failure of init.
     if (error.code === 'ENOTDIR') {
-      throw new ConfigurationError(`${target} is not a directory (it, or a folder on its path, is a file); init writes only into a new or empty directory`, {
-        code: 'init_target_not_directory',
-        hint: 'choose a new directory name',
-        cause: error,
-      });
+      throw new ConfigurationError(
+        `${target} is not a directory (it, or a folder on its path, is a file); init writes only into a new or empty directory`,
+        {
+          code: 'init_target_not_directory',
+          hint: 'choose a new directory name',
+          cause: error,
+        },
+      );
     }
     throw error;
   });
@@ -79,12 +85,16 @@ export async function initProject(dir = '.', template = 'rest-api'): Promise<{ d
   await mkdir(target, { recursive: true });
   await cp(new URL(template, TEMPLATES_DIR), target, { recursive: true });
   // Every configuration file of the template (the local one holds demo values, but a user may put real ones in it).
-  for (const name of await readdir(target)) if (/^configuration(\..+)?\.json$/.test(name)) await chmod(join(target, name), 0o600);
+  for (const name of await readdir(target))
+    if (/^configuration(\..+)?\.json$/.test(name)) await chmod(join(target, name), 0o600);
   await writeFile(join(target, '.gitignore'), GITIGNORE, { flag: 'wx' });
   await writeFile(join(target, '.dockerignore'), DOCKERIGNORE, { flag: 'wx' });
   const dockerfile = join(target, 'Dockerfile');
-  const version = (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  const version = (
+    JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  ).version;
   await writeFile(dockerfile, (await readFile(dockerfile, 'utf8')).replaceAll(VERSION_PLACEHOLDER, version));
-  for (const [name, text] of Object.entries(await editorSupportFiles(target))) await writeFile(join(target, name), text, { flag: 'wx' });
+  for (const [name, text] of Object.entries(await editorSupportFiles(target)))
+    await writeFile(join(target, name), text, { flag: 'wx' });
   return { dir: target, files: (await readdir(target)).sort() };
 }

@@ -14,7 +14,9 @@ let hooksRegistered = false;
  * Imports `<project>/connector.ts` (TypeScript without a build step: connector-hooks.ts compiles
  * it, cached) and returns its default export, which must come from defineConnector().
  */
-export async function loadConnector(project: string): Promise<{ file: string; connector: ConnectorDefinition<never, never> }> {
+export async function loadConnector(
+  project: string,
+): Promise<{ file: string; connector: ConnectorDefinition<never, never> }> {
   const file = await findConnectorFile(project);
   if (!hooksRegistered) {
     await registerHooks();

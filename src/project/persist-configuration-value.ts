@@ -28,7 +28,9 @@ export interface ConfigurationPersisterOptions {
   log: Logger;
 }
 
-export function createConfigurationPersister(options: ConfigurationPersisterOptions): (key: string, value: string) => Promise<void> {
+export function createConfigurationPersister(
+  options: ConfigurationPersisterOptions,
+): (key: string, value: string) => Promise<void> {
   // One write at a time: two rotations in a row must not interleave their read-modify-write.
   let queue: Promise<unknown> = Promise.resolve();
   return (key, value) => {
@@ -38,13 +40,20 @@ export function createConfigurationPersister(options: ConfigurationPersisterOpti
   };
 }
 
-async function persist({ configurationPath, filesDir, log }: ConfigurationPersisterOptions, key: string, value: string): Promise<void> {
+async function persist(
+  { configurationPath, filesDir, log }: ConfigurationPersisterOptions,
+  key: string,
+  value: string,
+): Promise<void> {
   let target = configurationPath;
   try {
     target = await realpath(configurationPath);
     const info = await stat(target);
     if ((info.mode & 0o222) === 0) {
-      throw Object.assign(new Error(`the file is read-only (mode ${(info.mode & 0o777).toString(8).padStart(4, '0')})`), { code: 'EREADONLY' });
+      throw Object.assign(
+        new Error(`the file is read-only (mode ${(info.mode & 0o777).toString(8).padStart(4, '0')})`),
+        { code: 'EREADONLY' },
+      );
     }
     const text = await readFile(target, 'utf8');
     await replaceAtomically(target, withValue(text, key, value), info);
@@ -70,7 +79,11 @@ async function persist({ configurationPath, filesDir, log }: ConfigurationPersis
   }
 }
 
-async function replaceAtomically(target: string, content: string, info: Awaited<ReturnType<typeof stat>>): Promise<void> {
+async function replaceAtomically(
+  target: string,
+  content: string,
+  info: Awaited<ReturnType<typeof stat>>,
+): Promise<void> {
   const dir = dirname(target);
   const temp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const mode = Number(info.mode) & 0o7777;
@@ -79,7 +92,8 @@ async function replaceAtomically(target: string, content: string, info: Awaited<
     try {
       // open()'s mode passes through the umask; the file must end with the original mode exactly.
       await handle.chmod(mode);
-      if (process.getuid?.() === 0 && (info.uid !== 0 || info.gid !== 0)) await handle.chown(Number(info.uid), Number(info.gid));
+      if (process.getuid?.() === 0 && (info.uid !== 0 || info.gid !== 0))
+        await handle.chown(Number(info.uid), Number(info.gid));
       await handle.writeFile(content, 'utf8');
       await handle.sync();
     } finally {

@@ -13,7 +13,11 @@ export interface ProjectPaths {
 }
 
 /** The configuration: --configuration, then CONNECTOR_CONFIGURATION, then the project's own file. */
-export function projectPaths(project = '.', configuration?: string, env: NodeJS.ProcessEnv = process.env): ProjectPaths {
+export function projectPaths(
+  project = '.',
+  configuration?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): ProjectPaths {
   const root = resolve(project);
   const files = join(root, 'files');
   return {

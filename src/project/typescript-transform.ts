@@ -42,7 +42,8 @@ function keyFor(file: string, source: string): string {
 }
 
 function compilerError(error: unknown, file: string): Error {
-  const first = (error as { errors?: { text: string; location?: { line: number; column: number } | null }[] }).errors?.[0];
+  const first = (error as { errors?: { text: string; location?: { line: number; column: number } | null }[] })
+    .errors?.[0];
   if (!first) return error instanceof Error ? error : new Error(String(error));
   const at = first.location ? `:${first.location.line}:${first.location.column + 1}` : '';
   return new SyntaxError(`${file}${at}: ${first.text}`);

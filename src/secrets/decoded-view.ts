@@ -47,7 +47,14 @@ export { ESCAPE_TRIGGERS } from './escape-decoding.js';
  * ends). Returns the index to resume at, with the common state written to `resume.state`; -1 at the
  * first match when `found` is null.
  */
-export function scanPartedViews(text: string, from: number, state: number, automaton: Stepper, found: Found | null, resume: { state: number }): number {
+export function scanPartedViews(
+  text: string,
+  from: number,
+  state: number,
+  automaton: Stepper,
+  found: Found | null,
+  resume: { state: number },
+): number {
   let plain = state;
   let decoded = state;
   let i = from; // next character of the plain view

@@ -66,8 +66,14 @@ export function byteForms(value: string): string[] {
 export function basicCredentialForms(username: string, password: string): string[] {
   const pair = `${username}:${password}`;
   const forms: string[] = [];
-  safely(() => Buffer.from(pair, 'utf8').toString('base64'), (f) => forms.push(f));
-  safely(() => encodeURIComponent(wellFormed(pair)), (f) => forms.push(f));
+  safely(
+    () => Buffer.from(pair, 'utf8').toString('base64'),
+    (f) => forms.push(f),
+  );
+  safely(
+    () => encodeURIComponent(wellFormed(pair)),
+    (f) => forms.push(f),
+  );
   return forms;
 }
 

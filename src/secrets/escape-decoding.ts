@@ -46,7 +46,19 @@ export interface Decoded {
   lead: number;
 }
 
-const SINGLE: Record<string, number> = { '"': 0x22, "'": 0x27, '`': 0x60, '\\': 0x5c, '/': 0x2f, n: 0x0a, t: 0x09, r: 0x0d, b: 0x08, f: 0x0c, v: 0x0b };
+const SINGLE: Record<string, number> = {
+  '"': 0x22,
+  "'": 0x27,
+  '`': 0x60,
+  '\\': 0x5c,
+  '/': 0x2f,
+  n: 0x0a,
+  t: 0x09,
+  r: 0x0d,
+  b: 0x08,
+  f: 0x0c,
+  v: 0x0b,
+};
 
 const NAMED = new Map<string, number>([
   ['amp', 0x26],
@@ -105,14 +117,17 @@ function reference(text: string, index: number, out: Decoded): boolean {
   if (end === index + 1 || text.charCodeAt(end) !== SEMICOLON) return false;
   const body = text.slice(index + 1, end);
   const length = end + 1 - index;
-  if (body.startsWith('#x') || body.startsWith('#X')) return /^[0-9a-fA-F]{1,6}$/.test(body.slice(2)) && codePoint(parseInt(body.slice(2), 16), length, out);
+  if (body.startsWith('#x') || body.startsWith('#X'))
+    return /^[0-9a-fA-F]{1,6}$/.test(body.slice(2)) && codePoint(parseInt(body.slice(2), 16), length, out);
   if (body.startsWith('#')) return /^[0-9]{1,7}$/.test(body.slice(1)) && codePoint(Number(body.slice(1)), length, out);
   const named = NAMED.get(body);
   return named !== undefined && set(out, named, length);
 }
 
 function isReferenceCharacter(code: number): boolean {
-  return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x23;
+  return (
+    (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x23
+  );
 }
 
 /** `[` or `,`, blanks, and a byte's decimal number (not the start of a longer number). */
@@ -181,7 +196,7 @@ export function decodedText(text: string): string {
   const out: Decoded = { first: 0, second: -1, length: 0, inBuffer: false, lead: 0 };
   let result = '';
   let inBuffer = false;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     if (decodeEscapeAt(text, i, out, inBuffer)) {
       result += String.fromCharCode(out.first) + (out.second >= 0 ? String.fromCharCode(out.second) : '');
       inBuffer = out.inBuffer;

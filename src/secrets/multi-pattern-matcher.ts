@@ -1,4 +1,10 @@
-import { ESCAPE_TRIGGERS, scanPartedViews as scanParted, viewsPartAt as partsAt, type Found, type Stepper } from './decoded-view.js';
+import {
+  ESCAPE_TRIGGERS,
+  scanPartedViews as scanParted,
+  viewsPartAt as partsAt,
+  type Found,
+  type Stepper,
+} from './decoded-view.js';
 import { alphabetOf, type PatternAlphabet } from './pattern-alphabet.js';
 import { SparsePatternMatcher } from './sparse-pattern-matcher.js';
 
@@ -84,7 +90,10 @@ export class MultiPatternMatcher {
     while (head < tail) {
       const state = queue[head++]!;
       const inherited = output[fail[state]!]!;
-      if (inherited !== 0 && (output[state] === 0 || this.#lengths[output[state]! - 1]! < this.#lengths[inherited - 1]!))
+      if (
+        inherited !== 0 &&
+        (output[state] === 0 || this.#lengths[output[state]! - 1]! < this.#lengths[inherited - 1]!)
+      )
         output[state] = inherited;
       for (let column = 0; column < columns; column++) {
         const next = goto[state]![column]!;
@@ -158,7 +167,13 @@ export class MultiPatternMatcher {
 
   /** The automaton one step at a time, for the stretches where the two views differ. */
   get #stepper(): Stepper {
-    return (this.#steps ??= new DenseSteps(this.#transitions, this.#column, this.#output, this.#columns, this.#lengths));
+    return (this.#steps ??= new DenseSteps(
+      this.#transitions,
+      this.#column,
+      this.#output,
+      this.#columns,
+      this.#lengths,
+    ));
   }
   #steps: DenseSteps | undefined;
   readonly #resume = { state: 0 };
@@ -206,5 +221,7 @@ export function compilePatterns(patterns: readonly string[]): PatternMatcher {
   const alphabet = alphabetOf(patterns);
   let states = 1;
   for (const pattern of patterns) states += pattern.length;
-  return states * alphabet.columns <= DENSE_TABLE_BUDGET ? new MultiPatternMatcher(patterns, alphabet) : new SparsePatternMatcher(patterns, alphabet);
+  return states * alphabet.columns <= DENSE_TABLE_BUDGET
+    ? new MultiPatternMatcher(patterns, alphabet)
+    : new SparsePatternMatcher(patterns, alphabet);
 }

@@ -28,7 +28,8 @@ export function redactedLine(text: unknown, max = 200, registry: SecretRegistry 
  * values or held by a key.
  */
 export function redactedJson(value: unknown, registry: SecretRegistry = processRegistry, space?: number): string {
-  const json = JSON.stringify(value, (_key, member: unknown) => redactMember(member, registry), space) as string | undefined;
+  const json = JSON.stringify(value, (_key, member: unknown) => redactMember(member, registry), space) as
+    string | undefined;
   return json === undefined ? 'null' : registry.redact(json);
 }
 
@@ -48,7 +49,11 @@ function redactMember(member: unknown, registry: SecretRegistry): unknown {
 function bytesOf(member: unknown): Uint8Array | undefined {
   if (ArrayBuffer.isView(member)) return new Uint8Array(member.buffer, member.byteOffset, member.byteLength);
   if (member === null || typeof member !== 'object') return undefined;
-  const candidate = Array.isArray(member) ? member : (member as { type?: unknown; data?: unknown }).type === 'Buffer' ? (member as { data?: unknown }).data : undefined;
+  const candidate = Array.isArray(member)
+    ? member
+    : (member as { type?: unknown; data?: unknown }).type === 'Buffer'
+      ? (member as { data?: unknown }).data
+      : undefined;
   if (!Array.isArray(candidate) || !candidate.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return undefined;
   return Uint8Array.from(candidate as number[]);
 }

@@ -1,4 +1,10 @@
-import { ESCAPE_TRIGGERS, scanPartedViews as scanParted, viewsPartAt as partsAt, type Found, type Stepper } from './decoded-view.js';
+import {
+  ESCAPE_TRIGGERS,
+  scanPartedViews as scanParted,
+  viewsPartAt as partsAt,
+  type Found,
+  type Stepper,
+} from './decoded-view.js';
 import type { Match } from './multi-pattern-matcher.js';
 import { alphabetOf, type PatternAlphabet } from './pattern-alphabet.js';
 
@@ -62,7 +68,8 @@ export class SparsePatternMatcher {
         }
         state = next;
       }
-      if (pattern.length > 0 && (output[state] === 0 || this.#lengths[output[state]! - 1]! < pattern.length)) output[state] = index + 1;
+      if (pattern.length > 0 && (output[state] === 0 || this.#lengths[output[state]! - 1]! < pattern.length))
+        output[state] = index + 1;
     });
 
     const startOfDepth = new Int32Array(maxDepth + 2);
@@ -85,7 +92,11 @@ export class SparsePatternMatcher {
         fail[state] = target >= 0 ? target : 0;
       }
       const inherited = output[fail[state]!]!;
-      if (inherited !== 0 && (output[state] === 0 || this.#lengths[output[state]! - 1]! < this.#lengths[inherited - 1]!)) output[state] = inherited;
+      if (
+        inherited !== 0 &&
+        (output[state] === 0 || this.#lengths[output[state]! - 1]! < this.#lengths[inherited - 1]!)
+      )
+        output[state] = inherited;
     }
     this.#fail = fail;
     this.#output = output.subarray(0, states);

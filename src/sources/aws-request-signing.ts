@@ -42,27 +42,43 @@ const AWS_HOSTS: readonly [RegExp, string][] = [
 ];
 
 /** The service and region to sign for: the keys, else what base_url's host says; exit 2 naming the key when neither does. */
-export function signingScope(host: string, configured: { service: string | undefined; region: string | undefined }): { service: string; region: string } {
+export function signingScope(
+  host: string,
+  configured: { service: string | undefined; region: string | undefined },
+): { service: string; region: string } {
   const name = host.toLowerCase().replace(/\.$/, '');
-  const known = AWS_HOSTS.map(([pattern, service]) => ({ service, region: pattern.exec(name)?.[1] })).find((m) => m.region !== undefined);
+  const known = AWS_HOSTS.map(([pattern, service]) => ({ service, region: pattern.exec(name)?.[1] })).find(
+    (m) => m.region !== undefined,
+  );
   const service = configured.service?.trim() || known?.service;
   const region = configured.region?.trim() || known?.region;
   if (!service)
-    throw new ConfigurationError(`invalid configuration for the rest source: an AWS method signs each request for a service, and '${host}' does not name one`, {
-      code: 'aws_service_missing',
-      key: 'aws_service',
-      hint: "set 'aws_service' to the API's signing name: execute-api (API Gateway), es (OpenSearch Service), aoss (OpenSearch Serverless), lambda (function URLs)",
-    });
+    throw new ConfigurationError(
+      `invalid configuration for the rest source: an AWS method signs each request for a service, and '${host}' does not name one`,
+      {
+        code: 'aws_service_missing',
+        key: 'aws_service',
+        hint: "set 'aws_service' to the API's signing name: execute-api (API Gateway), es (OpenSearch Service), aoss (OpenSearch Serverless), lambda (function URLs)",
+      },
+    );
   if (!region)
-    throw new ConfigurationError(`invalid configuration for the rest source: an AWS method signs each request for a region, and '${host}' does not name one`, {
-      code: 'aws_region_missing',
-      key: 'aws_region',
-      hint: "set 'aws_region' to the API's region (e.g. us-east-1)",
-    });
+    throw new ConfigurationError(
+      `invalid configuration for the rest source: an AWS method signs each request for a region, and '${host}' does not name one`,
+      {
+        code: 'aws_region_missing',
+        key: 'aws_region',
+        hint: "set 'aws_region' to the API's region (e.g. us-east-1)",
+      },
+    );
   return { service, region };
 }
 
-export async function awsRequestSigner(credential: AwsCredential, baseUrl: URL, service: string | undefined, now: () => number): Promise<RequestSigner> {
+export async function awsRequestSigner(
+  credential: AwsCredential,
+  baseUrl: URL,
+  service: string | undefined,
+  now: () => number,
+): Promise<RequestSigner> {
   const scope = signingScope(baseUrl.hostname, { service, region: credential.region });
   const signer = await sigv4Signer({
     service: scope.service,
@@ -79,7 +95,12 @@ export async function awsRequestSigner(credential: AwsCredential, baseUrl: URL, 
       const headers: Record<string, string> = { host: url.host };
       request.headers.forEach((value, name) => (headers[name] = value));
       const signed = await signer.sign(
-        { method: request.method, url, headers, body: body instanceof URLSearchParams ? body.toString() : (body ?? undefined) },
+        {
+          method: request.method,
+          url,
+          headers,
+          body: body instanceof URLSearchParams ? body.toString() : (body ?? undefined),
+        },
         new Date(now()),
       );
       for (const [name, value] of Object.entries(signed)) {
@@ -92,10 +113,7 @@ export async function awsRequestSigner(credential: AwsCredential, baseUrl: URL, 
 
 /** Path segments and query parameters re-encoded as RFC 3986 (`%20` for a space, `%2B` for a plus), in place. */
 export function canonicalizeUrl(url: URL): void {
-  url.pathname = url.pathname
-    .split('/')
-    .map(canonicalSegment)
-    .join('/');
+  url.pathname = url.pathname.split('/').map(canonicalSegment).join('/');
   // URLSearchParams reads `+` as a space, as every form-encoded query means it.
   const pairs = [...url.searchParams];
   url.search = pairs.length ? pairs.map(([name, value]) => `${rfc3986(name)}=${rfc3986(value)}`).join('&') : '';
@@ -113,4 +131,3 @@ function canonicalSegment(segment: string): string {
     return segment;
   }
 }
-

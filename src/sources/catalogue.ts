@@ -15,6 +15,8 @@ export const SOURCE_NAMES: readonly string[] = Object.keys(SOURCES);
 export async function loadSource(name: string): Promise<SourceDefinition> {
   const load = SOURCES[name];
   if (!load)
-    throw new ConfigurationError(`unknown source '${name}'; known sources: ${SOURCE_NAMES.join(', ')}`, { code: 'unknown_source' });
+    throw new ConfigurationError(`unknown source '${name}'; known sources: ${SOURCE_NAMES.join(', ')}`, {
+      code: 'unknown_source',
+    });
   return (await load()).default;
 }

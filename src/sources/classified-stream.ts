@@ -7,7 +7,10 @@ import { PassThrough, type Readable } from 'node:stream';
  */
 export function classifiedStream(source: Readable, classify: (error: unknown) => Error | Promise<Error>): PassThrough {
   const out = new PassThrough();
-  source.once('error', (error: unknown) => void Promise.resolve(classify(error)).then((classified) => out.destroy(classified)));
+  source.once(
+    'error',
+    (error: unknown) => void Promise.resolve(classify(error)).then((classified) => out.destroy(classified)),
+  );
   out.once('close', () => source.destroy());
   return source.pipe(out);
 }

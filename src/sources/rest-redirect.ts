@@ -10,7 +10,12 @@ import type { SecretRegistry } from '../secrets/index.js';
  * the query is kept exactly as written: a presigned target's signature covers its encoding); a
  * secret anywhere else in the URL (its path, its user name) refuses the redirect.
  */
-export function leaveOriginSafely(next: URL, from: { method: string; url: URL; credential: string }, registry: SecretRegistry, log: { debug(m: string): void }): URL {
+export function leaveOriginSafely(
+  next: URL,
+  from: { method: string; url: URL; credential: string },
+  registry: SecretRegistry,
+  log: { debug(m: string): void },
+): URL {
   const safe = new URL(next);
   safe.hash = '';
   if (safe.search.length > 1) {
@@ -18,7 +23,9 @@ export function leaveOriginSafely(next: URL, from: { method: string; url: URL; c
     const kept = pieces.filter((piece) => !registry.contains(decodeQueryPiece(piece)) && !registry.contains(piece));
     if (kept.length < pieces.length) {
       safe.search = kept.length > 0 ? `?${kept.join('&')}` : '';
-      log.debug(`${from.credential}: ${pieces.length - kept.length} query parameter(s) holding a credential dropped from the redirect to ${safe.origin}`);
+      log.debug(
+        `${from.credential}: ${pieces.length - kept.length} query parameter(s) holding a credential dropped from the redirect to ${safe.origin}`,
+      );
     }
   }
   const labels = registry.labelsIn(safe.href);
@@ -26,7 +33,11 @@ export function leaveOriginSafely(next: URL, from: { method: string; url: URL; c
     const key = labels[0]!;
     throw new SourceUnreachableError(
       `${from.credential}: ${from.method} ${describeUrl(from.url)} redirected to ${safe.origin} with the value of '${key}' in the URL; not followed`,
-      { code: 'redirect_carries_credential', key, hint: `the source sent a credential to another host in a redirect: check 'base_url', and rotate '${key}' if the redirect is not yours` },
+      {
+        code: 'redirect_carries_credential',
+        key,
+        hint: `the source sent a credential to another host in a redirect: check 'base_url', and rotate '${key}' if the redirect is not yours`,
+      },
     );
   }
   return safe;

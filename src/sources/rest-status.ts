@@ -1,6 +1,11 @@
 import type { Credential } from '../auth/index.js';
 import { AuthenticationError, SourceUnreachableError } from '../errors/index.js';
-import { clientCertificateRefusedByStatus, oneLine, recognizeClientCertificateRefusal, type TlsSettings } from '../network/index.js';
+import {
+  clientCertificateRefusedByStatus,
+  oneLine,
+  recognizeClientCertificateRefusal,
+  type TlsSettings,
+} from '../network/index.js';
 
 /**
  * What the REST source's answers mean when they are not what was asked for: a status that is not
@@ -27,7 +32,8 @@ export function statusError(
   const said = details.quoteService ? awsRefusalMessage(details.body ?? '') : undefined;
   const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${said ? `: ${said}` : ''}`;
   if (response.status === 401 || response.status === 403) {
-    const verb = response.status === 401 ? 'rejected the credentials' : 'denied access (the credentials lack a permission)';
+    const verb =
+      response.status === 401 ? 'rejected the credentials' : 'denied access (the credentials lack a permission)';
     return new AuthenticationError(`${target} ${verb} (${status})`, {
       code: `http_${response.status}`,
       key: credential.rejectedKey,
@@ -55,11 +61,14 @@ export function statusError(
 export function notJsonError(response: Response, target: string): SourceUnreachableError {
   const type = (response.headers.get('content-type') ?? 'no content type').split(';')[0]!.trim();
   // V8's SyntaxError quotes the text it choked on: not repeated here.
-  return new SourceUnreachableError(`${target} answered HTTP ${response.status} with a body that is not valid JSON (${type})`, {
-    code: 'invalid_json',
-    key: 'base_url',
-    hint: "check the path the connector asks for (joined to 'base_url'): it answered something other than JSON",
-  });
+  return new SourceUnreachableError(
+    `${target} answered HTTP ${response.status} with a body that is not valid JSON (${type})`,
+    {
+      code: 'invalid_json',
+      key: 'base_url',
+      hint: "check the path the connector asks for (joined to 'base_url'): it answered something other than JSON",
+    },
+  );
 }
 
 /**

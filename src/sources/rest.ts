@@ -91,14 +91,25 @@ export default defineSource({
     guardPlainHttp(baseUrl, credential, context.common.allow_plain_http, context.log);
     const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
     if (!tls.verify)
-      context.log.warning(`TLS verification is OFF for ${baseUrl.host} (tls_skip_verify=true): anyone on the path can read the credential`);
+      context.log.warning(
+        `TLS verification is OFF for ${baseUrl.host} (tls_skip_verify=true): anyone on the path can read the credential`,
+      );
     const timeoutSeconds = context.common.timeout_seconds;
-    const tunnel = await prepareSshTunnel(k, urlDestination(baseUrl, 'base_url'), { timeoutSeconds, log: context.log, secrets: context.secrets });
+    const tunnel = await prepareSshTunnel(k, urlDestination(baseUrl, 'base_url'), {
+      timeoutSeconds,
+      log: context.log,
+      secrets: context.secrets,
+    });
     const via = tunnel ? ` via ${tunnel.bastion}` : '';
     const http = new HttpClient({ tls, timeoutSeconds, route: tunnel });
     // An AWS method's credential signs each request itself (SigV4), rather than adding a header.
-    const signer: RequestSigner | undefined = isAwsCredential(credential) ? await awsRequestSigner(credential, baseUrl, k.aws_service, context.now) : undefined;
-    if (signer) context.log.debug(`${credential.description}: requests to ${baseUrl.origin} are signed with ${signer.description}`);
+    const signer: RequestSigner | undefined = isAwsCredential(credential)
+      ? await awsRequestSigner(credential, baseUrl, k.aws_service, context.now)
+      : undefined;
+    if (signer)
+      context.log.debug(
+        `${credential.description}: requests to ${baseUrl.origin} are signed with ${signer.description}`,
+      );
 
     /**
      * One authenticated request: the credential goes to base_url's origin only. Redirects are
@@ -119,7 +130,12 @@ export default defineSource({
     ): Promise<R> => {
       /** The request last sent, whose credential a 401 refused. */
       let sent: { method: string; url: URL; headers: Headers } | undefined;
-      const hop = async (url: URL, method: string, body: RestRequestInit['body'], drop: { body: boolean; callerCredentials: boolean }): Promise<R> => {
+      const hop = async (
+        url: URL,
+        method: string,
+        body: RestRequestInit['body'],
+        drop: { body: boolean; callerCredentials: boolean },
+      ): Promise<R> => {
         const headers = new Headers(init.headers);
         if (!headers.has('accept')) headers.set('accept', 'application/json');
         if (drop.body) for (const name of BODY_HEADERS) headers.delete(name);
@@ -129,7 +145,13 @@ export default defineSource({
         const sameOrigin = url.origin === baseUrl.origin;
         if (sameOrigin) await (signer ? signer.sign(request, body) : credential.authorize(request));
         try {
-          const reply = await transmit(request.url, { ...init, method, body: body ?? null, headers, redirect: 'manual' });
+          const reply = await transmit(request.url, {
+            ...init,
+            method,
+            body: body ?? null,
+            headers,
+            redirect: 'manual',
+          });
           if (sameOrigin) credential.observeAnswer?.(request.url, reply.headers);
           return reply;
         } catch (error) {
@@ -137,7 +159,16 @@ export default defineSource({
           // Otherwise name the untrusted server's certificate, or find the client-certificate alert
           // behind a closed connection: in update() as in the probe, since certificates change mid-run too.
           const target = `${credential.description}: ${request.method} ${describeUrl(request.url)}`;
-          throw tunnel?.takeFailure() ?? (await explainTlsFailure(error, { url: request.url, tls, target, timeoutMs: timeoutSeconds * 1000, route: tunnel }));
+          throw (
+            tunnel?.takeFailure() ??
+            (await explainTlsFailure(error, {
+              url: request.url,
+              tls,
+              target,
+              timeoutMs: timeoutSeconds * 1000,
+              route: tunnel,
+            }))
+          );
         }
       };
       /** The request and the redirects it leads to (at most 20, as fetch follows), as fetch follows them. */
@@ -149,15 +180,19 @@ export default defineSource({
         const drop = { body: false, callerCredentials: false };
         for (let hops = 0; ; hops++) {
           const reply = await hop(url, method, body, drop);
-          const location = REDIRECTS.has(reply.status) && init.redirect !== 'manual' ? reply.headers.get('location') : null;
+          const location =
+            REDIRECTS.has(reply.status) && init.redirect !== 'manual' ? reply.headers.get('location') : null;
           const next = location === null ? null : URL.parse(location, url);
           if (!next || (next.protocol !== 'https:' && next.protocol !== 'http:')) return { reply, url };
           if (hops === MAX_REDIRECTS)
-            throw new SourceUnreachableError(`${credential.description}: ${method} ${describeUrl(url)} redirected more than ${MAX_REDIRECTS} times`, {
-              code: 'too_many_redirects',
-              key: 'base_url',
-              hint: "check 'base_url': the API redirects in a loop",
-            });
+            throw new SourceUnreachableError(
+              `${credential.description}: ${method} ${describeUrl(url)} redirected more than ${MAX_REDIRECTS} times`,
+              {
+                code: 'too_many_redirects',
+                key: 'base_url',
+                hint: "check 'base_url': the API redirects in a loop",
+              },
+            );
           await drain(reply);
           // 303, and 301/302 after a POST, go on as a GET without the body (the fetch standard's rule).
           if (reply.status === 303 || ((reply.status === 301 || reply.status === 302) && method === 'POST')) {
@@ -169,7 +204,15 @@ export default defineSource({
           // rest of the chain, as fetch drops them (the method's credential follows base_url above).
           if (next.origin !== first.origin) drop.callerCredentials = true;
           // Nor does a credential the server copied into the Location (a query-string API key).
-          url = next.origin === baseUrl.origin ? next : leaveOriginSafely(next, { method, url, credential: credential.description }, context.secrets, context.log);
+          url =
+            next.origin === baseUrl.origin
+              ? next
+              : leaveOriginSafely(
+                  next,
+                  { method, url, credential: credential.description },
+                  context.secrets,
+                  context.log,
+                );
         }
       };
       const answer = await follow();
@@ -178,17 +221,32 @@ export default defineSource({
       const retry =
         answer.reply.status === 401 &&
         answer.url.origin === baseUrl.origin &&
-        (credential.answersChallenge?.(answer.url, answer.reply.headers) || (credential.invalidate !== undefined && (await credential.invalidate(sent))));
+        (credential.answersChallenge?.(answer.url, answer.reply.headers) ||
+          (credential.invalidate !== undefined && (await credential.invalidate(sent))));
       if (!retry) return answer.reply;
       // Read the (small) 401 body to its end so the retry reuses the connection.
       await drain(answer.reply);
       return (await follow()).reply;
     };
-    const requestContext = { credential: credential.description, urlKey: 'base_url', clientCertificate: tls.clientCertificate };
+    const requestContext = {
+      credential: credential.description,
+      urlKey: 'base_url',
+      clientCertificate: tls.clientCertificate,
+    };
     const send = (pathOrUrl: string | URL, init: RestRequestInit = {}): Promise<Response> =>
-      authorized(pathOrUrl, init, (url, i) => http.send(url, i, requestContext), (r) => readBodyStart(r, PROBE_BODY_LIMIT));
+      authorized(
+        pathOrUrl,
+        init,
+        (url, i) => http.send(url, i, requestContext),
+        (r) => readBodyStart(r, PROBE_BODY_LIMIT),
+      );
     const request = (pathOrUrl: string | URL, init: RestRequestInit = {}): Promise<HttpReply> =>
-      authorized(pathOrUrl, init, (url, i) => http.request(url, i, requestContext), (r) => r.discard());
+      authorized(
+        pathOrUrl,
+        init,
+        (url, i) => http.request(url, i, requestContext),
+        (r) => r.discard(),
+      );
 
     const probe = async (): Promise<ProbeResult> => {
       // The HTTP client's code is loaded before the clock starts: the time reported is the probe's.
@@ -208,7 +266,11 @@ export default defineSource({
       // signature or permission with a 403 that says which: read its start.
       const readsBody = response.status === 400 || (signer !== undefined && response.status === 403);
       const body = readsBody ? await readBodyStart(response) : (await response.body?.cancel(), '');
-      throw statusError(response, `${credential.description}: ${target}`, credential, k.probe_expect_status, { body, tls, quoteService: signer !== undefined });
+      throw statusError(response, `${credential.description}: ${target}`, credential, k.probe_expect_status, {
+        body,
+        tls,
+        quoteService: signer !== undefined,
+      });
     };
 
     return {
@@ -219,8 +281,15 @@ export default defineSource({
         const response = await send(pathOrUrl, init);
         const target = `${credential.description}: ${init?.method ?? 'GET'} ${describeUrl(resolveUrl(baseUrl, pathOrUrl))}`;
         if (!response.ok) {
-          const body = signer !== undefined && response.status === 403 ? await readBodyStart(response) : (await response.body?.cancel(), '');
-          throw statusError(response, target, credential, [200], { body, quoteService: signer !== undefined, data: true });
+          const body =
+            signer !== undefined && response.status === 403
+              ? await readBodyStart(response)
+              : (await response.body?.cancel(), '');
+          throw statusError(response, target, credential, [200], {
+            body,
+            quoteService: signer !== undefined,
+            data: true,
+          });
         }
         // A reset or a pause past timeout_seconds while the body arrives is classified by the HTTP
         // client (exit 4, naming the URL), as it is before the headers.
@@ -277,7 +346,11 @@ function guardPlainHttp(url: URL, credential: Credential, allowed: boolean, log:
   if (!allowed) {
     throw new ConfigurationError(
       `refusing to send the ${credential.description} over plain http:// to ${url.host}: anyone on the network could read it`,
-      { code: 'plain_http_refused', key: 'base_url', hint: "use https:// in 'base_url', or set 'allow_plain_http' to \"true\" if you must" },
+      {
+        code: 'plain_http_refused',
+        key: 'base_url',
+        hint: "use https:// in 'base_url', or set 'allow_plain_http' to \"true\" if you must",
+      },
     );
   }
   log.warning(`sending the ${credential.description} over plain http:// to ${url.host} (allow_plain_http=true)`);

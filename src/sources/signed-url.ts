@@ -57,17 +57,22 @@ export default defineSource({
     const target = describeUrl(url);
     if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
       if (!context.common.allow_plain_http) {
-        throw new ConfigurationError(`refusing to use the signed URL for ${target} over plain http://: anyone on the network could reuse it`, {
-          code: 'plain_http_refused',
-          key: 'signed_url',
-          hint: "use an https:// signed URL, or set 'allow_plain_http' to \"true\" if you must",
-        });
+        throw new ConfigurationError(
+          `refusing to use the signed URL for ${target} over plain http://: anyone on the network could reuse it`,
+          {
+            code: 'plain_http_refused',
+            key: 'signed_url',
+            hint: 'use an https:// signed URL, or set \'allow_plain_http\' to "true" if you must',
+          },
+        );
       }
       context.log.warning(`using the signed URL for ${target} over plain http:// (allow_plain_http=true)`);
     }
     const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
     if (!tls.verify)
-      context.log.warning(`TLS verification is OFF for ${url.host} (tls_skip_verify=true): anyone on the path can read the signed URL`);
+      context.log.warning(
+        `TLS verification is OFF for ${url.host} (tls_skip_verify=true): anyone on the path can read the signed URL`,
+      );
     const http = new HttpClient({ tls, timeoutSeconds: context.common.timeout_seconds });
     const timeoutMs = context.common.timeout_seconds * 1000;
 
@@ -77,11 +82,22 @@ export default defineSource({
         return await http.send(
           new URL(url),
           // A download takes as long as the file does: timeout_seconds bounds the wait for the answer, and each pause in the body.
-          { method: 'GET', headers, redirect: init.redirect ?? 'follow', deadline: 'headers', ...(init.signal ? { signal: init.signal } : {}) },
+          {
+            method: 'GET',
+            headers,
+            redirect: init.redirect ?? 'follow',
+            deadline: 'headers',
+            ...(init.signal ? { signal: init.signal } : {}),
+          },
           { credential: credential.description, urlKey: 'signed_url', clientCertificate: tls.clientCertificate },
         );
       } catch (error) {
-        throw await explainTlsFailure(error, { url, tls, target: `${credential.description}: GET ${target}`, timeoutMs });
+        throw await explainTlsFailure(error, {
+          url,
+          tls,
+          target: `${credential.description}: GET ${target}`,
+          timeoutMs,
+        });
       }
     };
 
@@ -96,14 +112,19 @@ export default defineSource({
           // the download; a server that ignored the range gets its body cancelled after 64 KiB.
           await readBodyStart(response, 64 * 1024);
           const where = response.status >= 300 && response.status < 400 ? redirectTarget(response, url) : '';
-          return { target: `GET ${target} (first byte)`, outcome: `HTTP ${response.status}${where}`, elapsedMs: performance.now() - started };
+          return {
+            target: `GET ${target} (first byte)`,
+            outcome: `HTTP ${response.status}${where}`,
+            elapsedMs: performance.now() - started,
+          };
         }
         throw await statusError(response, `${credential.description}: GET ${target}`, tls);
       },
       fetch: (init = {}) => send(init),
       async stream(init = {}) {
         const response = await send(init);
-        if ((response.status === 200 || response.status === 206) && response.body) return response.body as ReadableStream<Uint8Array>;
+        if ((response.status === 200 || response.status === 206) && response.body)
+          return response.body as ReadableStream<Uint8Array>;
         throw await statusError(response, `${credential.description}: GET ${target}`, tls);
       },
       async close() {
@@ -126,10 +147,18 @@ async function statusError(response: Response, target: string, tls: TlsSettings)
   const refusal = recognizeClientCertificateRefusal(response.status, body);
   if (refusal) return clientCertificateRefusedByStatus(refusal, target, tls);
   const code = /<Code>([A-Za-z.]{1,64})<\/Code>/.exec(body)?.[1];
-  const expired = /Request has expired|ExpiredToken|expired/i.test(/<Message>([^<]{0,200})<\/Message>/.exec(body)?.[1] ?? '') || code === 'ExpiredToken';
+  const expired =
+    /Request has expired|ExpiredToken|expired/i.test(/<Message>([^<]{0,200})<\/Message>/.exec(body)?.[1] ?? '') ||
+    code === 'ExpiredToken';
   const service = code ? `, ${code}` : '';
-  if (response.status === 401 || response.status === 403 || (response.status === 400 && /Authorization|Signature|Token|Expired|Authentication/i.test(code ?? ''))) {
-    const why = expired ? 'the signed URL has expired' : 'the signature was not accepted (tampered, expired or revoked URL, or a key that lost access)';
+  if (
+    response.status === 401 ||
+    response.status === 403 ||
+    (response.status === 400 && /Authorization|Signature|Token|Expired|Authentication/i.test(code ?? ''))
+  ) {
+    const why = expired
+      ? 'the signed URL has expired'
+      : 'the signature was not accepted (tampered, expired or revoked URL, or a key that lost access)';
     return new AuthenticationError(`${target} was refused (${status}${service}): ${why}`, {
       code: `http_${response.status}`,
       key: 'signed_url',

@@ -24,7 +24,10 @@ export interface ConnectedSource {
 
 export type SourceContext = AuthContext;
 
-export interface SourceDefinition<Keys extends z.ZodType = z.ZodType, Client extends ConnectedSource = ConnectedSource> {
+export interface SourceDefinition<
+  Keys extends z.ZodType = z.ZodType,
+  Client extends ConnectedSource = ConnectedSource,
+> {
   readonly name: string;
   readonly summary: string;
   readonly keys: Keys;

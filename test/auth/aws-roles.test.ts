@@ -7,7 +7,13 @@ import type { AwsCredential } from '../../src/auth/index.js';
 import type { S3Source } from '../../src/sources/index.js';
 import { leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
-import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf, silentServer, until } from '../helpers/source-session.js';
+import {
+  connectSource,
+  expectNoSecretIn,
+  probeFailure as probeFailureOf,
+  silentServer,
+  until,
+} from '../helpers/source-session.js';
 import { createCa, issueServer } from '../peers/certificates.js';
 import { start as startS3, type S3rverPeer } from '../peers/s3rver.js';
 import { start as startSts, type StsPeer } from '../peers/sts.js';
@@ -20,7 +26,11 @@ import { start as startSts, type StsPeer } from '../peers/sts.js';
  * their session token checked, so every listing here proves S3 was signed with the role's session.
  */
 
-const USER = { accessKeyId: 'AKIACONNECTORROLE001', secretAccessKey: 'role/User+secret?&EXAMPLE=KEY01', arn: 'arn:aws:iam::111122223333:user/alice' };
+const USER = {
+  accessKeyId: 'AKIACONNECTORROLE001',
+  secretAccessKey: 'role/User+secret?&EXAMPLE=KEY01',
+  arn: 'arn:aws:iam::111122223333:user/alice',
+};
 const WRONG_SECRET = 'Wr0ng/+user?&secret=zz';
 const PLAIN_ROLE = 'arn:aws:iam::210987654321:role/orders-reader';
 const PARTNER_ROLE = 'arn:aws:iam::210987654321:role/partners/exports-reader';
@@ -60,7 +70,13 @@ beforeAll(async () => {
   const onIssued = (c: Parameters<S3rverPeer['acceptTemporary']>[0]) => s3.acceptTemporary(c);
   [sts, httpsSts] = await Promise.all([
     startSts({ users: [USER], roles, onIssued }),
-    startSts({ users: [USER], roles, onIssued, tls: { key: server.privateKeyPem, cert: server.certificatePem }, host: 'localhost' }),
+    startSts({
+      users: [USER],
+      roles,
+      onIssued,
+      tls: { key: server.privateKeyPem, cert: server.certificatePem },
+      host: 'localhost',
+    }),
   ]);
 }, 30_000);
 
@@ -83,12 +99,16 @@ function roleConfiguration(extra: Record<string, string> = {}): Record<string, s
   };
 }
 
-const session = (config: Record<string, string>, now?: () => number) => connectSource<S3Source>(config, 's3', now ? { now } : {});
+const session = (config: Record<string, string>, now?: () => number) =>
+  connectSource<S3Source>(config, 's3', now ? { now } : {});
 
 const probeFailure = (config: Record<string, string>) => probeFailureOf(config, 's3');
 
 /** Every secret the tests use, in every form a leak could take. */
-const secretForms = () => [USER.secretAccessKey, WRONG_SECRET, ...sts.issued.flatMap((c) => [c.secretAccessKey, c.sessionToken])].flatMap((secret) => leakForms(secret));
+const secretForms = () =>
+  [USER.secretAccessKey, WRONG_SECRET, ...sts.issued.flatMap((c) => [c.secretAccessKey, c.sessionToken])].flatMap(
+    (secret) => leakForms(secret),
+  );
 
 const stsRequestsSince = (peer: StsPeer, before: number) => peer.requests.slice(before);
 const s3RequestsSince = (before: number) => s3.requests.length - before;
@@ -112,7 +132,16 @@ async function tokenFile(name: string, token: string): Promise<string> {
 }
 
 function webConfiguration(file: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { auth_method: 'aws_web_identity', aws_role_arn: WEB_ROLE, web_identity_token_file: file, aws_sts_endpoint: sts.endpoint, bucket: 'orders', prefix: 'exports/', endpoint: s3.endpoint, ...extra };
+  return {
+    auth_method: 'aws_web_identity',
+    aws_role_arn: WEB_ROLE,
+    web_identity_token_file: file,
+    aws_sts_endpoint: sts.endpoint,
+    bucket: 'orders',
+    prefix: 'exports/',
+    endpoint: s3.endpoint,
+    ...extra,
+  };
 }
 
 describe('aws_access_key with aws_role_arn: STS AssumeRole, then S3 signed with the role', () => {
@@ -121,7 +150,7 @@ describe('aws_access_key with aws_role_arn: STS AssumeRole, then S3 signed with 
     const { auth, registry, lines } = await session(roleConfiguration());
     try {
       const probe = await auth.probe();
-      expect(probe.outcome).toBe('S3 list under \'exports/\': objects found (listed 1)');
+      expect(probe.outcome).toBe("S3 list under 'exports/': objects found (listed 1)");
       const keys: string[] = [];
       for await (const object of auth.source.list()) keys.push(object.key);
       expect(keys).toEqual(['exports/2024-01.csv', 'exports/2024-02.csv']);
@@ -129,12 +158,23 @@ describe('aws_access_key with aws_role_arn: STS AssumeRole, then S3 signed with 
 
       const asked = stsRequestsSince(sts, before);
       expect(asked).toHaveLength(1);
-      expect(asked[0]).toMatchObject({ action: 'AssumeRole', accessKeyId: USER.accessKeyId, roleArn: PLAIN_ROLE, durationSeconds: 3600, externalId: undefined, status: 200 });
+      expect(asked[0]).toMatchObject({
+        action: 'AssumeRole',
+        accessKeyId: USER.accessKeyId,
+        roleArn: PLAIN_ROLE,
+        durationSeconds: 3600,
+        externalId: undefined,
+        status: 200,
+      });
       expect(asked[0]!.roleSessionName).toMatch(/^connector-auth-\d+$/);
 
       const issued = sts.issued.at(-1)!;
       const identity = await (auth.credential as AwsCredential).identity();
-      expect(identity).toMatchObject({ accessKeyId: issued.accessKeyId, secretAccessKey: issued.secretAccessKey, sessionToken: issued.sessionToken });
+      expect(identity).toMatchObject({
+        accessKeyId: issued.accessKeyId,
+        secretAccessKey: issued.secretAccessKey,
+        sessionToken: issued.sessionToken,
+      });
       expect(identity.accessKeyId).toMatch(/^ASIA/);
       const text = `sts said ${issued.secretAccessKey} and ${issued.sessionToken}`;
       expect(registry.redact(text)).not.toContain(issued.secretAccessKey);
@@ -167,7 +207,9 @@ describe('aws_access_key with aws_role_arn: STS AssumeRole, then S3 signed with 
     const { auth } = await session(roleConfiguration({ aws_role_arn: PARTNER_ROLE, aws_external_id: EXTERNAL_ID }));
     try {
       await auth.probe();
-      expect(stsRequestsSince(sts, before)).toMatchObject([{ action: 'AssumeRole', roleArn: PARTNER_ROLE, externalId: EXTERNAL_ID, status: 200 }]);
+      expect(stsRequestsSince(sts, before)).toMatchObject([
+        { action: 'AssumeRole', roleArn: PARTNER_ROLE, externalId: EXTERNAL_ID, status: 200 },
+      ]);
     } finally {
       await auth.close();
     }
@@ -201,7 +243,11 @@ describe('aws_access_key with aws_role_arn: STS AssumeRole, then S3 signed with 
     try {
       const first = await Promise.all(Array.from({ length: 50 }, () => credential.identity()));
       expect(new Set(first.map((i) => i.accessKeyId)).size).toBe(1);
-      await Promise.all([auth.probe(), auth.probe(), ...Array.from({ length: 8 }, () => auth.source.stat('exports/2024-01.csv'))]);
+      await Promise.all([
+        auth.probe(),
+        auth.probe(),
+        ...Array.from({ length: 8 }, () => auth.source.stat('exports/2024-01.csv')),
+      ]);
       expect(stsRequestsSince(sts, before)).toHaveLength(1);
 
       // 56 minutes on: still the first session, no request.
@@ -227,7 +273,7 @@ describe('aws_access_key with aws_role_arn: STS AssumeRole, then S3 signed with 
     }
   });
 
-  it("STS throttling is retried by the SDK; STS failing on, or not listening, is exit 4 naming aws_sts_endpoint", async () => {
+  it('STS throttling is retried by the SDK; STS failing on, or not listening, is exit 4 naming aws_sts_endpoint', async () => {
     let before = sts.requests.length;
     sts.failNext(400, 'Throttling', 'Rate exceeded', 1);
     const { auth } = await session(roleConfiguration());
@@ -241,7 +287,11 @@ describe('aws_access_key with aws_role_arn: STS AssumeRole, then S3 signed with 
     before = sts.requests.length;
     sts.failNext(503, 'ServiceUnavailable', 'Service is unavailable', 3);
     const unavailable = await probeFailure(roleConfiguration());
-    expect([unavailable.error.exitCode, unavailable.error.key, unavailable.error.code]).toEqual([4, 'aws_sts_endpoint', 'sts_unavailable']);
+    expect([unavailable.error.exitCode, unavailable.error.key, unavailable.error.code]).toEqual([
+      4,
+      'aws_sts_endpoint',
+      'sts_unavailable',
+    ]);
     expect(stsRequestsSince(sts, before).map((r) => r.status)).toEqual([503, 503, 503]);
 
     const closed = await silentServer();
@@ -257,12 +307,21 @@ describe('aws_access_key with aws_role_arn: STS AssumeRole, then S3 signed with 
       const key = await (first.credential as AwsCredential).identity();
       const before = sts.requests.length;
       const { auth: chained } = await session(
-        roleConfiguration({ aws_access_key_id: key.accessKeyId, aws_secret_access_key: key.secretAccessKey, aws_session_token: key.sessionToken!, aws_role_arn: CHAINED_ROLE }),
+        roleConfiguration({
+          aws_access_key_id: key.accessKeyId,
+          aws_secret_access_key: key.secretAccessKey,
+          aws_session_token: key.sessionToken!,
+          aws_role_arn: CHAINED_ROLE,
+        }),
       );
       try {
         await chained.probe();
-        expect(stsRequestsSince(sts, before)).toMatchObject([{ action: 'AssumeRole', accessKeyId: key.accessKeyId, roleArn: CHAINED_ROLE, status: 200 }]);
-        expect((await (chained.credential as AwsCredential).identity()).accessKeyId).toBe(sts.issued.at(-1)!.accessKeyId);
+        expect(stsRequestsSince(sts, before)).toMatchObject([
+          { action: 'AssumeRole', accessKeyId: key.accessKeyId, roleArn: CHAINED_ROLE, status: 200 },
+        ]);
+        expect((await (chained.credential as AwsCredential).identity()).accessKeyId).toBe(
+          sts.issued.at(-1)!.accessKeyId,
+        );
       } finally {
         await chained.close();
       }
@@ -271,9 +330,11 @@ describe('aws_access_key with aws_role_arn: STS AssumeRole, then S3 signed with 
     }
   });
 
-  it("STS over HTTPS is verified whatever tls_skip_verify says: trusted through tls_ca_certificate, else exit 5", async () => {
+  it('STS over HTTPS is verified whatever tls_skip_verify says: trusted through tls_ca_certificate, else exit 5', async () => {
     const before = httpsSts.requests.length;
-    const { auth } = await session(roleConfiguration({ aws_sts_endpoint: httpsSts.endpoint, tls_ca_certificate: caPem }));
+    const { auth } = await session(
+      roleConfiguration({ aws_sts_endpoint: httpsSts.endpoint, tls_ca_certificate: caPem }),
+    );
     try {
       await auth.probe();
     } finally {
@@ -296,7 +357,9 @@ describe('aws_web_identity: STS AssumeRoleWithWebIdentity with the token file', 
     try {
       await auth.probe();
       expect(auth.credential.method).toBe('aws_web_identity');
-      expect(stsRequestsSince(sts, before)).toMatchObject([{ action: 'AssumeRoleWithWebIdentity', accessKeyId: undefined, roleArn: WEB_ROLE, status: 200 }]);
+      expect(stsRequestsSince(sts, before)).toMatchObject([
+        { action: 'AssumeRoleWithWebIdentity', accessKeyId: undefined, roleArn: WEB_ROLE, status: 200 },
+      ]);
       expect(registry.redact(`token ${token}`)).not.toContain(token);
       expect(lines.join('\n')).not.toContain(token.split('.')[1]!);
     } finally {
@@ -314,7 +377,11 @@ describe('aws_web_identity: STS AssumeRoleWithWebIdentity with the token file', 
       await writeFile(file, await webToken({ exp: Math.floor(Date.now() / 1000) - 60 }));
       now += 60 * 60_000; // past the session's end: the next call must wait for a new one
       const error = (await rejection(credential.identity())) as Failure;
-      expect([error.exitCode, error.key, error.code]).toEqual([3, 'web_identity_token_file', 'sts_web_identity_token_expired']);
+      expect([error.exitCode, error.key, error.code]).toEqual([
+        3,
+        'web_identity_token_file',
+        'sts_web_identity_token_expired',
+      ]);
       expect(error.message).toContain('ExpiredTokenException');
     } finally {
       await auth.close();
@@ -322,9 +389,19 @@ describe('aws_web_identity: STS AssumeRoleWithWebIdentity with the token file', 
   });
 
   it('each refusal names its key: wrong audience and bad signature (the token), an issuer the role does not trust (the role), a missing file (exit 2, no request)', async () => {
-    const foreign = await new SignJWT({}).setProtectedHeader({ alg: 'ES256' }).setIssuer(ISSUER).setAudience(AUDIENCE).setExpirationTime('1h').sign((await generateKeyPair('ES256')).privateKey);
+    const foreign = await new SignJWT({})
+      .setProtectedHeader({ alg: 'ES256' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setExpirationTime('1h')
+      .sign((await generateKeyPair('ES256')).privateKey);
     const cases: [string, number, string, string][] = [
-      [await webToken({ aud: 'sts.amazonaws.com.example' }), 3, 'web_identity_token_file', 'sts_web_identity_token_refused'],
+      [
+        await webToken({ aud: 'sts.amazonaws.com.example' }),
+        3,
+        'web_identity_token_file',
+        'sts_web_identity_token_refused',
+      ],
       [foreign, 3, 'web_identity_token_file', 'sts_web_identity_token_refused'],
       [await webToken({ iss: 'https://token.actions.githubusercontent.com' }), 3, 'aws_role_arn', 'sts_access_denied'],
     ];
@@ -335,7 +412,11 @@ describe('aws_web_identity: STS AssumeRoleWithWebIdentity with the token file', 
     }
     const before = sts.requests.length;
     const { error } = await probeFailure(webConfiguration(join(dir, 'no-such-token')));
-    expect([error.exitCode, error.key, error.code]).toEqual([2, 'web_identity_token_file', 'web_identity_token_unreadable']);
+    expect([error.exitCode, error.key, error.code]).toEqual([
+      2,
+      'web_identity_token_file',
+      'web_identity_token_unreadable',
+    ]);
     expect(sts.requests.length).toBe(before);
   });
 });

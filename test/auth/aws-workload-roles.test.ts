@@ -5,7 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AwsCredential } from '../../src/auth/index.js';
 import type { S3Source } from '../../src/sources/index.js';
 import { leakForms } from '../helpers/cli.js';
-import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf, silentServer } from '../helpers/source-session.js';
+import {
+  connectSource,
+  expectNoSecretIn,
+  probeFailure as probeFailureOf,
+  silentServer,
+} from '../helpers/source-session.js';
 import { start as startMetadata, type CloudMetadataPeer } from '../peers/cloud-metadata.js';
 import { createCa, issueServer } from '../peers/certificates.js';
 import { start as startS3, type S3rverPeer } from '../peers/s3rver.js';
@@ -27,7 +32,10 @@ let dir: string;
 beforeAll(async () => {
   s3 = await startS3({ buckets: ['orders'] });
   await s3.put('orders', 'exports/2024-01.csv', 'id\n1\n');
-  [imds, bare] = await Promise.all([startMetadata({ onAwsIssued: (c) => s3.acceptTemporary(c) }), startMetadata({ awsRole: null })]);
+  [imds, bare] = await Promise.all([
+    startMetadata({ onAwsIssued: (c) => s3.acceptTemporary(c) }),
+    startMetadata({ awsRole: null }),
+  ]);
   dir = await mkdtemp(join(tmpdir(), 'connector-auth-workload-roles-'));
 }, 30_000);
 
@@ -45,26 +53,38 @@ const configuration = (peer: CloudMetadataPeer, extra: Record<string, string> = 
   ...extra,
 });
 
-const imdsRequests = (peer: CloudMetadataPeer, since: number) => peer.tokenRequests.slice(since).map((r) => `${r.status} ${r.path}`);
-const secretForms = () => imds.awsIssued.flatMap((c) => [c.secretAccessKey, c.sessionToken]).flatMap((secret) => leakForms(secret));
+const imdsRequests = (peer: CloudMetadataPeer, since: number) =>
+  peer.tokenRequests.slice(since).map((r) => `${r.status} ${r.path}`);
+const secretForms = () =>
+  imds.awsIssued.flatMap((c) => [c.secretAccessKey, c.sessionToken]).flatMap((secret) => leakForms(secret));
 
 describe('aws_instance_profile: the EC2 role from IMDSv2', () => {
   it('a session, the role, its credentials: S3 signed with them; one fetch for any number of callers; registered as secrets, shown nowhere', async () => {
     const before = imds.tokenRequests.length;
     const { auth, registry, lines } = await connectSource<S3Source>(configuration(imds), 's3');
     try {
-      await Promise.all([auth.probe(), ...Array.from({ length: 20 }, () => (auth.credential as AwsCredential).identity())]);
+      await Promise.all([
+        auth.probe(),
+        ...Array.from({ length: 20 }, () => (auth.credential as AwsCredential).identity()),
+      ]);
       const objects: string[] = [];
       for await (const object of auth.source.list()) objects.push(object.key);
       expect(objects).toEqual(['exports/2024-01.csv']);
 
-      expect(imdsRequests(imds, before)).toEqual(['200 /latest/api/token', '200 /latest/meta-data/iam/security-credentials/', '200 /latest/meta-data/iam/security-credentials/connector-instance-role']);
+      expect(imdsRequests(imds, before)).toEqual([
+        '200 /latest/api/token',
+        '200 /latest/meta-data/iam/security-credentials/',
+        '200 /latest/meta-data/iam/security-credentials/connector-instance-role',
+      ]);
       const [put, ...gets] = imds.tokenRequests.slice(before);
       expect(put!.headers['x-aws-ec2-metadata-token-ttl-seconds']).toBe('21600');
       for (const get of gets) expect(get.headers['x-aws-ec2-metadata-token']).toBeTruthy();
 
       const served = imds.awsIssued.at(-1)!;
-      expect(await (auth.credential as AwsCredential).identity()).toMatchObject({ accessKeyId: served.accessKeyId, sessionToken: served.sessionToken });
+      expect(await (auth.credential as AwsCredential).identity()).toMatchObject({
+        accessKeyId: served.accessKeyId,
+        sessionToken: served.sessionToken,
+      });
       expect(registry.redact(`${served.secretAccessKey} ${served.sessionToken}`)).not.toContain(served.secretAccessKey);
       const all = lines.join('\n');
       for (const form of secretForms()) expect(all.includes(form), form.slice(0, 10)).toBe(false);
@@ -86,32 +106,53 @@ describe('aws_instance_profile: the EC2 role from IMDSv2', () => {
     const before = imds.tokenRequests.length;
     imds.failNext(403, 1, 'Forbidden');
     const refused = await probeFailureOf(configuration(imds), 's3');
-    expect([refused.error.exitCode, refused.error.key, refused.error.code]).toEqual([4, 'metadata_endpoint', 'instance_metadata_error']);
+    expect([refused.error.exitCode, refused.error.key, refused.error.code]).toEqual([
+      4,
+      'metadata_endpoint',
+      'instance_metadata_error',
+    ]);
     expect(imdsRequests(imds, before)).toEqual(['403 /latest/api/token']);
 
     const closed = await silentServer();
     closed.close();
-    const { error } = await probeFailureOf(configuration(imds, { metadata_endpoint: `http://127.0.0.1:${closed.port}` }), 's3');
+    const { error } = await probeFailureOf(
+      configuration(imds, { metadata_endpoint: `http://127.0.0.1:${closed.port}` }),
+      's3',
+    );
     expect([error.exitCode, error.key]).toEqual([4, 'metadata_endpoint']);
     expect(error.hint).toContain('only on EC2');
   });
 
-  it("metadata_endpoint over plain http off link-local and loopback is refused before any request (exit 2)", async () => {
+  it('metadata_endpoint over plain http off link-local and loopback is refused before any request (exit 2)', async () => {
     const { error } = await probeFailureOf(configuration(imds, { metadata_endpoint: 'http://10.0.0.5' }), 's3');
     expect([error.exitCode, error.key]).toEqual([2, 'metadata_endpoint']);
   });
 });
 
-describe('aws_container_credentials: the ECS task\'s or EKS pod\'s role from the container endpoint', () => {
-  const containerConfiguration = (extra: Record<string, string>) => ({ auth_method: 'aws_container_credentials', bucket: 'orders', prefix: 'exports/', endpoint: s3.endpoint, ...extra });
+describe("aws_container_credentials: the ECS task's or EKS pod's role from the container endpoint", () => {
+  const containerConfiguration = (extra: Record<string, string>) => ({
+    auth_method: 'aws_container_credentials',
+    bucket: 'orders',
+    prefix: 'exports/',
+    endpoint: s3.endpoint,
+    ...extra,
+  });
 
-  it('ECS: the task\'s URL gives the credentials S3 is signed with, one request for any number of callers', async () => {
+  it("ECS: the task's URL gives the credentials S3 is signed with, one request for any number of callers", async () => {
     const before = imds.tokenRequests.length;
-    const { auth } = await connectSource<S3Source>(containerConfiguration({ container_credentials_url: `${imds.url}${imds.ecsCredentialsUri}` }), 's3');
+    const { auth } = await connectSource<S3Source>(
+      containerConfiguration({ container_credentials_url: `${imds.url}${imds.ecsCredentialsUri}` }),
+      's3',
+    );
     try {
-      await Promise.all([auth.probe(), ...Array.from({ length: 20 }, () => (auth.credential as AwsCredential).identity())]);
+      await Promise.all([
+        auth.probe(),
+        ...Array.from({ length: 20 }, () => (auth.credential as AwsCredential).identity()),
+      ]);
       expect(imdsRequests(imds, before)).toEqual([`200 ${imds.ecsCredentialsUri}`]);
-      expect((await (auth.credential as AwsCredential).identity()).accessKeyId).toBe(imds.awsIssued.at(-1)!.accessKeyId);
+      expect((await (auth.credential as AwsCredential).identity()).accessKeyId).toBe(
+        imds.awsIssued.at(-1)!.accessKeyId,
+      );
     } finally {
       await auth.close();
     }
@@ -121,7 +162,10 @@ describe('aws_container_credentials: the ECS task\'s or EKS pod\'s role from the
     const url = `${imds.url}/v1/credentials`;
     const tokenFile = join(dir, 'eks-pod-identity-token');
     await writeFile(tokenFile, `${imds.podIdentityToken}\n`);
-    const { auth, registry, lines } = await connectSource<S3Source>(containerConfiguration({ container_credentials_url: url, container_authorization_token_file: tokenFile }), 's3');
+    const { auth, registry, lines } = await connectSource<S3Source>(
+      containerConfiguration({ container_credentials_url: url, container_authorization_token_file: tokenFile }),
+      's3',
+    );
     try {
       await auth.probe();
       expect(imds.tokenRequests.at(-1)!.headers.authorization).toBe(imds.podIdentityToken);
@@ -133,12 +177,25 @@ describe('aws_container_credentials: the ECS task\'s or EKS pod\'s role from the
 
     await writeFile(join(dir, 'stale-token'), 'not-the-pod-token');
     const cases: [Record<string, string>, number, string, string][] = [
-      [{ container_authorization_token_file: join(dir, 'stale-token') }, 3, 'container_authorization_token_file', 'container_credentials_refused'],
+      [
+        { container_authorization_token_file: join(dir, 'stale-token') },
+        3,
+        'container_authorization_token_file',
+        'container_credentials_refused',
+      ],
       [{}, 3, 'container_credentials_url', 'container_credentials_refused'],
-      [{ container_authorization_token_file: join(dir, 'no-such-file') }, 2, 'container_authorization_token_file', 'container_authorization_token_unreadable'],
+      [
+        { container_authorization_token_file: join(dir, 'no-such-file') },
+        2,
+        'container_authorization_token_file',
+        'container_authorization_token_unreadable',
+      ],
     ];
     for (const [extra, exitCode, key, code] of cases) {
-      const { error, lines: failureLines } = await probeFailureOf(containerConfiguration({ container_credentials_url: url, ...extra }), 's3');
+      const { error, lines: failureLines } = await probeFailureOf(
+        containerConfiguration({ container_credentials_url: url, ...extra }),
+        's3',
+      );
       expect([error.exitCode, error.key, error.code], JSON.stringify(extra)).toEqual([exitCode, key, code]);
       expectNoSecretIn(error, failureLines, leakForms(imds.podIdentityToken));
     }
@@ -147,10 +204,16 @@ describe('aws_container_credentials: the ECS task\'s or EKS pod\'s role from the
   it('an endpoint over HTTPS is verified, against the system roots plus tls_ca_certificate: trusted with it, exit 5 without', async () => {
     const ca = createCa();
     const server = issueServer(ca, { hosts: ['localhost'] });
-    const tlsPeer = await startMetadata({ tls: { key: server.privateKeyPem, cert: server.certificatePem }, onAwsIssued: (c) => s3.acceptTemporary(c) });
+    const tlsPeer = await startMetadata({
+      tls: { key: server.privateKeyPem, cert: server.certificatePem },
+      onAwsIssued: (c) => s3.acceptTemporary(c),
+    });
     try {
       const url = `${tlsPeer.url}${tlsPeer.ecsCredentialsUri}`;
-      const { auth } = await connectSource<S3Source>(containerConfiguration({ container_credentials_url: url, tls_ca_certificate: ca.certificatePem }), 's3');
+      const { auth } = await connectSource<S3Source>(
+        containerConfiguration({ container_credentials_url: url, tls_ca_certificate: ca.certificatePem }),
+        's3',
+      );
       try {
         await auth.probe();
       } finally {
@@ -163,17 +226,30 @@ describe('aws_container_credentials: the ECS task\'s or EKS pod\'s role from the
     }
   });
 
-  it('another task\'s URL, or no endpoint at all (not in ECS or EKS): exit 4 naming container_credentials_url; plain http off the host: exit 2', async () => {
-    const other = await probeFailureOf(containerConfiguration({ container_credentials_url: `${imds.url}/v2/credentials/another-task` }), 's3');
-    expect([other.error.exitCode, other.error.key, other.error.code]).toEqual([4, 'container_credentials_url', 'container_credentials_error']);
+  it("another task's URL, or no endpoint at all (not in ECS or EKS): exit 4 naming container_credentials_url; plain http off the host: exit 2", async () => {
+    const other = await probeFailureOf(
+      containerConfiguration({ container_credentials_url: `${imds.url}/v2/credentials/another-task` }),
+      's3',
+    );
+    expect([other.error.exitCode, other.error.key, other.error.code]).toEqual([
+      4,
+      'container_credentials_url',
+      'container_credentials_error',
+    ]);
 
     const closed = await silentServer();
     closed.close();
-    const { error } = await probeFailureOf(containerConfiguration({ container_credentials_url: `http://127.0.0.1:${closed.port}/v1/credentials` }), 's3');
+    const { error } = await probeFailureOf(
+      containerConfiguration({ container_credentials_url: `http://127.0.0.1:${closed.port}/v1/credentials` }),
+      's3',
+    );
     expect([error.exitCode, error.key]).toEqual([4, 'container_credentials_url']);
     expect(error.hint).toContain('only inside an ECS task or an EKS pod');
 
-    const clear = await probeFailureOf(containerConfiguration({ container_credentials_url: 'http://credentials.internal.example.com/v1/credentials' }), 's3');
+    const clear = await probeFailureOf(
+      containerConfiguration({ container_credentials_url: 'http://credentials.internal.example.com/v1/credentials' }),
+      's3',
+    );
     expect([clear.error.exitCode, clear.error.key]).toEqual([2, 'container_credentials_url']);
   });
 });

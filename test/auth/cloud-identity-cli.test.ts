@@ -20,7 +20,13 @@ afterAll(async () => {
 });
 
 const project = (name: string, configuration: Record<string, string>) =>
-  initTemplate(root, name, 'rest-api', { base_url: peer.apiUrl, probe_path: 'health', items_path: 'items', metadata_endpoint: peer.url, ...configuration }, { replaceConfiguration: true });
+  initTemplate(
+    root,
+    name,
+    'rest-api',
+    { base_url: peer.apiUrl, probe_path: 'health', items_path: 'items', metadata_endpoint: peer.url, ...configuration },
+    { replaceConfiguration: true },
+  );
 
 describe('connector-auth debug with cloud identity', () => {
   it('gcp_metadata: exit 0, rows synced with the workload token, no token printed or stored', async () => {
@@ -28,7 +34,10 @@ describe('connector-auth debug with cloud identity', () => {
     const run = await cli(['debug', dir, '--verbose']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/Upserts\s+\|\s+2/);
-    expectNoLeak([run.stdout, run.stderr, await readTree(join(dir, 'files'))], peer.issued.map((t) => t.value));
+    expectNoLeak(
+      [run.stdout, run.stderr, await readTree(join(dir, 'files'))],
+      peer.issued.map((t) => t.value),
+    );
   });
 
   it('azure_managed_identity with an unknown resource: exit 3, one line naming resource, nothing written', async () => {

@@ -54,22 +54,36 @@ describe('gcp_metadata against the GCE metadata token endpoint', () => {
 
   it('scope: space- or comma-separated in the key, comma-separated in `scopes`', async () => {
     const h = harness();
-    await probeWith(h, gcp({ scope: 'https://www.googleapis.com/auth/bigquery.readonly https://www.googleapis.com/auth/devstorage.read_only' }));
-    expect(peer.tokenRequests[0]!.query.scopes).toBe('https://www.googleapis.com/auth/bigquery.readonly,https://www.googleapis.com/auth/devstorage.read_only');
-    expect(peer.issued.at(-1)!.audience).toEqual(['https://www.googleapis.com/auth/bigquery.readonly', 'https://www.googleapis.com/auth/devstorage.read_only']);
+    await probeWith(
+      h,
+      gcp({
+        scope: 'https://www.googleapis.com/auth/bigquery.readonly https://www.googleapis.com/auth/devstorage.read_only',
+      }),
+    );
+    expect(peer.tokenRequests[0]!.query.scopes).toBe(
+      'https://www.googleapis.com/auth/bigquery.readonly,https://www.googleapis.com/auth/devstorage.read_only',
+    );
+    expect(peer.issued.at(-1)!.audience).toEqual([
+      'https://www.googleapis.com/auth/bigquery.readonly',
+      'https://www.googleapis.com/auth/devstorage.read_only',
+    ]);
   });
 
   it('gcp_service_account names an attached account by its email', async () => {
     const h = harness();
     const email = peer.gcpAccounts[0]!;
     await probeWith(h, gcp({ gcp_service_account: email }));
-    expect(peer.tokenRequests[0]!.path).toBe(`/computeMetadata/v1/instance/service-accounts/${encodeURIComponent(email)}/token`);
+    expect(peer.tokenRequests[0]!.path).toBe(
+      `/computeMetadata/v1/instance/service-accounts/${encodeURIComponent(email)}/token`,
+    );
     expect(peer.issued.at(-1)!.identity).toBe(email);
   });
 
   it('an account not attached to the workload: 404, exit 3 naming gcp_service_account, not retried', async () => {
     const h = harness();
-    const error = await rejection(probeWith(h, gcp({ gcp_service_account: 'other@example-project.iam.gserviceaccount.com' })));
+    const error = await rejection(
+      probeWith(h, gcp({ gcp_service_account: 'other@example-project.iam.gserviceaccount.com' })),
+    );
     expect(error.name).toBe('AuthenticationError');
     expect(error.exitCode).toBe(3);
     expect(error.key).toBe('gcp_service_account');
@@ -97,7 +111,12 @@ describe('gcp_metadata against the GCE metadata token endpoint', () => {
 
   it('a 200 without the header is refused too: a token from an impostor is never used', async () => {
     const h = harness();
-    peer.failNext(200, 1, JSON.stringify({ access_token: 'ya29.from-an-impostor-123456', expires_in: 3599, token_type: 'Bearer' }), { 'content-type': 'application/json' });
+    peer.failNext(
+      200,
+      1,
+      JSON.stringify({ access_token: 'ya29.from-an-impostor-123456', expires_in: 3599, token_type: 'Bearer' }),
+      { 'content-type': 'application/json' },
+    );
     const error = await rejection(probeWith(h, gcp()));
     expect(error.code).toBe('not_a_metadata_server');
     expect(peer.apiRequests).toHaveLength(0);
@@ -129,7 +148,9 @@ describe('gcp_metadata against the GCE metadata token endpoint', () => {
     const error = await rejection(probeWith(h, gcp({ metadata_endpoint: 'http://metadata.example.com' })));
     expect(error.exitCode).toBe(2);
     expect(error.key).toBe('metadata_endpoint');
-    expect(error.message).toContain("key 'metadata_endpoint' must be https://, or http:// on a link-local or loopback host");
+    expect(error.message).toContain(
+      "key 'metadata_endpoint' must be https://, or http:// on a link-local or loopback host",
+    );
   });
 
   it('one token per lifetime: 200 concurrent callers at expiry make one request; expires_in is honoured', async () => {
@@ -231,7 +252,9 @@ describe('azure_managed_identity against Azure IMDS', () => {
     expect(missing.exitCode).toBe(2);
     expect(missing.key).toBe('resource');
     const identity = peer.azure.userAssigned[0]!;
-    const both = await rejection(probeWith(harness(), azure({ azure_client_id: identity.clientId, azure_object_id: identity.objectId })));
+    const both = await rejection(
+      probeWith(harness(), azure({ azure_client_id: identity.clientId, azure_object_id: identity.objectId })),
+    );
     expect(both.exitCode).toBe(2);
     expect(both.key).toBe('azure_client_id');
     expect(peer.tokenRequests).toHaveLength(0);
@@ -241,7 +264,9 @@ describe('azure_managed_identity against Azure IMDS', () => {
     const h = harness();
     for (const status of [404, 410, 429, 500]) {
       peer.reset();
-      peer.failNext(status, 1, JSON.stringify({ error: 'temporarily', error_description: 'try later' }), { 'content-type': 'application/json' });
+      peer.failNext(status, 1, JSON.stringify({ error: 'temporarily', error_description: 'try later' }), {
+        'content-type': 'application/json',
+      });
       const { probe } = await probeWith(h, azure());
       expect(probe.outcome).toBe('HTTP 200');
       expect(peer.tokenRequests.map((r) => r.status)).toEqual([status, 200]);

@@ -47,7 +47,11 @@ afterAll(async () => {
 });
 
 /** What `gcloud iam workload-identity-pools create-cred-config … --aws --enable-imdsv2` writes, pointed at the peers. */
-function awsConfiguration(extra: Record<string, unknown> = {}, source: Record<string, unknown> = {}, at = metadata.url): string {
+function awsConfiguration(
+  extra: Record<string, unknown> = {},
+  source: Record<string, unknown> = {},
+  at = metadata.url,
+): string {
   return JSON.stringify({
     type: 'external_account',
     audience: STS_AWS_AUDIENCE,
@@ -87,8 +91,14 @@ describe('gcp_workload_identity with an AWS credential source (EC2)', () => {
     expect(probe.outcome).toBe('HTTP 200');
     // AWS said who signed, and the API saw that principal.
     expect(google.awsCallers.at(-1)).toBe(CALLER);
-    expect(google.apiCalls.at(-1)).toMatch(new RegExp(`/workloadIdentityPools/connectors/subject/${CALLER.replaceAll('/', '\\/')}$`));
-    expect(awsSts.requests.at(-1)).toMatchObject({ action: 'GetCallerIdentity', status: 200, accessKeyId: metadata.awsIssued.at(-1)!.accessKeyId });
+    expect(google.apiCalls.at(-1)).toMatch(
+      new RegExp(`/workloadIdentityPools/connectors/subject/${CALLER.replaceAll('/', '\\/')}$`),
+    );
+    expect(awsSts.requests.at(-1)).toMatchObject({
+      action: 'GetCallerIdentity',
+      status: 200,
+      accessKeyId: metadata.awsIssued.at(-1)!.accessKeyId,
+    });
 
     // Google's documented form: the regional URL for the instance's region, POST, headers in name
     // order, the pool provider among the signed headers.
@@ -96,26 +106,52 @@ describe('gcp_workload_identity with an AWS credential source (EC2)', () => {
     expect([request.url, request.method]).toEqual([VERIFICATION_URL.replace('{region}', REGION), 'POST']);
     const names = request.headers.map((h) => h.key);
     expect(names).toEqual([...names].sort());
-    expect(names).toEqual(['authorization', 'host', 'x-amz-date', 'x-amz-security-token', 'x-goog-cloud-target-resource']);
+    expect(names).toEqual([
+      'authorization',
+      'host',
+      'x-amz-date',
+      'x-amz-security-token',
+      'x-goog-cloud-target-resource',
+    ]);
     const header = (name: string) => request.headers.find((h) => h.key === name)!.value;
     expect(header('host')).toBe(`sts.${REGION}.amazonaws.com`);
     expect(header('x-goog-cloud-target-resource')).toBe(STS_AWS_AUDIENCE);
-    expect(header('authorization')).toMatch(new RegExp(`/${REGION}/sts/aws4_request, SignedHeaders=host;x-amz-date;x-amz-security-token;x-goog-cloud-target-resource, Signature=[0-9a-f]{64}$`));
+    expect(header('authorization')).toMatch(
+      new RegExp(
+        `/${REGION}/sts/aws4_request, SignedHeaders=host;x-amz-date;x-amz-security-token;x-goog-cloud-target-resource, Signature=[0-9a-f]{64}$`,
+      ),
+    );
 
     // The instance's IMDSv2 session, its role, its credentials and its region; no IMDSv1 request.
     const asked = metadata.tokenRequests.map((r) => r.path);
-    expect(asked).toEqual(expect.arrayContaining(['/latest/api/token', '/latest/meta-data/iam/security-credentials/', `/latest/meta-data/iam/security-credentials/${ROLE}`, '/latest/meta-data/placement/region']));
-    expect(metadata.tokenRequests.filter((r) => r.path !== '/latest/api/token').every((r) => typeof r.headers['x-aws-ec2-metadata-token'] === 'string')).toBe(true);
+    expect(asked).toEqual(
+      expect.arrayContaining([
+        '/latest/api/token',
+        '/latest/meta-data/iam/security-credentials/',
+        `/latest/meta-data/iam/security-credentials/${ROLE}`,
+        '/latest/meta-data/placement/region',
+      ]),
+    );
+    expect(
+      metadata.tokenRequests
+        .filter((r) => r.path !== '/latest/api/token')
+        .every((r) => typeof r.headers['x-aws-ec2-metadata-token'] === 'string'),
+    ).toBe(true);
     expect(metadata.awsIssued.length - issuedBefore).toBe(1);
 
     const aws = metadata.awsIssued.at(-1)!;
     expectNoLeak(h.lines, [aws.secretAccessKey, aws.sessionToken, ...google.seen]);
-    expect(h.registry.redact(`signature ${/Signature=(\w+)/.exec(header('authorization'))![1]}`)).not.toMatch(/[0-9a-f]{64}/);
+    expect(h.registry.redact(`signature ${/Signature=(\w+)/.exec(header('authorization'))![1]}`)).not.toMatch(
+      /[0-9a-f]{64}/,
+    );
   });
 
   it("impersonation: a session of the granted role gets the service account's own token", async () => {
     const before = google.impersonations;
-    const { probe } = await probeWith(harness(), configuration(awsConfiguration({ service_account_impersonation_url: google.impersonationUrl() })));
+    const { probe } = await probeWith(
+      harness(),
+      configuration(awsConfiguration({ service_account_impersonation_url: google.impersonationUrl() })),
+    );
     expect(probe.outcome).toBe('HTTP 200');
     expect(google.impersonations - before).toBe(1);
     expect(google.apiCalls.at(-1)).toBe(`serviceAccount:${SERVICE_ACCOUNT}`);
@@ -125,7 +161,8 @@ describe('gcp_workload_identity with an AWS credential source (EC2)', () => {
     const h = harness();
     google.setFederatedTokenLifetime(600);
     const issuedBefore = metadata.awsIssued.length;
-    const regionAsked = () => metadata.tokenRequests.filter((r) => r.path === '/latest/meta-data/placement/region').length;
+    const regionAsked = () =>
+      metadata.tokenRequests.filter((r) => r.path === '/latest/meta-data/placement/region').length;
     const regionBefore = regionAsked();
     const before = { exchanges: google.exchanges, checks: awsSts.requests.length };
     const auth = await connect(h, configuration(awsConfiguration()), { fakeClock: true });
@@ -136,7 +173,9 @@ describe('gcp_workload_identity with an AWS credential source (EC2)', () => {
       h.clock.advance(601_000);
       expect((await auth.source.fetch('health')).status).toBe(200);
       expect([google.exchanges - before.exchanges, awsSts.requests.length - before.checks]).toEqual([2, 2]);
-      expect(lastSubjectRequest().headers.find((x) => x.key === 'x-amz-date')).not.toEqual(first.headers.find((x) => x.key === 'x-amz-date'));
+      expect(lastSubjectRequest().headers.find((x) => x.key === 'x-amz-date')).not.toEqual(
+        first.headers.find((x) => x.key === 'x-amz-date'),
+      );
       expect([metadata.awsIssued.length - issuedBefore, regionAsked() - regionBefore]).toEqual([1, 1]);
     } finally {
       await auth.close();
@@ -149,9 +188,19 @@ describe('gcp_workload_identity with an AWS credential source (EC2)', () => {
     try {
       const h = harness();
       const error = await rejection(probeWith(h, configuration(awsConfiguration())));
-      expect([error.exitCode, error.key, error.code]).toEqual([3, 'gcp_credential_configuration', 'oauth_invalid_grant']);
-      expect(error.message).toContain('Received invalid AWS response of type InvalidClientTokenId with error message: The security token included in the request is invalid.');
-      expect(awsSts.requests.at(-1)).toMatchObject({ action: 'GetCallerIdentity', status: 403, code: 'InvalidClientTokenId' });
+      expect([error.exitCode, error.key, error.code]).toEqual([
+        3,
+        'gcp_credential_configuration',
+        'oauth_invalid_grant',
+      ]);
+      expect(error.message).toContain(
+        'Received invalid AWS response of type InvalidClientTokenId with error message: The security token included in the request is invalid.',
+      );
+      expect(awsSts.requests.at(-1)).toMatchObject({
+        action: 'GetCallerIdentity',
+        status: 403,
+        code: 'InvalidClientTokenId',
+      });
       const aws = metadata.awsIssued.at(-1)!;
       expectNoLeak([error.message, ...h.lines], [aws.secretAccessKey, aws.sessionToken]);
     } finally {
@@ -159,11 +208,15 @@ describe('gcp_workload_identity with an AWS credential source (EC2)', () => {
     }
   });
 
-  it("a role of an account the provider does not trust: exit 3 naming gcp_credential_configuration", async () => {
+  it('a role of an account the provider does not trust: exit 3 naming gcp_credential_configuration', async () => {
     issuingAccount = '999999999999';
     try {
       const error = await rejection(probeWith(harness(), configuration(awsConfiguration())));
-      expect([error.exitCode, error.key, error.code]).toEqual([3, 'gcp_credential_configuration', 'oauth_invalid_grant']);
+      expect([error.exitCode, error.key, error.code]).toEqual([
+        3,
+        'gcp_credential_configuration',
+        'oauth_invalid_grant',
+      ]);
       expect(error.message).toContain('[999999999999]');
     } finally {
       issuingAccount = ACCOUNT;
@@ -186,7 +239,9 @@ describe('gcp_workload_identity with an AWS credential source (EC2)', () => {
         s.close(() => resolve(`http://127.0.0.1:${port}`));
       });
     });
-    const away = await rejection(probeWith(harness(), configuration(awsConfiguration({}, {}, closed), { timeout_seconds: '3' })));
+    const away = await rejection(
+      probeWith(harness(), configuration(awsConfiguration({}, {}, closed), { timeout_seconds: '3' })),
+    );
     expect([away.exitCode, away.key]).toEqual([4, 'gcp_credential_configuration']);
     expect(away.hint).toContain('answers only on EC2');
     expect(google.exchanges).toBe(before);
@@ -198,17 +253,42 @@ describe('gcp_workload_identity with an AWS credential source (EC2)', () => {
       [awsConfiguration({}, { environment_id: 'aws2' }), 'version 2'],
       [awsConfiguration({}, { environment_id: 'azure1' }), 'not an AWS environment'],
       [awsConfiguration({}, { regional_cred_verification_url: undefined }), 'regional_cred_verification_url'],
-      [awsConfiguration({}, { regional_cred_verification_url: 'http://sts.{region}.amazonaws.com?Action=GetCallerIdentity&Version=2011-06-15' }), 'not https://'],
+      [
+        awsConfiguration(
+          {},
+          {
+            regional_cred_verification_url:
+              'http://sts.{region}.amazonaws.com?Action=GetCallerIdentity&Version=2011-06-15',
+          },
+        ),
+        'not https://',
+      ],
       [awsConfiguration({}, { url: undefined }), 'environment variables are not read'],
-      [awsConfiguration({}, { url: 'http://metadata.example.com/latest/meta-data/iam/security-credentials' }), 'must be https://'],
-      [awsConfiguration({}, { url: `${metadata.url}/latest/meta-data/iam/info` }), 'latest/meta-data/iam/security-credentials'],
-      [awsConfiguration({}, { imdsv2_session_token_url: 'http://169.254.169.254/latest/api/token' }), 'imdsv2_session_token_url'],
+      [
+        awsConfiguration({}, { url: 'http://metadata.example.com/latest/meta-data/iam/security-credentials' }),
+        'must be https://',
+      ],
+      [
+        awsConfiguration({}, { url: `${metadata.url}/latest/meta-data/iam/info` }),
+        'latest/meta-data/iam/security-credentials',
+      ],
+      [
+        awsConfiguration({}, { imdsv2_session_token_url: 'http://169.254.169.254/latest/api/token' }),
+        'imdsv2_session_token_url',
+      ],
       [awsConfiguration({}, { region_url: `${metadata.url}/latest/meta-data/placement/zone` }), 'region_url'],
-      [awsConfiguration({ subject_token_type: 'urn:ietf:params:oauth:token-type:jwt' }), 'must be "urn:ietf:params:aws:token-type:aws4_request"'],
+      [
+        awsConfiguration({ subject_token_type: 'urn:ietf:params:oauth:token-type:jwt' }),
+        'must be "urn:ietf:params:aws:token-type:aws4_request"',
+      ],
     ];
     for (const [credentials, said] of cases) {
       const error = await rejection(probeWith(harness(), configuration(credentials)));
-      expect([error.exitCode, error.key, error.code]).toEqual([2, 'gcp_credential_configuration', 'gcp_credential_configuration_invalid']);
+      expect([error.exitCode, error.key, error.code]).toEqual([
+        2,
+        'gcp_credential_configuration',
+        'gcp_credential_configuration_invalid',
+      ]);
       expect(error.message).toContain(said);
     }
     expect([google.exchanges, metadata.tokenRequests.length]).toEqual([before.exchanges, before.imds]);

@@ -36,8 +36,12 @@ beforeAll(async () => {
   tokenService = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     tokenServiceRequests.push({ path, authorization: req.headers.authorization });
-    if (req.headers.authorization !== `Bearer ${REQUEST_TOKEN}`) return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"Bad credentials"}');
-    if (path === '/token') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ count: 1, value: served }));
+    if (req.headers.authorization !== `Bearer ${REQUEST_TOKEN}`)
+      return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"Bad credentials"}');
+    if (path === '/token')
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ count: 1, value: served }));
     if (path === '/token.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end(`${served}\n`);
     res.writeHead(404).end();
   });
@@ -57,7 +61,8 @@ async function tokenFile(content: string): Promise<string> {
 }
 
 /** A token of the trusted cluster, for the pool provider. */
-const workloadToken = (claims: Parameters<GoogleStsPeer['workload']['token']>[0] = {}) => peer.workload.token({ audience: PROVIDER_AUDIENCE, ...claims });
+const workloadToken = (claims: Parameters<GoogleStsPeer['workload']['token']>[0] = {}) =>
+  peer.workload.token({ audience: PROVIDER_AUDIENCE, ...claims });
 
 /** The credential configuration `gcloud iam workload-identity-pools create-cred-config` would write. */
 function credentialConfiguration(file: string, extra: Record<string, unknown> = {}): string {
@@ -88,7 +93,11 @@ describe('gcp_workload_identity', () => {
     const before = peer.exchanges;
     const { probe } = await probeWith(h, configuration(credentialConfiguration(await tokenFile(token))));
     expect(probe.outcome).toBe('HTTP 200');
-    expect(peer.apiCalls.at(-1)).toMatch(new RegExp(`^principal://iam\\.googleapis\\.com/projects/\\d+/locations/global/workloadIdentityPools/connectors${POOL_SUBJECT}$`));
+    expect(peer.apiCalls.at(-1)).toMatch(
+      new RegExp(
+        `^principal://iam\\.googleapis\\.com/projects/\\d+/locations/global/workloadIdentityPools/connectors${POOL_SUBJECT}$`,
+      ),
+    );
     // One exchange served the probe and the fetch.
     expect(peer.exchanges - before).toBe(1);
     expectNoLeak(h.lines, peer.seen);
@@ -104,7 +113,11 @@ describe('gcp_workload_identity', () => {
     });
     // A narrower scope than cloud-platform: the federated token still needs cloud-platform to call
     // generateAccessToken (the peer refuses it otherwise, as Google does); the final token gets this one.
-    const auth = await connect(h, configuration(credentials, { scope: 'https://www.googleapis.com/auth/bigquery.readonly' }), { fakeClock: true });
+    const auth = await connect(
+      h,
+      configuration(credentials, { scope: 'https://www.googleapis.com/auth/bigquery.readonly' }),
+      { fakeClock: true },
+    );
     try {
       expect((await auth.probe()).outcome).toBe('HTTP 200');
       expect(peer.apiCalls.at(-1)).toBe(`serviceAccount:${SERVICE_ACCOUNT}`);
@@ -140,9 +153,15 @@ describe('gcp_workload_identity', () => {
 
   it('an audience that names no pool provider: exit 3 naming gcp_credential_configuration (invalid_target), not retried', async () => {
     const before = peer.exchanges;
-    const credentials = credentialConfiguration(await tokenFile(await workloadToken()), { audience: `${STS_AUDIENCE}-gone` });
+    const credentials = credentialConfiguration(await tokenFile(await workloadToken()), {
+      audience: `${STS_AUDIENCE}-gone`,
+    });
     const error = await rejection(probeWith(harness(), configuration(credentials)));
-    expect([error.exitCode, error.key, error.code]).toEqual([3, 'gcp_credential_configuration', 'oauth_invalid_target']);
+    expect([error.exitCode, error.key, error.code]).toEqual([
+      3,
+      'gcp_credential_configuration',
+      'oauth_invalid_target',
+    ]);
     expect(error.message).toContain('The target service indicated by the "audience" parameters is invalid');
     expect(peer.exchanges - before).toBe(1);
   });
@@ -155,7 +174,11 @@ describe('gcp_workload_identity', () => {
       const h = harness();
       const token = await workloadToken(claims);
       const error = await rejection(probeWith(h, configuration(credentialConfiguration(await tokenFile(token)))));
-      expect([error.exitCode, error.key, error.code]).toEqual([3, 'gcp_credential_configuration', 'oauth_invalid_grant']);
+      expect([error.exitCode, error.key, error.code]).toEqual([
+        3,
+        'gcp_credential_configuration',
+        'oauth_invalid_grant',
+      ]);
       expect(error.message).toContain(said);
       expectNoLeak([error.message, String(error.hint), ...h.lines], [token]);
     }
@@ -164,7 +187,9 @@ describe('gcp_workload_identity', () => {
   it('a service account the pool may not impersonate: exit 3, the hint names roles/iam.workloadIdentityUser', async () => {
     const h = harness();
     const other = 'reporting@peer-project.iam.gserviceaccount.com';
-    const credentials = credentialConfiguration(await tokenFile(await workloadToken()), { service_account_impersonation_url: peer.impersonationUrl(other) });
+    const credentials = credentialConfiguration(await tokenFile(await workloadToken()), {
+      service_account_impersonation_url: peer.impersonationUrl(other),
+    });
     const error = await rejection(probeWith(h, configuration(credentials)));
     expect([error.exitCode, error.key, error.code]).toEqual([3, 'gcp_credential_configuration', 'http_403']);
     expect(error.message).toContain("Permission 'iam.serviceAccounts.getAccessToken' denied");
@@ -178,11 +203,28 @@ describe('gcp_workload_identity', () => {
     const cases: [string, string][] = [
       ['not json at all', 'gcp_credential_configuration_invalid'],
       [JSON.stringify({ type: 'service_account', client_email: 'a@b' }), 'gcp_credential_configuration_invalid'],
-      [credentialConfiguration(file, { credential_source: { executable: { command: '/usr/bin/token' } } }), 'gcp_credential_source_unsupported'],
-      [credentialConfiguration(file, { credential_source: { url: 'http://tokens.example.com/token' } }), 'gcp_credential_configuration_invalid'],
-      [credentialConfiguration(file, { credential_source: { file, url: `${tokenServiceUrl}/token` } }), 'gcp_credential_configuration_invalid'],
-      [credentialConfiguration(file, { credential_source: { url: `${tokenServiceUrl}/token`, headers: { Authorization: 7 } } }), 'gcp_credential_configuration_invalid'],
-      [credentialConfiguration(file, { subject_token_type: 'urn:ietf:params:aws:token-type:aws4_request' }), 'gcp_credential_configuration_invalid'],
+      [
+        credentialConfiguration(file, { credential_source: { executable: { command: '/usr/bin/token' } } }),
+        'gcp_credential_source_unsupported',
+      ],
+      [
+        credentialConfiguration(file, { credential_source: { url: 'http://tokens.example.com/token' } }),
+        'gcp_credential_configuration_invalid',
+      ],
+      [
+        credentialConfiguration(file, { credential_source: { file, url: `${tokenServiceUrl}/token` } }),
+        'gcp_credential_configuration_invalid',
+      ],
+      [
+        credentialConfiguration(file, {
+          credential_source: { url: `${tokenServiceUrl}/token`, headers: { Authorization: 7 } },
+        }),
+        'gcp_credential_configuration_invalid',
+      ],
+      [
+        credentialConfiguration(file, { subject_token_type: 'urn:ietf:params:aws:token-type:aws4_request' }),
+        'gcp_credential_configuration_invalid',
+      ],
       [credentialConfiguration(file, { token_url: 'http://sts.example.com/v1/token' }), 'token_url_not_https'],
       [credentialConfiguration(join(dir, 'absent')), 'subject_token_unreadable'],
     ];
@@ -217,7 +259,11 @@ describe('gcp_workload_identity with a URL credential source', () => {
       expect(peer.apiCalls.at(-1)).toMatch(new RegExp(`workloadIdentityPools/connectors${POOL_SUBJECT}$`));
       const request = metadata.tokenRequests.at(-1)!;
       expect(metadata.tokenRequests.length - asked).toBe(1);
-      expect([request.status, request.headers.metadata, request.query.resource]).toEqual([200, 'True', 'api://connector-api']);
+      expect([request.status, request.headers.metadata, request.query.resource]).toEqual([
+        200,
+        'True',
+        'api://connector-api',
+      ]);
       expect(peer.seen).toContain(first);
 
       // Past the federated token's hour: a new exchange with the token IMDS hands out now.
@@ -236,14 +282,21 @@ describe('gcp_workload_identity with a URL credential source', () => {
 
   it('a token service with a credential of its own: the header is sent and never shown; JSON field or text', async () => {
     for (const source of [
-      { url: `${tokenServiceUrl}/token`, headers: { Authorization: `Bearer ${REQUEST_TOKEN}` }, format: { type: 'json', subject_token_field_name: 'value' } },
+      {
+        url: `${tokenServiceUrl}/token`,
+        headers: { Authorization: `Bearer ${REQUEST_TOKEN}` },
+        format: { type: 'json', subject_token_field_name: 'value' },
+      },
       { url: `${tokenServiceUrl}/token.txt`, headers: { Authorization: `Bearer ${REQUEST_TOKEN}` } },
     ]) {
       const h = harness();
       served = await workloadToken();
       const { probe } = await probeWith(h, configuration(withSource(source)));
       expect(probe.outcome).toBe('HTTP 200');
-      expect(tokenServiceRequests.at(-1)).toEqual({ path: new URL(source.url).pathname, authorization: `Bearer ${REQUEST_TOKEN}` });
+      expect(tokenServiceRequests.at(-1)).toEqual({
+        path: new URL(source.url).pathname,
+        authorization: `Bearer ${REQUEST_TOKEN}`,
+      });
       expect(peer.seen).toContain(served);
       // Registered with the configuration's other secrets, though the configuration itself is not one.
       expect(h.registry.redact(`sent ${REQUEST_TOKEN}`)).not.toContain(REQUEST_TOKEN);
@@ -255,11 +308,24 @@ describe('gcp_workload_identity with a URL credential source', () => {
     const h = harness();
     const asked = metadata.tokenRequests.length;
     const error = await rejection(probeWith(h, configuration(withSource(azureSource({ headers: {} })))));
-    expect([error.exitCode, error.key, error.code]).toEqual([3, 'gcp_credential_configuration', 'oauth_invalid_request']);
-    expect(error.message).toContain(`GET ${metadata.url}/metadata/identity/oauth2/token refused the token request: invalid_request (Required metadata header not specified)`);
+    expect([error.exitCode, error.key, error.code]).toEqual([
+      3,
+      'gcp_credential_configuration',
+      'oauth_invalid_request',
+    ]);
+    expect(error.message).toContain(
+      `GET ${metadata.url}/metadata/identity/oauth2/token refused the token request: invalid_request (Required metadata header not specified)`,
+    );
     expect(metadata.tokenRequests.length - asked).toBe(1);
 
-    const refused = await rejection(probeWith(h, configuration(withSource({ url: `${tokenServiceUrl}/token.txt`, headers: { Authorization: 'Bearer wrong-request-token' } }))));
+    const refused = await rejection(
+      probeWith(
+        h,
+        configuration(
+          withSource({ url: `${tokenServiceUrl}/token.txt`, headers: { Authorization: 'Bearer wrong-request-token' } }),
+        ),
+      ),
+    );
     expect([refused.exitCode, refused.key, refused.code]).toEqual([3, 'gcp_credential_configuration', 'http_401']);
     expectNoLeak([error.message, refused.message, ...h.lines], ['wrong-request-token']);
   });
@@ -282,7 +348,12 @@ describe('gcp_workload_identity with a URL credential source', () => {
         s.close(() => resolve(port));
       });
     });
-    const error = await rejection(probeWith(harness(), configuration(withSource({ url: `http://127.0.0.1:${closed}/token` }), { timeout_seconds: '3' })));
+    const error = await rejection(
+      probeWith(
+        harness(),
+        configuration(withSource({ url: `http://127.0.0.1:${closed}/token` }), { timeout_seconds: '3' }),
+      ),
+    );
     expect([error.exitCode, error.key]).toEqual([4, 'gcp_credential_configuration']);
     expect(error.hint).toContain('credential_source.url');
   });
@@ -290,9 +361,17 @@ describe('gcp_workload_identity with a URL credential source', () => {
   it('an answer without the named field: exit 2 naming gcp_credential_configuration, before any exchange', async () => {
     const before = peer.exchanges;
     served = await workloadToken();
-    const source = { url: `${tokenServiceUrl}/token`, headers: { Authorization: `Bearer ${REQUEST_TOKEN}` }, format: { type: 'json', subject_token_field_name: 'id_token' } };
+    const source = {
+      url: `${tokenServiceUrl}/token`,
+      headers: { Authorization: `Bearer ${REQUEST_TOKEN}` },
+      format: { type: 'json', subject_token_field_name: 'id_token' },
+    };
     const error = await rejection(probeWith(harness(), configuration(withSource(source))));
-    expect([error.exitCode, error.key, error.code]).toEqual([2, 'gcp_credential_configuration', 'subject_token_field_missing']);
+    expect([error.exitCode, error.key, error.code]).toEqual([
+      2,
+      'gcp_credential_configuration',
+      'subject_token_field_missing',
+    ]);
     expect(error.message).toContain(`GET ${tokenServiceUrl}/token answered HTTP 200 without a "id_token" string`);
     expect(peer.exchanges).toBe(before);
   });

@@ -42,7 +42,12 @@ beforeAll(async () => {
   otherCa = createCa({ commonName: 'Stranger CA' });
   client = issueClient(ca, { commonName: 'acme-connector' });
   const server = issueServer(ca);
-  nginx = await start({ serverCertificatePem: server.certificatePem, serverKeyPem: server.privateKeyPem, clientCaPem: ca.certificatePem, bearerToken: BEARER });
+  nginx = await start({
+    serverCertificatePem: server.certificatePem,
+    serverKeyPem: server.privateKeyPem,
+    clientCaPem: ca.certificatePem,
+    bearerToken: BEARER,
+  });
 });
 afterAll(async () => {
   await nginx?.stop();
@@ -52,12 +57,20 @@ afterAll(async () => {
 async function probe(configuration: Record<string, string>) {
   const registry = new SecretRegistry();
   const lines: string[] = [];
-  const log = createLogger({ format: 'json', level: 'debug', registry: new SecretRegistry(), write: (l) => lines.push(l) });
+  const log = createLogger({
+    format: 'json',
+    level: 'debug',
+    registry: new SecretRegistry(),
+    write: (l) => lines.push(l),
+  });
   const before = await nginx.connectionsAccepted();
   let result: Awaited<ReturnType<Awaited<ReturnType<typeof authenticate>>['probe']>> | undefined;
   let error: Failure | undefined;
   try {
-    const auth = await authenticate({ base_url: nginx.url, probe_path: 'health', tls_ca_certificate: ca.certificatePem, ...configuration }, { registry, log });
+    const auth = await authenticate(
+      { base_url: nginx.url, probe_path: 'health', tls_ca_certificate: ca.certificatePem, ...configuration },
+      { registry, log },
+    );
     try {
       result = await auth.probe();
     } finally {
@@ -78,15 +91,23 @@ async function failure(configuration: Record<string, string>) {
 
 /** Every form in which a secret could leak, for a PEM key, a passphrase or a base64 bundle. */
 function leakForms(secret: string): string[] {
-  const forms = [secret, Buffer.from(secret).toString('base64'), encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
+  const forms = [
+    secret,
+    Buffer.from(secret).toString('base64'),
+    encodeURIComponent(secret),
+    JSON.stringify(secret).slice(1, -1),
+  ];
   // Each long line of a PEM body on its own.
-  for (const line of secret.split('\n')) if (line.length >= 16 && !line.startsWith('-----') && !line.includes(':')) forms.push(line);
+  for (const line of secret.split('\n'))
+    if (line.length >= 16 && !line.startsWith('-----') && !line.includes(':')) forms.push(line);
   return forms;
 }
 
 function expectNoLeak(texts: string[], secrets: string[]) {
   const all = texts.join('\n');
-  for (const secret of secrets) for (const form of leakForms(secret)) expect(all.includes(form), `leaked a form of a secret: ${form.slice(0, 12)}…`).toBe(false);
+  for (const secret of secrets)
+    for (const form of leakForms(secret))
+      expect(all.includes(form), `leaked a form of a secret: ${form.slice(0, 12)}…`).toBe(false);
 }
 
 const pem = (issued: Issued, extra: Record<string, string> = {}) => ({
@@ -113,9 +134,18 @@ describe('mtls against nginx (ssl_verify_client on)', () => {
     const passphrase = 'pem-pass-phrase-42';
     for (const configuration of [
       pem(client, { tls_client_private_key: client.privateKeyPkcs1Pem }),
-      pem(client, { tls_client_private_key: encryptedPkcs8(client, passphrase), tls_client_private_key_passphrase: passphrase }),
-      pem(client, { tls_client_private_key: encryptedPkcs1(client, passphrase), tls_client_private_key_passphrase: passphrase }),
-      pem(client, { tls_client_certificate: jsonEscaped(client.certificatePem), tls_client_private_key: jsonEscaped(client.privateKeyPem) }),
+      pem(client, {
+        tls_client_private_key: encryptedPkcs8(client, passphrase),
+        tls_client_private_key_passphrase: passphrase,
+      }),
+      pem(client, {
+        tls_client_private_key: encryptedPkcs1(client, passphrase),
+        tls_client_private_key_passphrase: passphrase,
+      }),
+      pem(client, {
+        tls_client_certificate: jsonEscaped(client.certificatePem),
+        tls_client_private_key: jsonEscaped(client.privateKeyPem),
+      }),
     ]) {
       const { result, error } = await probe(configuration);
       expect(error?.message).toBeUndefined();
@@ -126,7 +156,11 @@ describe('mtls against nginx (ssl_verify_client on)', () => {
   it('PKCS#12 with the right passphrase works', async () => {
     const passphrase = 'p12-correct-horse';
     const bundle = pkcs12Base64(client, passphrase);
-    const { result, error, lines } = await probe({ auth_method: 'mtls', tls_client_pkcs12: bundle, tls_client_pkcs12_passphrase: passphrase });
+    const { result, error, lines } = await probe({
+      auth_method: 'mtls',
+      tls_client_pkcs12: bundle,
+      tls_client_pkcs12_passphrase: passphrase,
+    });
     expect(error?.message).toBeUndefined();
     expect(result!.outcome).toBe('HTTP 200');
     expectNoLeak(lines, [bundle, passphrase]);
@@ -143,7 +177,11 @@ describe('mtls against nginx (ssl_verify_client on)', () => {
     expect((await nginx.accessLog()).at(-1)!.subject).toContain('CN=acme-chained');
 
     const p12 = pkcs12Base64(leaf, 'chain-pass', [intermediate]);
-    const fromBundle = await probe({ auth_method: 'mtls', tls_client_pkcs12: p12, tls_client_pkcs12_passphrase: 'chain-pass' });
+    const fromBundle = await probe({
+      auth_method: 'mtls',
+      tls_client_pkcs12: p12,
+      tls_client_pkcs12_passphrase: 'chain-pass',
+    });
     expect(fromBundle.error?.message).toBeUndefined();
     expect(fromBundle.result!.outcome).toBe('HTTP 200');
   });
@@ -191,7 +229,9 @@ describe('mtls against nginx (ssl_verify_client on)', () => {
       expect(error.exitCode).toBe(5);
       expect(error.code).toBe('tls_untrusted');
       expect(error.key).toBe('tls_ca_certificate');
-      expect(error.message).toContain("the server presents a certificate with subject 'CN=127.0.0.1, O=connector-auth tests'");
+      expect(error.message).toContain(
+        "the server presents a certificate with subject 'CN=127.0.0.1, O=connector-auth tests'",
+      );
       expect(error.message).toContain("issued by 'CN=Acme Test Root CA, O=connector-auth tests'");
       expect(error.hint).toContain("'tls_ca_certificate'");
       expectNoLeak([error.message, error.hint ?? ''], [client.privateKeyPem]);
@@ -202,11 +242,16 @@ describe('mtls against nginx (ssl_verify_client on)', () => {
     // What a connector's update() meets when the server's certificate changes mid-run.
     const calls = [(s: RestSource) => s.request('health'), (s: RestSource) => s.fetch('health')];
     for (const call of calls) {
-      const untrusted = await authenticate({ base_url: nginx.url, ...pem(client), tls_ca_certificate: otherCa.certificatePem }, { registry: new SecretRegistry() });
+      const untrusted = await authenticate(
+        { base_url: nginx.url, ...pem(client), tls_ca_certificate: otherCa.certificatePem },
+        { registry: new SecretRegistry() },
+      );
       try {
         const error = await rejection(call(untrusted.source as RestSource));
         expect(error.exitCode).toBe(5);
-        expect(error.message).toContain("the server presents a certificate with subject 'CN=127.0.0.1, O=connector-auth tests'");
+        expect(error.message).toContain(
+          "the server presents a certificate with subject 'CN=127.0.0.1, O=connector-auth tests'",
+        );
       } finally {
         await untrusted.close();
       }
@@ -214,9 +259,15 @@ describe('mtls against nginx (ssl_verify_client on)', () => {
   });
 
   it('tls_skip_verify never goes unsaid: an unknown server CA passes only with a warning on the run', async () => {
-    const { result, lines } = await probe({ ...pem(client), tls_ca_certificate: otherCa.certificatePem, tls_skip_verify: 'true' });
+    const { result, lines } = await probe({
+      ...pem(client),
+      tls_ca_certificate: otherCa.certificatePem,
+      tls_skip_verify: 'true',
+    });
     expect(result!.outcome).toBe('HTTP 200');
-    const warnings = lines.map((l) => JSON.parse(l) as { level: string; message: string }).filter((l) => l.level === 'WARNING');
+    const warnings = lines
+      .map((l) => JSON.parse(l) as { level: string; message: string })
+      .filter((l) => l.level === 'WARNING');
     expect(warnings.map((w) => w.message).join('\n')).toContain('TLS verification is OFF');
   });
 
@@ -244,7 +295,9 @@ describe('mtls against nginx (ssl_verify_client on)', () => {
     const soon = issueClient(ca, { commonName: 'renew-me', notAfter: days(10) });
     const { result, lines } = await probe(pem(soon));
     expect(result!.outcome).toBe('HTTP 200');
-    const warnings = lines.map((l) => JSON.parse(l) as { level: string; message: string }).filter((l) => l.level === 'WARNING');
+    const warnings = lines
+      .map((l) => JSON.parse(l) as { level: string; message: string })
+      .filter((l) => l.level === 'WARNING');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.message).toContain(`expires on ${soon.notAfter.toISOString().slice(0, 10)}`);
     expect(warnings[0]!.message).toContain('10 days left');
@@ -253,7 +306,11 @@ describe('mtls against nginx (ssl_verify_client on)', () => {
 
   it('PKCS#12 with a wrong passphrase → exit 2 naming tls_client_pkcs12_passphrase, no connection', async () => {
     const bundle = pkcs12Base64(client, 'the-right-one');
-    const { error, connections, lines } = await failure({ auth_method: 'mtls', tls_client_pkcs12: bundle, tls_client_pkcs12_passphrase: 'not-the-right-one' });
+    const { error, connections, lines } = await failure({
+      auth_method: 'mtls',
+      tls_client_pkcs12: bundle,
+      tls_client_pkcs12_passphrase: 'not-the-right-one',
+    });
     expect(error.exitCode).toBe(2);
     expect(error.key).toBe('tls_client_pkcs12_passphrase');
     expect(error.message).toContain('wrong passphrase');
@@ -263,7 +320,9 @@ describe('mtls against nginx (ssl_verify_client on)', () => {
 
   it('an encrypted PEM key with a wrong or missing passphrase → exit 2 naming the passphrase key', async () => {
     const encrypted = encryptedPkcs8(client, 'pem-right-pass');
-    const wrong = await failure(pem(client, { tls_client_private_key: encrypted, tls_client_private_key_passphrase: 'pem-wrong-pass' }));
+    const wrong = await failure(
+      pem(client, { tls_client_private_key: encrypted, tls_client_private_key_passphrase: 'pem-wrong-pass' }),
+    );
     expect(wrong.error.exitCode).toBe(2);
     expect(wrong.error.key).toBe('tls_client_private_key_passphrase');
     expect(wrong.connections).toBe(0);
@@ -286,8 +345,18 @@ describe('mtls against nginx (ssl_verify_client on)', () => {
 
   it('unreadable PEM or PKCS#12 → exit 2 naming the key', async () => {
     const cases: [Record<string, string>, string][] = [
-      [pem(client, { tls_client_certificate: '-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n' }), 'tls_client_certificate'],
-      [pem(client, { tls_client_private_key: '-----BEGIN PRIVATE KEY-----\nAAAAAAAAAAAAAAAAAAAAAAAA\n-----END PRIVATE KEY-----\n' }), 'tls_client_private_key'],
+      [
+        pem(client, {
+          tls_client_certificate: '-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n',
+        }),
+        'tls_client_certificate',
+      ],
+      [
+        pem(client, {
+          tls_client_private_key: '-----BEGIN PRIVATE KEY-----\nAAAAAAAAAAAAAAAAAAAAAAAA\n-----END PRIVATE KEY-----\n',
+        }),
+        'tls_client_private_key',
+      ],
       [pem(client, { tls_client_certificate: client.privateKeyPem }), 'tls_client_certificate'],
       [{ auth_method: 'mtls', tls_client_pkcs12: 'bm90IGEgYnVuZGxl' }, 'tls_client_pkcs12'],
       [{ auth_method: 'mtls', tls_client_pkcs12: 'this is not base64!' }, 'tls_client_pkcs12'],
@@ -311,7 +380,11 @@ describe('mtls against nginx (ssl_verify_client on)', () => {
 
   it('the decrypted key is registered as a secret: a log line that held it would be redacted', async () => {
     const passphrase = 'register-me-please';
-    const { registry, result } = await probe({ auth_method: 'mtls', tls_client_pkcs12: pkcs12Base64(client, passphrase), tls_client_pkcs12_passphrase: passphrase });
+    const { registry, result } = await probe({
+      auth_method: 'mtls',
+      tls_client_pkcs12: pkcs12Base64(client, passphrase),
+      tls_client_pkcs12_passphrase: passphrase,
+    });
     expect(result!.outcome).toBe('HTTP 200');
     // The bundle's key, decrypted and re-encoded as PKCS#8, is the same PEM the generator made.
     expect(registry.contains(`key: ${client.privateKeyPem}`)).toBe(true);
@@ -365,7 +438,10 @@ export default defineConnector({
     expect(run.stdout).toContain('Sync SUCCEEDED');
     const requests = (await nginx.accessLog()).slice(-2);
     expect(requests.map((r) => `${r.status} ${r.verify}`)).toEqual(['200 SUCCESS', '200 SUCCESS']);
-    expectNoLeak([run.stdout, run.stderr, await readTree(join(dir, 'files'))], [bundle, passphrase, client.privateKeyPem]);
+    expectNoLeak(
+      [run.stdout, run.stderr, await readTree(join(dir, 'files'))],
+      [bundle, passphrase, client.privateKeyPem],
+    );
   });
 
   it('exit 2 for an expired certificate, with the date, nothing sent and nothing leaked', async () => {

@@ -72,7 +72,8 @@ async function authorize(p: { dir: string }, handoff: BrowserHandoff, log = logL
   return authorizeProject({ project: p.dir, log, handoff });
 }
 
-const refreshTokenIn = async (path: string) => JSON.parse(await readFile(path, 'utf8')).refresh_token as string | undefined;
+const refreshTokenIn = async (path: string) =>
+  JSON.parse(await readFile(path, 'utf8')).refresh_token as string | undefined;
 
 describe('authorize: the authorization code flow with PKCE, against oidc-provider', () => {
   it('writes the refresh token the person granted into configuration.json, changing nothing else, and a probe then works with it', async () => {
@@ -81,7 +82,11 @@ describe('authorize: the authorization code flow with PKCE, against oidc-provide
     const { handoff, seen } = person();
 
     const result = await authorize(p, handoff, log);
-    expect(result).toMatchObject({ configuration: p.configurationPath, authMethod: 'oauth2_refresh_token', saved: ['refresh_token'] });
+    expect(result).toMatchObject({
+      configuration: p.configurationPath,
+      authMethod: 'oauth2_refresh_token',
+      saved: ['refresh_token'],
+    });
     expect(result.scope).toBe('api:read');
 
     const saved = await refreshTokenIn(p.configurationPath);
@@ -105,7 +110,10 @@ describe('authorize: the authorization code flow with PKCE, against oidc-provide
 
     const code = seen.page!.visited.at(-1)!.searchParams.get('code');
     expect(code).toBeTruthy();
-    expectNoLeak([...lines, seen.page!.body], [peer.clients.refresh.secret, code!, ...peer.seen.refreshTokens, ...peer.seen.accessTokens]);
+    expectNoLeak(
+      [...lines, seen.page!.body],
+      [peer.clients.refresh.secret, code!, ...peer.seen.refreshTokens, ...peer.seen.accessTokens],
+    );
   });
 
   it('sends a PKCE S256 challenge, a fresh state and a loopback redirect URI on an ephemeral port', async () => {
@@ -132,7 +140,7 @@ describe('authorize: the authorization code flow with PKCE, against oidc-provide
     expect(next.get('code_challenge')).not.toBe(sent.get('code_challenge'));
   });
 
-  it('a request to the redirect URI without this flow\'s state is answered 400 and ignored; the real answer still completes the flow', async () => {
+  it("a request to the redirect URI without this flow's state is answered 400 and ignored; the real answer still completes the flow", async () => {
     const p = await project();
     const { lines, log } = logLines();
     const forged: { status?: number } = {};
@@ -165,7 +173,8 @@ describe('authorize: the authorization code flow with PKCE, against oidc-provide
         const socket = connect(Number(redirect.port), '127.0.0.1');
         socket.write(`GET ${page.url.pathname}${page.url.search} HTTP/1.1\r\nHost: ${page.url.host}\r\n\r\n`);
         void (async () => {
-          while (peer.tokenRequests('authorization_code') === exchanges) await new Promise((resolve) => setTimeout(resolve, 5));
+          while (peer.tokenRequests('authorization_code') === exchanges)
+            await new Promise((resolve) => setTimeout(resolve, 5));
           socket.destroy();
         })();
       },
@@ -179,7 +188,12 @@ describe('authorize: the authorization code flow with PKCE, against oidc-provide
     const p = await project();
     const { handoff, seen } = person();
     const error = await rejection(authorize(p, handoff));
-    expect(error).toMatchObject({ name: 'AuthenticationError', exitCode: 3, code: 'oauth_access_denied', key: 'scope' });
+    expect(error).toMatchObject({
+      name: 'AuthenticationError',
+      exitCode: 3,
+      code: 'oauth_access_denied',
+      key: 'scope',
+    });
     expect(error.message).toMatch(/refused the authorization: access_denied \(End-User aborted interaction\)/);
     expect(await readFile(p.configurationPath, 'utf8')).toBe(p.text);
     await seen.browsed;
@@ -256,7 +270,8 @@ describe('authorize: the authorization code flow with PKCE, against oidc-provide
  * then sign in and approve (or decline). `delayMs` is how long they take to get to it.
  */
 function devicePerson(options: { delayMs?: number; timeoutMs?: number } = {}) {
-  const seen: { url?: URL; device?: { userCode: string; verificationUri: URL }; page?: Page; browsed?: Promise<void> } = {};
+  const seen: { url?: URL; device?: { userCode: string; verificationUri: URL }; page?: Page; browsed?: Promise<void> } =
+    {};
   const handoff: BrowserHandoff = {
     flow: 'device',
     timeoutMs: options.timeoutMs ?? 20_000,
@@ -273,7 +288,12 @@ function devicePerson(options: { delayMs?: number; timeoutMs?: number } = {}) {
 
 describe('authorize --device: the device authorization grant (RFC 8628), against oidc-provider', () => {
   const deviceProject = (overrides: Record<string, string | undefined> = {}) =>
-    project({ authorization_url: undefined, device_authorization_url: peer.deviceAuthorizationUrl, authorization_parameters: undefined, ...overrides });
+    project({
+      authorization_url: undefined,
+      device_authorization_url: peer.deviceAuthorizationUrl,
+      authorization_parameters: undefined,
+      ...overrides,
+    });
 
   it('shows the code and where to enter it, polls no faster than the interval until approved, and saves the refresh token', async () => {
     peer.setDeviceInterval(1);
@@ -299,12 +319,20 @@ describe('authorize --device: the device authorization grant (RFC 8628), against
     for (let i = 1; i < polls.length; i++) expect(polls[i]! - polls[i - 1]!).toBeGreaterThanOrEqual(950);
     // The user code is meant to be read (and is logged); the device code it stands for is a secret.
     expect(lines.join('\n')).toContain(seen.device!.userCode);
-    expectNoLeak(lines, [peer.clients.refresh.secret, ...peer.seen.deviceCodes, ...peer.seen.refreshTokens, ...peer.seen.accessTokens]);
+    expectNoLeak(lines, [
+      peer.clients.refresh.secret,
+      ...peer.seen.deviceCodes,
+      ...peer.seen.refreshTokens,
+      ...peer.seen.accessTokens,
+    ]);
     expect(peer.seen.deviceCodes.length).toBeGreaterThan(0);
   });
 
   it('--device is chosen over authorization_url when asked; without device_authorization_url it is exit 2 naming it', async () => {
-    const both = await project({ device_authorization_url: peer.deviceAuthorizationUrl, authorization_parameters: undefined });
+    const both = await project({
+      device_authorization_url: peer.deviceAuthorizationUrl,
+      authorization_parameters: undefined,
+    });
     const { handoff, seen } = devicePerson();
     await authorize(both, handoff);
     expect(seen.device).toBeDefined();
@@ -360,11 +388,36 @@ describe('authorize --device: the device authorization grant (RFC 8628), against
 describe('authorize: bad input is exit 2, names the key, opens nothing and writes nothing', () => {
   const cases: [string, Record<string, string | undefined>, string, RegExp][] = [
     ['no authorization_url', { authorization_url: undefined }, 'authorization_url', /authorization_url' is missing/],
-    ['authorization_url over plain http to another host', { authorization_url: 'http://login.example.com/auth' }, 'authorization_url', /must use https/],
-    ['a redirect_uri that is not loopback', { redirect_uri: 'http://connector.example.com/callback' }, 'redirect_uri', /loopback/],
-    ['a redirect_uri over https', { redirect_uri: 'https://127.0.0.1/callback' }, 'redirect_uri', /must start with http:\/\//],
-    ['authorization_parameters that set the state', { authorization_parameters: 'prompt=consent&state=fixed' }, 'authorization_parameters', /may not set 'state'/],
-    ['an auth method with nothing to grant', { auth_method: 'bearer', token: 'a-bearer-token-value' }, 'auth_method', /nothing to grant in a browser/],
+    [
+      'authorization_url over plain http to another host',
+      { authorization_url: 'http://login.example.com/auth' },
+      'authorization_url',
+      /must use https/,
+    ],
+    [
+      'a redirect_uri that is not loopback',
+      { redirect_uri: 'http://connector.example.com/callback' },
+      'redirect_uri',
+      /loopback/,
+    ],
+    [
+      'a redirect_uri over https',
+      { redirect_uri: 'https://127.0.0.1/callback' },
+      'redirect_uri',
+      /must start with http:\/\//,
+    ],
+    [
+      'authorization_parameters that set the state',
+      { authorization_parameters: 'prompt=consent&state=fixed' },
+      'authorization_parameters',
+      /may not set 'state'/,
+    ],
+    [
+      'an auth method with nothing to grant',
+      { auth_method: 'bearer', token: 'a-bearer-token-value' },
+      'auth_method',
+      /nothing to grant in a browser/,
+    ],
   ];
   for (const [name, overrides, key, message] of cases) {
     it(name, async () => {

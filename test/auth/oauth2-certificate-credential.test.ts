@@ -33,8 +33,14 @@ const configuration = (extra: Record<string, string> = {}) => ({
   ...extra,
 });
 
-const thumbprint = (pem: string, algorithm: 'sha1' | 'sha256') => createHash(algorithm).update(new X509Certificate(pem).raw).digest('base64url');
-const secrets = () => [peer.clients.certificate.keyPem, peer.clients.certificate.unregistered.keyPem, ...peer.seen.accessTokens, ...peer.seen.assertions];
+const thumbprint = (pem: string, algorithm: 'sha1' | 'sha256') =>
+  createHash(algorithm).update(new X509Certificate(pem).raw).digest('base64url');
+const secrets = () => [
+  peer.clients.certificate.keyPem,
+  peer.clients.certificate.unregistered.keyPem,
+  ...peer.seen.accessTokens,
+  ...peer.seen.assertions,
+];
 
 describe('private_key_jwt with a certificate credential (Entra ID)', () => {
   it('the assertion names the certificate by thumbprint (x5t, x5t#S256) and carries nbf; the token is issued', async () => {
@@ -43,31 +49,56 @@ describe('private_key_jwt with a certificate credential (Entra ID)', () => {
     expect(probe.outcome).toBe('HTTP 200');
     const { header, payload } = peer.assertions.at(-1)!;
     const pem = peer.clients.certificate.certificatePem;
-    expect(header).toMatchObject({ alg: 'RS256', typ: 'JWT', x5t: thumbprint(pem, 'sha1'), 'x5t#S256': thumbprint(pem, 'sha256') });
-    expect(payload).toMatchObject({ iss: peer.clients.certificate.id, sub: peer.clients.certificate.id, aud: peer.tokenUrl });
+    expect(header).toMatchObject({
+      alg: 'RS256',
+      typ: 'JWT',
+      x5t: thumbprint(pem, 'sha1'),
+      'x5t#S256': thumbprint(pem, 'sha256'),
+    });
+    expect(payload).toMatchObject({
+      iss: peer.clients.certificate.id,
+      sub: peer.clients.certificate.id,
+      aud: peer.tokenUrl,
+    });
     expect(payload.nbf).toBe(payload.iat);
     expectNoLeak(h.lines, secrets());
   });
 
   it('one PEM holding the certificate and the key, as Azure Identity reads a certificate file', async () => {
     const { client_assertion_certificate: _c, ...rest } = configuration();
-    const { probe } = await probeWith(harness(), { ...rest, client_assertion_key: `${peer.clients.certificate.certificatePem}\n${peer.clients.certificate.keyPem}` });
+    const { probe } = await probeWith(harness(), {
+      ...rest,
+      client_assertion_key: `${peer.clients.certificate.certificatePem}\n${peer.clients.certificate.keyPem}`,
+    });
     expect(probe.outcome).toBe('HTTP 200');
   });
 
-  it("without the certificate Entra finds no key: exit 3 naming client_assertion_key, quoting AADSTS700027", async () => {
+  it('without the certificate Entra finds no key: exit 3 naming client_assertion_key, quoting AADSTS700027', async () => {
     const { client_assertion_certificate: _c, ...withoutCertificate } = configuration();
     const error = await rejection(probeWith(harness(), withoutCertificate));
     expect([error.exitCode, error.key, error.code]).toEqual([3, 'client_assertion_key', 'oauth_invalid_client']);
-    expect(error.message).toContain("AADSTS700027: Client assertion contains an invalid signature. [Reason - The key was not found., Thumbprint of key used by client: 'Not available'");
+    expect(error.message).toContain(
+      "AADSTS700027: Client assertion contains an invalid signature. [Reason - The key was not found., Thumbprint of key used by client: 'Not available'",
+    );
   });
 
   it('a certificate the app registration does not hold: exit 3, the thumbprint quoted', async () => {
     const { unregistered } = peer.clients.certificate;
     const h = harness();
-    const error = await rejection(probeWith(h, configuration({ client_assertion_key: unregistered.keyPem, client_assertion_certificate: unregistered.certificatePem })));
+    const error = await rejection(
+      probeWith(
+        h,
+        configuration({
+          client_assertion_key: unregistered.keyPem,
+          client_assertion_certificate: unregistered.certificatePem,
+        }),
+      ),
+    );
     expect([error.exitCode, error.key]).toEqual([3, 'client_assertion_key']);
-    const hex = createHash('sha256').update(new X509Certificate(unregistered.certificatePem).raw).digest('hex').toUpperCase();
+    const hex = createHash('sha256')
+      .update(new X509Certificate(unregistered.certificatePem).raw)
+      .digest('hex')
+      .toUpperCase();
     expect(error.message).toContain(`Thumbprint of key used by client: '${hex}'`);
     expectNoLeak([error.message, String(error.hint), ...h.lines], secrets());
   });
@@ -75,10 +106,17 @@ describe('private_key_jwt with a certificate credential (Entra ID)', () => {
   it('a certificate that is not the key’s, or that has expired: exit 2 naming it, before any request', async () => {
     const before = peer.tokenRequests();
     const other = issueClient(createCa(), { commonName: 'another key' });
-    const expired = issueClient(createCa(), { commonName: 'expired', notBefore: new Date(Date.now() - 400 * 86_400_000), notAfter: new Date(Date.now() - 86_400_000) });
+    const expired = issueClient(createCa(), {
+      commonName: 'expired',
+      notBefore: new Date(Date.now() - 400 * 86_400_000),
+      notAfter: new Date(Date.now() - 86_400_000),
+    });
     for (const [extra, code] of [
       [{ client_assertion_certificate: other.certificatePem }, 'assertion_certificate_key_mismatch'],
-      [{ client_assertion_key: expired.privateKeyPem, client_assertion_certificate: expired.certificatePem }, 'assertion_certificate_expired'],
+      [
+        { client_assertion_key: expired.privateKeyPem, client_assertion_certificate: expired.certificatePem },
+        'assertion_certificate_expired',
+      ],
       [{ client_assertion_certificate: 'not a certificate' }, 'assertion_certificate_unreadable'],
     ] as const) {
       const error = await rejection(probeWith(harness(), configuration(extra)));

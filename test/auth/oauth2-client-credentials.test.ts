@@ -58,7 +58,14 @@ describe('oauth2_client_credentials against oidc-provider', () => {
 
   it('client_secret_post', async () => {
     const h = harness();
-    const { probe } = await probeWith(h, basic({ client_id: peer.clients.post.id, client_secret: peer.clients.post.secret, token_endpoint_auth: 'client_secret_post' }));
+    const { probe } = await probeWith(
+      h,
+      basic({
+        client_id: peer.clients.post.id,
+        client_secret: peer.clients.post.secret,
+        token_endpoint_auth: 'client_secret_post',
+      }),
+    );
     expect(probe.outcome).toBe('HTTP 200');
     expect(peer.tokenRequests('client_credentials')).toBe(1);
     expectNoLeak(h.lines, allSecrets());
@@ -67,16 +74,27 @@ describe('oauth2_client_credentials against oidc-provider', () => {
   it('client_secret_jwt: an assertion signed with the secret (HS256); the secret itself never travels', async () => {
     const h = harness();
     const { id, secret } = peer.clients.secretJwt;
-    const { probe } = await probeWith(h, basic({ client_id: id, client_secret: secret, token_endpoint_auth: 'client_secret_jwt' }));
+    const { probe } = await probeWith(
+      h,
+      basic({ client_id: id, client_secret: secret, token_endpoint_auth: 'client_secret_jwt' }),
+    );
     expect(probe.outcome).toBe('HTTP 200');
     const assertion = peer.seen.assertions.at(-1)!;
-    const [header, claims] = assertion.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>);
+    const [header, claims] = assertion
+      .split('.')
+      .slice(0, 2)
+      .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>);
     expect(header).toEqual({ alg: 'HS256', typ: 'JWT' });
     expect(claims).toMatchObject({ iss: id, sub: id, aud: peer.tokenUrl });
     expect(assertion).not.toContain(secret);
     expectNoLeak(h.lines, [...allSecrets(), secret]);
 
-    const wrong = await rejection(probeWith(harness(), basic({ client_id: id, client_secret: `${secret}-wrong`, token_endpoint_auth: 'client_secret_jwt' })));
+    const wrong = await rejection(
+      probeWith(
+        harness(),
+        basic({ client_id: id, client_secret: `${secret}-wrong`, token_endpoint_auth: 'client_secret_jwt' }),
+      ),
+    );
     expect([wrong.exitCode, wrong.key, wrong.code]).toEqual([3, 'client_secret', 'oauth_invalid_client']);
   });
 
@@ -96,9 +114,15 @@ describe('oauth2_client_credentials against oidc-provider', () => {
     const header = JSON.parse(Buffer.from(assertion.split('.')[0]!, 'base64url').toString());
     const claims = JSON.parse(Buffer.from(assertion.split('.')[1]!, 'base64url').toString());
     expect(header).toMatchObject({ alg: 'ES256', kid: peer.clients.privateKeyJwt.keyId });
-    expect(claims).toMatchObject({ iss: peer.clients.privateKeyJwt.id, sub: peer.clients.privateKeyJwt.id, aud: peer.tokenUrl });
+    expect(claims).toMatchObject({
+      iss: peer.clients.privateKeyJwt.id,
+      sub: peer.clients.privateKeyJwt.id,
+      aud: peer.tokenUrl,
+    });
     expect(claims.exp - claims.iat).toBeLessThanOrEqual(60);
-    const keyLines = peer.clients.privateKeyJwt.keyPem.split('\n').filter((l) => l.length > 20 && !l.startsWith('-----'));
+    const keyLines = peer.clients.privateKeyJwt.keyPem
+      .split('\n')
+      .filter((l) => l.length > 20 && !l.startsWith('-----'));
     expectNoLeak(h.lines, [...allSecrets(), ...keyLines]);
   });
 
@@ -119,12 +143,17 @@ describe('oauth2_client_credentials against oidc-provider', () => {
     // Not retried: asking again with a wrong secret only locks accounts sooner.
     expect(peer.tokenRequests('client_credentials')).toBe(1);
     // The probe stopped at the token: the API was never called with anything.
-    expectNoLeak([error.message, String(error.hint), ...h.lines], [wrong, `${peer.clients.basic.id}:${wrong}`, ...allSecrets()]);
+    expectNoLeak(
+      [error.message, String(error.hint), ...h.lines],
+      [wrong, `${peer.clients.basic.id}:${wrong}`, ...allSecrets()],
+    );
   });
 
   it('a client the server does not let use this grant: exit 3 naming client_id', async () => {
     const h = harness();
-    const error = await rejection(probeWith(h, basic({ client_id: peer.clients.refresh.id, client_secret: peer.clients.refresh.secret })));
+    const error = await rejection(
+      probeWith(h, basic({ client_id: peer.clients.refresh.id, client_secret: peer.clients.refresh.secret })),
+    );
     expect(error.exitCode).toBe(3);
     expect(error.key).toBe('client_id');
     expect(error.message).toMatch(/unauthorized_client|invalid_request/);
@@ -184,7 +213,9 @@ describe('oauth2_client_credentials against oidc-provider', () => {
     try {
       const probe = await a.probe();
       expect(probe.outcome).toBe('HTTP 200');
-      const warning = h.lines.map((l) => JSON.parse(l)).find((l) => l.level === 'WARNING' && l.message.includes('no expires_in'));
+      const warning = h.lines
+        .map((l) => JSON.parse(l))
+        .find((l) => l.level === 'WARNING' && l.message.includes('no expires_in'));
       expect(warning?.message).toContain('assuming 300s');
       h.clock.advance(296_000);
       await a.credential.authorize(request(peer.apiUrl));
@@ -290,7 +321,9 @@ describe('the token cache against oidc-provider', () => {
     expect(peer.tokenRequests()).toBe(3);
     // Two waits: 125–250 ms, then 250–500 ms.
     expect(elapsed).toBeGreaterThanOrEqual(375);
-    const retries = h.lines.map((l) => JSON.parse(l)).filter((l) => l.level === 'WARNING' && l.message.includes('retrying in'));
+    const retries = h.lines
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.level === 'WARNING' && l.message.includes('retrying in'));
     expect(retries).toHaveLength(2);
     expect(retries[0].message).toContain('answered HTTP 503');
     expectNoLeak(h.lines, allSecrets());
@@ -373,7 +406,9 @@ describe('the token cache against oidc-provider', () => {
   it('a closed port: exit 4 naming token_url, within the bound', async () => {
     const h = harness();
     const port = await closedPort();
-    const error = await rejection(probeWith(h, basic({ token_url: `http://127.0.0.1:${port}/token`, timeout_seconds: '2' })));
+    const error = await rejection(
+      probeWith(h, basic({ token_url: `http://127.0.0.1:${port}/token`, timeout_seconds: '2' })),
+    );
     expect(error.exitCode).toBe(4);
     expect(error.key).toBe('token_url');
     expect(error.message).toContain('econnrefused');

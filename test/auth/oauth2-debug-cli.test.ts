@@ -22,7 +22,8 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const project = (name: string, configuration: Record<string, string>) => initTemplate(root, name, 'rest-api', configuration, { replaceConfiguration: true });
+const project = (name: string, configuration: Record<string, string>) =>
+  initTemplate(root, name, 'rest-api', configuration, { replaceConfiguration: true });
 
 const clientCredentials = (secret: string) => ({
   auth_method: 'oauth2_client_credentials',
@@ -35,7 +36,12 @@ const clientCredentials = (secret: string) => ({
   items_path: 'items',
 });
 
-const everySecret = () => [peer.clients.basic.secret, peer.clients.refresh.secret, ...peer.seen.accessTokens, ...peer.seen.refreshTokens];
+const everySecret = () => [
+  peer.clients.basic.secret,
+  peer.clients.refresh.secret,
+  ...peer.seen.accessTokens,
+  ...peer.seen.refreshTokens,
+];
 
 describe('connector-auth debug with OAuth 2.0', () => {
   it('client credentials, good secret: exit 0, rows synced, nothing secret printed or stored', async () => {
@@ -78,6 +84,9 @@ describe('connector-auth debug with OAuth 2.0', () => {
     const two = await cli(['debug', dir]);
     expect(two.code, two.stderr).toBe(0);
     expect(JSON.parse(await readFile(join(dir, 'configuration.json'), 'utf8')).refresh_token).not.toBe(saved);
-    expectNoLeak([one.stdout, one.stderr, two.stdout, two.stderr, await readTree(join(dir, 'files'))], [first, ...everySecret()]);
+    expectNoLeak(
+      [one.stdout, one.stderr, two.stdout, two.stderr, await readTree(join(dir, 'files'))],
+      [first, ...everySecret()],
+    );
   });
 });

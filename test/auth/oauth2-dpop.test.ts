@@ -126,7 +126,9 @@ describe('oauth2_client_credentials with DPoP (RFC 9449)', () => {
     const { probe } = await probeWith(h, configuration({ dpop: 'false' }));
     expect(probe.outcome).toBe('HTTP 200');
     expect(peer.dpopProofs.length).toBe(proofs);
-    const response = await fetch(`${peer.apiUrl}/health`, { headers: { authorization: `Bearer ${peer.seen.accessTokens.at(-1)!}` } });
+    const response = await fetch(`${peer.apiUrl}/health`, {
+      headers: { authorization: `Bearer ${peer.seen.accessTokens.at(-1)!}` },
+    });
     expect(response.status).toBe(200);
   });
 });
@@ -148,7 +150,9 @@ describe('oauth2_refresh_token with DPoP', () => {
     const h = harness();
     const saved: string[] = [];
     const proofs = peer.dpopProofs.length;
-    const auth = await connect(h, await refreshConfiguration(), { persistConfigurationValue: async (_key, value) => void saved.push(value) });
+    const auth = await connect(h, await refreshConfiguration(), {
+      persistConfigurationValue: async (_key, value) => void saved.push(value),
+    });
     try {
       expect((await auth.probe()).outcome).toBe('HTTP 200');
     } finally {

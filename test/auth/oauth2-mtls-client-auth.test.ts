@@ -26,7 +26,11 @@ afterAll(async () => {
   await peer?.stop();
 });
 
-function configuration(method: 'tls_client_auth' | 'self_signed_tls_client_auth', certificate: ClientCertificateFixture, extra: Record<string, string> = {}) {
+function configuration(
+  method: 'tls_client_auth' | 'self_signed_tls_client_auth',
+  certificate: ClientCertificateFixture,
+  extra: Record<string, string> = {},
+) {
   return {
     auth_method: 'oauth2_client_credentials',
     token_url: mtls.tokenUrl,
@@ -42,7 +46,10 @@ function configuration(method: 'tls_client_auth' | 'self_signed_tls_client_auth'
   };
 }
 
-const keysOf = (c: ClientCertificateFixture) => [c.privateKeyPem, ...c.privateKeyPem.split('\n').filter((line) => line.length > 40)];
+const keysOf = (c: ClientCertificateFixture) => [
+  c.privateKeyPem,
+  ...c.privateKeyPem.split('\n').filter((line) => line.length > 40),
+];
 
 describe('oauth2_client_credentials with mutual-TLS client authentication (RFC 8705)', () => {
   for (const [method, certificate] of [
@@ -87,8 +94,14 @@ describe('oauth2_client_credentials with mutual-TLS client authentication (RFC 8
       expect(error.hint).toMatch(/check 'tls_client_certificate'$/);
       expectNoLeak([error.message, String(error.hint), ...h.lines], keysOf(stranger));
     }
-    const selfSigned = await rejection(probeWith(harness(), configuration('self_signed_tls_client_auth', mtls.strangers.otherSubject)));
-    expect([selfSigned.exitCode, selfSigned.key, selfSigned.code]).toEqual([3, 'tls_client_certificate', 'oauth_invalid_client']);
+    const selfSigned = await rejection(
+      probeWith(harness(), configuration('self_signed_tls_client_auth', mtls.strangers.otherSubject)),
+    );
+    expect([selfSigned.exitCode, selfSigned.key, selfSigned.code]).toEqual([
+      3,
+      'tls_client_certificate',
+      'oauth_invalid_client',
+    ]);
   });
 
   it('oauth2_refresh_token with tls_client_auth: the refresh grant authenticated by the certificate, the rotated token saved, the access token bound', async () => {
@@ -118,13 +131,33 @@ describe('oauth2_client_credentials with mutual-TLS client authentication (RFC 8
   it('a token endpoint that refuses the certificate in the handshake: exit 3 naming tls_client_certificate, the certificate described', async () => {
     // A server that verifies client certificates itself (rejectUnauthorized): one of another CA never gets past TLS.
     const ca = createCa();
-    const strict: Server = createHttpsServer({ ...pemOf(issueServer(ca, { hosts: ['localhost'] })), ca: mtls.caPem, requestCert: true, rejectUnauthorized: true }, (_req, res) => res.end());
+    const strict: Server = createHttpsServer(
+      {
+        ...pemOf(issueServer(ca, { hosts: ['localhost'] })),
+        ca: mtls.caPem,
+        requestCert: true,
+        rejectUnauthorized: true,
+      },
+      (_req, res) => res.end(),
+    );
     await new Promise<void>((resolve) => strict.listen(0, '127.0.0.1', resolve));
     try {
       const tokenUrl = `https://localhost:${(strict.address() as AddressInfo).port}/token`;
       const h = harness();
-      const error = await rejection(probeWith(h, configuration('tls_client_auth', mtls.strangers.otherCa, { token_url: tokenUrl, tls_ca_certificate: `${mtls.caPem}\n${ca.certificatePem}` })));
-      expect([error.exitCode, error.key, error.code]).toEqual([3, 'tls_client_certificate', 'tls_client_certificate_refused']);
+      const error = await rejection(
+        probeWith(
+          h,
+          configuration('tls_client_auth', mtls.strangers.otherCa, {
+            token_url: tokenUrl,
+            tls_ca_certificate: `${mtls.caPem}\n${ca.certificatePem}`,
+          }),
+        ),
+      );
+      expect([error.exitCode, error.key, error.code]).toEqual([
+        3,
+        'tls_client_certificate',
+        'tls_client_certificate_refused',
+      ]);
       expect(error.message).toContain('refused the client certificate (');
       expectNoLeak([error.message, String(error.hint), ...h.lines], keysOf(mtls.strangers.otherCa));
     } finally {
@@ -134,12 +167,21 @@ describe('oauth2_client_credentials with mutual-TLS client authentication (RFC 8
 
   it('no certificate configured: exit 2 naming tls_client_certificate, before any request; no client secret needed', async () => {
     const before = peer.tokenRequests();
-    const { tls_client_certificate: _c, tls_client_private_key: _k, ...withoutCertificate } = configuration('tls_client_auth', mtls.clients.pki);
+    const {
+      tls_client_certificate: _c,
+      tls_client_private_key: _k,
+      ...withoutCertificate
+    } = configuration('tls_client_auth', mtls.clients.pki);
     const error = await rejection(probeWith(harness(), withoutCertificate));
     expect([error.exitCode, error.key, error.code]).toEqual([2, 'tls_client_certificate', 'missing_key']);
-    expect(error.message).toContain("token_endpoint_auth 'tls_client_auth' proves the client with its TLS certificate, and none is configured");
+    expect(error.message).toContain(
+      "token_endpoint_auth 'tls_client_auth' proves the client with its TLS certificate, and none is configured",
+    );
     expect(peer.tokenRequests()).toBe(before);
   });
 });
 
-const pemOf = (issued: { certificatePem: string; privateKeyPem: string }) => ({ cert: issued.certificatePem, key: issued.privateKeyPem });
+const pemOf = (issued: { certificatePem: string; privateKeyPem: string }) => ({
+  cert: issued.certificatePem,
+  key: issued.privateKeyPem,
+});

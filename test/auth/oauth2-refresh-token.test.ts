@@ -27,7 +27,10 @@ afterAll(async () => {
 });
 
 let projects = 0;
-async function project(refreshToken: string, mode = 0o640): Promise<{ dir: string; configurationPath: string; filesDir: string; text: string }> {
+async function project(
+  refreshToken: string,
+  mode = 0o640,
+): Promise<{ dir: string; configurationPath: string; filesDir: string; text: string }> {
   const dir = join(root, `project-${++projects}`);
   const configurationPath = join(dir, 'configuration.json');
   const configuration = {
@@ -48,9 +51,17 @@ async function project(refreshToken: string, mode = 0o640): Promise<{ dir: strin
 }
 
 /** One run as the local runner does it: read the file, authenticate with the persister, probe, close. */
-async function run(h: Harness, p: { configurationPath: string; filesDir: string }, options: { fakeClock?: boolean } = {}) {
+async function run(
+  h: Harness,
+  p: { configurationPath: string; filesDir: string },
+  options: { fakeClock?: boolean } = {},
+) {
   const raw = await readConfigurationFile(p.configurationPath);
-  const persist = createConfigurationPersister({ configurationPath: p.configurationPath, filesDir: p.filesDir, log: h.log });
+  const persist = createConfigurationPersister({
+    configurationPath: p.configurationPath,
+    filesDir: p.filesDir,
+    log: h.log,
+  });
   const a = await connect(h, raw, { persistConfigurationValue: persist, filesDir: p.filesDir, ...options });
   try {
     return await a.probe();
@@ -59,7 +70,12 @@ async function run(h: Harness, p: { configurationPath: string; filesDir: string 
   }
 }
 
-const secretsSeen = (...extra: string[]) => [peer.clients.refresh.secret, ...peer.seen.refreshTokens, ...peer.seen.accessTokens, ...extra];
+const secretsSeen = (...extra: string[]) => [
+  peer.clients.refresh.secret,
+  ...peer.seen.refreshTokens,
+  ...peer.seen.accessTokens,
+  ...extra,
+];
 
 describe('oauth2_refresh_token with rotation', () => {
   it('two runs in a row both succeed, the second with the token the first saved', async () => {
@@ -160,7 +176,11 @@ describe('oauth2_refresh_token with rotation', () => {
       await a.close();
     }
     events.push(`probe done (resource calls ${calls() - before})`);
-    expect(events).toEqual(['save refresh_token start (resource calls 0)', 'save refresh_token end (resource calls 0)', 'probe done (resource calls 1)']);
+    expect(events).toEqual([
+      'save refresh_token start (resource calls 0)',
+      'save refresh_token end (resource calls 0)',
+      'probe done (resource calls 1)',
+    ]);
   });
 
   it('a save callback that fails (library use): ConfigurationError naming the recovery file; the credential stays stopped', async () => {

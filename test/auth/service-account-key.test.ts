@@ -88,7 +88,11 @@ describe('service_account_key against oidc-provider', () => {
   it('a malformed key: ConfigurationError (exit 2) naming service_account_key, nothing sent', async () => {
     const h = harness();
     const before = peer.tokenRequests();
-    for (const bad of ['{"client_email": "x@y"', JSON.stringify({ client_email: 'x@y' }), JSON.stringify({ client_email: 'x@y', private_key: 'not a key at all, really' })]) {
+    for (const bad of [
+      '{"client_email": "x@y"',
+      JSON.stringify({ client_email: 'x@y' }),
+      JSON.stringify({ client_email: 'x@y', private_key: 'not a key at all, really' }),
+    ]) {
       const error = await rejection(connect(h, configuration(bad)));
       expect(error.exitCode).toBe(2);
       expect(error.key).toBe('service_account_key');
@@ -99,7 +103,10 @@ describe('service_account_key against oidc-provider', () => {
 
   it('a token_uri over plain http to a non-loopback host is refused (exit 2)', async () => {
     const h = harness();
-    const json = JSON.stringify({ ...JSON.parse(peer.serviceAccounts.rsa.json), token_uri: 'http://oauth.example.com/token' });
+    const json = JSON.stringify({
+      ...JSON.parse(peer.serviceAccounts.rsa.json),
+      token_uri: 'http://oauth.example.com/token',
+    });
     const error = await rejection(connect(h, configuration(json)));
     expect(error.exitCode).toBe(2);
     expect(error.key).toBe('service_account_key');

@@ -33,11 +33,20 @@ export function harness(): Harness {
   return { registry, log, lines, clock: fakeClock() };
 }
 
-
 /** authenticate() with the harness's registry and logger (and, when asked, its fake clock). */
-export function connect(h: Harness, configuration: Record<string, string>, options: Omit<AuthenticateOptions, 'source'> & { fakeClock?: boolean } = {}) {
+export function connect(
+  h: Harness,
+  configuration: Record<string, string>,
+  options: Omit<AuthenticateOptions, 'source'> & { fakeClock?: boolean } = {},
+) {
   const { fakeClock: useFake, ...rest } = options;
-  return authenticate(configuration, { source: 'rest', registry: h.registry, log: h.log, ...(useFake ? { now: h.clock.now } : {}), ...rest });
+  return authenticate(configuration, {
+    source: 'rest',
+    registry: h.registry,
+    log: h.log,
+    ...(useFake ? { now: h.clock.now } : {}),
+    ...rest,
+  });
 }
 
 /** authenticate(), the probe, then one fetch of `items` through the authenticated source; closed whatever happens. */

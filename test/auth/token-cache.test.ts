@@ -40,7 +40,17 @@ function source(lifetimeMs = 5 * MINUTE) {
 
 function cache(s: ReturnType<typeof source>, clock = fakeClock(0), isFatal?: (error: unknown) => boolean) {
   const h = harness();
-  return { cache: new TokenCache({ fetch: s.fetch, now: clock.now, log: h.log, description: 'test credential', ...(isFatal ? { isFatal } : {}) }), clock, lines: h.lines };
+  return {
+    cache: new TokenCache({
+      fetch: s.fetch,
+      now: clock.now,
+      log: h.log,
+      description: 'test credential',
+      ...(isFatal ? { isFatal } : {}),
+    }),
+    clock,
+    lines: h.lines,
+  };
 }
 
 describe('refresh margins', () => {

@@ -40,11 +40,20 @@ describe('token lifetime', () => {
   it('expires_in first; then the JWT exp − iat (server clock only); then exp − now; then 300 s with a warning', () => {
     const h = harness();
     const now = 1_000_000_000_000;
-    expect(tokenLifetime(token('opaque-token', 3599), now, h.log, 'x')).toEqual({ seconds: 3599, source: 'expires_in' });
+    expect(tokenLifetime(token('opaque-token', 3599), now, h.log, 'x')).toEqual({
+      seconds: 3599,
+      source: 'expires_in',
+    });
     // A server clock an hour ahead of ours changes nothing: exp − iat is its own difference.
     const ahead = now / 1000 + 3600;
-    expect(tokenLifetime(token(jwt({ iat: ahead, exp: ahead + 900 })), now, h.log, 'x')).toEqual({ seconds: 900, source: 'jwt_exp' });
-    expect(tokenLifetime(token(jwt({ exp: now / 1000 + 120 })), now, h.log, 'x')).toEqual({ seconds: 120, source: 'jwt_exp' });
+    expect(tokenLifetime(token(jwt({ iat: ahead, exp: ahead + 900 })), now, h.log, 'x')).toEqual({
+      seconds: 900,
+      source: 'jwt_exp',
+    });
+    expect(tokenLifetime(token(jwt({ exp: now / 1000 + 120 })), now, h.log, 'x')).toEqual({
+      seconds: 120,
+      source: 'jwt_exp',
+    });
     expect(h.lines.filter((l) => l.includes('WARNING'))).toEqual([]);
     expect(tokenLifetime(token('opaque-token'), now, h.log, 'x')).toEqual({ seconds: 300, source: 'default' });
     expect(tokenLifetime(token(jwt({ sub: 'no exp' })), now, h.log, 'x').source).toBe('default');
@@ -61,7 +70,12 @@ describe('TokenEndpoint retries on injected timers', () => {
       url: new URL(peer.tokenUrl),
       urlKey: 'token_url',
       credential: 'test client',
-      errorKeys: { invalid_client: 'client_secret', invalid_grant: 'client_secret', unauthorized_client: 'client_id', other: 'client_id' },
+      errorKeys: {
+        invalid_client: 'client_secret',
+        invalid_grant: 'client_secret',
+        unauthorized_client: 'client_id',
+        other: 'client_id',
+      },
       http: new HttpClient({ tls: { verify: true }, timeoutSeconds: 5 }),
       log: h.log,
       secrets: h.registry,
@@ -72,7 +86,11 @@ describe('TokenEndpoint retries on injected timers', () => {
       random: () => 1,
     });
     const basic = `Basic ${Buffer.from(`${peer.clients.basic.id}:${peer.clients.basic.secret}`).toString('base64')}`;
-    const request = () => e.request('client_credentials', () => ({ body: new URLSearchParams(), headers: new Headers({ authorization: basic }) }));
+    const request = () =>
+      e.request('client_credentials', () => ({
+        body: new URLSearchParams(),
+        headers: new Headers({ authorization: basic }),
+      }));
     return { e, h, sleeps, request };
   }
 
@@ -128,7 +146,12 @@ describe('TokenEndpoint retries on injected timers', () => {
     try {
       const bad = `Basic ${Buffer.from(`${peer.clients.basic.id}:wrong-secret-value`).toString('base64')}`;
       h.registry.register('client_secret', 'wrong-secret-value');
-      const error = await rejection(e.request('client_credentials', () => ({ body: new URLSearchParams(), headers: new Headers({ authorization: bad }) })));
+      const error = await rejection(
+        e.request('client_credentials', () => ({
+          body: new URLSearchParams(),
+          headers: new Headers({ authorization: bad }),
+        })),
+      );
       expect(error.exitCode).toBe(3);
       expect(error.message).toContain('invalid_client (client authentication failed)');
       expect(sleeps).toEqual([]);

@@ -22,9 +22,16 @@ let browser: RealBrowser;
 let root: string;
 let opener: string;
 beforeAll(async () => {
-  [peer, browser, root] = await Promise.all([start({ ownInteractionPages: true }), startChromium(), mkdtemp(join(tmpdir(), 'connector-auth-authorize-browser-'))]);
+  [peer, browser, root] = await Promise.all([
+    start({ ownInteractionPages: true }),
+    startChromium(),
+    mkdtemp(join(tmpdir(), 'connector-auth-authorize-browser-')),
+  ]);
   opener = join(root, 'open-url.sh');
-  await writeFile(opener, '#!/bin/sh\nprintf "%s" "$1" > "$OPENED_URL_FILE.tmp" && mv "$OPENED_URL_FILE.tmp" "$OPENED_URL_FILE"\n');
+  await writeFile(
+    opener,
+    '#!/bin/sh\nprintf "%s" "$1" > "$OPENED_URL_FILE.tmp" && mv "$OPENED_URL_FILE.tmp" "$OPENED_URL_FILE"\n',
+  );
   await chmod(opener, 0o755);
 }, 90_000);
 afterAll(async () => {
@@ -37,7 +44,11 @@ let projects = 0;
 async function project(overrides: Record<string, string> = {}) {
   const dir = join(root, `project-${++projects}`);
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'configuration.json'), JSON.stringify({ ...authorizeConfiguration(peer), ...overrides }, null, 2), { mode: 0o600 });
+  await writeFile(
+    join(dir, 'configuration.json'),
+    JSON.stringify({ ...authorizeConfiguration(peer), ...overrides }, null, 2),
+    { mode: 0o600 },
+  );
   return { dir, configurationPath: join(dir, 'configuration.json'), openedUrlFile: join(dir, 'opened-url') };
 }
 
@@ -50,7 +61,9 @@ async function openedUrl(file: string): Promise<string> {
 }
 
 /** What the person sees at the end: the loopback page's heading and text, and where it is. */
-async function finalPage(page: Page): Promise<{ url: URL; title: string; heading: string; text: string; scripts: number }> {
+async function finalPage(
+  page: Page,
+): Promise<{ url: URL; title: string; heading: string; text: string; scripts: number }> {
   await page.waitForURL((url) => url.hostname === '127.0.0.1' && url.pathname === '/callback', { timeout: 20_000 });
   await page.waitForSelector('h1');
   return {
@@ -82,9 +95,11 @@ async function person(url: string, choice: 'approve' | 'decline') {
 }
 
 const authorize = (p: { dir: string; openedUrlFile: string }) =>
-  cli(['authorize', p.dir, '--open', '--timeout', '60'], { env: { BROWSER: opener, OPENED_URL_FILE: p.openedUrlFile } });
+  cli(['authorize', p.dir, '--open', '--timeout', '60'], {
+    env: { BROWSER: opener, OPENED_URL_FILE: p.openedUrlFile },
+  });
 
-describe('connector-auth authorize in headless Chromium, on oidc-provider\'s own pages', () => {
+describe("connector-auth authorize in headless Chromium, on oidc-provider's own pages", () => {
   it('approve: the loopback page says Authorized, the refresh token is saved and works', async () => {
     const p = await project();
     const run = authorize(p);
@@ -93,7 +108,9 @@ describe('connector-auth authorize in headless Chromium, on oidc-provider\'s own
     expect(done.code, done.stderr).toBe(0);
     expect(seen.title).toBe('Authorized');
     expect(seen.heading).toBe('Authorized');
-    expect(seen.text).toBe(`The refresh token of client '${peer.clients.refresh.id}' is saved in the connector's configuration. You can close this tab.`);
+    expect(seen.text).toBe(
+      `The refresh token of client '${peer.clients.refresh.id}' is saved in the connector's configuration. You can close this tab.`,
+    );
     // The page is the CLI's: no script, nothing that could send the code in its URL elsewhere.
     expect(seen.scripts).toBe(0);
     expect(seen.url.searchParams.get('code')).toBeTruthy();
@@ -105,7 +122,7 @@ describe('connector-auth authorize in headless Chromium, on oidc-provider\'s own
     expectNoLeak([done.stdout, done.stderr, seen.text, seen.url.search], [peer.clients.refresh.secret, saved]);
   }, 90_000);
 
-  it('decline (Cancel on the provider\'s page): the loopback page says the authorization failed, access_denied; exit 3, nothing saved', async () => {
+  it("decline (Cancel on the provider's page): the loopback page says the authorization failed, access_denied; exit 3, nothing saved", async () => {
     const p = await project();
     const before = await readFile(p.configurationPath, 'utf8');
     const run = authorize(p);
@@ -113,7 +130,9 @@ describe('connector-auth authorize in headless Chromium, on oidc-provider\'s own
     const done = await run;
     expect(done.code, done.stderr).toBe(3);
     expect(seen.heading).toBe('Authorization failed');
-    expect(seen.text).toMatch(/refused the authorization: access_denied \(End-User aborted interaction\)\. See the terminal\./);
+    expect(seen.text).toMatch(
+      /refused the authorization: access_denied \(End-User aborted interaction\)\. See the terminal\./,
+    );
     expect(done.stderr).toMatch(/error \[oauth_access_denied\]/);
     expect(await readFile(p.configurationPath, 'utf8')).toBe(before);
   }, 90_000);

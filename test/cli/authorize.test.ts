@@ -21,7 +21,10 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'connector-auth-authorize-cli-'));
   // The "browser" only records the URL it was asked to open; the test is the person who browses it.
   fakeBrowser = join(root, 'browser.sh');
-  await writeFile(fakeBrowser, '#!/bin/sh\nprintf "%s" "$1" > "$OPENED_URL_FILE.tmp" && mv "$OPENED_URL_FILE.tmp" "$OPENED_URL_FILE"\n');
+  await writeFile(
+    fakeBrowser,
+    '#!/bin/sh\nprintf "%s" "$1" > "$OPENED_URL_FILE.tmp" && mv "$OPENED_URL_FILE.tmp" "$OPENED_URL_FILE"\n',
+  );
   await chmod(fakeBrowser, 0o755);
 });
 afterAll(async () => {
@@ -40,7 +43,10 @@ async function project() {
 }
 
 /** Waits for the fake browser to be asked to open a URL, then browses it as the person would (`person`: the device flow's). */
-async function browseWhenOpened(file: string, person: (url: string) => Promise<Page> = (url) => new Browser().open(url)): Promise<void> {
+async function browseWhenOpened(
+  file: string,
+  person: (url: string) => Promise<Page> = (url) => new Browser().open(url),
+): Promise<void> {
   for (let waited = 0; !(await exists(file)); waited += 20) {
     if (waited > 15_000) throw new Error('the CLI never opened a browser');
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -53,10 +59,15 @@ describe('connector-auth authorize', () => {
   it('opens $BROWSER, waits for the grant, writes the refresh token, and the next probe works; nothing secret is printed', async () => {
     const p = await project();
     const env = { BROWSER: fakeBrowser, OPENED_URL_FILE: p.openedUrlFile };
-    const [run] = await Promise.all([cli(['authorize', p.dir, '--open', '--timeout', '20'], { env }), browseWhenOpened(p.openedUrlFile)]);
+    const [run] = await Promise.all([
+      cli(['authorize', p.dir, '--open', '--timeout', '20'], { env }),
+      browseWhenOpened(p.openedUrlFile),
+    ]);
     expect(run.stderr).toContain('To authorize, open this URL in a browser (opening it now):');
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toBe(`authorized: refresh_token saved to ${p.configurationPath} (scope granted: api:read)\nnext: npx connector-auth probe\n`);
+    expect(run.stdout).toBe(
+      `authorized: refresh_token saved to ${p.configurationPath} (scope granted: api:read)\nnext: npx connector-auth probe\n`,
+    );
     // The URL printed is the one the browser was given.
     expect(run.stderr).toContain(await readFile(p.openedUrlFile, 'utf8'));
 
@@ -66,42 +77,74 @@ describe('connector-auth authorize', () => {
     expect(probe.code, probe.stderr).toBe(0);
     expect(probe.stdout).toMatch(/^probe OK: /);
 
-    expectNoLeak([run.stdout, run.stderr, probe.stdout, probe.stderr], [peer.clients.refresh.secret, ...peer.seen.refreshTokens, ...peer.seen.accessTokens]);
+    expectNoLeak(
+      [run.stdout, run.stderr, probe.stdout, probe.stderr],
+      [peer.clients.refresh.secret, ...peer.seen.refreshTokens, ...peer.seen.accessTokens],
+    );
   });
 
   it('--json: the URL is a field of a log line on stderr, the result one JSON document on stdout', async () => {
     const p = await project();
     const env = { BROWSER: fakeBrowser, OPENED_URL_FILE: p.openedUrlFile };
-    const [run] = await Promise.all([cli(['authorize', p.dir, '--open', '--json'], { env }), browseWhenOpened(p.openedUrlFile)]);
+    const [run] = await Promise.all([
+      cli(['authorize', p.dir, '--open', '--json'], { env }),
+      browseWhenOpened(p.openedUrlFile),
+    ]);
     expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ ok: true, configuration: p.configurationPath, auth_method: 'oauth2_refresh_token', saved: ['refresh_token'], scope: 'api:read' });
-    const lines = run.stderr.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines.find((line) => line.authorization_url)?.authorization_url).toBe(await readFile(p.openedUrlFile, 'utf8'));
+    expect(JSON.parse(run.stdout)).toEqual({
+      ok: true,
+      configuration: p.configurationPath,
+      auth_method: 'oauth2_refresh_token',
+      saved: ['refresh_token'],
+      scope: 'api:read',
+    });
+    const lines = run.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.find((line) => line.authorization_url)?.authorization_url).toBe(
+      await readFile(p.openedUrlFile, 'utf8'),
+    );
   });
 
   it('without a terminal and without --open, nothing is opened: the URL is printed, and the wait ends at --timeout (exit 3, nothing written)', async () => {
     const p = await project();
-    const run = await cli(['authorize', p.dir, '--timeout', '1'], { env: { BROWSER: fakeBrowser, OPENED_URL_FILE: p.openedUrlFile } });
+    const run = await cli(['authorize', p.dir, '--timeout', '1'], {
+      env: { BROWSER: fakeBrowser, OPENED_URL_FILE: p.openedUrlFile },
+    });
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('To authorize, open this URL in a browser:');
-    expect(run.stderr).toMatch(/error \[authorization_not_completed\]: .*no authorization response came back to http:\/\/127\.0\.0\.1:\d+\/callback within 1s/);
+    expect(run.stderr).toMatch(
+      /error \[authorization_not_completed\]: .*no authorization response came back to http:\/\/127\.0\.0\.1:\d+\/callback within 1s/,
+    );
     expect(await exists(p.openedUrlFile)).toBe(false);
     expect(await readFile(p.configurationPath, 'utf8')).toBe(p.text);
   });
 
   it('--device: prints where to go and the code to enter, and saves the refresh token once the code is approved', async () => {
     const p = await project();
-    await writeFile(p.configurationPath, JSON.stringify({ ...JSON.parse(p.text), device_authorization_url: peer.deviceAuthorizationUrl }, null, 2));
+    await writeFile(
+      p.configurationPath,
+      JSON.stringify({ ...JSON.parse(p.text), device_authorization_url: peer.deviceAuthorizationUrl }, null, 2),
+    );
     const env = { BROWSER: fakeBrowser, OPENED_URL_FILE: p.openedUrlFile };
-    const [run] = await Promise.all([cli(['authorize', p.dir, '--device', '--open'], { env }), browseWhenOpened(p.openedUrlFile, confirmDeviceCode)]);
+    const [run] = await Promise.all([
+      cli(['authorize', p.dir, '--device', '--open'], { env }),
+      browseWhenOpened(p.openedUrlFile, confirmDeviceCode),
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const opened = new URL(await readFile(p.openedUrlFile, 'utf8'));
     const userCode = opened.searchParams.get('user_code')!;
-    expect(run.stderr).toContain(`To authorize, open ${peer.url}/device in a browser on any device (opening it now) and enter the code:\n\n  ${userCode}\n`);
+    expect(run.stderr).toContain(
+      `To authorize, open ${peer.url}/device in a browser on any device (opening it now) and enter the code:\n\n  ${userCode}\n`,
+    );
     expect(run.stdout).toMatch(/^authorized: refresh_token saved to /);
     const saved = JSON.parse(await readFile(p.configurationPath, 'utf8')).refresh_token as string;
     expect(await peer.refreshTokenActive(saved)).toBe(true);
-    expectNoLeak([run.stdout, run.stderr], [peer.clients.refresh.secret, ...peer.seen.deviceCodes, ...peer.seen.refreshTokens, ...peer.seen.accessTokens]);
+    expectNoLeak(
+      [run.stdout, run.stderr],
+      [peer.clients.refresh.secret, ...peer.seen.deviceCodes, ...peer.seen.refreshTokens, ...peer.seen.accessTokens],
+    );
   });
 
   it('a --timeout that is not a positive number of seconds is bad input (exit 2)', async () => {

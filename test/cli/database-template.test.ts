@@ -29,13 +29,27 @@ beforeAll(async () => {
   ca = createCa();
   const server = issueServer(ca, { hosts: ['127.0.0.1'] });
   [peer, root] = await Promise.all([
-    start({ password: PASSWORD, database: DATABASE, ssl: { certificatePem: server.certificatePem, privateKeyPem: server.privateKeyPem }, hostsslOnly: true }),
+    start({
+      password: PASSWORD,
+      database: DATABASE,
+      ssl: { certificatePem: server.certificatePem, privateKeyPem: server.privateKeyPem },
+      hostsslOnly: true,
+    }),
     mkdtemp(join(tmpdir(), 'connector-auth-database-template-')),
   ]);
   const { default: postgres } = await import('pg');
-  client = new postgres.Client({ host: peer.host, port: peer.port, user: peer.user, database: DATABASE, password: PASSWORD, ssl: { ca: ca.certificatePem } });
+  client = new postgres.Client({
+    host: peer.host,
+    port: peer.port,
+    user: peer.user,
+    database: DATABASE,
+    password: PASSWORD,
+    ssl: { ca: ca.certificatePem },
+  });
   await client.connect();
-  await client.query(`create table public.orders (id bigint primary key, status text not null, amount numeric(10, 2) not null, updated_at timestamptz)`);
+  await client.query(
+    `create table public.orders (id bigint primary key, status text not null, amount numeric(10, 2) not null, updated_at timestamptz)`,
+  );
   // 300 rows share each updated_at (microseconds included): ties cross the batch boundaries.
   await client.query(
     `insert into public.orders
@@ -65,7 +79,9 @@ const connection = (password = PASSWORD) => ({
 });
 
 async function maxCursor(): Promise<{ cursor: string; id: string }> {
-  const { rows } = await client.query<{ cursor: string; id: string }>(`select updated_at::text as cursor, id::text as id from public.orders where updated_at is not null order by updated_at desc, id desc limit 1`);
+  const { rows } = await client.query<{ cursor: string; id: string }>(
+    `select updated_at::text as cursor, id::text as id from public.orders where updated_at is not null order by updated_at desc, id desc limit 1`,
+  );
   return rows[0]!;
 }
 
@@ -90,7 +106,13 @@ describe('templates/database', () => {
     const set = await project('set', { password: PASSWORD });
     const run = await cli(['validate', set, '--json']);
     expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, auth_method: 'password', source: 'postgres', secret_keys: ['password'], unknown_keys: [] });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      ok: true,
+      auth_method: 'password',
+      source: 'postgres',
+      secret_keys: ['password'],
+      unknown_keys: [],
+    });
   });
 
   it('debug syncs the table in batches, saves the cursor, and a second debug reads only the changed rows', async () => {
@@ -109,20 +131,31 @@ describe('templates/database', () => {
     });
     expect(last.cursor).toMatch(/\.123456/);
     // bigint lands as BIGINT, numeric as its exact text (the Python SDK's types: templates/database/README.md).
-    expect(await warehouse(dir, `select count(*), count(distinct id), count(*) filter (where status = 'draft'), max(amount) filter (where id = ${ROWS}) from default_schema.orders`)).toEqual([
-      [BigInt(ROWS), BigInt(ROWS), 0n, (ROWS * 1.25).toFixed(2)],
-    ]);
+    expect(
+      await warehouse(
+        dir,
+        `select count(*), count(distinct id), count(*) filter (where status = 'draft'), max(amount) filter (where id = ${ROWS}) from default_schema.orders`,
+      ),
+    ).toEqual([[BigInt(ROWS), BigInt(ROWS), 0n, (ROWS * 1.25).toFixed(2)]]);
 
     // Two rows changed and three new ones: the next sync upserts those five only.
     await client.query(`update public.orders set status = 'shipped', updated_at = now() where id in (7, 1200)`);
-    await client.query(`insert into public.orders select i, 'new', 1, now() from generate_series($1::int, $2::int) as i`, [ROWS + 1, ROWS + 3]);
+    await client.query(
+      `insert into public.orders select i, 'new', 1, now() from generate_series($1::int, $2::int) as i`,
+      [ROWS + 1, ROWS + 3],
+    );
     const second = await cli(['debug', dir]);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toMatch(/Upserts\s+\|\s+5\b/);
     expect(second.stdout).toMatch(/Checkpoints\s+\|\s+1\b/);
-    const state = JSON.parse(await readFile(join(dir, 'files', 'state.json'), 'utf8')) as { cursor: string; key: string[] };
+    const state = JSON.parse(await readFile(join(dir, 'files', 'state.json'), 'utf8')) as {
+      cursor: string;
+      key: string[];
+    };
     expect(state).toMatchObject({ cursor: (await maxCursor()).cursor, key: [(await maxCursor()).id] });
-    expect(await warehouse(dir, `select id, status from default_schema.orders where status = 'shipped' order by id`)).toEqual([
+    expect(
+      await warehouse(dir, `select id, status from default_schema.orders where status = 'shipped' order by id`),
+    ).toEqual([
       [7n, 'shipped'],
       [1200n, 'shipped'],
     ]);
@@ -132,7 +165,8 @@ describe('templates/database', () => {
     expect(third.code, third.stderr).toBe(0);
     expect(third.stdout).toMatch(/Upserts\s+\|\s+0\b/);
 
-    const output = [first, second, third].map((r) => r.stdout + r.stderr).join('\n') + (await readTree(join(dir, 'files')));
+    const output =
+      [first, second, third].map((r) => r.stdout + r.stderr).join('\n') + (await readTree(join(dir, 'files')));
     for (const form of leakForms(PASSWORD)) expect(output).not.toContain(form);
   }, 20_000);
 
@@ -142,7 +176,9 @@ describe('templates/database', () => {
     expect(run.code).toBe(1);
     // One name, quotes and all: PostgreSQL looked for a table called exactly that.
     expect(run.stderr).toContain('relation "orders"; drop table orders; --" does not exist');
-    expect((await client.query(`select to_regclass('public.orders') is not null as present`)).rows[0]).toEqual({ present: true });
+    expect((await client.query(`select to_regclass('public.orders') is not null as present`)).rows[0]).toEqual({
+      present: true,
+    });
   }, 20_000);
 
   it('validate: a malformed key of the connector is exit 2 naming it', async () => {
@@ -157,7 +193,8 @@ describe('templates/database', () => {
     const run = await cli(['debug', dir]);
     expect(run.code).toBe(3);
     expect(run.stderr).toContain("check 'password'");
-    for (const form of [...leakForms(WRONG), ...leakForms(PASSWORD)]) expect(run.stdout + run.stderr).not.toContain(form);
+    for (const form of [...leakForms(WRONG), ...leakForms(PASSWORD)])
+      expect(run.stdout + run.stderr).not.toContain(form);
     expect(await exists(join(dir, 'files'))).toBe(false);
   }, 20_000);
 });

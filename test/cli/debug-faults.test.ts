@@ -40,11 +40,15 @@ const basic = (peer: FaultyApi, extra: Record<string, string> = {}) => ({
 });
 
 let projects = 0;
-const project = (configuration: Record<string, string>) => initTemplate(root, `p${++projects}`, 'rest-api', configuration, { replaceConfiguration: true });
+const project = (configuration: Record<string, string>) =>
+  initTemplate(root, `p${++projects}`, 'rest-api', configuration, { replaceConfiguration: true });
 
 /** The one line a failed run prints (the log lines before it are JSON, stderr being a pipe). */
 function errorLine(run: CliRun): string {
-  const lines = run.stderr.trim().split('\n').filter((line) => line.startsWith('error'));
+  const lines = run.stderr
+    .trim()
+    .split('\n')
+    .filter((line) => line.startsWith('error'));
   expect(lines, run.stderr).toHaveLength(1);
   return lines[0]!;
 }
@@ -82,13 +86,16 @@ describe('a fault while update() reads a body through source.json()', () => {
   ];
   for (const [what, fault, extra, code, line] of cases) {
     it(what, async () => {
-      const peer = await peerWith({ auth: { kind: 'basic', username: 'alice', password: PASSWORD }, faults: { '/items': fault } });
+      const peer = await peerWith({
+        auth: { kind: 'basic', username: 'alice', password: PASSWORD },
+        faults: { '/items': fault },
+      });
       const dir = await project(basic(peer, extra));
       const run = await cli(['debug', dir]);
       expect(run.code, run.stderr).toBe(code);
       expect(errorLine(run)).toMatch(line);
       expect(run.stderr).not.toContain('probe_path');
-      expect(run.stderr).not.toContain("update() failed");
+      expect(run.stderr).not.toContain('update() failed');
       await expectNoLeak(PASSWORD, { texts: { stdout: run.stdout, stderr: run.stderr }, files: join(dir, 'files') });
     });
   }
@@ -97,11 +104,22 @@ describe('a fault while update() reads a body through source.json()', () => {
 describe('credentials in URLs', () => {
   it('base_url with a user name and password: exit 2 naming base_url, the password shown nowhere', async () => {
     const secret = 'Url-Pa55+word/Ends=';
-    const dir = await project({ auth_method: 'bearer', token: 'tok-bearer-0123456', base_url: `http://bob:${encodeURIComponent(secret)}@127.0.0.1:9/api`, probe_path: 'health' });
-    for (const args of [['debug', dir], ['probe', dir, '--json'], ['validate', dir]]) {
+    const dir = await project({
+      auth_method: 'bearer',
+      token: 'tok-bearer-0123456',
+      base_url: `http://bob:${encodeURIComponent(secret)}@127.0.0.1:9/api`,
+      probe_path: 'health',
+    });
+    for (const args of [
+      ['debug', dir],
+      ['probe', dir, '--json'],
+      ['validate', dir],
+    ]) {
       const run = await cli(args);
       expect(run.code, run.stderr).toBe(2);
-      expect(errorLine(run)).toMatch(/^error \[malformed_key\]: invalid configuration for the rest source: key 'base_url' must not hold a user name or password \(user:password@host\)/);
+      expect(errorLine(run)).toMatch(
+        /^error \[malformed_key\]: invalid configuration for the rest source: key 'base_url' must not hold a user name or password \(user:password@host\)/,
+      );
       await expectNoLeak(secret, { texts: { stdout: run.stdout, stderr: run.stderr } });
     }
     expect(await exists(join(dir, 'files'))).toBe(false);
@@ -110,8 +128,18 @@ describe('credentials in URLs', () => {
   it('an API key in the query string does not follow a redirect to another host', async () => {
     const key = 'qk-Redirect+Key/9876=';
     const other = await peerWith({ auth: { kind: 'none' } });
-    const peer = await peerWith({ auth: { kind: 'query', name: 'api_key', value: key }, faults: { '/items': { kind: 'redirect', to: other.url } } });
-    const dir = await project({ auth_method: 'api_key', api_key: key, api_key_location: 'query', api_key_query_param: 'api_key', base_url: peer.url, probe_path: 'health' });
+    const peer = await peerWith({
+      auth: { kind: 'query', name: 'api_key', value: key },
+      faults: { '/items': { kind: 'redirect', to: other.url } },
+    });
+    const dir = await project({
+      auth_method: 'api_key',
+      api_key: key,
+      api_key_location: 'query',
+      api_key_query_param: 'api_key',
+      base_url: peer.url,
+      probe_path: 'health',
+    });
     const run = await cli(['debug', dir]);
     expect(run.code, run.stderr).toBe(0);
     // The first page came from the other host, asked without the key; its next pages too.
@@ -119,7 +147,10 @@ describe('credentials in URLs', () => {
     const elsewhere = other.requests.filter((r) => r.path === '/items');
     expect(elsewhere.length).toBeGreaterThan(0);
     for (const request of elsewhere) expect(request.query).not.toContain('api_key');
-    await expectNoLeak(key, { texts: { stdout: run.stdout, stderr: run.stderr, other: JSON.stringify(other.requests) }, files: join(dir, 'files') });
+    await expectNoLeak(key, {
+      texts: { stdout: run.stdout, stderr: run.stderr, other: JSON.stringify(other.requests) },
+      files: join(dir, 'files'),
+    });
   });
 });
 
@@ -141,7 +172,9 @@ export default defineConnector({
     for (const command of ['probe', 'debug', 'validate']) {
       const run = await cli([command, dir]);
       expect(run.code, `${command}: ${run.stderr}`).toBe(2);
-      expect(errorLine(run)).toMatch(/^error \[malformed_key\]: invalid configuration for the connector: key 'page_size'/);
+      expect(errorLine(run)).toMatch(
+        /^error \[malformed_key\]: invalid configuration for the connector: key 'page_size'/,
+      );
     }
     // debug checks them before its probe, so nothing was sent.
     expect(peer.requests.slice(before).filter((r) => r.path === '/items')).toEqual([]);
@@ -149,7 +182,9 @@ export default defineConnector({
 
   it('a token revoked a moment after it was issued is fetched anew on the one 401 retry', async () => {
     const secret = 'cs-Revoked+Soon/42=';
-    const peer = await peerWith({ auth: { kind: 'oauth', clientId: 'app', clientSecret: secret, revokeFirstTokenAfterProbe: true } });
+    const peer = await peerWith({
+      auth: { kind: 'oauth', clientId: 'app', clientSecret: secret, revokeFirstTokenAfterProbe: true },
+    });
     const dir = await project({
       auth_method: 'oauth2_client_credentials',
       token_url: peer.tokenUrl,
@@ -165,6 +200,7 @@ export default defineConnector({
     const itemsCalls = peer.requests.filter((r) => r.path === '/items');
     expect(itemsCalls[0]?.authorization).toBe(`Bearer ${peer.tokensIssued[0]}`);
     expect(itemsCalls[1]?.authorization).toBe(`Bearer ${peer.tokensIssued[1]}`);
-    for (const token of [secret, ...peer.tokensIssued]) await expectNoLeak(token, { texts: { stdout: run.stdout, stderr: run.stderr }, files: join(dir, 'files') });
+    for (const token of [secret, ...peer.tokensIssued])
+      await expectNoLeak(token, { texts: { stdout: run.stdout, stderr: run.stderr }, files: join(dir, 'files') });
   });
 });

@@ -34,10 +34,19 @@ async function peerWith(options: Omit<Parameters<typeof start>[0], 'auth'>): Pro
 
 let projects = 0;
 const project = (peer: FaultyApi) =>
-  initTemplate(root, `p${++projects}`, 'rest-api', { auth_method: 'basic', username: 'alice', password: PASSWORD, base_url: peer.url, probe_path: 'health' }, { replaceConfiguration: true });
+  initTemplate(
+    root,
+    `p${++projects}`,
+    'rest-api',
+    { auth_method: 'basic', username: 'alice', password: PASSWORD, base_url: peer.url, probe_path: 'health' },
+    { replaceConfiguration: true },
+  );
 
 function errorLine(run: CliRun): string {
-  const lines = run.stderr.trim().split('\n').filter((line) => line.startsWith('error'));
+  const lines = run.stderr
+    .trim()
+    .split('\n')
+    .filter((line) => line.startsWith('error'));
   expect(lines, run.stderr).toHaveLength(1);
   return lines[0]!;
 }
@@ -62,7 +71,8 @@ async function rows(warehouse: string, sql = 'SELECT count(*) FROM tester.items'
   }
 }
 
-const state = async (dir: string) => JSON.parse(await readFile(join(dir, 'files', 'state.json'), 'utf8')) as Record<string, unknown>;
+const state = async (dir: string) =>
+  JSON.parse(await readFile(join(dir, 'files', 'state.json'), 'utf8')) as Record<string, unknown>;
 
 describe('one run per project', () => {
   it('a second debug of the same project fails at once, before reading the state or probing', async () => {
@@ -73,7 +83,9 @@ describe('one run per project', () => {
     const before = peer.requests.length;
     const second = await cli(['debug', dir]);
     expect(second.code, second.stderr).toBe(1);
-    expect(errorLine(second)).toMatch(/^error \[project_busy\]: another connector-auth debug \(PID \d+\) is using the project \S+ — wait for it to finish; if no such process is running, delete \S+\.lock$/);
+    expect(errorLine(second)).toMatch(
+      /^error \[project_busy\]: another connector-auth debug \(PID \d+\) is using the project \S+ — wait for it to finish; if no such process is running, delete \S+\.lock$/,
+    );
     expect(second.stdout).toBe('');
     // The loser asked the source nothing: it stopped before its probe.
     expect(peer.requests.slice(before).filter((r) => r.path === '/health')).toEqual([]);
@@ -127,7 +139,9 @@ describe('the project files', () => {
     const before = peer.requests.length;
     const run = await cli(['debug', dir]);
     expect(run.code).toBe(2);
-    expect(errorLine(run)).toMatch(/^error \[project_file_not_a_file\]: \S+\/files\/state\.json is a directory, not the file the local runner keeps there — move or remove \S+ yourself \(reset deletes files only\), then run again$/);
+    expect(errorLine(run)).toMatch(
+      /^error \[project_file_not_a_file\]: \S+\/files\/state\.json is a directory, not the file the local runner keeps there — move or remove \S+ yourself \(reset deletes files only\), then run again$/,
+    );
     expect(peer.requests.length).toBe(before);
     const reset = await cli(['reset', dir, '--yes']);
     expect(reset.code).toBe(2);
@@ -135,7 +149,7 @@ describe('the project files', () => {
     expect(await exists(join(dir, 'files', 'warehouse.db'))).toBe(true);
   });
 
-  it('a warehouse file that is not a DuckDB database: exit 1 with DuckDB\'s own words and a hint naming reset', async () => {
+  it("a warehouse file that is not a DuckDB database: exit 1 with DuckDB's own words and a hint naming reset", async () => {
     const peer = await peerWith({});
     const dir = await project(peer);
     await mkdir(join(dir, 'files'));
@@ -158,13 +172,17 @@ describe('the project files', () => {
     try {
       const run = await cli(['debug', dir]);
       expect(run.code).toBe(1);
-      expect(errorLine(run)).toMatch(new RegExp(`^error \\[warehouse_locked\\]: warehouse: \\S+warehouse\\.db is open in another process \\(PID ${process.pid}\\) — wait for that process`));
+      expect(errorLine(run)).toMatch(
+        new RegExp(
+          `^error \\[warehouse_locked\\]: warehouse: \\S+warehouse\\.db is open in another process \\(PID ${process.pid}\\) — wait for that process`,
+        ),
+      );
     } finally {
       holder.closeSync();
     }
   });
 
-  it('a warehouse that cannot be written after it was opened (a file size limit): DuckDB\'s message, a code, a hint', async () => {
+  it("a warehouse that cannot be written after it was opened (a file size limit): DuckDB's message, a code, a hint", async () => {
     const peer = await peerWith({});
     const dir = await project(peer);
     await writeFile(
@@ -180,7 +198,9 @@ export default defineConnector({
 `,
     );
     // Writes past 2 MiB fail with EFBIG (SIGXFSZ ignored, as a shell can set it): the write-ahead log hits it.
-    const run = await startCli(['debug', dir], { command: ['sh', '-c', `trap '' XFSZ; ulimit -f 4096; exec "$0" "$@"`, process.execPath] }).done;
+    const run = await startCli(['debug', dir], {
+      command: ['sh', '-c', `trap '' XFSZ; ulimit -f 4096; exec "$0" "$@"`, process.execPath],
+    }).done;
     expect(run.code, run.stderr).toBe(1);
     expect(errorLine(run)).toMatch(
       /^error \[warehouse_io_error\]: warehouse: writing upserts to table "big" failed: .*Could not write file "\S+warehouse\.db\.wal": File too large — check that files\/ is writable and the disk has room; if \S+ is damaged, start over with 'connector-auth reset'$/,
@@ -211,7 +231,9 @@ export default defineConnector({
     );
     const failed = await cli(['debug', dir]);
     expect(failed.code).toBe(1);
-    expect(errorLine(failed)).toBe("error [update_failed]: the connector's update() failed: the source went away after the checkpoint — see the connector code; run with --verbose for the stack trace");
+    expect(errorLine(failed)).toBe(
+      "error [update_failed]: the connector's update() failed: the source went away after the checkpoint — see the connector code; run with --verbose for the stack trace",
+    );
     expect(await state(dir)).toEqual({ next: 4 });
     expect(await rows(join(dir, 'files', 'warehouse.db'), 'SELECT id, run FROM tester.items ORDER BY id')).toEqual([
       [1n, 1n],

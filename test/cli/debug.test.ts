@@ -27,18 +27,37 @@ async function project(name: string, configuration: Record<string, unknown> | st
   const dir = join(root, name);
   const init = await cli(['init', dir, '--template', 'rest-api']);
   expect(init.code, init.stderr).toBe(0);
-  await writeFile(join(dir, 'configuration.json'), typeof configuration === 'string' ? configuration : JSON.stringify(configuration, null, 2));
+  await writeFile(
+    join(dir, 'configuration.json'),
+    typeof configuration === 'string' ? configuration : JSON.stringify(configuration, null, 2),
+  );
   return dir;
 }
 
-const good = () => ({ auth_method: 'bearer', token: TOKEN, base_url: peer.url, probe_path: 'health', items_path: 'items' });
+const good = () => ({
+  auth_method: 'bearer',
+  token: TOKEN,
+  base_url: peer.url,
+  probe_path: 'health',
+  items_path: 'items',
+});
 
 describe('connector-auth debug', () => {
   it('init writes a connector, a configuration and a README', async () => {
     const dir = join(root, 'fresh');
     const run = await cli(['init', dir]);
     expect(run.code).toBe(0);
-    expect((await readdir(dir)).sort()).toEqual(['.dockerignore', '.gitignore', 'Dockerfile', 'README.md', 'configuration.json', 'configuration.local.json', 'connector.ts', 'package.json', 'tsconfig.json']);
+    expect((await readdir(dir)).sort()).toEqual([
+      '.dockerignore',
+      '.gitignore',
+      'Dockerfile',
+      'README.md',
+      'configuration.json',
+      'configuration.local.json',
+      'connector.ts',
+      'package.json',
+      'tsconfig.json',
+    ]);
     // The configurations are for their owner only before a credential is written into them.
     expect((await stat(join(dir, 'configuration.json'))).mode & 0o777).toBe(0o600);
     expect((await stat(join(dir, 'configuration.local.json'))).mode & 0o777).toBe(0o600);
@@ -59,7 +78,11 @@ describe('connector-auth debug', () => {
     const { DuckDBInstance } = await import('@duckdb/node-api');
     const db = await DuckDBInstance.create(join(dir, 'files', 'warehouse.db'));
     const connection = await db.connect();
-    const rows = (await connection.runAndReadAll('SELECT count(*), count(DISTINCT id), bool_or(_fivetran_deleted) FROM tester.items')).getRows();
+    const rows = (
+      await connection.runAndReadAll(
+        'SELECT count(*), count(DISTINCT id), bool_or(_fivetran_deleted) FROM tester.items',
+      )
+    ).getRows();
     expect(rows[0]).toEqual([25n, 25n, false]);
     connection.closeSync();
     db.closeSync();
@@ -85,8 +108,14 @@ describe('connector-auth debug', () => {
     const run = await cli(['debug', dir]);
     expect(run.code).toBe(3);
     expect(peer.requests.length - before).toBe(1);
-    const line = run.stderr.trim().split('\n').filter((l) => l.startsWith('error')).join('\n');
-    expect(line).toMatch(/^error \[http_401\]: bearer token: GET http:\/\/127\.0\.0\.1:\d+\/health rejected the credentials \(HTTP 401 Unauthorized\) — check 'token'$/);
+    const line = run.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('error'))
+      .join('\n');
+    expect(line).toMatch(
+      /^error \[http_401\]: bearer token: GET http:\/\/127\.0\.0\.1:\d+\/health rejected the credentials \(HTTP 401 Unauthorized\) — check 'token'$/,
+    );
     for (const form of leakForms(wrong)) expect(run.stdout + run.stderr).not.toContain(form);
     expect(await exists(join(dir, 'files'))).toBe(false);
   });
@@ -102,11 +131,23 @@ describe('connector-auth debug', () => {
   });
 
   const badConfigurations: [string, () => Record<string, unknown> | string, RegExp][] = [
-    ['invalid JSON', () => '{ "auth_method": "bearer", "token": "tok_live_Sup3rSecret" ', /not valid JSON: .* at line 1, column \d+/],
+    [
+      'invalid JSON',
+      () => '{ "auth_method": "bearer", "token": "tok_live_Sup3rSecret" ',
+      /not valid JSON: .* at line 1, column \d+/,
+    ],
     ['a non-string value', () => ({ ...good(), timeout_seconds: 10 }), /key 'timeout_seconds' is a number/],
     ['a missing key', () => ({ auth_method: 'bearer', base_url: 'http://127.0.0.1:1' }), /key 'token' is missing/],
-    ['a malformed key', () => ({ ...good(), base_url: 'ftp://example.com' }), /key 'base_url' must start with https:\/\/ or http:\/\//],
-    ['an unknown auth_method', () => ({ ...good(), auth_method: 'magic' }), /auth_method 'magic' is not known; valid methods: basic, bearer, api_key/],
+    [
+      'a malformed key',
+      () => ({ ...good(), base_url: 'ftp://example.com' }),
+      /key 'base_url' must start with https:\/\/ or http:\/\//,
+    ],
+    [
+      'an unknown auth_method',
+      () => ({ ...good(), auth_method: 'magic' }),
+      /auth_method 'magic' is not known; valid methods: basic, bearer, api_key/,
+    ],
     ['a malformed number', () => ({ ...good(), timeout_seconds: 'soon' }), /key 'timeout_seconds' must be a number/],
   ];
   for (const [what, configuration, message] of badConfigurations) {
@@ -115,7 +156,12 @@ describe('connector-auth debug', () => {
       const run = await cli(['debug', dir]);
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toMatch(message);
-      expect(run.stderr.trim().split('\n').filter((l) => l.startsWith('error'))).toHaveLength(1);
+      expect(
+        run.stderr
+          .trim()
+          .split('\n')
+          .filter((l) => l.startsWith('error')),
+      ).toHaveLength(1);
       expect(run.stderr).not.toContain(TOKEN);
       expect(await exists(join(dir, 'files'))).toBe(false);
     });
@@ -178,8 +224,11 @@ export default defineConnector({
     const run = await cli(['debug', dir]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('<redacted:token>');
-    expect(run.stderr).toContain("refusing to save the state: it holds the value of secret configuration key(s) 'token'");
-    for (const form of leakForms(TOKEN)) expect(run.stdout + run.stderr + (await readTree(join(dir, 'files')))).not.toContain(form);
+    expect(run.stderr).toContain(
+      "refusing to save the state: it holds the value of secret configuration key(s) 'token'",
+    );
+    for (const form of leakForms(TOKEN))
+      expect(run.stdout + run.stderr + (await readTree(join(dir, 'files')))).not.toContain(form);
     expect(await exists(join(dir, 'files', 'state.json'))).toBe(false);
   });
 
@@ -204,7 +253,9 @@ export default defineConnector({
     expect(plain.stderr).not.toContain('parseRow');
     const verbose = await cli(['debug', dir, '--verbose']);
     expect(verbose.code).toBe(1);
-    expect(verbose.stderr).toMatch(/caused by: Error: cannot parse the row fetched with <redacted:token>\n\s+at parseRow \(.*connector\.ts/);
+    expect(verbose.stderr).toMatch(
+      /caused by: Error: cannot parse the row fetched with <redacted:token>\n\s+at parseRow \(.*connector\.ts/,
+    );
     for (const form of leakForms(TOKEN)) expect(verbose.stdout + verbose.stderr).not.toContain(form);
   });
 
@@ -227,7 +278,12 @@ export default defineConnector({
     const before = peer.requests.length;
     const validate = await cli(['validate', dir, '--json']);
     expect(validate.code).toBe(0);
-    expect(JSON.parse(validate.stdout)).toMatchObject({ ok: true, auth_method: 'bearer', source: 'rest', secret_keys: ['token'] });
+    expect(JSON.parse(validate.stdout)).toMatchObject({
+      ok: true,
+      auth_method: 'bearer',
+      source: 'rest',
+      secret_keys: ['token'],
+    });
     expect(peer.requests.length).toBe(before);
   });
 

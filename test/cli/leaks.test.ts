@@ -17,7 +17,8 @@ import { start, type FaultyApi, type PeerAuth, type Fault } from '../peers/fault
 
 vi.setConfig({ testTimeout: 60_000 });
 const S = HOSTILE_SECRET;
-const htmlEscape = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+const htmlEscape = (t: string) =>
+  t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 const xmlText = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 let root: string;
@@ -81,14 +82,17 @@ export default defineConnector({
 interface LeakClass {
   name: string;
   /** A project whose run meets the leak; `extra` are texts to check beside the run's output (a peer's log). */
-  project(dir: string): Promise<{ configuration: Record<string, string>; connector?: string; extra?: () => Record<string, string> }>;
+  project(
+    dir: string,
+  ): Promise<{ configuration: Record<string, string>; connector?: string; extra?: () => Record<string, string> }>;
   /** Exit code of debug and of probe. */
   codes: { debug: number; probe: number };
   /** Where the secret was met, redacted (so the test cannot pass without meeting it). */
   evidence: RegExp;
 }
 
-const longEcho = (secret: string) => `${'the request signature we calculated does not match the one you provided; '.repeat(4).slice(0, 285)}${secret} trailing`;
+const longEcho = (secret: string) =>
+  `${'the request signature we calculated does not match the one you provided; '.repeat(4).slice(0, 285)}${secret} trailing`;
 
 const oauth = (peer: FaultyApi) => ({
   auth_method: 'oauth2_client_credentials',
@@ -113,29 +117,65 @@ const aws = (peer: FaultyApi) => ({
 const classes: LeakClass[] = [
   {
     name: "an HTML-escaped echo in a token endpoint's error_description",
-    project: async () => ({ configuration: oauth(await peerWith({ kind: 'oauth', clientId: 'app', clientSecret: 'the-right-one', describeRefusal: (sent) => `client secret "${htmlEscape(sent)}" is not valid` })) }),
+    project: async () => ({
+      configuration: oauth(
+        await peerWith({
+          kind: 'oauth',
+          clientId: 'app',
+          clientSecret: 'the-right-one',
+          describeRefusal: (sent) => `client secret "${htmlEscape(sent)}" is not valid`,
+        }),
+      ),
+    }),
     codes: { debug: 3, probe: 3 },
     evidence: /invalid_client \(client secret "<redacted:client_secret>" is not valid\)/,
   },
   {
     name: 'a JSON-escaped secret in a message, escaped again by JSON log lines and --json error output',
     project: async () => ({
-      configuration: { auth_method: 'basic', username: 'alice', password: S, base_url: (await peerWith({ kind: 'basic', username: 'alice', password: S })).url, probe_path: 'health' },
+      configuration: {
+        auth_method: 'basic',
+        username: 'alice',
+        password: S,
+        base_url: (await peerWith({ kind: 'basic', username: 'alice', password: S })).url,
+        probe_path: 'health',
+      },
       connector: JSON_TWICE_CONNECTOR,
     }),
     codes: { debug: 1, probe: 0 },
     evidence: /\{\\?"password\\?":\\?"<redacted:password>\\?"\}/,
   },
   {
-    name: "a multi-line echo in error_description, which the message folds onto one line",
-    project: async () => ({ configuration: oauth(await peerWith({ kind: 'oauth', clientId: 'app', clientSecret: 'the-right-one', describeRefusal: (sent) => `rejected:\n  ${sent}\n  (check the secret)` })) }),
+    name: 'a multi-line echo in error_description, which the message folds onto one line',
+    project: async () => ({
+      configuration: oauth(
+        await peerWith({
+          kind: 'oauth',
+          clientId: 'app',
+          clientSecret: 'the-right-one',
+          describeRefusal: (sent) => `rejected:\n  ${sent}\n  (check the secret)`,
+        }),
+      ),
+    }),
     codes: { debug: 3, probe: 3 },
     evidence: /invalid_client \(rejected: <redacted:client_secret> \(check the secret\)\)/,
   },
   {
-    name: "an XML-escaped echo in an AWS <Message>, quoted by the SigV4-signed REST source",
+    name: 'an XML-escaped echo in an AWS <Message>, quoted by the SigV4-signed REST source',
     project: async () => ({
-      configuration: aws(await peerWith({ kind: 'none' }, { '/health': { kind: 'status', status: 403, contentType: 'application/xml', body: `<Error><Code>AccessDenied</Code><Message>secret ${xmlText(S)} refused</Message></Error>` } })),
+      configuration: aws(
+        await peerWith(
+          { kind: 'none' },
+          {
+            '/health': {
+              kind: 'status',
+              status: 403,
+              contentType: 'application/xml',
+              body: `<Error><Code>AccessDenied</Code><Message>secret ${xmlText(S)} refused</Message></Error>`,
+            },
+          },
+        ),
+      ),
     }),
     codes: { debug: 3, probe: 3 },
     evidence: /HTTP 403 Forbidden: secret <redacted:aws_secret_access_key> refused/,
@@ -143,7 +183,12 @@ const classes: LeakClass[] = [
   {
     name: 'a long AWS message, cut at 300 characters in the middle of the secret',
     project: async () => ({
-      configuration: aws(await peerWith({ kind: 'none' }, { '/health': { kind: 'status', status: 403, body: JSON.stringify({ message: longEcho(S) }) } })),
+      configuration: aws(
+        await peerWith(
+          { kind: 'none' },
+          { '/health': { kind: 'status', status: 403, body: JSON.stringify({ message: longEcho(S) }) } },
+        ),
+      ),
     }),
     codes: { debug: 3, probe: 3 },
     evidence: /you pro<redacted:aws_s…\)/,
@@ -151,7 +196,13 @@ const classes: LeakClass[] = [
   {
     name: "the connector's own prints: util.inspect, Buffers, Buffer JSON in log fields, JSON twice, hex in a row",
     project: async () => ({
-      configuration: { auth_method: 'basic', username: 'alice', password: S, base_url: (await peerWith({ kind: 'basic', username: 'alice', password: S })).url, probe_path: 'health' },
+      configuration: {
+        auth_method: 'basic',
+        username: 'alice',
+        password: S,
+        base_url: (await peerWith({ kind: 'basic', username: 'alice', password: S })).url,
+        probe_path: 'health',
+      },
       connector: PRINTING_CONNECTOR,
     }),
     codes: { debug: 1, probe: 0 },
@@ -161,9 +212,19 @@ const classes: LeakClass[] = [
     name: 'an API key in the query string, copied into a redirect to another host',
     project: async () => {
       const other = await peerWith({ kind: 'none' });
-      const peer = await peerWith({ kind: 'query', name: 'api_key', value: S }, { '/health': { kind: 'redirect', to: other.url }, '/items': { kind: 'redirect', to: other.url } });
+      const peer = await peerWith(
+        { kind: 'query', name: 'api_key', value: S },
+        { '/health': { kind: 'redirect', to: other.url }, '/items': { kind: 'redirect', to: other.url } },
+      );
       return {
-        configuration: { auth_method: 'api_key', api_key: S, api_key_location: 'query', api_key_query_param: 'api_key', base_url: peer.url, probe_path: 'health' },
+        configuration: {
+          auth_method: 'api_key',
+          api_key: S,
+          api_key_location: 'query',
+          api_key_query_param: 'api_key',
+          base_url: peer.url,
+          probe_path: 'health',
+        },
         extra: () => {
           // The redirect was followed: the other host was asked, without the key.
           expect(other.requests.length).toBeGreaterThan(0);
@@ -181,7 +242,9 @@ const classes: LeakClass[] = [
       const url = new URL(peer.url);
       url.username = 'bob';
       url.password = S;
-      return { configuration: { auth_method: 'bearer', token: 'tok-bearer-0123456', base_url: url.href, probe_path: 'health' } };
+      return {
+        configuration: { auth_method: 'bearer', token: 'tok-bearer-0123456', base_url: url.href, probe_path: 'health' },
+      };
     },
     codes: { debug: 2, probe: 2 },
     evidence: /key 'base_url' must not hold a user name or password/,

@@ -30,7 +30,13 @@ async function project(name: string, password: string): Promise<string> {
   await cp(TEMPLATE, dir, { recursive: true });
   await writeFile(
     join(dir, 'configuration.json'),
-    JSON.stringify({ auth_method: 'basic', base_url: emu.pipelineUrl, probe_path: 'v1/groups?limit=1', username: emu.credentials.apiKey, password }),
+    JSON.stringify({
+      auth_method: 'basic',
+      base_url: emu.pipelineUrl,
+      probe_path: 'v1/groups?limit=1',
+      username: emu.credentials.apiKey,
+      password,
+    }),
   );
   return dir;
 }
@@ -45,9 +51,20 @@ describe('templates/pipeline-metadata', () => {
     const db = await DuckDBInstance.create(join(dir, 'files', 'warehouse.db'));
     const connection = await db.connect();
     try {
-      const rows = (await connection.runAndReadAll('SELECT (SELECT count(*) FROM tester.groups), (SELECT count(*) FROM tester.connectors), (SELECT count(*) FROM tester.connectors WHERE setup_state = \'broken\')')).getRows();
-      expect(rows[0]!.map(Number)).toEqual([6, 250, [...emu.store.connectors()].filter((c) => c.status.setup_state === 'broken').length]);
-      const dump = JSON.stringify((await connection.runAndReadAll('SELECT * FROM tester.connectors')).getRowsJS(), (_, v) => (typeof v === 'bigint' ? String(v) : v));
+      const rows = (
+        await connection.runAndReadAll(
+          "SELECT (SELECT count(*) FROM tester.groups), (SELECT count(*) FROM tester.connectors), (SELECT count(*) FROM tester.connectors WHERE setup_state = 'broken')",
+        )
+      ).getRows();
+      expect(rows[0]!.map(Number)).toEqual([
+        6,
+        250,
+        [...emu.store.connectors()].filter((c) => c.status.setup_state === 'broken').length,
+      ]);
+      const dump = JSON.stringify(
+        (await connection.runAndReadAll('SELECT * FROM tester.connectors')).getRowsJS(),
+        (_, v) => (typeof v === 'bigint' ? String(v) : v),
+      );
       for (const c of emu.store.connectors()) if (c.connect_card) expect(dump).not.toContain(c.connect_card.token);
     } finally {
       connection.closeSync();
@@ -67,12 +84,18 @@ describe('templates/pipeline-metadata', () => {
 
 describe('connector-auth pipeline (built CLI)', () => {
   it('lists groups from environment variables; a wrong secret is exit 3 without a leak', async () => {
-    const env = { CONNECTOR_AUTH_BASE_URL: emu.pipelineUrl, CONNECTOR_AUTH_API_KEY: emu.credentials.apiKey, CONNECTOR_AUTH_API_SECRET: emu.credentials.apiSecret };
+    const env = {
+      CONNECTOR_AUTH_BASE_URL: emu.pipelineUrl,
+      CONNECTOR_AUTH_API_KEY: emu.credentials.apiKey,
+      CONNECTOR_AUTH_API_SECRET: emu.credentials.apiSecret,
+    };
     const ok = await cli(['pipeline', 'groups', '--json'], { env });
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout).items).toHaveLength(6);
     const wrong = 'wrong-secret-from-env-8080';
-    const bad = await cli(['pipeline', 'connectors', 'grp_finance'], { env: { ...env, CONNECTOR_AUTH_API_SECRET: wrong } });
+    const bad = await cli(['pipeline', 'connectors', 'grp_finance'], {
+      env: { ...env, CONNECTOR_AUTH_API_SECRET: wrong },
+    });
     expect(bad.code).toBe(3);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expectNoLeak(bad.stdout + bad.stderr, wrong, emu.credentials.apiKey);

@@ -24,7 +24,12 @@ beforeAll(async () => {
   configuration = join(dir, 'configuration.json');
   await writeFile(
     configuration,
-    JSON.stringify({ auth_method: 'basic', username: emu.credentials.apiKey, password: emu.credentials.apiSecret, base_url: emu.pipelineUrl }),
+    JSON.stringify({
+      auth_method: 'basic',
+      username: emu.credentials.apiKey,
+      password: emu.credentials.apiSecret,
+      base_url: emu.pipelineUrl,
+    }),
   );
 });
 afterAll(async () => {
@@ -91,7 +96,13 @@ describe('pipeline connectors', () => {
 
   it('a slow listing shows a progress line while pages come, and clears it before the result', async () => {
     // The first page request is told to wait a second (429, Retry-After: 1), so the listing is slow enough to report.
-    const added = await control(emu, 'POST', '/faults', { path: '/v1/groups/grp_analytics/connectors', method: 'GET', status: 429, retry_after: 1, times: 1 });
+    const added = await control(emu, 'POST', '/faults', {
+      path: '/v1/groups/grp_analytics/connectors',
+      method: 'GET',
+      status: 429,
+      retry_after: 1,
+      times: 1,
+    });
     expect(added.status).toBe(201);
     const r = await run(['connectors', 'grp_analytics', '--configuration', configuration]);
     expect(r.code).toBe(0);
@@ -109,14 +120,29 @@ describe('pipeline connectors', () => {
   });
 
   it('--schema filters; --cursor fetches one page and tells the next cursor', async () => {
-    const first = await run(['connectors', 'grp_analytics', '--configuration', configuration, '--limit', '10', '--cursor', ''], true);
+    const first = await run(
+      ['connectors', 'grp_analytics', '--configuration', configuration, '--limit', '10', '--cursor', ''],
+      true,
+    );
     const doc = JSON.parse(first.out);
     expect(doc.items).toHaveLength(10);
     expect(doc.next_cursor).toBeTypeOf('string');
-    const table = await run(['connectors', 'grp_analytics', '--configuration', configuration, '--limit', '10', '--cursor', doc.next_cursor]);
+    const table = await run([
+      'connectors',
+      'grp_analytics',
+      '--configuration',
+      configuration,
+      '--limit',
+      '10',
+      '--cursor',
+      doc.next_cursor,
+    ]);
     expect(table.err).toMatch(/more: --cursor \S+/);
     const schema = doc.items[3].schema;
-    const filtered = await run(['connectors', 'grp_analytics', '--configuration', configuration, '--schema', schema], true);
+    const filtered = await run(
+      ['connectors', 'grp_analytics', '--configuration', configuration, '--schema', schema],
+      true,
+    );
     expect(JSON.parse(filtered.out).items.map((c: { schema: string }) => c.schema)).toEqual([schema]);
   });
 
@@ -133,10 +159,12 @@ describe('pipeline connectors', () => {
     expect(r.out).toContain('"token":"<CONNECT_TOKEN>"');
   });
 
-  it("an unknown group: exit 1 and one line naming it", async () => {
+  it('an unknown group: exit 1 and one line naming it', async () => {
     const r = await run(['connectors', 'grp_nope', '--configuration', configuration]);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/^error \[not_found\]: GET http:\/\/127\.0\.0\.1:\d+\/v1\/groups\/grp_nope\/connectors: group 'grp_nope' not found/);
+    expect(r.err).toMatch(
+      /^error \[not_found\]: GET http:\/\/127\.0\.0\.1:\d+\/v1\/groups\/grp_nope\/connectors: group 'grp_nope' not found/,
+    );
   });
 
   for (const limit of ['0', '1001', 'abc', '1.5']) {
@@ -168,7 +196,7 @@ describe('credentials and usage', () => {
     const r = await run(['groups']);
     expect(r.code).toBe(3);
     expect(r.err.split('\n')).toHaveLength(1);
-    expect(r.err).toContain("rejected the API key and secret (HTTP 401 AuthFailed");
+    expect(r.err).toContain('rejected the API key and secret (HTTP 401 AuthFailed');
     expect(r.err).toContain("'CONNECTOR_AUTH_API_SECRET'");
     expectNoLeak(r.all, wrong, emu.credentials.apiKey);
   });
@@ -178,7 +206,9 @@ describe('credentials and usage', () => {
     process.env.CONNECTOR_AUTH_API_KEY = emu.credentials.apiKey;
     const r = await run(['groups']);
     expect(r.code).toBe(2);
-    expect(r.err).toContain("missing the API secret: set 'password' in the configuration file or the environment variable CONNECTOR_AUTH_API_SECRET");
+    expect(r.err).toContain(
+      "missing the API secret: set 'password' in the configuration file or the environment variable CONNECTOR_AUTH_API_SECRET",
+    );
   });
 
   it('bad usage is exit 2; --help is exit 0', async () => {

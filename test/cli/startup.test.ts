@@ -18,7 +18,21 @@ describe('start-up cost', () => {
   it('--help prints the commands and the exit codes', async () => {
     const run = await cli(['--help']);
     expect(run.code).toBe(0);
-    for (const word of ['init', 'debug', 'probe', 'authorize', 'validate', 'doctor', 'reset', 'pipeline', 'webhooks', 'serve', 'emulator', 'Exit codes']) expect(run.stdout).toContain(word);
+    for (const word of [
+      'init',
+      'debug',
+      'probe',
+      'authorize',
+      'validate',
+      'doctor',
+      'reset',
+      'pipeline',
+      'webhooks',
+      'serve',
+      'emulator',
+      'Exit codes',
+    ])
+      expect(run.stdout).toContain(word);
   });
 
   it('an unknown command is exit 2 with the help', async () => {
@@ -28,16 +42,37 @@ describe('start-up cost', () => {
   });
 
   it('an unknown flag is bad input (exit 2) for every command, pointing to its help', async () => {
-    for (const command of ['init', 'debug', 'probe', 'authorize', 'validate', 'doctor', 'reset', 'pipeline', 'webhooks', 'serve', 'emulator', 'version']) {
+    for (const command of [
+      'init',
+      'debug',
+      'probe',
+      'authorize',
+      'validate',
+      'doctor',
+      'reset',
+      'pipeline',
+      'webhooks',
+      'serve',
+      'emulator',
+      'version',
+    ]) {
       const run = await cli([command, '--frobnicate']);
       expect(run.code, command).toBe(2);
-      expect(run.stderr).toBe(`error [invalid_arguments]: unknown option '--frobnicate' for connector-auth ${command} — see connector-auth ${command} --help\n`);
+      expect(run.stderr).toBe(
+        `error [invalid_arguments]: unknown option '--frobnicate' for connector-auth ${command} — see connector-auth ${command} --help\n`,
+      );
     }
     // airbyte owns stdout, where Airbyte reads every line as a message: the same verdict as a TRACE.
     const airbyte = await cli(['airbyte', 'spec', '--frobnicate']);
     expect(airbyte.code).toBe(2);
-    const trace = JSON.parse(airbyte.stdout) as { type: string; trace: { error: { message: string; failure_type: string } } };
+    const trace = JSON.parse(airbyte.stdout) as {
+      type: string;
+      trace: { error: { message: string; failure_type: string } };
+    };
     expect(trace.type).toBe('TRACE');
-    expect(trace.trace.error).toMatchObject({ failure_type: 'config_error', message: expect.stringContaining("'--frobnicate'") });
+    expect(trace.trace.error).toMatchObject({
+      failure_type: 'config_error',
+      message: expect.stringContaining("'--frobnicate'"),
+    });
   });
 });

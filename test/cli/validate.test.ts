@@ -56,14 +56,20 @@ const oauth = () => ({
 const database = () => ({ password: 'validate-db-password/+?&=' });
 
 let projects = 0;
-const project = (template: string, overrides: Record<string, string>) => initTemplate(root, `p${++projects}`, template, overrides);
+const project = (template: string, overrides: Record<string, string>) =>
+  initTemplate(root, `p${++projects}`, template, overrides);
 
 describe('connector-auth validate', () => {
   it('configurations that can work validate, and nothing is sent anywhere: rest with OAuth, postgres through a tunnel, s3 at an endpoint', async () => {
     const dirs = [
       await project('rest-api', oauth()),
       await project('database', { host: '127.0.0.1', port: String(port), ...database(), ...tunnel() }),
-      await project('file-storage', { endpoint: `http://127.0.0.1:${port}`, aws_access_key_id: 'AKIAVALIDATETEST0001', aws_secret_access_key: 'validate-aws-secret/+?&=', ...tunnel() }),
+      await project('file-storage', {
+        endpoint: `http://127.0.0.1:${port}`,
+        aws_access_key_id: 'AKIAVALIDATETEST0001',
+        aws_secret_access_key: 'validate-aws-secret/+?&=',
+        ...tunnel(),
+      }),
     ];
     for (const dir of dirs) {
       const run = await cli(['validate', dir, '--json']);
@@ -77,20 +83,60 @@ describe('connector-auth validate', () => {
   it('what the values mean is checked too: exit 2, one line naming the key, as debug would before connecting', async () => {
     const cases: [string, Record<string, string>, string][] = [
       ['rest-api', { ...oauth(), token_url: 'http://idp.example.com/token' }, 'token_url'],
-      ['rest-api', { auth_method: 'gcp_workload_identity', gcp_credential_configuration: 'not json', base_url: `http://127.0.0.1:${port}/` }, 'gcp_credential_configuration'],
-      ['database', { host: '127.0.0.1', port: String(port), ...database(), ...tunnel(), ssh_tunnel_password: 'bastion-password/+?&=' }, 'ssh_tunnel_password'],
-      ['database', { host: '127.0.0.1', port: String(port), ...database(), ...tunnel(), ssh_tunnel_private_key: 'not a key at all' }, 'ssh_tunnel_private_key'],
-      ['database', { host: '127.0.0.1', port: String(port), ...database(), ...tunnel(), ssh_tunnel_host_key_fingerprint: '' }, 'ssh_tunnel_host_key_fingerprint'],
+      [
+        'rest-api',
+        {
+          auth_method: 'gcp_workload_identity',
+          gcp_credential_configuration: 'not json',
+          base_url: `http://127.0.0.1:${port}/`,
+        },
+        'gcp_credential_configuration',
+      ],
+      [
+        'database',
+        {
+          host: '127.0.0.1',
+          port: String(port),
+          ...database(),
+          ...tunnel(),
+          ssh_tunnel_password: 'bastion-password/+?&=',
+        },
+        'ssh_tunnel_password',
+      ],
+      [
+        'database',
+        {
+          host: '127.0.0.1',
+          port: String(port),
+          ...database(),
+          ...tunnel(),
+          ssh_tunnel_private_key: 'not a key at all',
+        },
+        'ssh_tunnel_private_key',
+      ],
+      [
+        'database',
+        { host: '127.0.0.1', port: String(port), ...database(), ...tunnel(), ssh_tunnel_host_key_fingerprint: '' },
+        'ssh_tunnel_host_key_fingerprint',
+      ],
     ];
     for (const [template, overrides, named] of cases) {
       const dir = await project(template, overrides);
       const run = await cli(['validate', dir]);
       expect(run.code, `${named}: ${run.stderr}`).toBe(2);
-      const errors = run.stderr.trim().split('\n').filter((line) => line.startsWith('error'));
+      const errors = run.stderr
+        .trim()
+        .split('\n')
+        .filter((line) => line.startsWith('error'));
       expect(errors).toHaveLength(1);
       expect(errors[0]).toContain(`'${named}'`);
       expect(run.stdout).not.toContain('configuration valid');
-      for (const form of [...leakForms('validate-client-secret/+?&='), ...leakForms('bastion-password/+?&='), ...leakForms('validate-db-password/+?&=')]) expect(run.stdout + run.stderr).not.toContain(form);
+      for (const form of [
+        ...leakForms('validate-client-secret/+?&='),
+        ...leakForms('bastion-password/+?&='),
+        ...leakForms('validate-db-password/+?&='),
+      ])
+        expect(run.stdout + run.stderr).not.toContain(form);
       expect(await exists(join(dir, 'files'))).toBe(false);
     }
     expect(connections).toBe(0);

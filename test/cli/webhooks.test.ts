@@ -13,17 +13,32 @@ let emu: RunningEmulator;
 let dir: string;
 let bearerFile: string;
 let basicFile: string;
-const ENV = ['CONNECTOR_AUTH_WEBHOOK_BASE_URL', 'CONNECTOR_AUTH_BASE_URL', 'CONNECTOR_AUTH_WEBHOOK_TOKEN', 'CONNECTOR_AUTH_WEBHOOK_AUTH_METHOD', 'CONNECTOR_AUTH_API_KEY', 'CONNECTOR_AUTH_API_SECRET'] as const;
+const ENV = [
+  'CONNECTOR_AUTH_WEBHOOK_BASE_URL',
+  'CONNECTOR_AUTH_BASE_URL',
+  'CONNECTOR_AUTH_WEBHOOK_TOKEN',
+  'CONNECTOR_AUTH_WEBHOOK_AUTH_METHOD',
+  'CONNECTOR_AUTH_API_KEY',
+  'CONNECTOR_AUTH_API_SECRET',
+] as const;
 
 beforeAll(async () => {
   emu = await emulator();
   dir = await mkdtemp(join(tmpdir(), 'connector-auth-webhooks-cli-'));
   bearerFile = join(dir, 'bearer.json');
   basicFile = join(dir, 'basic.json');
-  await writeFile(bearerFile, JSON.stringify({ webhook_base_url: emu.webhookUrl, webhook_token: emu.credentials.webhookToken }));
+  await writeFile(
+    bearerFile,
+    JSON.stringify({ webhook_base_url: emu.webhookUrl, webhook_token: emu.credentials.webhookToken }),
+  );
   await writeFile(
     basicFile,
-    JSON.stringify({ base_url: emu.webhookUrl, webhook_auth_method: 'basic', username: emu.credentials.webhookUsername, password: emu.credentials.webhookPassword }),
+    JSON.stringify({
+      base_url: emu.webhookUrl,
+      webhook_auth_method: 'basic',
+      username: emu.credentials.webhookUsername,
+      password: emu.credentials.webhookPassword,
+    }),
   );
 });
 afterAll(async () => {
@@ -63,7 +78,10 @@ describe('webhooks list | get | delete', () => {
   it('delete, then not found (exit 1)', async () => {
     const e = await emulator();
     const file = join(dir, 'fresh.json');
-    await writeFile(file, JSON.stringify({ webhook_base_url: e.webhookUrl, webhook_token: e.credentials.webhookToken }));
+    await writeFile(
+      file,
+      JSON.stringify({ webhook_base_url: e.webhookUrl, webhook_token: e.credentials.webhookToken }),
+    );
     try {
       const deleted = await run(['delete', '3', '--configuration', file]);
       expect(deleted.code).toBe(0);
@@ -100,7 +118,9 @@ describe('errors', () => {
     process.env.CONNECTOR_AUTH_WEBHOOK_TOKEN = wrong;
     const r = await run(['list']);
     expect(r.code).toBe(3);
-    expect(r.err).toMatch(/^error \[http_401\]: GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/webhooks rejected the credentials/);
+    expect(r.err).toMatch(
+      /^error \[http_401\]: GET http:\/\/127\.0\.0\.1:\d+\/api\/v1\/webhooks rejected the credentials/,
+    );
     expect(r.err).toContain("'CONNECTOR_AUTH_WEBHOOK_TOKEN'");
     expectNoLeak(r.all, wrong);
   });
@@ -109,7 +129,7 @@ describe('errors', () => {
     await control(emu, 'PUT', '/settings', { webhook_feature_available: false });
     const r = await run(['list', '--configuration', bearerFile]);
     expect(r.code).toBe(3);
-    expect(r.err).toContain("error [feature_not_available]");
+    expect(r.err).toContain('error [feature_not_available]');
     expect(r.err).toContain("The feature you're trying to use is not available for your organization");
   });
 

@@ -13,7 +13,12 @@ const LARGE_STRING = 128 * 1024;
 
 const template = defaultEmulatorData().connectors!.find((c) => !c.connect_card)!;
 const connectors = (count: number, shape: (i: number) => object = () => ({})) =>
-  Array.from({ length: count }, (_, i) => ({ ...structuredClone(template), id: `grp_x_conn_${String(i).padStart(7, '0')}`, schema: `schema_${i}`, ...shape(i) }));
+  Array.from({ length: count }, (_, i) => ({
+    ...structuredClone(template),
+    id: `grp_x_conn_${String(i).padStart(7, '0')}`,
+    schema: `schema_${i}`,
+    ...shape(i),
+  }));
 const envelope = (items: unknown[], nextCursor: string | undefined = 'eyJhZnRlciI6Inh5eiJ9') => ({
   code: 'Success',
   message: 'Operation performed.',
@@ -117,7 +122,7 @@ describe('parsePageBody answers what JSON.parse answers', () => {
     const text = JSON.stringify(envelope(connectors(400, (i) => ({ config: { list: [{ id: i }, { id: -i }] } }))));
     const replacements = Buffer.from('{}[],:"\\ 0a');
     let seed = 20261122;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let round = 0; round < 200; round++) {
       const bytes = bytesOf(text);
       const at = Math.floor(random() * bytes.length);

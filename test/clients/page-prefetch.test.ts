@@ -12,7 +12,9 @@ import { start, type PagedApiOptions, type PagedApiPeer } from '../peers/threade
 
 describe('guessNextCursor', () => {
   it('reads the cursor the real service and the emulator put last', () => {
-    expect(guessNextCursor('{"code":"Success","data":{"items":[{"a":1}],"next_cursor":"eyJwIjoyfQ=="}}')).toBe('eyJwIjoyfQ==');
+    expect(guessNextCursor('{"code":"Success","data":{"items":[{"a":1}],"next_cursor":"eyJwIjoyfQ=="}}')).toBe(
+      'eyJwIjoyfQ==',
+    );
     expect(guessNextCursor('{"data":{"items":[],"next_cursor" : "c1" }\n}\n')).toBe('c1');
   });
 
@@ -46,9 +48,14 @@ afterEach(async () => {
   close = undefined;
 });
 
-async function clientFor(options: Omit<PagedApiOptions, 'username' | 'password'>): Promise<{ client: PipelineClient; peer: PagedApiPeer }> {
+async function clientFor(
+  options: Omit<PagedApiOptions, 'username' | 'password'>,
+): Promise<{ client: PipelineClient; peer: PagedApiPeer }> {
   peer = await start({ ...options, username: USER, password: SECRET });
-  const auth = await authenticate({ auth_method: 'basic', username: USER, password: SECRET, base_url: peer.url }, { source: 'rest' });
+  const auth = await authenticate(
+    { auth_method: 'basic', username: USER, password: SECRET, base_url: peer.url },
+    { source: 'rest' },
+  );
   close = () => auth.close();
   return { client: new PipelineClient(auth.source), peer };
 }
@@ -89,7 +96,11 @@ describe('all pages: the next page is on the wire while the caller works on this
     // A dropped request is not waited for, so the last may still be on its way, and a decoy may
     // arrive after the right page's request (it waits for its connection's turn).
     let requests = await peer.requests();
-    for (const started = Date.now(); requests.length < 6 && Date.now() - started < 2000; requests = await peer.requests())
+    for (
+      const started = Date.now();
+      requests.length < 6 && Date.now() - started < 2000;
+      requests = await peer.requests()
+    )
       await new Promise((resolve) => setTimeout(resolve, 20));
     const pages = requests.filter((r) => !r.cursor?.startsWith('decoy'));
     const decoys = requests.filter((r) => r.cursor?.startsWith('decoy'));
@@ -104,7 +115,8 @@ describe('all pages: the next page is on the wire while the caller works on this
       ['decoy2', 400],
     ]);
     // Each decoy was guessed from its page, so it was sent only after that page had arrived.
-    for (let n = 0; n < 3; n++) expect(decoys.find((r) => r.cursor === `decoy${n}`)!.arrivedAt).toBeGreaterThan(pages[n]!.arrivedAt);
+    for (let n = 0; n < 3; n++)
+      expect(decoys.find((r) => r.cursor === `decoy${n}`)!.arrivedAt).toBeGreaterThan(pages[n]!.arrivedAt);
   });
 
   it('stopping early leaves no request behind unread', async () => {

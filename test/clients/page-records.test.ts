@@ -31,7 +31,7 @@ describe('recordsOf', () => {
     expect(log).toEqual(['page 0', 'page 1', 'page 2', 'finally']);
   });
 
-  it('a loop left early reaches the pages\' finally, and asks for no page after', async () => {
+  it("a loop left early reaches the pages' finally, and asks for no page after", async () => {
     const log: string[] = [];
     for await (const n of recordsOf(pagesOf([[1, 2], [3, 4], [5]], log))) if (n === 3) break;
     expect(log).toEqual(['page 0', 'page 1', 'finally']);

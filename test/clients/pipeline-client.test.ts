@@ -1,9 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  AuthenticationError,
-  ConfigurationError,
-  SourceUnreachableError,
-} from '../../src/errors/index.js';
+import { AuthenticationError, ConfigurationError, SourceUnreachableError } from '../../src/errors/index.js';
 import { InvalidRequestError, NotFoundError, PipelineClient, type Connector } from '../../src/clients/index.js';
 import { authenticate } from '../../src/connector/index.js';
 import { secrets } from '../../src/secrets/index.js';
@@ -58,7 +54,26 @@ describe('4.1 list all connectors within a group', () => {
     const { items } = await client.listConnectors('grp_finance', { limit: 1000 });
     expect(items).toHaveLength(DEFAULT_GROUP_SIZES.grp_finance!);
     const c = items[0]!;
-    for (const field of ['id', 'group_id', 'service', 'service_version', 'schema', 'paused', 'status', 'config', 'succeeded_at', 'failed_at', 'sync_frequency', 'pause_after_trial', 'connected_by', 'setup_tests', 'source_sync_details', 'created_at', 'schedule_type', 'connect_card_config'])
+    for (const field of [
+      'id',
+      'group_id',
+      'service',
+      'service_version',
+      'schema',
+      'paused',
+      'status',
+      'config',
+      'succeeded_at',
+      'failed_at',
+      'sync_frequency',
+      'pause_after_trial',
+      'connected_by',
+      'setup_tests',
+      'source_sync_details',
+      'created_at',
+      'schedule_type',
+      'connect_card_config',
+    ])
       expect(c, field).toHaveProperty(field);
     expect(c.group_id).toBe('grp_finance');
     expect(['incomplete', 'connected', 'broken']).toContain(c.status.setup_state);
@@ -89,7 +104,7 @@ describe('4.1 list all connectors within a group', () => {
     expect(await all(client.connectors('grp_marketing', { schema: 'no_such_schema' }))).toEqual([]);
   });
 
-  it("an unknown group is a NotFoundError (exit 1) naming the group", async () => {
+  it('an unknown group is a NotFoundError (exit 1) naming the group', async () => {
     const error = await failure(client.listConnectors('grp_nope'));
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error.exitCode).toBe(1);
@@ -124,7 +139,12 @@ describe('4.1 list all connectors within a group', () => {
     emu.store.addGroup({ id: 'grp_large', name: 'Large', created_at: '2024-01-01T00:00:00.000Z' });
     const template = [...emu.store.connectors()].find((c) => c.group_id === 'grp_finance')!;
     for (let i = 0; i < 2500; i++)
-      emu.store.addConnector({ ...structuredClone(template), id: `grp_large_${String(i).padStart(5, '0')}`, group_id: 'grp_large', schema: `large_${i}` });
+      emu.store.addConnector({
+        ...structuredClone(template),
+        id: `grp_large_${String(i).padStart(5, '0')}`,
+        group_id: 'grp_large',
+        schema: `large_${i}`,
+      });
     const parse = vi.spyOn(JSON, 'parse');
     try {
       const listed = await all(client.connectors('grp_large', { limit: 1000 }));
@@ -168,7 +188,10 @@ describe('section 8: limit is an integer from 1 to 1000, checked before any requ
     it(`limit ${String(limit)} is refused with InvalidRequestError (exit 2), nothing sent`, async () => {
       const before = emu.requests;
       const snapshot = emu.store.snapshot();
-      for (const attempt of [() => client.listGroups({ limit }), () => client.listConnectors('grp_finance', { limit })]) {
+      for (const attempt of [
+        () => client.listGroups({ limit }),
+        () => client.listConnectors('grp_finance', { limit }),
+      ]) {
         const error = await failure(attempt());
         expect(error).toBeInstanceOf(InvalidRequestError);
         expect(error).toBeInstanceOf(ConfigurationError);
@@ -251,7 +274,9 @@ describe('4.3 upgrade transformation package', () => {
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error.exitCode).toBe(1);
     expect(error.resource).toBe('transformation package');
-    expect(error.message).toMatch(/^POST http:\/\/127\.0\.0\.1:\d+\/v1\/transformations\/tp_missing\/upgrade: transformation package 'tp_missing' not found/);
+    expect(error.message).toMatch(
+      /^POST http:\/\/127\.0\.0\.1:\d+\/v1\/transformations\/tp_missing\/upgrade: transformation package 'tp_missing' not found/,
+    );
     expect(emu.store.snapshot()).toBe(snapshot);
   });
 
@@ -263,7 +288,13 @@ describe('4.3 upgrade transformation package', () => {
       const error = await failure(c.upgradeTransformation('tp_stripe_revenue'));
       expect(error).toBeInstanceOf(SourceUnreachableError);
       expect(emu.requests - before).toBe(1);
-      await control(emu, 'POST', '/faults', { path: '/v1/transformations', method: 'POST', status: 429, retry_after: 2, times: 1 });
+      await control(emu, 'POST', '/faults', {
+        path: '/v1/transformations',
+        method: 'POST',
+        status: 429,
+        retry_after: 2,
+        times: 1,
+      });
       expect((await c.upgradeTransformation('tp_stripe_revenue')).code).toBe('Success');
       expect(c.waits).toEqual([2000]);
     } finally {
@@ -281,7 +312,9 @@ describe('5.1 HTTP Basic and section 7 error mapping', () => {
       const error = await failure(c.listGroups());
       expect(error).toBeInstanceOf(AuthenticationError);
       expect(error.exitCode).toBe(3);
-      expect(error.message).toMatch(/^GET http:\/\/127\.0\.0\.1:\d+\/v1\/groups rejected the API key and secret \(HTTP 401 AuthFailed/);
+      expect(error.message).toMatch(
+        /^GET http:\/\/127\.0\.0\.1:\d+\/v1\/groups rejected the API key and secret \(HTTP 401 AuthFailed/,
+      );
       expect(error.message).not.toContain('\n');
       expectNoLeak(`${error.message} ${error.hint}`, wrong, emu.credentials.apiKey);
       expect(await failure(c.upgradeTransformation('tp_hubspot_funnel'))).toBeInstanceOf(AuthenticationError);
@@ -292,7 +325,11 @@ describe('5.1 HTTP Basic and section 7 error mapping', () => {
   });
 
   it('403 is an AuthenticationError too (the key lacks a permission)', async () => {
-    await control(emu, 'POST', '/faults', { path: '/v1/groups', status: 403, body: { code: 'Forbidden', message: 'No permission' } });
+    await control(emu, 'POST', '/faults', {
+      path: '/v1/groups',
+      status: 403,
+      body: { code: 'Forbidden', message: 'No permission' },
+    });
     const error = await failure(client.listGroups());
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error.code).toBe('http_403');
@@ -317,7 +354,12 @@ describe('5.1 HTTP Basic and section 7 error mapping', () => {
 
   it('Retry-After is honoured for real (a 1 s wait)', async () => {
     const real = await authenticate(
-      { auth_method: 'basic', username: emu.credentials.apiKey, password: emu.credentials.apiSecret, base_url: emu.pipelineUrl },
+      {
+        auth_method: 'basic',
+        username: emu.credentials.apiKey,
+        password: emu.credentials.apiSecret,
+        base_url: emu.pipelineUrl,
+      },
       { source: 'rest' },
     );
     try {
@@ -362,7 +404,11 @@ describe('5.1 HTTP Basic and section 7 error mapping', () => {
 
 describe('records are validated (spec 2.2 with the real wire names)', () => {
   const served = async (item: unknown) => {
-    await control(emu, 'POST', '/faults', { path: '/v1/groups/grp_finance/connectors', status: 200, body: { code: 'Success', data: { items: [item] } } });
+    await control(emu, 'POST', '/faults', {
+      path: '/v1/groups/grp_finance/connectors',
+      status: 200,
+      body: { code: 'Success', data: { items: [item] } },
+    });
     return failure(client.listConnectors('grp_finance'));
   };
   const good = () => structuredClone(emu.store.getConnector([...emu.store.connectors()][0]!.id)!) as Connector;
@@ -384,7 +430,9 @@ describe('records are validated (spec 2.2 with the real wire names)', () => {
   it('state values must be those of section 3', async () => {
     const c = good();
     const error = await served({ ...c, status: { ...c.status, sync_state: 'running' } });
-    expect(error.message).toContain('data.items[0].status.sync_state must be one of "scheduled", "syncing", "paused", "rescheduled"');
+    expect(error.message).toContain(
+      'data.items[0].status.sync_state must be one of "scheduled", "syncing", "paused", "rescheduled"',
+    );
   });
 
   it('sync_frequency is an integer and schedule_type auto or manual', async () => {

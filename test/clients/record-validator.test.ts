@@ -77,7 +77,8 @@ function mutated(record: object, path: (string | number)[], replacement: unknown
 
 function* mutations(record: object): Generator<{ where: string; value: unknown }> {
   for (const path of paths(record))
-    for (const replacement of REPLACEMENTS) yield { where: `${path.join('.')} = ${JSON.stringify(replacement)}`, value: mutated(record, path, replacement) };
+    for (const replacement of REPLACEMENTS)
+      yield { where: `${path.join('.')} = ${JSON.stringify(replacement)}`, value: mutated(record, path, replacement) };
 }
 
 describe('the compiled check is never looser than zod', () => {

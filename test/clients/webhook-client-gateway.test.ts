@@ -1,7 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createWebhookClient, FeatureNotAvailableError, InvalidRequestError, type WebhookClient } from '../../src/clients/index.js';
+import {
+  createWebhookClient,
+  FeatureNotAvailableError,
+  InvalidRequestError,
+  type WebhookClient,
+} from '../../src/clients/index.js';
 import { AuthenticationError, SourceUnreachableError } from '../../src/errors/index.js';
 import { rejection } from '../helpers/rejection.js';
 
@@ -66,7 +71,11 @@ describe('error statuses with a body that is not JSON', () => {
   });
 
   it("403 with a JSON body still carries the service's message", async () => {
-    answer = { status: 403, body: JSON.stringify({ status: 'error', message: 'Webhooks are not enabled' }), type: 'application/json' };
+    answer = {
+      status: 403,
+      body: JSON.stringify({ status: 'error', message: 'Webhooks are not enabled' }),
+      type: 'application/json',
+    };
     const error = (await rejection(client.get(1))) as unknown as FeatureNotAvailableError;
     expect(error.serviceMessage).toBe('Webhooks are not enabled');
   });

@@ -19,10 +19,17 @@ afterAll(async () => {
 });
 afterEach(async () => {
   await control(emu, 'DELETE', '/faults');
-  await control(emu, 'PUT', '/settings', { webhook_feature_available: true, webhook_not_found_as: 'http_404', webhook_auth_schemes: ['bearer', 'basic'] });
+  await control(emu, 'PUT', '/settings', {
+    webhook_feature_available: true,
+    webhook_not_found_as: 'http_404',
+    webhook_auth_schemes: ['bearer', 'basic'],
+  });
 });
 
-async function withClient<T>(fn: (c: Awaited<ReturnType<typeof webhookClient>>) => Promise<T>, auth?: Parameters<typeof webhookClient>[1]): Promise<T> {
+async function withClient<T>(
+  fn: (c: Awaited<ReturnType<typeof webhookClient>>) => Promise<T>,
+  auth?: Parameters<typeof webhookClient>[1],
+): Promise<T> {
   const c = await webhookClient(emu, auth);
   try {
     return await fn(c);
@@ -55,7 +62,11 @@ describe('4.4 fetch webhook', () => {
 
   it('200 {status: error} is the error result', () =>
     withClient(async (c) => {
-      await control(emu, 'POST', '/faults', { path: '/api/v1/webhooks/1', status: 200, body: { status: 'error', message: 'temporary failure' } });
+      await control(emu, 'POST', '/faults', {
+        path: '/api/v1/webhooks/1',
+        status: 200,
+        body: { status: 'error', message: 'temporary failure' },
+      });
       expect(await c.get(1)).toEqual({ status: 'error', message: 'temporary failure' });
     }));
 
@@ -100,7 +111,11 @@ describe('4.5 list webhooks', () => {
       const result = await c.list();
       expect(result.status).toBe('success');
       if (result.status !== 'success') return;
-      expect(result.webhooks.map((w) => w.name)).toEqual(['on-call alerts', 'audit everything', 'failed syncs to chat']);
+      expect(result.webhooks.map((w) => w.name)).toEqual([
+        'on-call alerts',
+        'audit everything',
+        'failed syncs to chat',
+      ]);
       expect(result.webhooks[1]!.events).toBeUndefined();
     }));
 
@@ -109,7 +124,10 @@ describe('4.5 list webhooks', () => {
       await control(emu, 'POST', '/faults', {
         path: '/api/v1/webhooks',
         status: 200,
-        body: { status: 'success', data: [{ name: 'a', description: 'd', events: ['sync.failed'], endpoint: 'https://a.example.com/' }] },
+        body: {
+          status: 'success',
+          data: [{ name: 'a', description: 'd', events: ['sync.failed'], endpoint: 'https://a.example.com/' }],
+        },
       });
       expect(await c.list()).toEqual({
         status: 'success',
@@ -143,7 +161,12 @@ describe('4.6 delete webhook', () => {
 
   it('200 {status: error} is the error result and the webhook stays', () =>
     withClient(async (c) => {
-      await control(emu, 'POST', '/faults', { path: '/api/v1/webhooks/2', method: 'DELETE', status: 200, body: { status: 'error' } });
+      await control(emu, 'POST', '/faults', {
+        path: '/api/v1/webhooks/2',
+        method: 'DELETE',
+        status: 200,
+        body: { status: 'error' },
+      });
       expect(await c.delete(2)).toEqual({ status: 'error' });
       expect(emu.store.getWebhook(2)).toBeDefined();
     }));
@@ -169,7 +192,9 @@ describe('5.2 authentication: both schemes, 401 and 403', () => {
   });
 
   it('an emulator that accepts only Bearer answers 401 to Basic, and the other way round', async () => {
-    const basicAuth = { basic: { username: DEMO_CREDENTIALS.webhookUsername, password: DEMO_CREDENTIALS.webhookPassword } };
+    const basicAuth = {
+      basic: { username: DEMO_CREDENTIALS.webhookUsername, password: DEMO_CREDENTIALS.webhookPassword },
+    };
     await control(emu, 'PUT', '/settings', { webhook_auth_schemes: ['bearer'] });
     expect(await failure(withClient((c) => c.list(), basicAuth))).toBeInstanceOf(AuthenticationError);
     await withClient(async (c) => expect((await c.list()).status).toBe('success'));

@@ -39,7 +39,9 @@ describe('configuration examples in docs/auth', () => {
         expect(parseKeys(method.authorize.keys, configuration, 'authorize')).toBeDefined();
         continue;
       }
-      await expect(resolveConfiguration(configuration, { registry: new SecretRegistry(), ...(source ? { source } : {}) })).resolves.toBeDefined();
+      await expect(
+        resolveConfiguration(configuration, { registry: new SecretRegistry(), ...(source ? { source } : {}) }),
+      ).resolves.toBeDefined();
     }
   });
 
@@ -47,7 +49,9 @@ describe('configuration examples in docs/auth', () => {
     for (const page of ['gcp-metadata.md', 'azure-managed-identity.md']) {
       const [example] = (await examples(page)).filter(complete);
       expect(example).toBeDefined();
-      await expect(resolveConfiguration({ ...example!, metadata_endpoint: 'http://10.1.1.1' }, { registry: new SecretRegistry() })).rejects.toThrow(/metadata_endpoint/);
+      await expect(
+        resolveConfiguration({ ...example!, metadata_endpoint: 'http://10.1.1.1' }, { registry: new SecretRegistry() }),
+      ).rejects.toThrow(/metadata_endpoint/);
     }
   });
 });

@@ -34,7 +34,9 @@ describe('key catalogue', () => {
 
 /** The object shape behind refinements and pipes. */
 function objectShape(schema: z.ZodType): Record<string, unknown> {
-  const def = (schema as unknown as { def: { shape?: Record<string, unknown>; in?: z.ZodType; schema?: z.ZodType; type: string } }).def;
+  const def = (
+    schema as unknown as { def: { shape?: Record<string, unknown>; in?: z.ZodType; schema?: z.ZodType; type: string } }
+  ).def;
   if (def.shape) return def.shape;
   if (def.in) return objectShape(def.in);
   if (def.schema) return objectShape(def.schema);

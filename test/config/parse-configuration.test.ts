@@ -10,12 +10,17 @@ describe('parseKeys', () => {
     mode: z.enum(['fast', 'safe']).optional(),
     name: z.string().min(3, 'must be at least 3 characters').optional(),
   });
-  const failure = (raw: Record<string, string>) => rejection(Promise.resolve().then(() => parseKeys(schema, raw, 'the test')));
+  const failure = (raw: Record<string, string>) =>
+    rejection(Promise.resolve().then(() => parseKeys(schema, raw, 'the test')));
 
   it("says the schema's own words for a pattern, an enum or a length, and 'is missing' for an absent key", async () => {
     const cases: [Record<string, string>, string, string][] = [
       [{ region: 'Europe/Paris' }, "key 'region' must be a region such as eu-west-1", 'malformed_key'],
-      [{ region: 'eu-west-1', mode: 'turbo' }, "key 'mode' Invalid option: expected one of \"fast\"|\"safe\"", 'malformed_key'],
+      [
+        { region: 'eu-west-1', mode: 'turbo' },
+        'key \'mode\' Invalid option: expected one of "fast"|"safe"',
+        'malformed_key',
+      ],
       [{ region: 'eu-west-1', name: 'ab' }, "key 'name' must be at least 3 characters", 'malformed_key'],
       [{}, "key 'region' is missing", 'missing_key'],
     ];

@@ -17,7 +17,10 @@ const fails = (fn: () => unknown) => {
 
 describe('reading configuration.json', () => {
   it('accepts a flat object of strings', () => {
-    expect(parseConfigurationText('{"auth_method":"basic","username":"u"}')).toEqual({ auth_method: 'basic', username: 'u' });
+    expect(parseConfigurationText('{"auth_method":"basic","username":"u"}')).toEqual({
+      auth_method: 'basic',
+      username: 'u',
+    });
   });
 
   it('reports invalid JSON with line and column, without quoting the input', () => {
@@ -53,11 +56,17 @@ describe('reading configuration.json', () => {
     const dir = await mkdtemp(join(tmpdir(), 'configuration-bom-'));
     try {
       const path = join(dir, 'configuration.json');
-      await writeFile(path, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"auth_method":"bearer","token":"abcdefgh"}')]));
+      await writeFile(
+        path,
+        Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"auth_method":"bearer","token":"abcdefgh"}')]),
+      );
       expect(await readConfigurationFile(path)).toEqual({ auth_method: 'bearer', token: 'abcdefgh' });
       // Positions after the mark count as the editor shows them: the mark is not a column.
       await writeFile(path, '\uFEFF{"a":"b",}');
-      const error = await readConfigurationFile(path).then(() => undefined, (e: unknown) => e as ConfigurationError);
+      const error = await readConfigurationFile(path).then(
+        () => undefined,
+        (e: unknown) => e as ConfigurationError,
+      );
       expect(error).toBeInstanceOf(ConfigurationError);
       expect(error!.message).toMatch(/trailing comma.*line 1, column 10/);
     } finally {

@@ -13,7 +13,10 @@ describe('userinfo in a URL', () => {
   it('is registered as a secret when the configuration is read, as written and decoded, under its key', () => {
     const registry = new SecretRegistry();
     const password = 'p@ss w/rd+1';
-    const raw = { base_url: `https://bob:${encodeURIComponent(password)}@api.example/v1`, webhook: 'https://TOKEN-abcdef123@hooks.example/x' };
+    const raw = {
+      base_url: `https://bob:${encodeURIComponent(password)}@api.example/v1`,
+      webhook: 'https://TOKEN-abcdef123@hooks.example/x',
+    };
     registerConfigurationSecrets(raw, { registry });
     expect(registry.redact(`GET ${raw.base_url}`)).toBe('GET https://<redacted:base_url>@api.example/v1');
     expect(registry.redact(`password ${password}`)).toBe('password <redacted:base_url>');
@@ -24,7 +27,13 @@ describe('userinfo in a URL', () => {
 
   it('is refused by every URL key, naming it', () => {
     const schema = z.object({ base_url: keys.url(), token_url: keys.optionalUrl() });
-    expect(() => parseKeys(schema, { base_url: 'https://api.example', token_url: 'https://u:p4ssword@id.example/token' }, 'the test')).toThrow(ConfigurationError);
+    expect(() =>
+      parseKeys(
+        schema,
+        { base_url: 'https://api.example', token_url: 'https://u:p4ssword@id.example/token' },
+        'the test',
+      ),
+    ).toThrow(ConfigurationError);
     try {
       parseKeys(schema, { base_url: 'https://user:secret-pass@api.example' }, 'the test');
     } catch (error) {

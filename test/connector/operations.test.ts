@@ -48,13 +48,21 @@ async function everythingStored(): Promise<string> {
   const instance = await DuckDBInstance.create(path);
   try {
     const connection = await instance.connect();
-    const columns = (await connection.runAndReadAll(`SELECT table_schema, table_name, column_name FROM information_schema.columns`)).getRowObjectsJS();
+    const columns = (
+      await connection.runAndReadAll(`SELECT table_schema, table_name, column_name FROM information_schema.columns`)
+    ).getRowObjectsJS();
     let text = JSON.stringify(columns);
-    const tables = new Set(columns.map((c) => `"${String(c.table_schema)}"."${String(c.table_name).replaceAll('"', '""')}"`));
+    const tables = new Set(
+      columns.map((c) => `"${String(c.table_schema)}"."${String(c.table_name).replaceAll('"', '""')}"`),
+    );
     for (const table of tables) {
       const rows = (await connection.runAndReadAll(`SELECT * FROM ${table}`)).getRowObjectsJS();
       text += JSON.stringify(rows, (_k, v: unknown) =>
-        typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? `${Buffer.from(v).toString('utf8')}|${Buffer.from(v).toString('latin1')}` : v,
+        typeof v === 'bigint'
+          ? v.toString()
+          : v instanceof Uint8Array
+            ? `${Buffer.from(v).toString('utf8')}|${Buffer.from(v).toString('latin1')}`
+            : v,
       );
     }
     connection.closeSync();
@@ -70,7 +78,11 @@ describe('the secret guard of the operations', () => {
     ['a Buffer of the secret (UTF-8)', 't_buffer', { id: 3, raw: Buffer.from(token) }],
     ['a plain Uint8Array of the secret', 't_bytes', { id: 4, raw: new Uint8Array(Buffer.from(token)) }],
     ['the secret as latin1 bytes', 't_latin1', { id: 5, raw: Buffer.from(umlautSecret, 'latin1') }],
-    ['the secret as UTF-8 bytes inside invalid UTF-8', 't_mixed', { id: 6, raw: Buffer.concat([Buffer.from([0xff, 0xe2]), Buffer.from(umlautSecret), Buffer.from([0xc3])]) }],
+    [
+      'the secret as UTF-8 bytes inside invalid UTF-8',
+      't_mixed',
+      { id: 6, raw: Buffer.concat([Buffer.from([0xff, 0xe2]), Buffer.from(umlautSecret), Buffer.from([0xc3])]) },
+    ],
     ['a Buffer nested in an object', 't_nested_buffer', { id: 7, meta: { raw: Buffer.from(token) } }],
     ['a Uint8Array nested in an array', 't_nested_bytes', { id: 8, list: [new Uint8Array(Buffer.from(token))] }],
     ['the secret as a column name', 't_column', { id: 9, [`x_${token}`]: 'x' }],
@@ -98,11 +110,16 @@ describe('the secret guard of the operations', () => {
   it('refuses a table name that holds the secret, in upsert, update, delete and truncate', async () => {
     const op = await operations();
     const table = `t_${token}`;
-    for (const call of [op.upsert(table, { id: 1 }), op.update(table, { id: 1 }), op.delete(table, { id: 1 }), op.truncate(table)]) {
+    for (const call of [
+      op.upsert(table, { id: 1 }),
+      op.update(table, { id: 1 }),
+      op.delete(table, { id: 1 }),
+      op.truncate(table),
+    ]) {
       const error = await rejection(call);
       expect(error.exitCode).toBe(1);
       expect(error.code).toBe('secret_in_row');
-      expect(error.message).toContain("<redacted:token>");
+      expect(error.message).toContain('<redacted:token>');
       expect(error.message).not.toContain(token);
     }
     await op.upsert('ok', { id: 1 });
@@ -117,25 +134,40 @@ describe('the secret guard of the operations', () => {
     const error = await rejection(op.upsert('t_cyclic', { id: 1, meta: cyclic }));
     expect(error.exitCode).toBe(1);
     expect(error.code).toBe('row_value_not_serializable');
-    const throwing = { toJSON: () => { throw new Error(token); } };
-    expect(await rejection(op.upsert('t_throwing', { id: 2, meta: throwing }))).toMatchObject({ exitCode: 1, code: 'row_value_not_serializable' });
+    const throwing = {
+      toJSON: () => {
+        throw new Error(token);
+      },
+    };
+    expect(await rejection(op.upsert('t_throwing', { id: 2, meta: throwing }))).toMatchObject({
+      exitCode: 1,
+      code: 'row_value_not_serializable',
+    });
   });
 
   it('lets clean rows through, nested BigInts and bytes included, and stores them', async () => {
     const op = await operations();
-    await op.upsert('clean', { id: 1, meta: { n: 12n, list: [1, 'a'] }, raw: Buffer.from('harmless'), at: new Date(0) });
+    await op.upsert('clean', {
+      id: 1,
+      meta: { n: 12n, list: [1, 'a'] },
+      raw: Buffer.from('harmless'),
+      at: new Date(0),
+    });
     await warehouse!.flush();
     const rows = await warehouse!.read('clean');
     expect(rows).toHaveLength(1);
     expect(rows[0]!.meta).toEqual({ n: '12', list: [1, 'a'] });
   });
 
-  it('a number is refused when it is a secret whole, not when a secret\'s digits occur inside it', async () => {
+  it("a number is refused when it is a secret whole, not when a secret's digits occur inside it", async () => {
     const registry = new SecretRegistry();
     registry.register('pin', '482913');
     warehouse = await Warehouse.open(path);
     const { op } = createOperations(warehouse, { save: async () => {} }, registry);
-    expect(await rejection(op.upsert('t_pin', { id: 1, code: 482913 }))).toMatchObject({ exitCode: 1, code: 'secret_in_row' });
+    expect(await rejection(op.upsert('t_pin', { id: 1, code: 482913 }))).toMatchObject({
+      exitCode: 1,
+      code: 'secret_in_row',
+    });
     await op.upsert('orders', { id: 14829130, amount: 4829131 });
     await warehouse.flush();
     expect(await warehouse.read('orders')).toHaveLength(1);
@@ -148,7 +180,10 @@ describe('the secret guard of the operations', () => {
     const { op } = createOperations(warehouse, { save: async () => {} }, registry);
     await op.upsert('t', { id: 1, code: 739104 }); // no secret could be a number's text: not looked at
     registry.register('pin', '739104');
-    expect(await rejection(op.upsert('t', { id: 2, code: 739104 }))).toMatchObject({ exitCode: 1, code: 'secret_in_row' });
+    expect(await rejection(op.upsert('t', { id: 2, code: 739104 }))).toMatchObject({
+      exitCode: 1,
+      code: 'secret_in_row',
+    });
     // A refusal is a rejected promise, never a throw, even for the first check of a row.
     const refused = op.upsert('t', { id: 3, code: 739104 });
     expect(refused).toBeInstanceOf(Promise);
@@ -156,7 +191,12 @@ describe('the secret guard of the operations', () => {
   });
 
   it('serializes objects exactly as the warehouse stores them', () => {
-    const samples: object[] = [{ n: 1n, s: 'x', nested: [2n, { d: new Date(0) }] }, [1n, null, 'é'], { b: Buffer.from('ab') }, { u: new Uint8Array([1, 2]) }];
+    const samples: object[] = [
+      { n: 1n, s: 'x', nested: [2n, { d: new Date(0) }] },
+      [1n, null, 'é'],
+      { b: Buffer.from('ab') },
+      { u: new Uint8Array([1, 2]) },
+    ];
     for (const sample of samples) {
       const stored = copyObjectValue(sample, 't', 'c');
       expect(stored).toBeInstanceOf(JsonText);

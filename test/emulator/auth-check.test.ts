@@ -61,7 +61,11 @@ describe('HTTP Basic: canonical base64 only', () => {
     const { apiKey, apiSecret } = emu.credentials;
     const canonical = Buffer.from(`${apiKey}:${apiSecret}`).toString('base64');
     expect((await raw(emu, '/v1/groups', { authorization: `Basic ${canonical}` })).status).toBe(200);
-    for (const encoded of [`${canonical}====`, `${canonical}AAAA`, canonical.replace(/=+$/, '') === canonical ? `${canonical}=` : canonical.replace(/=+$/, '')]) {
+    for (const encoded of [
+      `${canonical}====`,
+      `${canonical}AAAA`,
+      canonical.replace(/=+$/, '') === canonical ? `${canonical}=` : canonical.replace(/=+$/, ''),
+    ]) {
       expect((await raw(emu, '/v1/groups', { authorization: `Basic ${encoded}` })).status, encoded).toBe(401);
     }
   });

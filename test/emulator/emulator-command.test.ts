@@ -14,7 +14,10 @@ describe('connector-auth emulator', () => {
     const summary = JSON.parse(io.stdout[0]!);
     expect(summary).toMatchObject({ ok: true, groups: 6, connectors: 250 });
     expect(summary.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const emu = { url: summary.url, credentials: { apiKey: summary.credentials.api_key, apiSecret: summary.credentials.api_secret } };
+    const emu = {
+      url: summary.url,
+      credentials: { apiKey: summary.credentials.api_key, apiSecret: summary.credentials.api_secret },
+    };
     expect((await raw(emu as never, '/v1/groups')).status).toBe(200);
 
     process.emit('SIGTERM', 'SIGTERM');

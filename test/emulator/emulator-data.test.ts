@@ -72,7 +72,10 @@ describe('--data FILE', () => {
 
   it('reads a data file that starts with a UTF-8 byte order mark', async () => {
     const file = join(dir, 'bom.json');
-    const data = { groups: [{ id: 'bom', name: 'Bom', created_at: '2024-02-02T02:02:02.222Z' }], connectors: [minimalConnector('c_bom', 'bom')] };
+    const data = {
+      groups: [{ id: 'bom', name: 'Bom', created_at: '2024-02-02T02:02:02.222Z' }],
+      connectors: [minimalConnector('c_bom', 'bom')],
+    };
     await writeFile(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(data))]));
     const emu = await startEmulator({ data: file });
     try {
@@ -84,10 +87,34 @@ describe('--data FILE', () => {
 
   const bad: Array<[string, string, RegExp]> = [
     ['not JSON', '{ nope', /is not valid JSON/],
-    ['a connector of an unknown group', JSON.stringify({ connectors: [minimalConnector('x', 'missing')] }), /names group 'missing'/],
-    ['a malformed daily_sync_time', JSON.stringify({ groups: [{ id: 'g', name: 'g', created_at: '2024-01-01T00:00:00Z' }], connectors: [{ ...minimalConnector('x', 'g'), daily_sync_time: '9:30' }] }), /connectors\[0\]\.daily_sync_time/],
-    ['an http:// webhook', JSON.stringify({ webhooks: [{ name: 'w', endpoint: 'http://w.example.com/' }] }), /webhooks\[0\]\.endpoint/],
-    ['a duplicate group', JSON.stringify({ groups: [{ id: 'g', name: 'g', created_at: '2024-01-01T00:00:00Z' }, { id: 'g', name: 'h', created_at: '2024-01-01T00:00:00Z' }] }), /appears twice/],
+    [
+      'a connector of an unknown group',
+      JSON.stringify({ connectors: [minimalConnector('x', 'missing')] }),
+      /names group 'missing'/,
+    ],
+    [
+      'a malformed daily_sync_time',
+      JSON.stringify({
+        groups: [{ id: 'g', name: 'g', created_at: '2024-01-01T00:00:00Z' }],
+        connectors: [{ ...minimalConnector('x', 'g'), daily_sync_time: '9:30' }],
+      }),
+      /connectors\[0\]\.daily_sync_time/,
+    ],
+    [
+      'an http:// webhook',
+      JSON.stringify({ webhooks: [{ name: 'w', endpoint: 'http://w.example.com/' }] }),
+      /webhooks\[0\]\.endpoint/,
+    ],
+    [
+      'a duplicate group',
+      JSON.stringify({
+        groups: [
+          { id: 'g', name: 'g', created_at: '2024-01-01T00:00:00Z' },
+          { id: 'g', name: 'h', created_at: '2024-01-01T00:00:00Z' },
+        ],
+      }),
+      /appears twice/,
+    ],
   ];
   for (const [label, text, message] of bad) {
     it(`${label}: ConfigurationError (exit 2) naming the record`, async () => {

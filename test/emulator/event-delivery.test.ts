@@ -22,11 +22,22 @@ beforeAll(async () => {
       groups: [{ id: 'g', name: 'G', created_at: '2024-01-01T00:00:00.000Z' }],
       connectors: [minimalConnector('conn_a', 'g'), minimalConnector('conn_b', 'g')],
       webhooks: [
-        { id: 1, name: 'alerts', events: ['sync.alert.raised', 'sync.alert.resolved'], endpoint: `${receiver.url}/alerts` },
+        {
+          id: 1,
+          name: 'alerts',
+          events: ['sync.alert.raised', 'sync.alert.resolved'],
+          endpoint: `${receiver.url}/alerts`,
+        },
         { id: 2, name: 'everything', endpoint: `${receiver.url}/all` },
         { id: 3, name: 'failures', events: ['sync.failed'], endpoint: `${receiver.url}/failures` },
         { id: 4, name: 'empty list means all', events: [], endpoint: `${receiver.url}/empty` },
-        { id: 5, name: 'signed', events: ['sync.alert.raised'], endpoint: `${receiver.url}/signed`, secret: WEBHOOK_SECRET },
+        {
+          id: 5,
+          name: 'signed',
+          events: ['sync.alert.raised'],
+          endpoint: `${receiver.url}/signed`,
+          secret: WEBHOOK_SECRET,
+        },
       ],
     },
   });
@@ -49,7 +60,13 @@ describe('section 6: sync alerts', () => {
     expect(at('/alerts')).toEqual(['sync.alert.raised']);
     const raised = receiver.received.find((r) => r.path === '/alerts')!;
     expect(raised.headers['content-type']).toBe('application/json');
-    expect(raised.body).toMatchObject({ event: 'sync.alert.raised', connector_id: 'conn_a', connector_type: 'postgres', connector_name: 'schema_conn_a', group_id: 'g' });
+    expect(raised.body).toMatchObject({
+      event: 'sync.alert.raised',
+      connector_id: 'conn_a',
+      connector_type: 'postgres',
+      connector_name: 'schema_conn_a',
+      group_id: 'g',
+    });
     expect(raised.body.created).toMatch(/Z$/);
 
     receiver.received.length = 0;
@@ -75,7 +92,13 @@ describe('section 6 rules 1–2: events select; none given means all; lifecycle 
     await sync('conn_a', 'failure');
     expect(at('/alerts')).toEqual(['sync.alert.raised']);
     expect(at('/failures')).toEqual(['sync.failed']);
-    expect(at('/all')).toEqual(['sync.triggered', 'sync.started', 'sync.failed', 'sync.completed', 'sync.alert.raised']);
+    expect(at('/all')).toEqual([
+      'sync.triggered',
+      'sync.started',
+      'sync.failed',
+      'sync.completed',
+      'sync.alert.raised',
+    ]);
     expect(at('/empty')).toEqual(at('/all'));
     await sync('conn_a', 'success');
   });
@@ -85,7 +108,9 @@ describe('section 6 rules 1–2: events select; none given means all; lifecycle 
     try {
       const reply = await sync('conn_a', 'failure');
       const deliveries = reply.body.data.deliveries as Array<{ webhook_id: number; event: string; status?: number }>;
-      expect(deliveries.filter((d) => d.webhook_id === 1)).toEqual([expect.objectContaining({ event: 'sync.alert.raised', status: 500 })]);
+      expect(deliveries.filter((d) => d.webhook_id === 1)).toEqual([
+        expect.objectContaining({ event: 'sync.alert.raised', status: 500 }),
+      ]);
     } finally {
       receiver.status.code = 204;
       await sync('conn_a', 'success');
@@ -97,7 +122,11 @@ describe('section 6 rule 4: the pipeline interface sends no events', () => {
   it('listing and upgrading deliver nothing', async () => {
     const before = emu.deliveries.length;
     const { createPipelineClient } = await import('../../src/clients/index.js');
-    const client = await createPipelineClient({ baseUrl: emu.pipelineUrl, apiKey: emu.credentials.apiKey, apiSecret: emu.credentials.apiSecret });
+    const client = await createPipelineClient({
+      baseUrl: emu.pipelineUrl,
+      apiKey: emu.credentials.apiKey,
+      apiSecret: emu.credentials.apiSecret,
+    });
     try {
       for await (const _ of client.connectors('g')) void _;
       await client.listGroups();
@@ -128,7 +157,9 @@ describe('sections 6 and 8: HTTPS endpoints only', () => {
   });
 
   it('a data file with an http:// webhook endpoint is refused', async () => {
-    const error = await emulator({ data: { webhooks: [{ id: 1, name: 'x', endpoint: 'http://example.com/hook' }] } }).catch((e: unknown) => e);
+    const error = await emulator({
+      data: { webhooks: [{ id: 1, name: 'x', endpoint: 'http://example.com/hook' }] },
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: 2, code: 'emulator_data_invalid' });
     expect((error as Error).message).toContain('webhooks[0].endpoint');
   });
@@ -152,7 +183,8 @@ describe('signed deliveries (the real service signs with the webhook secret)', (
     // As Node's req.headers gives it: an array when the header came more than once (then refused).
     expect(verifyWebhookSignature(signed.raw, [signature], WEBHOOK_SECRET)).toBe(true);
     expect(verifyWebhookSignature(signed.raw, [signature, signature], WEBHOOK_SECRET)).toBe(false);
-    for (const unsigned of receiver.received.filter((r) => r.path !== '/signed')) expect(unsigned.headers[WEBHOOK_SIGNATURE_HEADER]).toBeUndefined();
+    for (const unsigned of receiver.received.filter((r) => r.path !== '/signed'))
+      expect(unsigned.headers[WEBHOOK_SIGNATURE_HEADER]).toBeUndefined();
   });
 
   it('fetch and list show the secret masked, never its value', async () => {

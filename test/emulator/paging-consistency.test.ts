@@ -43,7 +43,10 @@ describe('paging while records change, over HTTP', () => {
       let cursor: string | undefined;
       let serial = 0;
       do {
-        const page = await client.listConnectors('g', { limit: 1 + Math.floor(random() * 25), ...(cursor ? { cursor } : {}) });
+        const page = await client.listConnectors('g', {
+          limit: 1 + Math.floor(random() * 25),
+          ...(cursor ? { cursor } : {}),
+        });
         listed.push(...page.items.map((c) => c.id));
         cursor = page.nextCursor;
         // Between pages: insert before and after the position, delete listed and unlisted records.
@@ -64,7 +67,10 @@ describe('paging while records change, over HTTP', () => {
       expect(new Set(listed).size, 'a record was listed twice').toBe(listed.length);
       const listedSet = new Set(listed);
       const survivors = [...initial].filter((id) => !deleted.has(id));
-      expect(survivors.filter((id) => !listedSet.has(id)), 'records that existed throughout were missed').toEqual([]);
+      expect(
+        survivors.filter((id) => !listedSet.has(id)),
+        'records that existed throughout were missed',
+      ).toEqual([]);
       expect(listed).toEqual([...listed].sort());
 
       // Restore the 300 originals for the next seed.

@@ -46,7 +46,10 @@ describe('4.7 and 8: limit 1..1000, default 100, refused otherwise', () => {
       for (const path of ['/v1/groups', '/v1/groups/grp_finance/connectors']) {
         const reply = await raw(emu, `${path}?limit=${encodeURIComponent(limit)}`);
         expect(reply.status, path).toBe(400);
-        expect(reply.body).toEqual({ code: 'InvalidInput', message: "Invalid 'limit': must be an integer from 1 to 1000" });
+        expect(reply.body).toEqual({
+          code: 'InvalidInput',
+          message: "Invalid 'limit': must be an integer from 1 to 1000",
+        });
       }
     });
   }
@@ -110,7 +113,10 @@ describe('2.5 the paging envelope and 4.7 cursors', () => {
     expect(first.body.code).toBe('Success');
     expect(first.body.message).toBe('Operation performed.');
     expect(first.body.data.next_cursor).toMatch(/^[A-Za-z0-9_-]+$/);
-    const second = await raw(emu, `/v1/groups/grp_analytics/connectors?limit=100&cursor=${first.body.data.next_cursor}`);
+    const second = await raw(
+      emu,
+      `/v1/groups/grp_analytics/connectors?limit=100&cursor=${first.body.data.next_cursor}`,
+    );
     expect(second.body.data.items).toHaveLength(60);
     expect('next_cursor' in second.body.data).toBe(false);
   });
@@ -120,10 +126,13 @@ describe('2.5 the paging envelope and 4.7 cursors', () => {
     const items = first.body.data.items as Array<{ id: string }>;
     const cursor = first.body.data.next_cursor as string;
     expect(cursor).not.toMatch(/^\d+$/);
-    expect(decodeCursor(cursor, 'connectors:grp_analytics')).toEqual({ scope: 'connectors:grp_analytics', after: items[2]!.id });
+    expect(decodeCursor(cursor, 'connectors:grp_analytics')).toEqual({
+      scope: 'connectors:grp_analytics',
+      after: items[2]!.id,
+    });
   });
 
-  it("a cursor that does not decode, or belongs to another collection, is a 400", async () => {
+  it('a cursor that does not decode, or belongs to another collection, is a 400', async () => {
     const other = (await raw(emu, '/v1/groups/grp_marketing/connectors?limit=1')).body.data.next_cursor as string;
     const groups = (await raw(emu, '/v1/groups?limit=1')).body.data.next_cursor as string;
     for (const cursor of ['garbage!', 'MTAw', other, groups]) {
@@ -134,17 +143,23 @@ describe('2.5 the paging envelope and 4.7 cursors', () => {
   });
 
   it('the schema filter applies, with paging', async () => {
-    const all = (await raw(emu, '/v1/groups/grp_analytics/connectors?limit=1000')).body.data.items as Array<{ id: string; schema: string }>;
+    const all = (await raw(emu, '/v1/groups/grp_analytics/connectors?limit=1000')).body.data.items as Array<{
+      id: string;
+      schema: string;
+    }>;
     const schema = all[42]!.schema;
     const reply = await raw(emu, `/v1/groups/grp_analytics/connectors?schema=${schema}`);
-    expect(reply.body.data.items.map((c: { id: string }) => c.id)).toEqual(all.filter((c) => c.schema === schema).map((c) => c.id));
+    expect(reply.body.data.items.map((c: { id: string }) => c.id)).toEqual(
+      all.filter((c) => c.schema === schema).map((c) => c.id),
+    );
     expect((await raw(emu, '/v1/groups/grp_analytics/connectors?schema=none_such')).body.data).toEqual({ items: [] });
   });
 });
 
 describe('page bodies are assembled in reused buffers (page-buffers.ts)', () => {
   const pageOf = async (limit: number, cursor?: string) =>
-    (await raw(emu, `/v1/groups/grp_analytics/connectors?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`)).body.data;
+    (await raw(emu, `/v1/groups/grp_analytics/connectors?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`)).body
+      .data;
 
   it('pages requested at once each get their own body, equal to the same page asked alone', async () => {
     const limits = [1000, 7, 160, 1, 99, 1000, 33, 500];
@@ -161,16 +176,26 @@ describe('page bodies are assembled in reused buffers (page-buffers.ts)', () => 
     try {
       const padding = (group: string, n: number) => `s_${group.repeat(12_000)}_${n}`;
       for (const group of ['g', 'h'])
-        for (let i = 0; i < 1000; i++) big.store.addConnector({ ...minimalConnector(`${group}${String(i).padStart(4, '0')}`, group), schema: padding(group, i) });
+        for (let i = 0; i < 1000; i++)
+          big.store.addConnector({
+            ...minimalConnector(`${group}${String(i).padStart(4, '0')}`, group),
+            schema: padding(group, i),
+          });
       const authorization = basic(big.credentials.apiKey, big.credentials.apiSecret);
       // Page g (~12 MB, more than the socket buffers hold) is asked for and not read: the server is
       // left holding the rest of its bytes.
       const slow = await new Promise<IncomingMessage>((resolve, reject) =>
-        httpGet(`${big.url}/v1/groups/g/connectors?limit=1000`, { headers: { authorization } }, resolve).on('error', reject),
+        httpGet(`${big.url}/v1/groups/g/connectors?limit=1000`, { headers: { authorization } }, resolve).on(
+          'error',
+          reject,
+        ),
       );
       slow.pause();
       // Pages of the same size are served meanwhile.
-      for (let i = 0; i < 3; i++) expect((await raw(big, '/v1/groups/h/connectors?limit=1000')).body.data.items[999].schema).toBe(padding('h', 999));
+      for (let i = 0; i < 3; i++)
+        expect((await raw(big, '/v1/groups/h/connectors?limit=1000')).body.data.items[999].schema).toBe(
+          padding('h', 999),
+        );
       const chunks: Buffer[] = [];
       for await (const chunk of slow) chunks.push(chunk as Buffer);
       const items = JSON.parse(Buffer.concat(chunks).toString('utf8')).data.items as Array<{ schema: string }>;
@@ -183,7 +208,11 @@ describe('page bodies are assembled in reused buffers (page-buffers.ts)', () => 
   it('a reader that hangs up in the middle of a big page leaves the next pages whole', async () => {
     const big = await emulator({ data: { groups: [{ id: 'g', name: 'G', created_at: '2024-01-01T00:00:00.000Z' }] } });
     try {
-      for (let i = 0; i < 1000; i++) big.store.addConnector({ ...minimalConnector(`c${String(i).padStart(4, '0')}`, 'g'), schema: `s_${'x'.repeat(2000)}_${i}` });
+      for (let i = 0; i < 1000; i++)
+        big.store.addConnector({
+          ...minimalConnector(`c${String(i).padStart(4, '0')}`, 'g'),
+          schema: `s_${'x'.repeat(2000)}_${i}`,
+        });
       const url = `${big.url}/v1/groups/g/connectors?limit=1000`;
       const authorization = basic(big.credentials.apiKey, big.credentials.apiSecret);
       // ~2 MB: more than the socket takes at once, so the server is still writing when the reader goes.
@@ -214,7 +243,7 @@ describe('page bodies are assembled in reused buffers (page-buffers.ts)', () => 
 });
 
 describe('4.1 unknown group, 4.3 upgrade, other statuses', () => {
-  it("unknown group: 404 {code: NotFound_Group, message}", async () => {
+  it('unknown group: 404 {code: NotFound_Group, message}', async () => {
     const reply = await raw(emu, '/v1/groups/grp_nope/connectors');
     expect(reply.status).toBe(404);
     expect(reply.body).toEqual({ code: 'NotFound_Group', message: "Group with id 'grp_nope' does not exist." });
@@ -235,7 +264,10 @@ describe('4.1 unknown group, 4.3 upgrade, other statuses', () => {
     const snapshot = emu.store.snapshot();
     const reply = await raw(emu, '/v1/transformations/tp_nope/upgrade', { method: 'POST' });
     expect(reply.status).toBe(404);
-    expect(reply.body).toEqual({ code: 'NotFound_Transformation', message: "Transformation package with id 'tp_nope' does not exist." });
+    expect(reply.body).toEqual({
+      code: 'NotFound_Transformation',
+      message: "Transformation package with id 'tp_nope' does not exist.",
+    });
     expect(emu.store.snapshot()).toBe(snapshot);
   });
 

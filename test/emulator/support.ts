@@ -1,7 +1,13 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
-import { createPipelineClient, createWebhookClient, type Connector, type PipelineClient, type WebhookClient } from '../../src/clients/index.js';
+import {
+  createPipelineClient,
+  createWebhookClient,
+  type Connector,
+  type PipelineClient,
+  type WebhookClient,
+} from '../../src/clients/index.js';
 import type { CliIO } from '../../src/cli/cli-io.js';
 import { createLogger } from '../../src/log/index.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';
@@ -19,10 +25,18 @@ export async function emulator(options: EmulatorOptions = {}): Promise<RunningEm
   return startEmulator(options);
 }
 
-export function pipelineClient(emu: RunningEmulator, overrides: { apiSecret?: string; collection?: 'connectors' | 'connections'; retries?: number } = {}) {
+export function pipelineClient(
+  emu: RunningEmulator,
+  overrides: { apiSecret?: string; collection?: 'connectors' | 'connections'; retries?: number } = {},
+) {
   const retry = recordingRetry(overrides.retries ?? 3);
   const client = createPipelineClient(
-    { baseUrl: emu.pipelineUrl, apiKey: emu.credentials.apiKey, apiSecret: overrides.apiSecret ?? emu.credentials.apiSecret, timeoutSeconds: 10 },
+    {
+      baseUrl: emu.pipelineUrl,
+      apiKey: emu.credentials.apiKey,
+      apiSecret: overrides.apiSecret ?? emu.credentials.apiSecret,
+      timeoutSeconds: 10,
+    },
     { retry: retry.options, ...(overrides.collection ? { collection: overrides.collection } : {}) },
   );
   return client.then((c: PipelineClient) => Object.assign(c, { waits: retry.waits }));
@@ -37,7 +51,9 @@ export function webhookClient(
     'basic' in auth
       ? { baseUrl: emu.webhookUrl, authMethod: 'basic' as const, ...auth.basic }
       : { baseUrl: emu.webhookUrl, token: auth.token ?? emu.credentials.webhookToken };
-  return createWebhookClient(connection, { retry: retry.options }).then((c) => Object.assign(c, { waits: retry.waits }));
+  return createWebhookClient(connection, { retry: retry.options }).then((c) =>
+    Object.assign(c, { waits: retry.waits }),
+  );
 }
 
 /** A raw request to the emulator, for the wire-level tests (status, headers, exact bodies). */
@@ -47,7 +63,8 @@ export async function raw(
   init: { method?: string; authorization?: string | null; accept?: string; body?: unknown } = {},
 ): Promise<{ status: number; body: any; headers: Headers }> {
   const headers: Record<string, string> = { accept: init.accept ?? 'application/json' };
-  if (init.authorization !== null) headers.authorization = init.authorization ?? basic(emu.credentials.apiKey, emu.credentials.apiSecret);
+  if (init.authorization !== null)
+    headers.authorization = init.authorization ?? basic(emu.credentials.apiKey, emu.credentials.apiSecret);
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(`${emu.url}${path}`, {
     method: init.method ?? 'GET',
@@ -60,11 +77,16 @@ export async function raw(
 
 /** A control route (`/_emulator/...`), which must succeed. */
 export async function control(emu: RunningEmulator, method: string, path: string, body?: unknown): Promise<any> {
-  const reply = await raw(emu, `/_emulator${path}`, { method, authorization: null, ...(body !== undefined ? { body } : {}) });
+  const reply = await raw(emu, `/_emulator${path}`, {
+    method,
+    authorization: null,
+    ...(body !== undefined ? { body } : {}),
+  });
   return reply;
 }
 
-export const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+export const basic = (user: string, password: string) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 export const bearer = (token: string) => `Bearer ${token}`;
 
 /** Every form a secret could leak in. */
@@ -91,7 +113,9 @@ export async function failure(promise: Promise<unknown>): Promise<any> {
 }
 
 /** A CliIO that keeps what a command prints; the logger is the real one, writing into the buffer. */
-export function captureIO(json = false): CliIO & { stdout: string[]; stderr: string[]; progressLines: Array<string | undefined>; text(): string } {
+export function captureIO(
+  json = false,
+): CliIO & { stdout: string[]; stderr: string[]; progressLines: Array<string | undefined>; text(): string } {
   const stdout: string[] = [];
   const stderr: string[] = [];
   const progressLines: Array<string | undefined> = [];
@@ -123,7 +147,13 @@ export interface ReceivedEvent {
  * A local HTTPS receiver for event deliveries, with a certificate from a throw-away CA made at test
  * time (node-forge). The emulator trusts that CA through its `deliveryCa` option.
  */
-export async function httpsReceiver(): Promise<{ url: string; caPem: string; received: ReceivedEvent[]; status: { code: number }; stop(): Promise<void> }> {
+export async function httpsReceiver(): Promise<{
+  url: string;
+  caPem: string;
+  received: ReceivedEvent[];
+  status: { code: number };
+  stop(): Promise<void>;
+}> {
   const ca = createCa();
   const cert = issueServer(ca, { hosts: ['127.0.0.1'] });
   const received: ReceivedEvent[] = [];

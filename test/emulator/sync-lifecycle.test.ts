@@ -41,7 +41,8 @@ async function served(id: string): Promise<Connector> {
 
 const sync = (id: string, body: Record<string, unknown> = {}) => control(emu, 'POST', `/connectors/${id}/sync`, body);
 const patch = (id: string, body: Record<string, unknown>) => control(emu, 'PATCH', `/connectors/${id}`, body);
-const nextSync = async (id: string, after: string) => (await control(emu, 'GET', `/connectors/${id}/next-sync?after=${after}`)).body.data;
+const nextSync = async (id: string, after: string) =>
+  (await control(emu, 'GET', `/connectors/${id}/next-sync?after=${after}`)).body.data;
 
 describe('rules 2.2.1–2: the historical re-sync flag', () => {
   it('true makes only the next sync historical; it resets once that sync completes; later syncs are incremental', async () => {
@@ -84,7 +85,9 @@ describe('rules 2.2.3–4 and section 8: the daily sync start time', () => {
     expect(next.reason).toBe('daily_start_time');
     expect(next.next_sync_at).toBe(new Date(Date.UTC(2024, 5, 1, 14, offset)).toISOString());
     // After today's start: tomorrow.
-    expect((await nextSync(id, '2024-06-01T15:30:00.000Z')).next_sync_at).toBe(new Date(Date.UTC(2024, 5, 2, 14, offset)).toISOString());
+    expect((await nextSync(id, '2024-06-01T15:30:00.000Z')).next_sync_at).toBe(
+      new Date(Date.UTC(2024, 5, 2, 14, offset)).toISOString(),
+    );
   });
 
   it('the start time has no effect on the 0–60 minute offset', async () => {
@@ -124,7 +127,10 @@ describe('rules 2.2.3–4 and section 8: the daily sync start time', () => {
       const snapshot = emu.store.snapshot();
       const reply = await patch(id, { daily_sync_time: time, sync_frequency: 60 });
       expect(reply.status).toBe(400);
-      expect(reply.body).toEqual({ code: 'InvalidInput', message: "Invalid 'daily_sync_time': must be a whole hour from 00:00 to 23:00" });
+      expect(reply.body).toEqual({
+        code: 'InvalidInput',
+        message: "Invalid 'daily_sync_time': must be a whole hour from 00:00 to 23:00",
+      });
       expect(emu.store.snapshot()).toBe(snapshot);
     });
   }
@@ -132,7 +138,9 @@ describe('rules 2.2.3–4 and section 8: the daily sync start time', () => {
   it('nextScheduledSync is the same rule in-process (00:00 and 23:00 are the bounds)', () => {
     const c = { ...minimalConnector('x', 'g'), sync_frequency: 1440, daily_sync_time: '23:00' };
     expect(nextScheduledSync(c, new Date('2024-06-01T00:00:00Z')).at!.getUTCHours()).toBe(23);
-    expect(nextScheduledSync({ ...c, daily_sync_time: '00:00' }, new Date('2024-06-01T00:00:00Z')).at!.getUTCHours()).toBe(0);
+    expect(
+      nextScheduledSync({ ...c, daily_sync_time: '00:00' }, new Date('2024-06-01T00:00:00Z')).at!.getUTCHours(),
+    ).toBe(0);
   });
 });
 
@@ -150,7 +158,7 @@ describe('rule 2.2.5: schedule_type manual disables scheduled syncs', () => {
     expect((await nextSync(id, '2024-06-01T10:00:00.000Z')).next_sync_at).not.toBeNull();
   });
 
-  it("schedule_type must be auto or manual", async () => {
+  it('schedule_type must be auto or manual', async () => {
     const id = await fresh();
     expect((await patch(id, { schedule_type: 'hourly' })).status).toBe(400);
   });

@@ -10,7 +10,11 @@ beforeAll(async () => {
 });
 afterAll(() => emu.stop());
 afterEach(async () => {
-  await control(emu, 'PUT', '/settings', { webhook_feature_available: true, webhook_not_found_as: 'http_404', webhook_auth_schemes: ['bearer', 'basic'] });
+  await control(emu, 'PUT', '/settings', {
+    webhook_feature_available: true,
+    webhook_not_found_as: 'http_404',
+    webhook_auth_schemes: ['bearer', 'basic'],
+  });
 });
 
 const token = () => bearer(emu.credentials.webhookToken);
@@ -21,19 +25,33 @@ describe('4.4 fetch', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
       status: 'success',
-      data: { id: 2, name: 'audit everything', description: 'every event, for the audit log', endpoint: 'https://audit.example.com/ingest' },
+      data: {
+        id: 2,
+        name: 'audit everything',
+        description: 'every event, for the audit log',
+        endpoint: 'https://audit.example.com/ingest',
+      },
     });
   });
 
   it('unknown id: 404 {status: 404}, or 200 {status: not_found} when so configured', async () => {
-    expect(await raw(emu, '/api/v1/webhooks/404', { authorization: token() })).toMatchObject({ status: 404, body: { status: 404 } });
+    expect(await raw(emu, '/api/v1/webhooks/404', { authorization: token() })).toMatchObject({
+      status: 404,
+      body: { status: 404 },
+    });
     await control(emu, 'PUT', '/settings', { webhook_not_found_as: 'status_200' });
-    expect(await raw(emu, '/api/v1/webhooks/404', { authorization: token() })).toMatchObject({ status: 200, body: { status: 'not_found' } });
+    expect(await raw(emu, '/api/v1/webhooks/404', { authorization: token() })).toMatchObject({
+      status: 200,
+      body: { status: 'not_found' },
+    });
   });
 
   it('a non-integer id names no webhook: 404 {status: 404}', async () => {
     for (const id of ['abc', '1.5', '-1', '1e3'])
-      expect(await raw(emu, `/api/v1/webhooks/${id}`, { authorization: token() })).toMatchObject({ status: 404, body: { status: 404 } });
+      expect(await raw(emu, `/api/v1/webhooks/${id}`, { authorization: token() })).toMatchObject({
+        status: 404,
+        body: { status: 404 },
+      });
   });
 });
 
@@ -50,10 +68,19 @@ describe('4.5 list and 4.6 delete', () => {
     try {
       const auth = bearer(e.credentials.webhookToken);
       const snapshot = e.store.snapshot();
-      expect(await raw(e, '/api/v1/webhooks/abc', { method: 'DELETE', authorization: auth })).toMatchObject({ status: 404, body: { status: 404 } });
+      expect(await raw(e, '/api/v1/webhooks/abc', { method: 'DELETE', authorization: auth })).toMatchObject({
+        status: 404,
+        body: { status: 404 },
+      });
       expect(e.store.snapshot()).toBe(snapshot);
-      expect(await raw(e, '/api/v1/webhooks/1', { method: 'DELETE', authorization: auth })).toMatchObject({ status: 200, body: { status: 'deleted' } });
-      expect(await raw(e, '/api/v1/webhooks/1', { method: 'DELETE', authorization: auth })).toMatchObject({ status: 404, body: { status: 404 } });
+      expect(await raw(e, '/api/v1/webhooks/1', { method: 'DELETE', authorization: auth })).toMatchObject({
+        status: 200,
+        body: { status: 'deleted' },
+      });
+      expect(await raw(e, '/api/v1/webhooks/1', { method: 'DELETE', authorization: auth })).toMatchObject({
+        status: 404,
+        body: { status: 404 },
+      });
       expect(e.store.listWebhooks().map((w) => w.id)).toEqual([2, 3]);
     } finally {
       await e.stop();
@@ -70,7 +97,11 @@ describe('5.2 and 7: 401 and 403 bodies', () => {
   ] as const) {
     it(`${label}: 401 {status: 401} on fetch, list and delete, nothing deleted`, async () => {
       const snapshot = emu.store.snapshot();
-      for (const [method, path] of [['GET', '/api/v1/webhooks/1'], ['GET', '/api/v1/webhooks'], ['DELETE', '/api/v1/webhooks/1']] as const) {
+      for (const [method, path] of [
+        ['GET', '/api/v1/webhooks/1'],
+        ['GET', '/api/v1/webhooks'],
+        ['DELETE', '/api/v1/webhooks/1'],
+      ] as const) {
         const reply = await raw(emu, path, { method, authorization });
         expect(reply.status).toBe(401);
         expect(reply.body).toEqual({ status: 401 });
@@ -94,7 +125,11 @@ describe('5.2 and 7: 401 and 403 bodies', () => {
   it('feature not available: 403 {status: 403, message} on every operation, nothing deleted', async () => {
     await control(emu, 'PUT', '/settings', { webhook_feature_available: false });
     const snapshot = emu.store.snapshot();
-    for (const [method, path] of [['GET', '/api/v1/webhooks/1'], ['GET', '/api/v1/webhooks'], ['DELETE', '/api/v1/webhooks/1']] as const) {
+    for (const [method, path] of [
+      ['GET', '/api/v1/webhooks/1'],
+      ['GET', '/api/v1/webhooks'],
+      ['DELETE', '/api/v1/webhooks/1'],
+    ] as const) {
       const reply = await raw(emu, path, { method, authorization: token() });
       expect(reply.status).toBe(403);
       expect(reply.body).toEqual({ status: 403, message: FEATURE_NOT_AVAILABLE });
@@ -123,9 +158,18 @@ describe('emulator-only webhook creation (not in the specification)', () => {
   it('an HTTPS endpoint is created with the next integer id', async () => {
     const e = await emulator();
     try {
-      const reply = await control(e, 'POST', '/webhooks', { name: 'new', endpoint: 'https://new.example.com/hook', events: ['sync.failed'] });
+      const reply = await control(e, 'POST', '/webhooks', {
+        name: 'new',
+        endpoint: 'https://new.example.com/hook',
+        events: ['sync.failed'],
+      });
       expect(reply.status).toBe(201);
-      expect(reply.body.data).toEqual({ id: 4, name: 'new', endpoint: 'https://new.example.com/hook', events: ['sync.failed'] });
+      expect(reply.body.data).toEqual({
+        id: 4,
+        name: 'new',
+        endpoint: 'https://new.example.com/hook',
+        events: ['sync.failed'],
+      });
     } finally {
       await e.stop();
     }

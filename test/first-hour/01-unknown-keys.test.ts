@@ -54,7 +54,10 @@ describe('a misspelt configuration key', () => {
     expect(good.code, good.stderr).toBe(0);
     const { username, ...rest } = JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
     await writeFile(file, JSON.stringify({ ...rest, usrname: username }));
-    for (const args of [['pipeline', 'groups'], ['webhooks', 'list']]) {
+    for (const args of [
+      ['pipeline', 'groups'],
+      ['webhooks', 'list'],
+    ]) {
       const run = await cli([...args, '--configuration', file]);
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toContain("key 'usrname' is not a key any schema reads; did you mean 'username'?");
@@ -66,11 +69,17 @@ describe('a misspelt configuration key', () => {
     await useLocalConfiguration(dir, { base_url: emulator.exampleApiUrl, notes_for_the_team: 'rotated in May' });
     const debug = await cli(['debug', dir]);
     expect(debug.code, debug.stderr).toBe(0);
-    expect(debug.stderr).toContain("configuration key 'notes_for_the_team' is not read by the connector, its auth method or its source (ignored)");
+    expect(debug.stderr).toContain(
+      "configuration key 'notes_for_the_team' is not read by the connector, its auth method or its source (ignored)",
+    );
     const validate = await cli(['validate', dir, '--json']);
     expect(validate.code).toBe(0);
     expect(jsonOut(validate)).toMatchObject({ ok: true, unknown_keys: ['notes_for_the_team'] });
     const doctor = await cli(['doctor', dir, '--json']);
-    expect((jsonOut(doctor).findings as { check: string; key?: string }[]).filter((f) => f.check === 'unknown-key').map((f) => f.key)).toEqual(['notes_for_the_team']);
+    expect(
+      (jsonOut(doctor).findings as { check: string; key?: string }[])
+        .filter((f) => f.check === 'unknown-key')
+        .map((f) => f.key),
+    ).toEqual(['notes_for_the_team']);
   });
 });

@@ -36,6 +36,10 @@ describe('a scaffolded project, configuration.json as the template wrote it', ()
     }
     const doctor = await cli(['doctor', dir, '--json']);
     expect(doctor.code).toBe(2);
-    expect((jsonOut(doctor).findings as { check: string; key?: string; severity: string }[]).find((f) => f.check === 'configuration-invalid')).toMatchObject({ severity: 'error', key });
+    expect(
+      (jsonOut(doctor).findings as { check: string; key?: string; severity: string }[]).find(
+        (f) => f.check === 'configuration-invalid',
+      ),
+    ).toMatchObject({ severity: 'error', key });
   });
 });

@@ -35,7 +35,10 @@ const SUPERUSER_PASSWORD = 'readme-test-superuser-31c7';
 beforeAll(async () => {
   [emulator, s3, postgres, work] = await Promise.all([
     startEmulator(),
-    startS3({ buckets: ['example-exports'], credentials: { accessKeyId: 'minioadmin', secretAccessKey: 'minioadmin' } }),
+    startS3({
+      buckets: ['example-exports'],
+      credentials: { accessKeyId: 'minioadmin', secretAccessKey: 'minioadmin' },
+    }),
     startPostgres({ password: SUPERUSER_PASSWORD, database: 'unused', ssl: false }),
     scratch('writing-a-connector'),
   ]);
@@ -64,59 +67,89 @@ async function localTarget(template: Template, project: string): Promise<Record<
     case 'file-storage': {
       // The template README's `mc cp --recursive sample-data/exports/ …/exports/`.
       const samples = join(project, 'sample-data', 'exports');
-      await s3.putMany('example-exports', await Promise.all((await readdir(samples)).map(async (name) => [`exports/${name}`, await readFile(join(samples, name), 'utf8')] as [string, string])));
+      await s3.putMany(
+        'example-exports',
+        await Promise.all(
+          (await readdir(samples)).map(
+            async (name) => [`exports/${name}`, await readFile(join(samples, name), 'utf8')] as [string, string],
+          ),
+        ),
+      );
       return { endpoint: s3.endpoint };
     }
     case 'database':
       // The template README's `psql -h 127.0.0.1 -U postgres -d postgres -f sample-data.sql`, as this server's superuser.
-      await run(join(postgresBinDir(), 'psql'), ['-v', 'ON_ERROR_STOP=1', '-h', postgres.host, '-p', String(postgres.port), '-U', postgres.user, '-d', 'postgres', '-f', 'sample-data.sql'], {
-        cwd: project,
-        env: { ...process.env, PGPASSWORD: SUPERUSER_PASSWORD },
-      });
+      await run(
+        join(postgresBinDir(), 'psql'),
+        [
+          '-v',
+          'ON_ERROR_STOP=1',
+          '-h',
+          postgres.host,
+          '-p',
+          String(postgres.port),
+          '-U',
+          postgres.user,
+          '-d',
+          'postgres',
+          '-f',
+          'sample-data.sql',
+        ],
+        {
+          cwd: project,
+          env: { ...process.env, PGPASSWORD: SUPERUSER_PASSWORD },
+        },
+      );
       return { host: postgres.host, port: String(postgres.port) };
   }
 }
 
 describe('README "Writing a connector", verbatim, for every template', () => {
-  it.each(TEMPLATES)('%s', async (template) => {
-    const steps = await readmeSteps();
-    expect(steps[0]).toBe('npx connector-auth init my-connector --template rest-api');
-    const root = join(work.root, template);
-    await import('node:fs/promises').then((fs) => fs.mkdir(root));
-    let cwd = root;
-    const results: Array<{ step: string; result: CliRun }> = [];
-    for (const line of steps) {
-      const step = line.replace('--template rest-api', `--template ${template}`);
-      if (step.startsWith('cd ')) {
-        cwd = join(cwd, step.slice(3).trim());
-        continue;
+  it.each(TEMPLATES)(
+    '%s',
+    async (template) => {
+      const steps = await readmeSteps();
+      expect(steps[0]).toBe('npx connector-auth init my-connector --template rest-api');
+      const root = join(work.root, template);
+      await import('node:fs/promises').then((fs) => fs.mkdir(root));
+      let cwd = root;
+      const results: Array<{ step: string; result: CliRun }> = [];
+      for (const line of steps) {
+        const step = line.replace('--template rest-api', `--template ${template}`);
+        if (step.startsWith('cd ')) {
+          cwd = join(cwd, step.slice(3).trim());
+          continue;
+        }
+        if (step.startsWith('# edit configuration.json')) {
+          await useLocalConfiguration(cwd, await localTarget(template, cwd));
+          continue;
+        }
+        if (step.startsWith('#')) continue;
+        const command = step.replace(/\s+#.*$/, '');
+        expect(command.startsWith('npx connector-auth '), command).toBe(true);
+        if (command === 'npx connector-auth serve') {
+          // A server runs until it is stopped: on a free port (not 50051) until it listens, then
+          // SIGTERM, after which it must exit 0.
+          const serve = await startServe(cwd);
+          expect(await serve.stop('SIGTERM'), `${template}: serve\n${serve.stdout()}\n${serve.stderr()}`).toBe(0);
+          continue;
+        }
+        const result = await cli(command.slice('npx connector-auth '.length).split(/\s+/), { cwd });
+        results.push({ step: command, result });
+        const authorize = command === 'npx connector-auth authorize';
+        // None of the templates uses oauth2_refresh_token: authorize says so, and the steps go on.
+        const expected = authorize ? 2 : 0;
+        expect(result.code, `${template}: ${command}\n${result.stdout}\n${result.stderr}`).toBe(expected);
+        if (authorize) expect(result.stderr).toContain('error [nothing_to_authorize]');
       }
-      if (step.startsWith('# edit configuration.json')) {
-        await useLocalConfiguration(cwd, await localTarget(template, cwd));
-        continue;
-      }
-      if (step.startsWith('#')) continue;
-      const command = step.replace(/\s+#.*$/, '');
-      expect(command.startsWith('npx connector-auth '), command).toBe(true);
-      if (command === 'npx connector-auth serve') {
-        // A server runs until it is stopped: on a free port (not 50051) until it listens, then
-        // SIGTERM, after which it must exit 0.
-        const serve = await startServe(cwd);
-        expect(await serve.stop('SIGTERM'), `${template}: serve\n${serve.stdout()}\n${serve.stderr()}`).toBe(0);
-        continue;
-      }
-      const result = await cli(command.slice('npx connector-auth '.length).split(/\s+/), { cwd });
-      results.push({ step: command, result });
-      const authorize = command === 'npx connector-auth authorize';
-      // None of the templates uses oauth2_refresh_token: authorize says so, and the steps go on.
-      const expected = authorize ? 2 : 0;
-      expect(result.code, `${template}: ${command}\n${result.stdout}\n${result.stderr}`).toBe(expected);
-      if (authorize) expect(result.stderr).toContain('error [nothing_to_authorize]');
-    }
-    const byStep = new Map(results.map((r) => [r.step, r.result]));
-    expect(byStep.get('npx connector-auth debug')!.stdout).toMatch(/Upserts\s+\|\s+[1-9]\d*\b[\s\S]*Sync SUCCEEDED/);
-    expect(byStep.get('npx connector-auth reset --yes')!.stdout).toMatch(/removed .*warehouse\.db/);
-    expect(byStep.get('npx connector-auth doctor')!.stdout).toMatch(/doctor: .* in /);
-    expect(byStep.get('npx connector-auth airbyte check --config configuration.json')!.stdout).toMatch(/"status":"SUCCEEDED"/);
-  }, 120_000);
+      const byStep = new Map(results.map((r) => [r.step, r.result]));
+      expect(byStep.get('npx connector-auth debug')!.stdout).toMatch(/Upserts\s+\|\s+[1-9]\d*\b[\s\S]*Sync SUCCEEDED/);
+      expect(byStep.get('npx connector-auth reset --yes')!.stdout).toMatch(/removed .*warehouse\.db/);
+      expect(byStep.get('npx connector-auth doctor')!.stdout).toMatch(/doctor: .* in /);
+      expect(byStep.get('npx connector-auth airbyte check --config configuration.json')!.stdout).toMatch(
+        /"status":"SUCCEEDED"/,
+      );
+    },
+    120_000,
+  );
 });

@@ -71,7 +71,9 @@ describe('debug without a terminal', () => {
     expect(lines.length).toBeGreaterThanOrEqual(3);
     for (const line of lines) {
       expect(line.level).toBe('INFO');
-      expect(line.message).toMatch(/^syncing: [\d,]+ rows \(orders [\d,]+(, customers [\d,]+)?\), \d+ checkpoints?, \d+ s elapsed$/);
+      expect(line.message).toMatch(
+        /^syncing: [\d,]+ rows \(orders [\d,]+(, customers [\d,]+)?\), \d+ checkpoints?, \d+ s elapsed$/,
+      );
       expect(line.rows).toBe(Object.values(line.tables).reduce((a, b) => a + b, 0));
     }
     for (let i = 1; i < lines.length; i++) {
@@ -91,7 +93,11 @@ describe('debug without a terminal', () => {
     const run = await cli(['debug', dir, '--json', '--progress', '0.5']);
     expect(run.code, run.stderr).toBe(0);
     expect(progressLines(run.stderr).length).toBeGreaterThanOrEqual(3);
-    expect(jsonOut(run)).toMatchObject({ ok: true, counts: { upserts: 125, checkpoints: 5 }, rows_by_table: { orders: 100, customers: 25 } });
+    expect(jsonOut(run)).toMatchObject({
+      ok: true,
+      counts: { upserts: 125, checkpoints: 5 },
+      rows_by_table: { orders: 100, customers: 25 },
+    });
   }, 30_000);
 
   it('--progress 0 turns the lines off; a bad value is exit 2', async () => {

@@ -17,7 +17,10 @@ const BUCKET = 'example-exports';
 let peer: S3rverPeer;
 let work: Awaited<ReturnType<typeof scratch>>;
 beforeAll(async () => {
-  [peer, work] = await Promise.all([start({ buckets: [BUCKET], credentials: { accessKeyId: 'minioadmin', secretAccessKey: 'minioadmin' } }), scratch('s3-compatible')]);
+  [peer, work] = await Promise.all([
+    start({ buckets: [BUCKET], credentials: { accessKeyId: 'minioadmin', secretAccessKey: 'minioadmin' } }),
+    scratch('s3-compatible'),
+  ]);
 }, 30_000);
 afterAll(async () => {
   await peer?.stop();
@@ -28,7 +31,14 @@ describe("an S3-compatible server's own key id", () => {
   it('minioadmin with endpoint: validate, probe and debug work, and the sample files land', async () => {
     const dir = await scaffold(work.root, 'minio', 'file-storage');
     const samples = join(dir, 'sample-data', 'exports');
-    await peer.putMany(BUCKET, await Promise.all((await readdir(samples)).map(async (name) => [`exports/${name}`, await readFile(join(samples, name), 'utf8')] as [string, string])));
+    await peer.putMany(
+      BUCKET,
+      await Promise.all(
+        (await readdir(samples)).map(
+          async (name) => [`exports/${name}`, await readFile(join(samples, name), 'utf8')] as [string, string],
+        ),
+      ),
+    );
     await useLocalConfiguration(dir, { endpoint: peer.endpoint });
     for (const command of ['validate', 'probe', 'debug']) {
       const run = await cli([command, dir]);
@@ -39,7 +49,11 @@ describe("an S3-compatible server's own key id", () => {
     const reset = await cli(['reset', dir, '--yes']);
     expect(reset.code).toBe(0);
     const again = await cli(['debug', dir, '--json']);
-    expect(jsonOut(again)).toMatchObject({ ok: true, counts: { upserts: 5, checkpoints: 2 }, rows_by_table: { rows: 5 } });
+    expect(jsonOut(again)).toMatchObject({
+      ok: true,
+      counts: { upserts: 5, checkpoints: 2 },
+      rows_by_table: { rows: 5 },
+    });
   });
 
   it('without endpoint (AWS itself) the same id is exit 2 naming aws_access_key_id, before any request', async () => {

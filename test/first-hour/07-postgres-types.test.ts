@@ -16,16 +16,31 @@ const SUPERUSER_PASSWORD = 'types-test-superuser-6b1e';
 let peer: PostgresPeer;
 let work: Awaited<ReturnType<typeof scratch>>;
 beforeAll(async () => {
-  [peer, work] = await Promise.all([start({ password: SUPERUSER_PASSWORD, database: 'shop', ssl: false }), scratch('postgres-types')]);
+  [peer, work] = await Promise.all([
+    start({ password: SUPERUSER_PASSWORD, database: 'shop', ssl: false }),
+    scratch('postgres-types'),
+  ]);
   const { default: pg } = await import('pg');
-  const admin = new pg.Client({ host: peer.host, port: peer.port, user: peer.user, database: 'postgres', password: SUPERUSER_PASSWORD });
+  const admin = new pg.Client({
+    host: peer.host,
+    port: peer.port,
+    user: peer.user,
+    database: 'postgres',
+    password: SUPERUSER_PASSWORD,
+  });
   await admin.connect();
   try {
     // The template's own sample data, as its README has it run, then wider values than it holds.
     await admin.query(await readFile(new URL('../../templates/database/sample-data.sql', import.meta.url), 'utf8'));
-    await admin.query(`alter table public.orders add column quantity integer, add column paid boolean, add column meta jsonb, add column big_total numeric`);
-    await admin.query(`update public.orders set quantity = id % 3, paid = id % 2 = 0, meta = jsonb_build_object('source', 'web'), big_total = 12345678901234567890.123456789`);
-    await admin.query(`insert into public.orders values (9007199254740993, 'open', 99999999.99, timestamptz '2024-06-01 00:00:00+00', 1, true, '{}', 1)`);
+    await admin.query(
+      `alter table public.orders add column quantity integer, add column paid boolean, add column meta jsonb, add column big_total numeric`,
+    );
+    await admin.query(
+      `update public.orders set quantity = id % 3, paid = id % 2 = 0, meta = jsonb_build_object('source', 'web'), big_total = 12345678901234567890.123456789`,
+    );
+    await admin.query(
+      `insert into public.orders values (9007199254740993, 'open', 99999999.99, timestamptz '2024-06-01 00:00:00+00', 1, true, '{}', 1)`,
+    );
   } finally {
     await admin.end();
   }
@@ -36,7 +51,10 @@ afterAll(async () => {
 });
 
 async function columns(dir: string, table: string): Promise<Record<string, string>> {
-  const rows = await query(dir, `select column_name, data_type from information_schema.columns where table_schema = 'default_schema' and table_name = '${table}'`);
+  const rows = await query(
+    dir,
+    `select column_name, data_type from information_schema.columns where table_schema = 'default_schema' and table_name = '${table}'`,
+  );
   return Object.fromEntries(rows.map(([name, type]) => [name as string, type as string]));
 }
 
@@ -69,8 +87,12 @@ describe('PostgreSQL column types in the warehouse', () => {
       amount: 'VARCHAR',
       big_total: 'VARCHAR',
     });
-    expect(await query(dir, `select id, amount, big_total from default_schema.orders where id > 9007199254740991`)).toEqual([[9007199254740993n, '99999999.99', '1']]);
-    expect(await query(dir, `select amount, big_total from default_schema.orders where id = 5`)).toEqual([['6.25', '12345678901234567890.123456789']]);
+    expect(
+      await query(dir, `select id, amount, big_total from default_schema.orders where id > 9007199254740991`),
+    ).toEqual([[9007199254740993n, '99999999.99', '1']]);
+    expect(await query(dir, `select amount, big_total from default_schema.orders where id = 5`)).toEqual([
+      ['6.25', '12345678901234567890.123456789'],
+    ]);
   });
 
   it('declared DECIMAL(10, 2) in schema(): numeric lands as DECIMAL(10,2), exact', async () => {
@@ -86,6 +108,8 @@ describe('PostgreSQL column types in the warehouse', () => {
     const run = await cli(['debug', dir]);
     expect(run.code, run.stderr).toBe(0);
     expect((await columns(dir, 'orders')).amount).toBe('DECIMAL(10,2)');
-    expect(await query(dir, `select sum(amount)::varchar from default_schema.orders where id <= 50`)).toEqual([['1593.75']]);
+    expect(await query(dir, `select sum(amount)::varchar from default_schema.orders where id <= 50`)).toEqual([
+      ['1593.75'],
+    ]);
   });
 });

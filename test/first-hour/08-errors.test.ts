@@ -28,9 +28,13 @@ describe('error messages', () => {
   it('a mistyped option: one line, the option meant, no parser text', async () => {
     const run = await cli(['debug', dir, '--configuraton', 'other.json']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe("error [invalid_arguments]: unknown option '--configuraton' for connector-auth debug; did you mean '--configuration'? — see connector-auth debug --help\n");
+    expect(run.stderr).toBe(
+      "error [invalid_arguments]: unknown option '--configuraton' for connector-auth debug; did you mean '--configuration'? — see connector-auth debug --help\n",
+    );
     const missing = await cli(['debug', dir, '--state']);
-    expect(missing.stderr).toBe("error [invalid_arguments]: option '--state' needs a value — see connector-auth debug --help\n");
+    expect(missing.stderr).toBe(
+      "error [invalid_arguments]: option '--state' needs a value — see connector-auth debug --help\n",
+    );
     const global = await cli(['validate', dir, '--jsn']);
     expect(global.stderr).toContain("did you mean '--json'?");
     for (const text of [run.stderr, missing.stderr, global.stderr]) {
@@ -42,14 +46,24 @@ describe('error messages', () => {
   it('a mistyped command: did you mean, in one line', async () => {
     const run = await cli(['valdate', dir]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe("error [invalid_arguments]: unknown command 'valdate'; did you mean 'validate'? — see connector-auth --help\n");
+    expect(run.stderr).toBe(
+      "error [invalid_arguments]: unknown command 'valdate'; did you mean 'validate'? — see connector-auth --help\n",
+    );
   });
 
   it('a mistyped auth_method: did you mean, the methods listed once', async () => {
-    await writeConfiguration(dir, { auth_method: 'bearr', base_url: 'https://api.example.com/v1', token: 'a-token-of-some-length' });
+    await writeConfiguration(dir, {
+      auth_method: 'bearr',
+      base_url: 'https://api.example.com/v1',
+      token: 'a-token-of-some-length',
+    });
     const run = await cli(['validate', dir, '--json']);
     expect(run.code).toBe(2);
-    expect(jsonOut(run)).toMatchObject({ code: 'unknown_auth_method', key: 'auth_method', hint: "did you mean 'bearer'?" });
+    expect(jsonOut(run)).toMatchObject({
+      code: 'unknown_auth_method',
+      key: 'auth_method',
+      hint: "did you mean 'bearer'?",
+    });
     expect(occurrences(run.stderr, 'oauth2_client_credentials')).toBe(1);
   });
 
@@ -83,7 +97,11 @@ describe('error messages', () => {
     });
     const run = await cli(['probe', dir, '--json', '--verbose']);
     expect(run.code, run.stderr).toBe(4);
-    expect(jsonOut(run)).toMatchObject({ code: 'enotfound', key: 'token_url', hint: "check the host name in 'token_url'" });
+    expect(jsonOut(run)).toMatchObject({
+      code: 'enotfound',
+      key: 'token_url',
+      hint: "check the host name in 'token_url'",
+    });
     expect(run.stderr).toContain("host name 'auth.connector-auth-test.invalid' not found (DNS)");
     expect(run.stderr).not.toMatch(/retrying|attempt 2|retry later/);
     // Well within the 30 s a retry budget would have had.

@@ -40,7 +40,16 @@ describe("the Python SDK's habits", () => {
     await mkdir(join(here, '.git'), { recursive: true });
     const run = await cli(['init', '--template', 'pipeline-metadata'], { cwd: here });
     expect(run.code, run.stderr).toBe(0);
-    expect(await readdir(here)).toEqual(expect.arrayContaining(['connector.ts', 'configuration.json', 'configuration.local.json', 'package.json', 'tsconfig.json', '.gitignore']));
+    expect(await readdir(here)).toEqual(
+      expect.arrayContaining([
+        'connector.ts',
+        'configuration.json',
+        'configuration.local.json',
+        'package.json',
+        'tsconfig.json',
+        '.gitignore',
+      ]),
+    );
     // No `cd` to suggest: the project is where the user is.
     expect(run.stdout).not.toMatch(/^\s+cd /m);
     expect(run.stdout).toContain('npx connector-auth debug');
@@ -56,7 +65,12 @@ describe("the Python SDK's habits", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(await query(dir, 'select count(*) from default_schema.items')).toEqual([[230n]]);
     expect(await query(dir, 'select count(*) from tester.items')).toEqual([[230n]]);
-    expect(await query(dir, "select table_type from information_schema.tables where table_schema = 'tester' and table_name = 'items'")).toEqual([['VIEW']]);
+    expect(
+      await query(
+        dir,
+        "select table_type from information_schema.tables where table_schema = 'tester' and table_name = 'items'",
+      ),
+    ).toEqual([['VIEW']]);
   });
 
   it('reset without a terminal answers no: nothing deleted, exit 2 naming --yes and --force; --force deletes', async () => {
@@ -65,7 +79,9 @@ describe("the Python SDK's habits", () => {
     expect((await cli(['debug', dir])).code).toBe(0);
     const asked = await cli(['reset', dir]);
     expect(asked.code).toBe(2);
-    expect(asked.stderr).toMatch(/No terminal to ask on, so the answer is no: nothing deleted; pass --yes \(or --force\)/);
+    expect(asked.stderr).toMatch(
+      /No terminal to ask on, so the answer is no: nothing deleted; pass --yes \(or --force\)/,
+    );
     expect(await exists(join(dir, 'files', 'warehouse.db'))).toBe(true);
     expect(await exists(join(dir, 'files', 'state.json'))).toBe(true);
     await writeFile(join(dir, 'files', 'mine.txt'), 'kept');

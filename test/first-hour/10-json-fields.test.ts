@@ -28,7 +28,10 @@ const NOT_OURS = new Set(['rows_by_table', 'items', 'webhooks', 'webhook', 'tabl
 function fieldNames(value: unknown, path = ''): string[] {
   if (Array.isArray(value)) return value.flatMap((item, i) => fieldNames(item, `${path}[${i}]`));
   if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, inner]) => [`${path}.${key}`, ...(NOT_OURS.has(key) ? [] : fieldNames(inner, `${path}.${key}`))]);
+  return Object.entries(value).flatMap(([key, inner]) => [
+    `${path}.${key}`,
+    ...(NOT_OURS.has(key) ? [] : fieldNames(inner, `${path}.${key}`)),
+  ]);
 }
 
 function expectSnakeCase(document: Record<string, unknown>, command: string): void {
@@ -38,7 +41,11 @@ function expectSnakeCase(document: Record<string, unknown>, command: string): vo
 
 describe('--json field names', () => {
   it('are snake_case in every command, errors included', async () => {
-    const pipelineEnv = { CONNECTOR_AUTH_BASE_URL: emulator.url, CONNECTOR_AUTH_API_KEY: emulator.credentials.apiKey, CONNECTOR_AUTH_API_SECRET: emulator.credentials.apiSecret };
+    const pipelineEnv = {
+      CONNECTOR_AUTH_BASE_URL: emulator.url,
+      CONNECTOR_AUTH_API_KEY: emulator.credentials.apiKey,
+      CONNECTOR_AUTH_API_SECRET: emulator.credentials.apiSecret,
+    };
     const runs: Array<[string, string[], NodeJS.ProcessEnv?]> = [
       ['init', ['init', `${work.root}/other`, '--json']],
       ['validate', ['validate', dir, '--json']],
@@ -55,9 +62,19 @@ describe('--json field names', () => {
       expectSnakeCase(jsonOut(run), name);
     }
     // The fields that were camelCase before.
-    expect(jsonOut(await cli(['validate', dir, '--json']))).toMatchObject({ auth_method: 'bearer', secret_keys: ['token'], unknown_keys: [] });
-    expect(jsonOut(await cli(['probe', dir, '--json']))).toMatchObject({ elapsed_ms: expect.any(Number), outcome: 'HTTP 200' });
-    expect(jsonOut(await cli(['debug', dir, '--json']))).toMatchObject({ counts: { schema_changes: expect.any(Number) }, probe: { elapsed_ms: expect.any(Number) } });
+    expect(jsonOut(await cli(['validate', dir, '--json']))).toMatchObject({
+      auth_method: 'bearer',
+      secret_keys: ['token'],
+      unknown_keys: [],
+    });
+    expect(jsonOut(await cli(['probe', dir, '--json']))).toMatchObject({
+      elapsed_ms: expect.any(Number),
+      outcome: 'HTTP 200',
+    });
+    expect(jsonOut(await cli(['debug', dir, '--json']))).toMatchObject({
+      counts: { schema_changes: expect.any(Number) },
+      probe: { elapsed_ms: expect.any(Number) },
+    });
   });
 
   it('emulator --json: its one document too', async () => {
@@ -73,7 +90,10 @@ describe('--json field names', () => {
       });
       const document = JSON.parse(line) as Record<string, unknown>;
       expectSnakeCase(document, 'emulator');
-      expect(document).toMatchObject({ example_api_base_url: expect.stringMatching(/\/example-api\/v1$/), credentials: { example_api_token: expect.any(String) } });
+      expect(document).toMatchObject({
+        example_api_base_url: expect.stringMatching(/\/example-api\/v1$/),
+        credentials: { example_api_token: expect.any(String) },
+      });
     } finally {
       child.kill('SIGTERM');
     }

@@ -21,7 +21,10 @@ export async function scaffold(root: string, name: string, template: string): Pr
 }
 
 /** configuration.json := the template's configuration.local.json with `changes` over it (the "edit" step). */
-export async function useLocalConfiguration(dir: string, changes: Record<string, string> = {}): Promise<Record<string, string>> {
+export async function useLocalConfiguration(
+  dir: string,
+  changes: Record<string, string> = {},
+): Promise<Record<string, string>> {
   const local = JSON.parse(await readFile(join(dir, 'configuration.local.json'), 'utf8')) as Record<string, string>;
   const configuration = { ...local, ...changes };
   await writeConfiguration(dir, configuration);

@@ -25,7 +25,10 @@ export class Browser {
   readonly #jar = new Map<string, Map<string, Cookie>>();
 
   /** `stopBefore`: a redirect to a URL it accepts is not followed (the page is the redirect itself, its target the last visited). */
-  async open(start: URL | string, options: { maxRedirects?: number; stopBefore?: (url: URL) => boolean; form?: URLSearchParams } = {}): Promise<Page> {
+  async open(
+    start: URL | string,
+    options: { maxRedirects?: number; stopBefore?: (url: URL) => boolean; form?: URLSearchParams } = {},
+  ): Promise<Page> {
     const maxRedirects = options.maxRedirects ?? 20;
     let url = new URL(start);
     const visited: URL[] = [];
@@ -63,17 +66,26 @@ export class Browser {
     return this.open(new URL(action, page.url), { form: values });
   }
 
-  #send(url: URL, form?: URLSearchParams): Promise<{ status: number; headers: Record<string, string | undefined>; body: string }> {
+  #send(
+    url: URL,
+    form?: URLSearchParams,
+  ): Promise<{ status: number; headers: Record<string, string | undefined>; body: string }> {
     const body = form?.toString();
     const headers: Record<string, string> = { cookie: this.#cookieHeader(url), accept: 'text/html' };
-    if (body !== undefined) Object.assign(headers, { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(body)) });
+    if (body !== undefined)
+      Object.assign(headers, {
+        'content-type': 'application/x-www-form-urlencoded',
+        'content-length': String(Buffer.byteLength(body)),
+      });
     return new Promise((resolve, reject) => {
       const req = request(url, { method: body === undefined ? 'GET' : 'POST', headers }, (res) => {
         this.#store(url, res.headers['set-cookie'] ?? []);
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: { location: res.headers.location }, body }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: { location: res.headers.location }, body }),
+        );
         res.on('error', reject);
       });
       req.on('error', reject);
@@ -84,7 +96,11 @@ export class Browser {
   #cookieHeader(url: URL): string {
     const now = Date.now();
     return [...(this.#jar.get(url.host)?.entries() ?? [])]
-      .filter(([, c]) => c.expires > now && (url.pathname === c.path || url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`)))
+      .filter(
+        ([, c]) =>
+          c.expires > now &&
+          (url.pathname === c.path || url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`)),
+      )
       .map(([name, c]) => `${name}=${c.value}`)
       .join('; ');
   }

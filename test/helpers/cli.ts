@@ -13,7 +13,10 @@ export interface CliRun {
   ms: number;
 }
 
-export function cli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliRun> {
+export function cli(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
+): Promise<CliRun> {
   return startCli(args, options).done;
 }
 
@@ -89,7 +92,9 @@ export async function initTemplate(
   const init = await cli(['init', dir, '--template', template]);
   if (init.code !== 0) throw new Error(`init --template ${template} failed (${init.code}): ${init.stderr}`);
   if (overrides) {
-    const scaffolded = options.replaceConfiguration ? {} : (JSON.parse(await readFile(join(dir, 'configuration.json'), 'utf8')) as Record<string, string>);
+    const scaffolded = options.replaceConfiguration
+      ? {}
+      : (JSON.parse(await readFile(join(dir, 'configuration.json'), 'utf8')) as Record<string, string>);
     await writeFile(join(dir, 'configuration.json'), JSON.stringify({ ...scaffolded, ...overrides }, null, 2) + '\n');
   }
   return dir;

@@ -45,7 +45,9 @@ export interface LeakOptions {
 /** Asserts that no window of the secret's core appears, in any form, in any of the sources. */
 export async function expectNoLeak(secret: string, sources: LeakSources, options: LeakOptions = {}): Promise<void> {
   const haystacks: [string, string][] = Object.entries(sources.texts ?? {});
-  if (sources.files) for (const [path, bytes] of await filesUnder(sources.files)) haystacks.push([path, bytes.toString('utf8')], [`${path} (latin1)`, bytes.toString('latin1')]);
+  if (sources.files)
+    for (const [path, bytes] of await filesUnder(sources.files))
+      haystacks.push([path, bytes.toString('utf8')], [`${path} (latin1)`, bytes.toString('latin1')]);
   if (sources.warehouse) haystacks.push(...(await warehouseTexts(sources.warehouse)));
   const found = findLeaks(secret, haystacks, options);
   expect(found, `the secret leaked: ${found.join('; ')}`).toEqual([]);
@@ -54,7 +56,9 @@ export async function expectNoLeak(secret: string, sources: LeakSources, options
 /** Where (source name and form) any window of the core appears; [] when nowhere. For assertions of its own. */
 export function findLeaks(secret: string, haystacks: Iterable<[string, string]>, options: LeakOptions = {}): string[] {
   const windows = windowsOf(options.core ?? secret, options.window ?? 12);
-  const checks = windows.flatMap((window, index) => leakForms(window).map(([form, test]) => ({ label: `${form} of window ${index}`, test })));
+  const checks = windows.flatMap((window, index) =>
+    leakForms(window).map(([form, test]) => ({ label: `${form} of window ${index}`, test })),
+  );
   const found: string[] = [];
   for (const [name, text] of haystacks) {
     const hit = checks.find((check) => check.test(text));
@@ -73,7 +77,10 @@ type Test = (text: string) => boolean;
 
 /** Each form of one window, as a named test on a text. */
 export function leakForms(window: string): [string, Test][] {
-  const contains = (form: string): Test => (text) => text.includes(form);
+  const contains =
+    (form: string): Test =>
+    (text) =>
+      text.includes(form);
   const json = JSON.stringify(window).slice(1, -1);
   const bytes = [...Buffer.from(window, 'utf8')];
   const hex = Buffer.from(window, 'utf8').toString('hex');
@@ -81,9 +88,15 @@ export function leakForms(window: string): [string, Test][] {
     ['raw', contains(window)],
     ['JSON-escaped', contains(json)],
     ['JSON-escaped twice', contains(JSON.stringify(json).slice(1, -1))],
-    ...(['"', "'", '`'] as const).map((quote): [string, Test] => [`inspect-quoted (${quote})`, contains(jsQuoted(window, quote))]),
+    ...(['"', "'", '`'] as const).map((quote): [string, Test] => [
+      `inspect-quoted (${quote})`,
+      contains(jsQuoted(window, quote)),
+    ]),
     ['util.inspect', contains(inspect(window).slice(1, -1))],
-    ...ENTITY_STYLES.map(([style, map]): [string, Test] => [`entity-escaped (${style})`, contains(entityEscaped(window, map))]),
+    ...ENTITY_STYLES.map(([style, map]): [string, Test] => [
+      `entity-escaped (${style})`,
+      contains(entityEscaped(window, map)),
+    ]),
     ['hex', (text) => text.toLowerCase().includes(hex)],
     ['spaced hex', (text) => text.toLowerCase().includes(hex.replace(/(..)(?!$)/g, '$1 '))],
     ['byte array', regex(bytes.join(',\\s*'))],
@@ -113,9 +126,24 @@ function jsQuoted(window: string, quote: string): string {
 /** How common escapers write the characters HTML and XML reserve (and XML attributes' white space). */
 const ENTITY_STYLES: [string, Record<string, string>][] = [
   ['HTML named', { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }],
-  ['XML named', { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' }],
+  [
+    'XML named',
+    {
+      '&': '&amp;',
+      '<': '&lt;',
+      '>': '&gt;',
+      '"': '&quot;',
+      "'": '&apos;',
+      '\t': '&#9;',
+      '\n': '&#10;',
+      '\r': '&#13;',
+    },
+  ],
   ['numeric', { '&': '&#38;', '<': '&#60;', '>': '&#62;', '"': '&#34;', "'": '&#39;', '\t': '&#9;', '\n': '&#10;' }],
-  ['hex numeric', { '&': '&#x26;', '<': '&#x3C;', '>': '&#x3E;', '"': '&#x22;', "'": '&#x27;', '\t': '&#x9;', '\n': '&#xA;' }],
+  [
+    'hex numeric',
+    { '&': '&#x26;', '<': '&#x3C;', '>': '&#x3E;', '"': '&#x22;', "'": '&#x27;', '\t': '&#x9;', '\n': '&#xA;' },
+  ],
 ];
 
 function entityEscaped(window: string, map: Record<string, string>): string {
@@ -144,12 +172,18 @@ async function warehouseTexts(path: string): Promise<[string, string][]> {
   const instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' });
   const connection = await instance.connect();
   try {
-    const tables = (await connection.runAndReadAll(`SELECT schema_name, table_name FROM duckdb_tables()`)).getRows() as [string, string][];
+    const tables = (
+      await connection.runAndReadAll(`SELECT schema_name, table_name FROM duckdb_tables()`)
+    ).getRows() as [string, string][];
     const out: [string, string][] = [];
     for (const [schema, table] of tables) {
       const quoted = `"${schema.replaceAll('"', '""')}"."${table.replaceAll('"', '""')}"`;
       const rows = (await connection.runAndReadAll(`SELECT * FROM ${quoted}`)).getRowsJS();
-      out.push([`warehouse ${schema}.${table}`, JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)) + rowsAsText(rows)]);
+      out.push([
+        `warehouse ${schema}.${table}`,
+        JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)) +
+          rowsAsText(rows),
+      ]);
     }
     return out;
   } finally {
@@ -162,6 +196,8 @@ async function warehouseTexts(path: string): Promise<[string, string][]> {
 function rowsAsText(rows: unknown[][]): string {
   return rows
     .flat()
-    .map((value) => (typeof value === 'string' ? value : value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : ''))
+    .map((value) =>
+      typeof value === 'string' ? value : value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : '',
+    )
     .join('\n');
 }

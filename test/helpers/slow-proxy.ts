@@ -17,7 +17,10 @@ export interface SlowProxy {
   close(): Promise<void>;
 }
 
-export async function slowProxy(upstreamPort: number, options: { delayMs?: number; throttle?: { bytes: number; everyMs: number } } = {}): Promise<SlowProxy> {
+export async function slowProxy(
+  upstreamPort: number,
+  options: { delayMs?: number; throttle?: { bytes: number; everyMs: number } } = {},
+): Promise<SlowProxy> {
   const sockets = new Set<Socket>();
   const clients = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();

@@ -29,16 +29,28 @@ export async function connectSource<S extends ConnectedSource>(
 ): Promise<{ auth: Authenticated<S>; lines: string[]; registry: SecretRegistry }> {
   const lines: string[] = [];
   const registry = new SecretRegistry();
-  const auth = await authenticate(config, { source: source as keyof SourceClients, registry, log: recordingLogger(lines), ...options });
+  const auth = await authenticate(config, {
+    source: source as keyof SourceClients,
+    registry,
+    log: recordingLogger(lines),
+    ...options,
+  });
   return { auth: auth as unknown as Authenticated<S>, lines, registry };
 }
 
 /** Authenticates and probes, expecting a failure; the session is closed either way. */
-export async function probeFailure(config: Record<string, string>, source: string): Promise<{ error: Failure; lines: string[] }> {
+export async function probeFailure(
+  config: Record<string, string>,
+  source: string,
+): Promise<{ error: Failure; lines: string[] }> {
   const lines: string[] = [];
   const error = await rejection(
     (async () => {
-      const auth = await authenticate(config, { source: source as keyof SourceClients, registry: new SecretRegistry(), log: recordingLogger(lines) });
+      const auth = await authenticate(config, {
+        source: source as keyof SourceClients,
+        registry: new SecretRegistry(),
+        log: recordingLogger(lines),
+      });
       try {
         await auth.probe();
       } finally {
@@ -59,9 +71,15 @@ export function expectNoSecretIn(error: Failure, lines: string[], forms: string[
   expect(error.message).not.toContain('\n');
   expect(error.hint ?? '').not.toBe('');
   const causes: string[] = [];
-  for (let e: unknown = (error as { cause?: unknown }).cause; e instanceof Error && causes.length < 8; e = (e as { cause?: unknown }).cause)
+  for (
+    let e: unknown = (error as { cause?: unknown }).cause;
+    e instanceof Error && causes.length < 8;
+    e = (e as { cause?: unknown }).cause
+  )
     causes.push(e.message, e.stack ?? '');
-  const text = [error.message, error.hint ?? '', error.stack ?? '', JSON.stringify(error), ...causes, ...lines].join('\n');
+  const text = [error.message, error.hint ?? '', error.stack ?? '', JSON.stringify(error), ...causes, ...lines].join(
+    '\n',
+  );
   for (const form of forms) expect(text.includes(form), `a secret form leaked: ${form.slice(0, 12)}…`).toBe(false);
 }
 

@@ -46,7 +46,10 @@ let project: string;
 let serve: ServeProcess | undefined;
 
 beforeAll(async () => {
-  [peer, root] = await Promise.all([start({ auth: { kind: 'bearer', token: TOKEN } }), mkdtemp(join(tmpdir(), 'connector-auth-hostile-'))]);
+  [peer, root] = await Promise.all([
+    start({ auth: { kind: 'bearer', token: TOKEN } }),
+    mkdtemp(join(tmpdir(), 'connector-auth-hostile-')),
+  ]);
   project = join(root, 'hostile');
   await mkdir(project);
   await writeFile(join(project, 'connector.ts'), CONNECTOR);
@@ -90,15 +93,34 @@ describe('a secret with every special character, printed carelessly by the conne
 
   it('airbyte read: no line but CONTROL may hold a secret, and there is none here: no window anywhere', async () => {
     const config = await jsonFile(root, 'config.json', configuration(false));
-    const good = await airbyte(['read', project, '--config', config, '--catalog', await jsonFile(root, 'catalog.json', configuredCatalog([{ name: 'items', sync_mode: 'full_refresh' }]))]);
+    const good = await airbyte([
+      'read',
+      project,
+      '--config',
+      config,
+      '--catalog',
+      await jsonFile(root, 'catalog.json', configuredCatalog([{ name: 'items', sync_mode: 'full_refresh' }])),
+    ]);
     expect(good.code, good.stderr).toBe(0);
     expect(good.of('RECORD')).toHaveLength(1);
     const failing = await jsonFile(root, 'failing.json', configuration(true));
-    const bad = await airbyte(['read', project, '--config', failing, '--catalog', await jsonFile(root, 'catalog.json', configuredCatalog([{ name: 'items', sync_mode: 'full_refresh' }]))]);
+    const bad = await airbyte([
+      'read',
+      project,
+      '--config',
+      failing,
+      '--catalog',
+      await jsonFile(root, 'catalog.json', configuredCatalog([{ name: 'items', sync_mode: 'full_refresh' }])),
+    ]);
     expect(bad.code).toBe(1);
     expect(JSON.stringify(bad.of('TRACE'))).toMatch(/the vendor refused .{0,4}<redacted:vendor_token>/);
     await expectNoLeak(HOSTILE_SECRET, {
-      texts: { 'stdout (read)': good.stdout, 'stderr (read)': good.stderr, 'stdout (failed read)': bad.stdout, 'stderr (failed read)': bad.stderr },
+      texts: {
+        'stdout (read)': good.stdout,
+        'stderr (read)': good.stderr,
+        'stdout (failed read)': bad.stdout,
+        'stderr (failed read)': bad.stderr,
+      },
     });
   });
 });

@@ -11,7 +11,12 @@ describe('logger', () => {
     log.debug('sending tok_live_123456', { header: `Bearer tok_live_123456` });
     log.withOrigin('connector').warning('careful');
     const [first, second] = lines.map((l) => JSON.parse(l));
-    expect(first).toMatchObject({ level: 'DEBUG', message: 'sending <redacted:token>', header: 'Bearer <redacted:token>', message_origin: 'connector-auth' });
+    expect(first).toMatchObject({
+      level: 'DEBUG',
+      message: 'sending <redacted:token>',
+      header: 'Bearer <redacted:token>',
+      message_origin: 'connector-auth',
+    });
     expect(second).toMatchObject({ level: 'WARNING', message: 'careful', message_origin: 'connector' });
   });
 

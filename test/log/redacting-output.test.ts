@@ -31,7 +31,9 @@ function runGated(body: string): Promise<Buffer> {
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`child exited ${code}: ${err}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`child exited ${code}: ${err}`)),
+    );
   });
 }
 
@@ -54,7 +56,9 @@ describe('the redacting output gate', () => {
       process.stdout.write(${JSON.stringify(b64(`c ${SECRET} d\n`))}, 'base64');
       process.stdout.write(${JSON.stringify(hex(`e ${SECRET} f\n`).toUpperCase())}, 'HEX', () => process.stdout.write('callback ran\\n'));
     `);
-    expect(out.toString('utf8')).toBe('a <redacted:token> b\nc <redacted:token> d\ne <redacted:token> f\ncallback ran\n');
+    expect(out.toString('utf8')).toBe(
+      'a <redacted:token> b\nc <redacted:token> d\ne <redacted:token> f\ncallback ran\n',
+    );
   });
 
   it("redacts a string written with the encoding '' (Node's default, utf8)", async () => {
@@ -67,7 +71,14 @@ describe('the redacting output gate', () => {
       process.stdout.write('caf\\u00e9 ${SECRET}\\n', 'latin1');
       process.stdout.write('${SECRET}\\n', 'utf16le');
     `);
-    expect(out.equals(Buffer.concat([Buffer.from('caf\u00e9 <redacted:token>\n', 'latin1'), Buffer.from('<redacted:token>\n', 'utf16le')]))).toBe(true);
+    expect(
+      out.equals(
+        Buffer.concat([
+          Buffer.from('caf\u00e9 <redacted:token>\n', 'latin1'),
+          Buffer.from('<redacted:token>\n', 'utf16le'),
+        ]),
+      ),
+    ).toBe(true);
   });
 
   it('passes bytes without a secret through unchanged, invalid UTF-8 included', async () => {
@@ -75,7 +86,9 @@ describe('the redacting output gate', () => {
       process.stdout.write(Buffer.from([0xff, 0xfe, 0x41, 0x0a]));
       process.stdout.write(Buffer.from(${JSON.stringify(`x ${SECRET}\n`)}));
     `);
-    expect(out.equals(Buffer.concat([Buffer.from([0xff, 0xfe, 0x41, 0x0a]), Buffer.from('x <redacted:token>\n')]))).toBe(true);
+    expect(
+      out.equals(Buffer.concat([Buffer.from([0xff, 0xfe, 0x41, 0x0a]), Buffer.from('x <redacted:token>\n')])),
+    ).toBe(true);
   });
 
   it('writeUnredacted, the one way past the gate, writes as given; stream.write still redacts', async () => {

@@ -29,7 +29,10 @@ beforeAll(() => {
 });
 
 async function probe(url: string, configuration: Record<string, string>) {
-  const auth = await authenticate({ base_url: url, tls_ca_certificate: ca.certificatePem, ...configuration }, { registry: new SecretRegistry() });
+  const auth = await authenticate(
+    { base_url: url, tls_ca_certificate: ca.certificatePem, ...configuration },
+    { registry: new SecretRegistry() },
+  );
   try {
     return await auth.probe();
   } finally {
@@ -46,7 +49,11 @@ async function failure(url: string, configuration: Record<string, string>): Prom
   );
 }
 
-const withCertificate = (issued: Issued) => ({ auth_method: 'mtls', tls_client_certificate: issued.certificatePem, tls_client_private_key: issued.privateKeyPem });
+const withCertificate = (issued: Issued) => ({
+  auth_method: 'mtls',
+  tls_client_certificate: issued.certificatePem,
+  tls_client_private_key: issued.privateKeyPem,
+});
 
 function expectNoKey(error: Failure, issued: Issued) {
   for (const line of issued.privateKeyPem.split('\n').filter((l) => l.length > 16 && !l.startsWith('-----')))
@@ -57,7 +64,12 @@ for (const version of ['tls1_2', 'tls1_3'] as const) {
   describe(`openssl s_server -Verify (${version}): refusal by TLS alert`, () => {
     let server: OpensslServer;
     beforeAll(async () => {
-      server = await startOpensslServer({ certificatePem: serverCertificate.certificatePem, keyPem: serverCertificate.privateKeyPem, clientCaPem: ca.certificatePem, version });
+      server = await startOpensslServer({
+        certificatePem: serverCertificate.certificatePem,
+        keyPem: serverCertificate.privateKeyPem,
+        clientCaPem: ca.certificatePem,
+        version,
+      });
     });
     afterAll(async () => {
       await server?.stop();
@@ -94,7 +106,13 @@ describe('Node https server (requestCert, rejectUnauthorized): refusal by closin
   let url: string;
   beforeAll(async () => {
     server = createServer(
-      { cert: serverCertificate.certificatePem, key: serverCertificate.privateKeyPem, ca: ca.certificatePem, requestCert: true, rejectUnauthorized: true },
+      {
+        cert: serverCertificate.certificatePem,
+        key: serverCertificate.privateKeyPem,
+        ca: ca.certificatePem,
+        requestCert: true,
+        rejectUnauthorized: true,
+      },
       (_req, res) => res.end('ok'),
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -129,12 +147,21 @@ describe('a server that closes the connection for another reason', () => {
     const { createServer: createTlsServer } = await import('node:tls');
     // Completes the handshake (client certificate and all), then hangs up on the first request.
     const server = createTlsServer(
-      { cert: serverCertificate.certificatePem, key: serverCertificate.privateKeyPem, ca: ca.certificatePem, requestCert: true, rejectUnauthorized: true },
+      {
+        cert: serverCertificate.certificatePem,
+        key: serverCertificate.privateKeyPem,
+        ca: ca.certificatePem,
+        requestCert: true,
+        rejectUnauthorized: true,
+      },
       (socket) => socket.once('data', () => socket.destroy()),
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const error = await failure(`https://127.0.0.1:${(server.address() as AddressInfo).port}`, withCertificate(client));
+      const error = await failure(
+        `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        withCertificate(client),
+      );
       expect(error.exitCode).toBe(4);
       expect(error.key).toBe('base_url');
     } finally {

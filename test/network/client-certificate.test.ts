@@ -31,21 +31,40 @@ describe('loadClientCertificate', () => {
   it('orders the chain leaf first and drops certificates that sign nothing in it', async () => {
     const unrelated = createCa({ commonName: 'Unrelated' });
     const loaded = await loadClientCertificate(
-      { certificate: unrelated.certificatePem + ca.certificatePem + intermediate.certificatePem + leaf.certificatePem, privateKey: leaf.privateKeyPem },
+      {
+        certificate: unrelated.certificatePem + ca.certificatePem + intermediate.certificatePem + leaf.certificatePem,
+        privateKey: leaf.privateKeyPem,
+      },
       { now: now() },
     );
-    const chain = loaded.certificateChainPem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g)!.map((p) => new X509Certificate(p));
+    const chain = loaded.certificateChainPem
+      .match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g)!
+      .map((p) => new X509Certificate(p));
     expect(chain.map((c) => c.subject.split('\n')[0])).toEqual(['CN=unit-client', 'CN=Unit Issuing', 'CN=Unit Root']);
-    expect(loaded.summary).toMatchObject({ subject: 'CN=unit-client, O=connector-auth tests', issuer: 'CN=Unit Issuing, O=connector-auth tests', key: 'tls_client_certificate' });
+    expect(loaded.summary).toMatchObject({
+      subject: 'CN=unit-client, O=connector-auth tests',
+      issuer: 'CN=Unit Issuing, O=connector-auth tests',
+      key: 'tls_client_certificate',
+    });
     expect(loaded.privateKeyPem).toContain('-----BEGIN PRIVATE KEY-----');
   });
 
   it('reads PKCS#1, encrypted PKCS#8, legacy-encrypted PKCS#1 and PKCS#12 (3DES and AES) to the same key', async () => {
-    const expected = (await loadClientCertificate({ certificate: leaf.certificatePem, privateKey: leaf.privateKeyPem }, { now: now() })).privateKeyPem;
+    const expected = (
+      await loadClientCertificate({ certificate: leaf.certificatePem, privateKey: leaf.privateKeyPem }, { now: now() })
+    ).privateKeyPem;
     const inputs = [
       { certificate: leaf.certificatePem, privateKey: leaf.privateKeyPkcs1Pem },
-      { certificate: leaf.certificatePem, privateKey: encryptedPkcs8(leaf, 'unit-pass'), privateKeyPassphrase: 'unit-pass' },
-      { certificate: leaf.certificatePem, privateKey: encryptedPkcs1(leaf, 'unit-pass'), privateKeyPassphrase: 'unit-pass' },
+      {
+        certificate: leaf.certificatePem,
+        privateKey: encryptedPkcs8(leaf, 'unit-pass'),
+        privateKeyPassphrase: 'unit-pass',
+      },
+      {
+        certificate: leaf.certificatePem,
+        privateKey: encryptedPkcs1(leaf, 'unit-pass'),
+        privateKeyPassphrase: 'unit-pass',
+      },
       { pkcs12: pkcs12Base64(leaf, 'unit-pass', [intermediate], '3des'), pkcs12Passphrase: 'unit-pass' },
       { pkcs12: pkcs12Base64(leaf, 'unit-pass', [intermediate], 'aes256'), pkcs12Passphrase: 'unit-pass' },
     ];
@@ -73,19 +92,37 @@ describe('loadClientCertificate', () => {
       run('req', '-x509', '-new', '-key', 'ec.key', '-subj', '/CN=ec-client', '-days', '90', '-out', 'ec.crt');
       run('pkcs8', '-topk8', '-in', 'ec.key', '-passout', 'pass:ec-pass', '-out', 'ec-encrypted.key');
       run('pkcs12', '-export', '-inkey', 'ec.key', '-in', 'ec.crt', '-passout', 'pass:ec-pass', '-out', 'modern.p12');
-      run('pkcs12', '-export', '-legacy', '-inkey', 'ec.key', '-in', 'ec.crt', '-passout', 'pass:ec-pass', '-out', 'legacy.p12');
+      run(
+        'pkcs12',
+        '-export',
+        '-legacy',
+        '-inkey',
+        'ec.key',
+        '-in',
+        'ec.crt',
+        '-passout',
+        'pass:ec-pass',
+        '-out',
+        'legacy.p12',
+      );
       const text = (name: string) => readFile(join(dir, name), 'utf8');
       const base64 = async (name: string) => (await readFile(join(dir, name))).toString('base64');
       for (const input of [
         { certificate: await text('ec.crt'), privateKey: await text('ec.key') },
-        { certificate: await text('ec.crt'), privateKey: await text('ec-encrypted.key'), privateKeyPassphrase: 'ec-pass' },
+        {
+          certificate: await text('ec.crt'),
+          privateKey: await text('ec-encrypted.key'),
+          privateKeyPassphrase: 'ec-pass',
+        },
         { pkcs12: await base64('modern.p12'), pkcs12Passphrase: 'ec-pass' },
         { pkcs12: await base64('legacy.p12'), pkcs12Passphrase: 'ec-pass' },
       ]) {
         const loaded = await loadClientCertificate(input, { now: now() });
         expect(loaded.summary.subject).toBe('CN=ec-client');
       }
-      const wrong = await rejects(loadClientCertificate({ pkcs12: await base64('modern.p12'), pkcs12Passphrase: 'nope' }, { now: now() }));
+      const wrong = await rejects(
+        loadClientCertificate({ pkcs12: await base64('modern.p12'), pkcs12Passphrase: 'nope' }, { now: now() }),
+      );
       expect(wrong.key).toBe('tls_client_pkcs12_passphrase');
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -93,15 +130,30 @@ describe('loadClientCertificate', () => {
   });
 
   it('refuses PEM and PKCS#12 together', async () => {
-    const error = await rejects(loadClientCertificate({ certificate: leaf.certificatePem, privateKey: leaf.privateKeyPem, pkcs12: pkcs12Base64(leaf, 'x-pass') }, { now: now() }));
+    const error = await rejects(
+      loadClientCertificate(
+        { certificate: leaf.certificatePem, privateKey: leaf.privateKeyPem, pkcs12: pkcs12Base64(leaf, 'x-pass') },
+        { now: now() },
+      ),
+    );
     expect(error.exitCode).toBe(2);
     expect(error.key).toBe('tls_client_pkcs12');
   });
 
   it('an expired intermediate in the chain fails too, naming it', async () => {
-    const oldIntermediate = createCa({ parent: ca, commonName: 'Old Issuing', notBefore: days(-400), notAfter: days(-1) });
+    const oldIntermediate = createCa({
+      parent: ca,
+      commonName: 'Old Issuing',
+      notBefore: days(-400),
+      notAfter: days(-1),
+    });
     const child = issueClient(oldIntermediate, { notBefore: days(-100) });
-    const error = await rejects(loadClientCertificate({ certificate: child.certificatePem + oldIntermediate.certificatePem, privateKey: child.privateKeyPem }, { now: now() }));
+    const error = await rejects(
+      loadClientCertificate(
+        { certificate: child.certificatePem + oldIntermediate.certificatePem, privateKey: child.privateKeyPem },
+        { now: now() },
+      ),
+    );
     expect(error.exitCode).toBe(2);
     expect(error.message).toContain("an intermediate certificate of its chain (subject 'CN=Old Issuing");
   });
@@ -110,15 +162,26 @@ describe('loadClientCertificate', () => {
     const in31 = issueClient(ca, { notAfter: days(31) });
     const in30 = issueClient(ca, { notAfter: days(30) });
     const warnings: string[] = [];
-    await loadClientCertificate({ certificate: in31.certificatePem, privateKey: in31.privateKeyPem }, { now: now(), warn: (m) => warnings.push(m) });
+    await loadClientCertificate(
+      { certificate: in31.certificatePem, privateKey: in31.privateKeyPem },
+      { now: now(), warn: (m) => warnings.push(m) },
+    );
     expect(warnings).toEqual([]);
-    await loadClientCertificate({ certificate: in30.certificatePem, privateKey: in30.privateKeyPem }, { now: now(), warn: (m) => warnings.push(m) });
+    await loadClientCertificate(
+      { certificate: in30.certificatePem, privateKey: in30.privateKeyPem },
+      { now: now(), warn: (m) => warnings.push(m) },
+    );
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('30 days left');
   });
 
   it('uses the given clock: a certificate valid today is expired next year', async () => {
-    const error = await rejects(loadClientCertificate({ certificate: leaf.certificatePem, privateKey: leaf.privateKeyPem }, { now: days(400).getTime() }));
+    const error = await rejects(
+      loadClientCertificate(
+        { certificate: leaf.certificatePem, privateKey: leaf.privateKeyPem },
+        { now: days(400).getTime() },
+      ),
+    );
     expect(error.code).toBe('tls_client_certificate_expired');
   });
 });
@@ -128,7 +191,11 @@ describe('readTlsSettings', () => {
   const client = issueClient(ca, { notAfter: days(7) });
 
   it('checks once per configuration: the expiry warning is said once however many parts ask', async () => {
-    const raw = { tls_client_certificate: client.certificatePem, tls_client_private_key: encryptedPkcs8(client, 'settings-pass'), tls_client_private_key_passphrase: 'settings-pass' };
+    const raw = {
+      tls_client_certificate: client.certificatePem,
+      tls_client_private_key: encryptedPkcs8(client, 'settings-pass'),
+      tls_client_private_key_passphrase: 'settings-pass',
+    };
     const warnings: string[] = [];
     const options = { log: { warning: (m: string) => warnings.push(m) }, now, secrets: new SecretRegistry() };
     const first = await readTlsSettings(raw, options);
@@ -160,12 +227,18 @@ describe('certificate purpose', () => {
     const ca = createCa();
     const server = issueServer(ca);
     const warnings: string[] = [];
-    await loadClientCertificate({ certificate: server.certificatePem, privateKey: server.privateKeyPem }, { now: now(), warn: (m) => warnings.push(m) });
+    await loadClientCertificate(
+      { certificate: server.certificatePem, privateKey: server.privateKeyPem },
+      { now: now(), warn: (m) => warnings.push(m) },
+    );
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('lacks clientAuth');
     const client = issueClient(ca);
     const none: string[] = [];
-    await loadClientCertificate({ certificate: client.certificatePem, privateKey: client.privateKeyPem }, { now: now(), warn: (m) => none.push(m) });
+    await loadClientCertificate(
+      { certificate: client.certificatePem, privateKey: client.privateKeyPem },
+      { now: now(), warn: (m) => none.push(m) },
+    );
     expect(none).toEqual([]);
   });
 
@@ -173,7 +246,12 @@ describe('certificate purpose', () => {
     const ca = createCa();
     const client = issueClient(ca);
     const secrets = new SecretRegistry();
-    const error = await rejects(readTlsSettings({ tls_client_certificate: client.privateKeyPem, tls_client_private_key: client.privateKeyPem }, { now, secrets }));
+    const error = await rejects(
+      readTlsSettings(
+        { tls_client_certificate: client.privateKeyPem, tls_client_private_key: client.privateKeyPem },
+        { now, secrets },
+      ),
+    );
     expect(error.key).toBe('tls_client_certificate');
     expect(secrets.contains(client.privateKeyPem)).toBe(true);
   });

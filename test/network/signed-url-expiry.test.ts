@@ -8,7 +8,11 @@ describe('readSignedUrlExpiry', () => {
     const url = new URL(
       'https://bucket.s3.eu-west-1.amazonaws.com/a/b.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAEXAMPLE%2F20240131%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20240131T235959Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature=abcdef0123456789',
     );
-    expect(readSignedUrlExpiry(url)).toEqual({ format: 'aws-sigv4', signedAt: new Date('2024-01-31T23:59:59Z'), expiresAt: new Date('2024-02-01T00:59:59Z') });
+    expect(readSignedUrlExpiry(url)).toEqual({
+      format: 'aws-sigv4',
+      signedAt: new Date('2024-01-31T23:59:59Z'),
+      expiresAt: new Date('2024-02-01T00:59:59Z'),
+    });
   });
 
   it('Google V4: X-Goog-Date + X-Goog-Expires', () => {
@@ -20,18 +24,30 @@ describe('readSignedUrlExpiry', () => {
   });
 
   it('Azure SAS: se= (date-time or date)', () => {
-    const url = new URL('https://acct.blob.core.windows.net/c/f.parquet?sv=2022-11-02&sr=b&sp=r&st=2024-05-01T00%3A00%3A00Z&se=2024-05-02T08%3A30%3A00Z&sig=abc%2Bdef%3D');
+    const url = new URL(
+      'https://acct.blob.core.windows.net/c/f.parquet?sv=2022-11-02&sr=b&sp=r&st=2024-05-01T00%3A00%3A00Z&se=2024-05-02T08%3A30%3A00Z&sig=abc%2Bdef%3D',
+    );
     expect(readSignedUrlExpiry(url)).toEqual({ format: 'azure-sas', expiresAt: new Date('2024-05-02T08:30:00Z') });
-    expect(readSignedUrlExpiry(new URL('https://a.blob.core.windows.net/c/f?se=2024-05-02&sig=x'))?.expiresAt).toEqual(new Date('2024-05-02T00:00:00Z'));
+    expect(readSignedUrlExpiry(new URL('https://a.blob.core.windows.net/c/f?se=2024-05-02&sig=x'))?.expiresAt).toEqual(
+      new Date('2024-05-02T00:00:00Z'),
+    );
   });
 
   it('CloudFront custom policy: DateLessThan in the Policy', () => {
-    const policy = Buffer.from(JSON.stringify({ Statement: [{ Resource: 'https://d1.cloudfront.net/*', Condition: { DateLessThan: { 'AWS:EpochTime': 1767225600 } } }] }))
+    const policy = Buffer.from(
+      JSON.stringify({
+        Statement: [
+          { Resource: 'https://d1.cloudfront.net/*', Condition: { DateLessThan: { 'AWS:EpochTime': 1767225600 } } },
+        ],
+      }),
+    )
       .toString('base64')
       .replace(/\+/g, '-')
       .replace(/=/g, '_')
       .replace(/\//g, '~');
-    const url = new URL(`https://d1.cloudfront.net/x.csv?Policy=${policy}&Signature=sig~value&Key-Pair-Id=K2JCJMDEHXQW5F`);
+    const url = new URL(
+      `https://d1.cloudfront.net/x.csv?Policy=${policy}&Signature=sig~value&Key-Pair-Id=K2JCJMDEHXQW5F`,
+    );
     expect(readSignedUrlExpiry(url)).toEqual({ format: 'cloudfront-policy', expiresAt: new Date(1767225600 * 1000) });
   });
 

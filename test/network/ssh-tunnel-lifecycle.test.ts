@@ -54,7 +54,11 @@ async function tunnel(): Promise<SshTunnel> {
     ssh_tunnel_host_key_fingerprint: bastion.hostKeyFingerprint,
   });
   const quiet = { warning: () => undefined, info: () => undefined, debug: () => undefined };
-  return (await prepareSshTunnel(keys, { host: '127.0.0.1', port: destination.port }, { timeoutSeconds: 10, log: quiet, secrets: { register: () => undefined } }))!;
+  return (await prepareSshTunnel(
+    keys,
+    { host: '127.0.0.1', port: destination.port },
+    { timeoutSeconds: 10, log: quiet, secrets: { register: () => undefined } },
+  ))!;
 }
 
 /** Forwarded channels sshd has freed so far (`channel 3: free: direct-tcpip, nchannels 1`). */
@@ -68,7 +72,8 @@ function channelsFreed(): number {
 /** The process's TCP handles (listeners and sockets) by kind: what a tunnel could leave behind. */
 function handles(): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const kind of process.getActiveResourcesInfo()) if (kind.startsWith('TCP')) counts[kind] = (counts[kind] ?? 0) + 1;
+  for (const kind of process.getActiveResourcesInfo())
+    if (kind.startsWith('TCP')) counts[kind] = (counts[kind] ?? 0) + 1;
   return counts;
 }
 

@@ -6,10 +6,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestSource } from '../../src/sources/index.js';
 import { cli, exists, initTemplate, leakForms } from '../helpers/cli.js';
 import type { Failure } from '../helpers/rejection.js';
-import { connectSource, expectNoSecretIn, pemLines, probeFailure as probeFailureOf, until } from '../helpers/source-session.js';
+import {
+  connectSource,
+  expectNoSecretIn,
+  pemLines,
+  probeFailure as probeFailureOf,
+  until,
+} from '../helpers/source-session.js';
 import { createCa, issueServer, type Authority } from '../peers/certificates.js';
 import { start as startApi, type HttpApiPeer } from '../peers/http-api.js';
-import { EXPIRED_PASSWORD, EXPIRED_USER, generateKeyPair, start as startSshd, type SshKeyPair, type SshdPeer } from '../peers/sshd.js';
+import {
+  EXPIRED_PASSWORD,
+  EXPIRED_USER,
+  generateKeyPair,
+  start as startSshd,
+  type SshKeyPair,
+  type SshdPeer,
+} from '../peers/sshd.js';
 
 /**
  * A bastion that takes passwords (`ssh_tunnel_password`), in front of a real HTTPS API
@@ -51,7 +64,14 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await Promise.all([api?.stop(), bastion?.stop(), pam?.stop(), keysOnly?.stop(), passwordsOnly?.stop(), twoSteps?.stop()]);
+  await Promise.all([
+    api?.stop(),
+    bastion?.stop(),
+    pam?.stop(),
+    keysOnly?.stop(),
+    passwordsOnly?.stop(),
+    twoSteps?.stop(),
+  ]);
 });
 
 /** The rest source at the API, through `through` as its user with its password. */
@@ -73,7 +93,11 @@ function configuration(through: SshdPeer, extra: Record<string, string> = {}): R
 
 const probeFailure = (config: Record<string, string>) => probeFailureOf(config, 'rest');
 const portOf = (peer: HttpApiPeer) => Number(new URL(peer.url).port);
-const logged = (server: SshdPeer, text: string) => server.log().split(/\r?\n/).filter((line) => line.includes(text)).length;
+const logged = (server: SshdPeer, text: string) =>
+  server
+    .log()
+    .split(/\r?\n/)
+    .filter((line) => line.includes(text)).length;
 
 /** One line, a hint, and no form of any password, the token or the key anywhere. */
 function expectClean(error: Failure, lines: string[]): void {
@@ -119,7 +143,9 @@ describe('a bastion that takes passwords', () => {
     expect(error.exitCode).toBe(3);
     expect(error.code).toBe('ssh_tunnel_password_rejected');
     expect(error.key).toBe('ssh_tunnel_password');
-    expect(error.message).toContain(`ssh tunnel ssh://cauth-sftp@127.0.0.1:${bastion.port} → localhost:${portOf(api)} failed: the bastion rejected the password for user 'cauth-sftp'`);
+    expect(error.message).toContain(
+      `ssh tunnel ssh://cauth-sftp@127.0.0.1:${bastion.port} → localhost:${portOf(api)} failed: the bastion rejected the password for user 'cauth-sftp'`,
+    );
     expect(error.hint).toContain("'ssh_tunnel_user'");
     expectClean(error, lines);
     // Once: a second try would count against the account's lockout.
@@ -135,11 +161,15 @@ describe('a bastion that takes passwords', () => {
   });
 
   it('an expired password: exit 3 naming ssh_tunnel_password, quoting the bastion; no new password is set', async () => {
-    const { error, lines } = await probeFailure(configuration(pam, { ssh_tunnel_user: EXPIRED_USER, ssh_tunnel_password: EXPIRED_PASSWORD }));
+    const { error, lines } = await probeFailure(
+      configuration(pam, { ssh_tunnel_user: EXPIRED_USER, ssh_tunnel_password: EXPIRED_PASSWORD }),
+    );
     expect(error.exitCode).toBe(3);
     expect(error.code).toBe('ssh_tunnel_password_expired');
     expect(error.key).toBe('ssh_tunnel_password');
-    expect(error.message).toContain(`the password of user '${EXPIRED_USER}' has expired; the bastion asks for a new one`);
+    expect(error.message).toContain(
+      `the password of user '${EXPIRED_USER}' has expired; the bastion asks for a new one`,
+    );
     expect(error.hint).toContain("then set 'ssh_tunnel_password' to it");
     expectClean(error, lines);
     const aging = spawnSync('chage', ['-l', EXPIRED_USER], { encoding: 'utf8' }).stdout;
@@ -151,7 +181,9 @@ describe('a bastion that takes passwords', () => {
     expect(error.exitCode).toBe(3);
     expect(error.code).toBe('ssh_tunnel_method_not_offered');
     expect(error.key).toBe('ssh_tunnel_password');
-    expect(error.message).toContain("the bastion does not accept password logins for user 'cauth-sftp' (it offers publickey)");
+    expect(error.message).toContain(
+      "the bastion does not accept password logins for user 'cauth-sftp' (it offers publickey)",
+    );
     expect(error.hint).toContain("set 'ssh_tunnel_private_key' in place of 'ssh_tunnel_password'");
     expectClean(error, lines);
   });
@@ -162,7 +194,9 @@ describe('a bastion that takes passwords', () => {
     expect(error.exitCode).toBe(3);
     expect(error.code).toBe('ssh_tunnel_method_not_offered');
     expect(error.key).toBe('ssh_tunnel_private_key');
-    expect(error.message).toContain("the bastion does not accept publickey logins for user 'cauth-sftp' (it offers password)");
+    expect(error.message).toContain(
+      "the bastion does not accept publickey logins for user 'cauth-sftp' (it offers password)",
+    );
     expect(error.hint).toContain("set 'ssh_tunnel_password' in place of 'ssh_tunnel_private_key'");
     expectClean(error, lines);
   });
@@ -172,7 +206,9 @@ describe('a bastion that takes passwords', () => {
     expect(error.exitCode).toBe(3);
     expect(error.code).toBe('ssh_tunnel_more_methods_required');
     expect(error.key).toBe('ssh_tunnel_password');
-    expect(error.message).toContain("the bastion accepted the password for user 'cauth-sftp' but also requires publickey");
+    expect(error.message).toContain(
+      "the bastion accepted the password for user 'cauth-sftp' but also requires publickey",
+    );
     expectClean(error, lines);
   });
 
@@ -201,7 +237,13 @@ describe('a bastion that takes passwords, from the built CLI', () => {
   });
 
   const project = (name: string, extra: Record<string, string> = {}) =>
-    initTemplate(root, name, 'rest-api', { ...configuration(bastion, extra), items_path: 'items' }, { replaceConfiguration: true });
+    initTemplate(
+      root,
+      name,
+      'rest-api',
+      { ...configuration(bastion, extra), items_path: 'items' },
+      { replaceConfiguration: true },
+    );
 
   it('debug syncs through the bastion; a wrong password is exit 3, one line naming ssh_tunnel_password, nothing written', async () => {
     const good = await project('through-password-bastion');
@@ -213,10 +255,14 @@ describe('a bastion that takes passwords, from the built CLI', () => {
     const bad = await project('wrong-bastion-password', { ssh_tunnel_password: WRONG_PASSWORD });
     const refused = await cli(['debug', bad]);
     expect(refused.code).toBe(3);
-    const errors = refused.stderr.trim().split('\n').filter((l) => l.startsWith('error'));
+    const errors = refused.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('error'));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain("check 'ssh_tunnel_password'");
     expect(await exists(join(bad, 'files'))).toBe(false);
-    for (const form of [...leakForms(WRONG_PASSWORD), ...leakForms(TOKEN)]) expect(refused.stdout + refused.stderr, 'a secret form leaked').not.toContain(form);
+    for (const form of [...leakForms(WRONG_PASSWORD), ...leakForms(TOKEN)])
+      expect(refused.stdout + refused.stderr, 'a secret form leaked').not.toContain(form);
   });
 });

@@ -4,7 +4,13 @@ import { SecretRegistry } from '../../src/secrets/index.js';
 import type { PostgresSource } from '../../src/sources/index.js';
 import { leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
-import { expectNoSecretIn, pemLines, probeFailure as probeFailureOf, recordingLogger, tunnelKeys } from '../helpers/source-session.js';
+import {
+  expectNoSecretIn,
+  pemLines,
+  probeFailure as probeFailureOf,
+  recordingLogger,
+  tunnelKeys,
+} from '../helpers/source-session.js';
 import { createCa, issueServer, type Authority } from '../peers/certificates.js';
 import { freePort } from '../peers/daemon.js';
 import { start as startPostgres, type PostgresPeer } from '../peers/postgres.js';
@@ -43,10 +49,22 @@ beforeAll(async () => {
   const localhostOnly = issueServer(ca, { hosts: ['localhost'] });
   const other = issueServer(ca, { hosts: ['db.example.test'] });
   [bastion, closedBastion, database, elsewhere] = await Promise.all([
-    startSshd({ authorizedKeys: [key.publicKey, encrypted.publicKey], allowTcpForwarding: true, passwordAuthentication: false }),
+    startSshd({
+      authorizedKeys: [key.publicKey, encrypted.publicKey],
+      allowTcpForwarding: true,
+      passwordAuthentication: false,
+    }),
     startSshd({ authorizedKeys: [key.publicKey], allowTcpForwarding: false, passwordAuthentication: false }),
-    startPostgres({ password: DB_PASSWORD, database: DATABASE, ssl: { certificatePem: localhostOnly.certificatePem, privateKeyPem: localhostOnly.privateKeyPem } }),
-    startPostgres({ password: DB_PASSWORD, database: DATABASE, ssl: { certificatePem: other.certificatePem, privateKeyPem: other.privateKeyPem } }),
+    startPostgres({
+      password: DB_PASSWORD,
+      database: DATABASE,
+      ssl: { certificatePem: localhostOnly.certificatePem, privateKeyPem: localhostOnly.privateKeyPem },
+    }),
+    startPostgres({
+      password: DB_PASSWORD,
+      database: DATABASE,
+      ssl: { certificatePem: other.certificatePem, privateKeyPem: other.privateKeyPem },
+    }),
   ]);
 }, 30_000);
 
@@ -54,7 +72,11 @@ afterAll(async () => {
   await Promise.all([bastion?.stop(), closedBastion?.stop(), database?.stop(), elsewhere?.stop()]);
 });
 
-function configuration(db: PostgresPeer, through: SshdPeer, extra: Record<string, string> = {}): Record<string, string> {
+function configuration(
+  db: PostgresPeer,
+  through: SshdPeer,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     auth_method: 'password',
     // The name the certificate has; the bastion resolves it.
@@ -73,7 +95,12 @@ const probeFailure = (config: Record<string, string>) => probeFailureOf(config, 
 
 /** One line, a hint, and no form of the database password or of either private key anywhere. */
 function expectClean(error: Failure, lines: string[]): void {
-  const forms = [...leakForms(DB_PASSWORD), ...leakForms(key.privateKey), ...pemLines(key.privateKey), ...pemLines(stranger.privateKey)];
+  const forms = [
+    ...leakForms(DB_PASSWORD),
+    ...leakForms(key.privateKey),
+    ...pemLines(key.privateKey),
+    ...pemLines(stranger.privateKey),
+  ];
   expectNoSecretIn(error, lines, forms);
 }
 
@@ -87,10 +114,14 @@ describe('postgres through an SSH tunnel', () => {
     })) as unknown as Authenticated<PostgresSource>;
     try {
       const probe = await auth.probe();
-      expect(probe.target).toBe(`postgres://connector@localhost:${database.port}/${DATABASE} (sslmode=verify-full) via ssh://cauth-sftp@127.0.0.1:${bastion.port}`);
+      expect(probe.target).toBe(
+        `postgres://connector@localhost:${database.port}/${DATABASE} (sslmode=verify-full) via ssh://cauth-sftp@127.0.0.1:${bastion.port}`,
+      );
       expect(probe.outcome).toBe('SELECT 1');
       expect(await auth.source.query<{ n: number }>('select $1::int + 1 as n', [41])).toEqual([{ n: 42 }]);
-      const [row] = await auth.source.query<{ ssl: boolean }>('select ssl from pg_stat_ssl where pid = pg_backend_pid()');
+      const [row] = await auth.source.query<{ ssl: boolean }>(
+        'select ssl from pg_stat_ssl where pid = pg_backend_pid()',
+      );
       expect(row).toEqual({ ssl: true });
       // The bastion opened the channels (sshd logs direct-tcpip requests at VERBOSE).
       expect(bastion.log()).toMatch(/Accepted publickey for cauth-sftp/);
@@ -102,7 +133,8 @@ describe('postgres through an SSH tunnel', () => {
 
   it('an encrypted bastion key logs in with ssh_tunnel_private_key_passphrase; missing or wrong, exit 2 before any connection', async () => {
     const lines: string[] = [];
-    const withKey = (extra: Record<string, string>) => configuration(database, bastion, { ssh_tunnel_private_key: encrypted.privateKey, ...extra });
+    const withKey = (extra: Record<string, string>) =>
+      configuration(database, bastion, { ssh_tunnel_private_key: encrypted.privateKey, ...extra });
     const auth = await authenticate(withKey({ ssh_tunnel_private_key_passphrase: PASSPHRASE }), {
       source: 'postgres' as keyof SourceClients,
       registry: new SecretRegistry(),
@@ -119,7 +151,11 @@ describe('postgres through an SSH tunnel', () => {
       ['not the passphrase', 'ssh_key_passphrase_wrong'],
     ] as const) {
       const error = await rejection(
-        authenticate(withKey(passphrase ? { ssh_tunnel_private_key_passphrase: passphrase } : {}), { source: 'postgres' as keyof SourceClients, registry: new SecretRegistry(), log: recordingLogger(lines) }),
+        authenticate(withKey(passphrase ? { ssh_tunnel_private_key_passphrase: passphrase } : {}), {
+          source: 'postgres' as keyof SourceClients,
+          registry: new SecretRegistry(),
+          log: recordingLogger(lines),
+        }),
       );
       expect(error.exitCode).toBe(2);
       expect(error.key).toBe('ssh_tunnel_private_key_passphrase');
@@ -138,26 +174,36 @@ describe('postgres through an SSH tunnel', () => {
   });
 
   it('a key the bastion does not know: exit 3 naming ssh_tunnel_private_key', async () => {
-    const { error, lines } = await probeFailure(configuration(database, bastion, { ssh_tunnel_private_key: stranger.privateKey }));
+    const { error, lines } = await probeFailure(
+      configuration(database, bastion, { ssh_tunnel_private_key: stranger.privateKey }),
+    );
     expect(error.exitCode).toBe(3);
     expect(error.key).toBe('ssh_tunnel_private_key');
-    expect(error.message).toBe(`ssh tunnel ssh://cauth-sftp@127.0.0.1:${bastion.port} → localhost:${database.port} failed: the bastion did not accept the key for user 'cauth-sftp'`);
+    expect(error.message).toBe(
+      `ssh tunnel ssh://cauth-sftp@127.0.0.1:${bastion.port} → localhost:${database.port} failed: the bastion did not accept the key for user 'cauth-sftp'`,
+    );
     expectClean(error, lines);
   });
 
   it('a bastion that does not answer: exit 4 naming ssh_tunnel_host', async () => {
-    const { error, lines } = await probeFailure(configuration(database, bastion, { ssh_tunnel_port: String(await freePort()) }));
+    const { error, lines } = await probeFailure(
+      configuration(database, bastion, { ssh_tunnel_port: String(await freePort()) }),
+    );
     expect(error.exitCode).toBe(4);
     expect(error.key).toBe('ssh_tunnel_host');
     expect(error.message).toContain('connection refused');
     expectClean(error, lines);
   });
 
-  it("a bastion whose host key is not ssh_tunnel_host_key_fingerprint: exit 5 showing the one presented", async () => {
-    const { error, lines } = await probeFailure(configuration(database, bastion, { ssh_tunnel_host_key_fingerprint: stranger.fingerprint }));
+  it('a bastion whose host key is not ssh_tunnel_host_key_fingerprint: exit 5 showing the one presented', async () => {
+    const { error, lines } = await probeFailure(
+      configuration(database, bastion, { ssh_tunnel_host_key_fingerprint: stranger.fingerprint }),
+    );
     expect(error.exitCode).toBe(5);
     expect(error.key).toBe('ssh_tunnel_host_key_fingerprint');
-    expect(error.message).toContain(`the bastion's host key (ssh-ed25519 ${bastion.hostKeyFingerprint}) does not match`);
+    expect(error.message).toContain(
+      `the bastion's host key (ssh-ed25519 ${bastion.hostKeyFingerprint}) does not match`,
+    );
     expectClean(error, lines);
   });
 
@@ -179,11 +225,14 @@ describe('postgres through an SSH tunnel', () => {
 
   it('the opt-out connects with a warning; configuration errors are exit 2 before any connection', async () => {
     const lines: string[] = [];
-    const auth = await authenticate(configuration(database, bastion, { ssh_tunnel_host_key_fingerprint: '', ssh_tunnel_skip_host_key_check: 'true' }), {
-      source: 'postgres' as keyof SourceClients,
-      registry: new SecretRegistry(),
-      log: recordingLogger(lines),
-    });
+    const auth = await authenticate(
+      configuration(database, bastion, { ssh_tunnel_host_key_fingerprint: '', ssh_tunnel_skip_host_key_check: 'true' }),
+      {
+        source: 'postgres' as keyof SourceClients,
+        registry: new SecretRegistry(),
+        log: recordingLogger(lines),
+      },
+    );
     try {
       await auth.probe();
       const warnings = lines.filter((l) => l.includes('"WARNING"'));
@@ -203,12 +252,22 @@ describe('postgres through an SSH tunnel', () => {
     ];
     const connections = bastion.connections();
     for (const [extra, keyName, code] of cases) {
-      const error = await rejection(authenticate(configuration(database, bastion, extra), { source: 'postgres' as keyof SourceClients, registry: new SecretRegistry() }));
+      const error = await rejection(
+        authenticate(configuration(database, bastion, extra), {
+          source: 'postgres' as keyof SourceClients,
+          registry: new SecretRegistry(),
+        }),
+      );
       expect(error.exitCode, keyName).toBe(2);
       expect(error.key).toBe(keyName);
       expect(error.code).toBe(code);
     }
-    const missing = await rejection(authenticate(configuration(database, bastion, { ssh_tunnel_host_key_fingerprint: '' }), { source: 'postgres' as keyof SourceClients, registry: new SecretRegistry() }));
+    const missing = await rejection(
+      authenticate(configuration(database, bastion, { ssh_tunnel_host_key_fingerprint: '' }), {
+        source: 'postgres' as keyof SourceClients,
+        registry: new SecretRegistry(),
+      }),
+    );
     expect(missing.hint).toContain(`ssh-keyscan -p ${bastion.port} 127.0.0.1 | ssh-keygen -lf -`);
     expect(bastion.connections()).toBe(connections);
   });

@@ -10,7 +10,9 @@ import { describe, expect, it } from 'vitest';
  */
 describe('package-lock.json', () => {
   it('holds an entry for every optional dependency of every locked package (all platforms)', async () => {
-    const lock = JSON.parse(await readFile(fileURLToPath(new URL('../../package-lock.json', import.meta.url)), 'utf8')) as {
+    const lock = JSON.parse(
+      await readFile(fileURLToPath(new URL('../../package-lock.json', import.meta.url)), 'utf8'),
+    ) as {
       packages: Record<string, { optionalDependencies?: Record<string, string> }>;
     };
     const missing: string[] = [];
@@ -21,7 +23,11 @@ describe('package-lock.json', () => {
         if (!candidates.some((candidate) => candidate in lock.packages)) missing.push(`${path || '(root)'} → ${name}`);
       }
     }
-    expect(missing, 'regenerate the lock from scratch: rm -rf node_modules package-lock.json && npm install').toEqual([]);
-    expect(Object.keys(lock.packages).filter((path) => path.startsWith('node_modules/@duckdb/node-bindings-')).length).toBe(8);
+    expect(missing, 'regenerate the lock from scratch: rm -rf node_modules package-lock.json && npm install').toEqual(
+      [],
+    );
+    expect(
+      Object.keys(lock.packages).filter((path) => path.startsWith('node_modules/@duckdb/node-bindings-')).length,
+    ).toBe(8);
   });
 });

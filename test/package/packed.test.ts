@@ -39,9 +39,20 @@ beforeAll(async () => {
   tarball = join(work, packed.stdout.trim().split('\n').pop()!);
   await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   // A TypeScript user has @types/node for their own code; nothing else is added by hand.
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, `@types/node@${manifest.devDependencies['@types/node']}`], {
-    cwd: consumer,
-  });
+  await run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      tarball,
+      `@types/node@${manifest.devDependencies['@types/node']}`,
+    ],
+    {
+      cwd: consumer,
+    },
+  );
   bin = join(consumer, 'node_modules', '.bin', 'connector-auth');
   emulator = await startEmulator();
 }, 240_000);
@@ -54,7 +65,11 @@ afterAll(async () => {
 const cli = (args: string[]) =>
   run(bin, args, { cwd: consumer, env: { ...process.env, NO_COLOR: '1' } }).then(
     (done) => ({ code: 0, ...done }),
-    (failed: { code?: number; stdout?: string; stderr?: string }) => ({ code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' }),
+    (failed: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: failed.code ?? -1,
+      stdout: failed.stdout ?? '',
+      stderr: failed.stderr ?? '',
+    }),
   );
 
 describe('the packed package, installed into an empty directory', () => {
@@ -70,15 +85,22 @@ describe('the packed package, installed into an empty directory', () => {
     for (const template of templates) {
       const init = await cli(['init', join(work, `from-${template}`), '--template', template]);
       expect(init.code, `${template}: ${init.stderr}`).toBe(0);
-      expect(await readdir(join(work, `from-${template}`))).toEqual(expect.arrayContaining(['configuration.json', 'connector.ts']));
+      expect(await readdir(join(work, `from-${template}`))).toEqual(
+        expect.arrayContaining(['configuration.json', 'connector.ts']),
+      );
     }
   }, 60_000);
 
   it('runs debug of a REST connector (the pipeline-metadata template) against the emulator', async () => {
     const project = join(consumer, 'rest-project');
     expect((await cli(['init', project, '--template', 'pipeline-metadata'])).code).toBe(0);
-    const example = JSON.parse(await readFile(join(consumer, 'node_modules', 'connector-auth', 'configuration.example.json'), 'utf8')) as object;
-    await writeFile(join(project, 'configuration.json'), JSON.stringify({ ...example, base_url: emulator.pipelineUrl }));
+    const example = JSON.parse(
+      await readFile(join(consumer, 'node_modules', 'connector-auth', 'configuration.example.json'), 'utf8'),
+    ) as object;
+    await writeFile(
+      join(project, 'configuration.json'),
+      JSON.stringify({ ...example, base_url: emulator.pipelineUrl }),
+    );
     const debug = await cli(['debug', project]);
     expect(debug.stderr).toMatch(/probe succeeded/);
     expect(debug.code).toBe(0);
@@ -86,7 +108,10 @@ describe('the packed package, installed into an empty directory', () => {
 
   it('serves the partner SDK from the installed package: its protocol files are found there, Test probes the emulator', async () => {
     const project = join(consumer, 'rest-project');
-    const server = spawn(bin, ['serve', project, '--port', '0', '--host', '127.0.0.1'], { cwd: consumer, env: { ...process.env, NO_COLOR: '1' } });
+    const server = spawn(bin, ['serve', project, '--port', '0', '--host', '127.0.0.1'], {
+      cwd: consumer,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let stdout = '';
     const port = await new Promise<number>((resolve, reject) => {
       server.stdout.on('data', (chunk: Buffer) => {
@@ -101,7 +126,10 @@ describe('the packed package, installed into an empty directory', () => {
     try {
       const form = (await client.configurationForm()) as { fields: { name: string }[] };
       expect(form.fields.map((f) => f.name)).toContain('auth_method');
-      const configuration = JSON.parse(await readFile(join(project, 'configuration.json'), 'utf8')) as Record<string, string>;
+      const configuration = JSON.parse(await readFile(join(project, 'configuration.json'), 'utf8')) as Record<
+        string,
+        string
+      >;
       expect(await client.test(configuration)).toMatchObject({ success: true });
     } finally {
       client.close();
@@ -114,11 +142,22 @@ describe('the packed package, installed into an empty directory', () => {
   it('type-checks a consumer of every exports entry with strict and skipLibCheck: false', async () => {
     const entries = Object.keys(manifest.exports).filter((entry) => entry !== './package.json');
     const imports = entries.map((entry, i) => `import * as entry${i} from '${join('connector-auth', entry)}';`);
-    await writeFile(join(consumer, 'index.ts'), `${imports.join('\n')}\nexport const entries = [${entries.map((_, i) => `entry${i}`).join(', ')}];\n`);
+    await writeFile(
+      join(consumer, 'index.ts'),
+      `${imports.join('\n')}\nexport const entries = [${entries.map((_, i) => `entry${i}`).join(', ')}];\n`,
+    );
     await writeFile(
       join(consumer, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { strict: true, skipLibCheck: false, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', noEmit: true, types: ['node'] },
+        compilerOptions: {
+          strict: true,
+          skipLibCheck: false,
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2022',
+          noEmit: true,
+          types: ['node'],
+        },
         files: ['index.ts'],
       }),
     );
@@ -131,7 +170,10 @@ describe('the packed package, installed into an empty directory', () => {
 
   it('issue 24, point 11: ships LICENSE (MIT), docs/ as the README links it, the sources its maps name; README says ESM only', async () => {
     const installed = join(consumer, 'node_modules', 'connector-auth');
-    const installedManifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as { license: string; repository?: unknown };
+    const installedManifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
+      license: string;
+      repository?: unknown;
+    };
     expect(installedManifest.license).toBe('MIT');
     expect(await readFile(join(installed, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n/);
     const readme = await readFile(join(installed, 'README.md'), 'utf8');
@@ -151,7 +193,9 @@ describe('the packed package, installed into an empty directory', () => {
     expect((await cli(['init', project, '--template', 'rest-api'])).code).toBe(0);
     const run = await cli(['debug', project, '--verbose']);
     expect(run.code).toBe(2);
-    const frames = [...run.stderr.matchAll(/\((\/[^():]+\/node_modules\/connector-auth\/src\/[^():]+\.ts):\d+:\d+\)/g)].map((m) => m[1]!);
+    const frames = [
+      ...run.stderr.matchAll(/\((\/[^():]+\/node_modules\/connector-auth\/src\/[^():]+\.ts):\d+:\d+\)/g),
+    ].map((m) => m[1]!);
     expect(frames.length).toBeGreaterThan(0);
     for (const file of frames) await access(file);
   }, 60_000);
@@ -161,10 +205,20 @@ describe('the packed package, installed into an empty directory', () => {
     const init = await cli(['init', project, '--template', 'file-storage']);
     expect(init.code).toBe(0);
     // The hint names commands that work after npx, where a bare `connector-auth` is not on PATH.
-    expect(init.stdout).toMatch(/^  npx connector-auth validate/m);
+    expect(init.stdout).toMatch(/^ {2}npx connector-auth validate/m);
     expect(init.stdout).not.toMatch(/^\s+connector-auth /m);
-    const manifest = JSON.parse(await readFile(join(project, 'package.json'), 'utf8')) as { type: string; devDependencies: Record<string, string> };
-    expect(manifest).toMatchObject({ type: 'module', devDependencies: { 'connector-auth': manifest.devDependencies['connector-auth'], typescript: expect.any(String), '@types/node': expect.any(String) } });
+    const manifest = JSON.parse(await readFile(join(project, 'package.json'), 'utf8')) as {
+      type: string;
+      devDependencies: Record<string, string>;
+    };
+    expect(manifest).toMatchObject({
+      type: 'module',
+      devDependencies: {
+        'connector-auth': manifest.devDependencies['connector-auth'],
+        typescript: expect.any(String),
+        '@types/node': expect.any(String),
+      },
+    });
     const check = () =>
       run(process.execPath, [tsc, '-p', project], { cwd: project }).then(
         () => '',
@@ -174,7 +228,10 @@ describe('the packed package, installed into an empty directory', () => {
     expect(await check()).toMatch(/Cannot find module 'connector-auth'/);
     await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: project });
     expect(await check()).toBe('');
-    const typecheck = await run('npm', ['run', '--silent', 'typecheck'], { cwd: project }).then(() => 0, (failed: { code?: number }) => failed.code ?? 1);
+    const typecheck = await run('npm', ['run', '--silent', 'typecheck'], { cwd: project }).then(
+      () => 0,
+      (failed: { code?: number }) => failed.code ?? 1,
+    );
     expect(typecheck).toBe(0);
   }, 240_000);
 });

@@ -82,26 +82,46 @@ export async function start(options: ApiGatewayOptions): Promise<ApiGatewayPeer>
   const authenticate = (req: IncomingMessage, rawPath: string, rawQuery: string, body: Buffer): string => {
     const authorization = req.headers.authorization;
     if (!authorization) throw new Refusal('Missing Authentication Token');
-    const match = /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/([^,\s]+), ?SignedHeaders=([^,\s]+), ?Signature=([0-9a-f]{64})$/.exec(authorization);
-    if (!match) throw new Refusal(`Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters. Authorization=${authorization.split(' ')[0]}`);
-    const [, accessKeyId, scope, signedHeaders, signature] = match as unknown as [string, string, string, string, string];
+    const match =
+      /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/([^,\s]+), ?SignedHeaders=([^,\s]+), ?Signature=([0-9a-f]{64})$/.exec(
+        authorization,
+      );
+    if (!match)
+      throw new Refusal(
+        `Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters. Authorization=${authorization.split(' ')[0]}`,
+      );
+    const [, accessKeyId, scope, signedHeaders, signature] = match as unknown as [
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     const user = options.users.find((u) => u.accessKeyId === accessKeyId);
     const session = sessions.find((s) => s.accessKeyId === accessKeyId);
     if (!user && !session) throw new Refusal('The security token included in the request is invalid.');
     if (session) {
-      if (req.headers['x-amz-security-token'] !== session.sessionToken) throw new Refusal('The security token included in the request is invalid.');
-      if (session.expiration.getTime() <= now()) throw new Refusal('The security token included in the request is expired');
+      if (req.headers['x-amz-security-token'] !== session.sessionToken)
+        throw new Refusal('The security token included in the request is invalid.');
+      if (session.expiration.getTime() <= now())
+        throw new Refusal('The security token included in the request is expired');
     }
     const [date, scopeRegion, service, terminator] = scope.split('/');
     if (scopeRegion !== region) throw new Refusal(`Credential should be scoped to a valid region. `);
     if (service !== 'execute-api') throw new Refusal(`Credential should be scoped to correct service: 'execute-api'. `);
-    if (terminator !== 'aws4_request') throw new Refusal(`Credential should be scoped with a valid terminator: 'aws4_request', not '${terminator}'. `);
+    if (terminator !== 'aws4_request')
+      throw new Refusal(`Credential should be scoped with a valid terminator: 'aws4_request', not '${terminator}'. `);
     const names = signedHeaders.split(';');
     if (!names.includes('host') || !names.includes('x-amz-date')) throw new Refusal(SIGNATURE_MISMATCH);
     const amzDate = String(req.headers['x-amz-date'] ?? '');
-    const signedAt = Date.parse(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
+    const signedAt = Date.parse(
+      amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'),
+    );
     if (Number.isNaN(signedAt) || date !== amzDate.slice(0, 8)) throw new Refusal(SIGNATURE_MISMATCH);
-    if (Math.abs(signedAt - now()) > MAX_SKEW_MS) throw new Refusal(`Signature expired: ${amzDate} is now earlier than ${isoBasic(now() - MAX_SKEW_MS)} (${isoBasic(now())} - 5 min.)`);
+    if (Math.abs(signedAt - now()) > MAX_SKEW_MS)
+      throw new Refusal(
+        `Signature expired: ${amzDate} is now earlier than ${isoBasic(now() - MAX_SKEW_MS)} (${isoBasic(now())} - 5 min.)`,
+      );
     // Every service but S3: each segment of the path as received URI-encoded once more.
     const canonicalPath = rawPath.split('/').map(rfc3986).join('/');
     const payloadHash = createHash('sha256').update(body).digest('hex');
@@ -109,9 +129,13 @@ export async function start(options: ApiGatewayOptions): Promise<ApiGatewayPeer>
     const secret = (user ?? session)!.secretAccessKey;
     if (sigv4Signature(secret, scope, amzDate, canonical) !== signature) throw new Refusal(SIGNATURE_MISMATCH);
     const caller = user ? user.arn : session!.roleArn;
-    const shownCaller = user ? user.arn : `arn:aws:sts::${ACCOUNT}:assumed-role/${session!.roleArn.split('/').pop()}/${session!.sessionName}`;
+    const shownCaller = user
+      ? user.arn
+      : `arn:aws:sts::${ACCOUNT}:assumed-role/${session!.roleArn.split('/').pop()}/${session!.sessionName}`;
     if (options.allow && !options.allow.includes(caller))
-      throw new Refusal(`User: ${shownCaller} is not authorized to perform: execute-api:Invoke on resource: ${apiArn}/${req.method}${decodeURIComponent(rawPath)}`);
+      throw new Refusal(
+        `User: ${shownCaller} is not authorized to perform: execute-api:Invoke on resource: ${apiArn}/${req.method}${decodeURIComponent(rawPath)}`,
+      );
     return shownCaller;
   };
 
@@ -139,9 +163,14 @@ export async function start(options: ApiGatewayOptions): Promise<ApiGatewayPeer>
     if (req.method === 'GET' && route === '/items') {
       const start = Number(query.find(([name]) => name === 'cursor')?.[1] ?? 0);
       const page = items.slice(start, start + 10);
-      return send(200, { items: page, ...(start + 10 < items.length ? { next_cursor: String(start + 10) } : {}) }, caller);
+      return send(
+        200,
+        { items: page, ...(start + 10 < items.length ? { next_cursor: String(start + 10) } : {}) },
+        caller,
+      );
     }
-    if (req.method === 'POST' && route === '/search') return send(200, { received: JSON.parse(body.toString('utf8') || 'null') as unknown }, caller);
+    if (req.method === 'POST' && route === '/search')
+      return send(200, { received: JSON.parse(body.toString('utf8') || 'null') as unknown }, caller);
     if (req.method === 'GET') return send(200, { path: rawPath, query }, caller);
     send(404, { message: 'Not Found' }, caller);
   };
@@ -165,5 +194,8 @@ export async function start(options: ApiGatewayOptions): Promise<ApiGatewayPeer>
 
 /** `20240101T000000Z` */
 function isoBasic(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }

@@ -61,7 +61,10 @@ export function issueServer(ca: Authority, options: Validity & { commonName?: st
       { name: 'basicConstraints', cA: false },
       { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: hosts.map((h) => (/^[\d.]+$/.test(h) ? { type: 7, ip: h } : { type: 2, value: h })) },
+      {
+        name: 'subjectAltName',
+        altNames: hosts.map((h) => (/^[\d.]+$/.test(h) ? { type: 7, ip: h } : { type: 2, value: h })),
+      },
     ],
   });
 }
@@ -92,11 +95,21 @@ export function encryptedPkcs1(issued: Issued, passphrase: string): string {
 }
 
 /** Base64 of a PKCS#12 bundle holding the key, the certificate and the given chain (leaf first). */
-export function pkcs12Base64(issued: Issued, passphrase: string | null, chain: Issued[] = [], algorithm: '3des' | 'aes256' = '3des'): string {
-  const asn1 = forge.pkcs12.toPkcs12Asn1(issued.keys.privateKey, [issued.cert, ...chain.map((c) => c.cert)], passphrase, {
-    algorithm,
-    friendlyName: issued.commonName,
-  });
+export function pkcs12Base64(
+  issued: Issued,
+  passphrase: string | null,
+  chain: Issued[] = [],
+  algorithm: '3des' | 'aes256' = '3des',
+): string {
+  const asn1 = forge.pkcs12.toPkcs12Asn1(
+    issued.keys.privateKey,
+    [issued.cert, ...chain.map((c) => c.cert)],
+    passphrase,
+    {
+      algorithm,
+      friendlyName: issued.commonName,
+    },
+  );
   return Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary').toString('base64');
 }
 
@@ -128,7 +141,11 @@ function issue(options: IssueOptions): Issued {
   cert.setSubject(subject);
   cert.setIssuer(options.issuer ? options.issuer.cert.subject.attributes : subject);
   const extensions = [...options.extensions];
-  if (options.issuer) extensions.push({ name: 'authorityKeyIdentifier', keyIdentifier: options.issuer.cert.generateSubjectKeyIdentifier().getBytes() });
+  if (options.issuer)
+    extensions.push({
+      name: 'authorityKeyIdentifier',
+      keyIdentifier: options.issuer.cert.generateSubjectKeyIdentifier().getBytes(),
+    });
   cert.setExtensions(extensions);
   cert.sign((options.issuer?.keys ?? keys).privateKey, forge.md.sha256.create());
   const info = forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(keys.privateKey));

@@ -119,7 +119,12 @@ const AWS_PLACEMENT_PATH = /^\/latest\/meta-data\/placement\/(region|availabilit
 /** How long EC2 role credentials are served for: EC2 hands out credentials valid for hours. */
 const AWS_CREDENTIAL_SECONDS = 6 * 3600;
 const AZURE_TOKEN_PATH = '/metadata/identity/oauth2/token';
-const KNOWN_RESOURCES = ['https://management.azure.com/', 'https://storage.azure.com/', 'https://ossrdbms-aad.database.windows.net', 'api://connector-api'];
+const KNOWN_RESOURCES = [
+  'https://management.azure.com/',
+  'https://storage.azure.com/',
+  'https://ossrdbms-aad.database.windows.net',
+  'api://connector-api',
+];
 
 export async function start(options: CloudMetadataOptions = {}): Promise<CloudMetadataPeer> {
   const gcpAccounts = options.gcpAccounts ?? ['connector@example-project.iam.gserviceaccount.com'];
@@ -130,7 +135,8 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
       {
         clientId: crypto.randomUUID(),
         objectId: crypto.randomUUID(),
-        resourceId: '/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/connectors/providers/Microsoft.ManagedIdentity/userAssignedIdentities/connector',
+        resourceId:
+          '/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/connectors/providers/Microsoft.ManagedIdentity/userAssignedIdentities/connector',
       },
     ],
   };
@@ -157,7 +163,8 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
       res.end(body);
       return status;
     };
-    const log = (status: number) => void tokenRequests.push({ path: url.pathname, query, headers: req.headers, status });
+    const log = (status: number) =>
+      void tokenRequests.push({ path: url.pathname, query, headers: req.headers, status });
 
     const gcp = GCP_TOKEN_PATH.exec(url.pathname);
     const aws = AWS_ROLES_PATH.exec(url.pathname);
@@ -178,10 +185,17 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     if (url.pathname.startsWith('/api/')) {
       const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
       const found = issued.find((t) => t.value === token);
-      const valid = found !== undefined && found.expiresAt > Date.now() && (found.cloud === 'gcp' || found.audience[0] === apiResource);
+      const valid =
+        found !== undefined &&
+        found.expiresAt > Date.now() &&
+        (found.cloud === 'gcp' || found.audience[0] === apiResource);
       const status = valid ? 200 : 401;
       apiRequests.push({ path: url.pathname, status });
-      if (!valid) return void reply(401, JSON.stringify({ error: 'invalid_token' }), { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' });
+      if (!valid)
+        return void reply(401, JSON.stringify({ error: 'invalid_token' }), {
+          'content-type': 'application/json',
+          'www-authenticate': 'Bearer error="invalid_token"',
+        });
       const body = url.pathname === '/api/items' ? { items: [{ id: 1 }, { id: 2 }] } : { ok: true };
       return void reply(200, JSON.stringify(body), { 'content-type': 'application/json' });
     }
@@ -194,14 +208,22 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     const flavor = { 'metadata-flavor': 'Google' };
     if (req.method !== 'GET') return reply(405, 'Method Not Allowed', flavor);
     if (req.headers['metadata-flavor'] !== 'Google')
-      return reply(403, `Your client does not have permission to get URL ${url.pathname} from this server. Missing Metadata-Flavor:Google header.`, { ...flavor, 'content-type': 'text/html' });
-    if (req.headers['x-forwarded-for'] !== undefined) return reply(403, 'Forbidden', { ...flavor, 'content-type': 'text/html' });
+      return reply(
+        403,
+        `Your client does not have permission to get URL ${url.pathname} from this server. Missing Metadata-Flavor:Google header.`,
+        { ...flavor, 'content-type': 'text/html' },
+      );
+    if (req.headers['x-forwarded-for'] !== undefined)
+      return reply(403, 'Forbidden', { ...flavor, 'content-type': 'text/html' });
     const email = account === 'default' ? gcpAccounts[0] : gcpAccounts.find((a) => a === account);
     if (!email) return reply(404, 'Not Found\n', { ...flavor, 'content-type': 'text/plain' });
     const scopes = (url.searchParams.get('scopes') ?? 'https://www.googleapis.com/auth/cloud-platform').split(',');
     const value = fixedValue ?? `ya29.${randomBytes(48).toString('base64url')}`;
     issued.push({ cloud: 'gcp', value, identity: email, audience: scopes, expiresAt: Date.now() + ttl * 1000 });
-    return reply(200, JSON.stringify({ access_token: value, expires_in: ttl, token_type: 'Bearer' }), { ...flavor, 'content-type': 'application/json' });
+    return reply(200, JSON.stringify({ access_token: value, expires_in: ttl, token_type: 'Bearer' }), {
+      ...flavor,
+      'content-type': 'application/json',
+    });
   }
 
   function imdsSession(req: IncomingMessage, reply: Reply): number {
@@ -230,16 +252,23 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
   function awsPlacement(req: IncomingMessage, what: 'region' | 'availability-zone', reply: Reply): number {
     const text = { 'content-type': 'text/plain', server: 'EC2ws' };
     if (req.method !== 'GET') return reply(405, 'Method Not Allowed', text);
-    if ((imdsSessions.get(String(req.headers['x-aws-ec2-metadata-token'] ?? '')) ?? 0) <= Date.now()) return reply(401, 'Unauthorized', text);
+    if ((imdsSessions.get(String(req.headers['x-aws-ec2-metadata-token'] ?? '')) ?? 0) <= Date.now())
+      return reply(401, 'Unauthorized', text);
     return reply(200, what === 'region' ? awsRegion : `${awsRegion}b`, text);
   }
 
   function containerCredentials(req: IncomingMessage, path: string, reply: Reply): number {
     const json = { 'content-type': 'application/json' };
     if (req.method !== 'GET') return reply(405, 'Method Not Allowed', json);
-    if (path === '/v1/credentials' && req.headers.authorization !== podIdentityToken) return reply(401, JSON.stringify({ message: 'Unauthorized' }), json);
-    if (path.startsWith('/v2/') && path !== ecsCredentialsUri) return reply(404, JSON.stringify({ code: 'NotFound', message: 'Not Found' }), json);
-    return reply(200, JSON.stringify({ ...issueAwsCredentials(), RoleArn: 'arn:aws:iam::123456789012:role/connector-task-role' }), json);
+    if (path === '/v1/credentials' && req.headers.authorization !== podIdentityToken)
+      return reply(401, JSON.stringify({ message: 'Unauthorized' }), json);
+    if (path.startsWith('/v2/') && path !== ecsCredentialsUri)
+      return reply(404, JSON.stringify({ code: 'NotFound', message: 'Not Found' }), json);
+    return reply(
+      200,
+      JSON.stringify({ ...issueAwsCredentials(), RoleArn: 'arn:aws:iam::123456789012:role/connector-task-role' }),
+      json,
+    );
   }
 
   /** A new set of role credentials, recorded and handed to onAwsIssued; the document's fields, as AWS names them. */
@@ -252,16 +281,24 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     };
     awsIssued.push(credentials);
     options.onAwsIssued?.(credentials);
-    return { AccessKeyId: credentials.accessKeyId, SecretAccessKey: credentials.secretAccessKey, Token: credentials.sessionToken, Expiration: isoSeconds(credentials.expiration) };
+    return {
+      AccessKeyId: credentials.accessKeyId,
+      SecretAccessKey: credentials.secretAccessKey,
+      Token: credentials.sessionToken,
+      Expiration: isoSeconds(credentials.expiration),
+    };
   }
 
   function azureToken(req: IncomingMessage, url: URL, reply: Reply): number {
     const json = { 'content-type': 'application/json; charset=utf-8' };
-    const error = (status: number, code: string, description: string) => reply(status, JSON.stringify({ error: code, error_description: description }), json);
+    const error = (status: number, code: string, description: string) =>
+      reply(status, JSON.stringify({ error: code, error_description: description }), json);
     if (req.method !== 'GET') return error(405, 'method_not_allowed', 'Only GET is allowed');
     // IMDS takes the value in any case: Google's credential configurations for Azure send "True".
-    if (req.headers.metadata?.toString().toLowerCase() !== 'true') return error(400, 'invalid_request', 'Required metadata header not specified');
-    if (!url.searchParams.get('api-version')) return error(400, 'invalid_request', "Required query variable 'api-version' is missing");
+    if (req.headers.metadata?.toString().toLowerCase() !== 'true')
+      return error(400, 'invalid_request', 'Required metadata header not specified');
+    if (!url.searchParams.get('api-version'))
+      return error(400, 'invalid_request', "Required query variable 'api-version' is missing");
     const resource = url.searchParams.get('resource') ?? '';
     if (!resource) return error(400, 'invalid_request', "Required query variable 'resource' is missing");
     const clientId = url.searchParams.get('client_id');
@@ -279,10 +316,22 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
               : undefined;
     if (!identity) return error(400, 'invalid_request', 'Identity not found');
     if (!KNOWN_RESOURCES.includes(resource))
-      return error(400, 'invalid_resource', `AADSTS500011: The resource principal named ${resource} was not found in the tenant. Trace ID: ${crypto.randomUUID()}`);
+      return error(
+        400,
+        'invalid_resource',
+        `AADSTS500011: The resource principal named ${resource} was not found in the tenant. Trace ID: ${crypto.randomUUID()}`,
+      );
     const now = Math.floor(Date.now() / 1000);
-    const value = fixedValue ?? `eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.${randomBytes(64).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
-    issued.push({ cloud: 'azure', value, identity: identity.clientId, audience: [resource], expiresAt: Date.now() + ttl * 1000 });
+    const value =
+      fixedValue ??
+      `eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.${randomBytes(64).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
+    issued.push({
+      cloud: 'azure',
+      value,
+      identity: identity.clientId,
+      audience: [resource],
+      expiresAt: Date.now() + ttl * 1000,
+    });
     return reply(
       200,
       JSON.stringify({
@@ -299,7 +348,9 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     );
   }
 
-  const server: Server = options.tls ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handle) : createServer(handle);
+  const server: Server = options.tls
+    ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handle)
+    : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const url = options.tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`;

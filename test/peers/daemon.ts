@@ -26,7 +26,10 @@ export function spawnDaemon(
   options: { stopSignal?: NodeJS.Signals; owner?: { uid: number; gid: number }; keepStdinOpen?: boolean } = {},
 ): Daemon {
   // keepStdinOpen: a server that reads commands on stdin (openssl s_server) must not see it end.
-  const child = spawn(command, args, { stdio: [options.keepStdinOpen ? 'pipe' : 'ignore', 'ignore', 'pipe'], ...(options.owner ?? {}) });
+  const child = spawn(command, args, {
+    stdio: [options.keepStdinOpen ? 'pipe' : 'ignore', 'ignore', 'pipe'],
+    ...(options.owner ?? {}),
+  });
   let log = '';
   child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -70,7 +73,10 @@ export function runToEnd(
   options: { owner?: { uid: number; gid: number }; input?: string } = {},
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'], ...(options.owner ?? {}) });
+    const child = spawn(command, args, {
+      stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      ...(options.owner ?? {}),
+    });
     let output = '';
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (output += d.toString()));

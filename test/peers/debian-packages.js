@@ -6,7 +6,10 @@ import { existsSync } from 'node:fs';
 
 /** @typedef {{ package: string, present: () => boolean }} DebianPeer */
 
-const onPath = (...candidates) => () => candidates.some((path) => existsSync(path));
+const onPath =
+  (...candidates) =>
+  () =>
+    candidates.some((path) => existsSync(path));
 
 /** A module that starts a peer (path under test/) → the package it runs. */
 export const PEER_PACKAGES = {

@@ -19,16 +19,26 @@ export interface CertificateCredentialCheck {
   verify(assertion: string): Promise<{ error: string; error_description: string } | undefined>;
 }
 
-export async function certificateCredentialCheck(options: { clientId: string; certificates: string[]; tokenUrl: string; now?: () => number }): Promise<CertificateCredentialCheck> {
+export async function certificateCredentialCheck(options: {
+  clientId: string;
+  certificates: string[];
+  tokenUrl: string;
+  now?: () => number;
+}): Promise<CertificateCredentialCheck> {
   const jose = await import('jose');
   const now = options.now ?? Date.now;
   const registered = options.certificates.map((pem) => {
     const certificate = new X509Certificate(pem);
-    const thumbprint = (algorithm: 'sha1' | 'sha256') => createHash(algorithm).update(certificate.raw).digest('base64url');
+    const thumbprint = (algorithm: 'sha1' | 'sha256') =>
+      createHash(algorithm).update(certificate.raw).digest('base64url');
     return { key: certificate.publicKey, x5t: thumbprint('sha1'), x5tS256: thumbprint('sha256') };
   });
-  const refused = (code: string, text: string) => ({ error: 'invalid_client', error_description: `${code}: ${text} Trace ID: ${randomUUID()}` });
-  const hex = (base64url: string | undefined) => (base64url ? Buffer.from(base64url, 'base64url').toString('hex').toUpperCase() : 'Not available');
+  const refused = (code: string, text: string) => ({
+    error: 'invalid_client',
+    error_description: `${code}: ${text} Trace ID: ${randomUUID()}`,
+  });
+  const hex = (base64url: string | undefined) =>
+    base64url ? Buffer.from(base64url, 'base64url').toString('hex').toUpperCase() : 'Not available';
 
   return {
     async verify(assertion) {
@@ -39,7 +49,8 @@ export async function certificateCredentialCheck(options: { clientId: string; ce
       } catch {
         return refused('AADSTS50027', 'JWT token is invalid or malformed.');
       }
-      const byS256 = typeof header['x5t#S256'] === 'string' ? registered.find((c) => c.x5tS256 === header['x5t#S256']) : undefined;
+      const byS256 =
+        typeof header['x5t#S256'] === 'string' ? registered.find((c) => c.x5tS256 === header['x5t#S256']) : undefined;
       const bySha1 = typeof header.x5t === 'string' ? registered.find((c) => c.x5t === header.x5t) : undefined;
       const certificate = byS256 ?? bySha1;
       if (!certificate) {
@@ -51,14 +62,22 @@ export async function certificateCredentialCheck(options: { clientId: string; ce
       }
       let claims: Record<string, unknown>;
       try {
-        ({ payload: claims } = await jose.jwtVerify(assertion, certificate.key, { algorithms: ['RS256', 'PS256', 'ES256'], currentDate: new Date(now()), clockTolerance: 300 }));
+        ({ payload: claims } = await jose.jwtVerify(assertion, certificate.key, {
+          algorithms: ['RS256', 'PS256', 'ES256'],
+          currentDate: new Date(now()),
+          clockTolerance: 300,
+        }));
       } catch (error) {
         if (error instanceof jose.errors.JWTExpired || error instanceof jose.errors.JWTClaimValidationFailed)
           return refused('AADSTS700024', 'Client assertion is not within its valid time range.');
         return refused('AADSTS700027', 'Client assertion failed signature validation.');
       }
       const aud = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
-      if (!aud.includes(options.tokenUrl)) return refused('AADSTS700023', `Client assertion audience claim does not match Realm issuer. Review the documentation at https://learn.microsoft.com/entra/identity-platform/certificate-credentials .`);
+      if (!aud.includes(options.tokenUrl))
+        return refused(
+          'AADSTS700023',
+          `Client assertion audience claim does not match Realm issuer. Review the documentation at https://learn.microsoft.com/entra/identity-platform/certificate-credentials .`,
+        );
       if (claims.iss !== options.clientId || claims.sub !== options.clientId)
         return refused('AADSTS700021', "Client assertion application identifier doesn't match 'client_id' parameter.");
       return undefined;

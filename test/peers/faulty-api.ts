@@ -50,7 +50,13 @@ export interface FaultyApi {
   stop(): Promise<void>;
 }
 
-export async function start(options: { auth: PeerAuth; items?: number; pageSize?: number; pageDelayMs?: number; faults?: Record<string, Fault> }): Promise<FaultyApi> {
+export async function start(options: {
+  auth: PeerAuth;
+  items?: number;
+  pageSize?: number;
+  pageDelayMs?: number;
+  faults?: Record<string, Fault>;
+}): Promise<FaultyApi> {
   const items = Array.from({ length: options.items ?? 25 }, (_, i) => ({ id: i + 1, name: `item ${i + 1}` }));
   const pageSize = options.pageSize ?? 10;
   const requests: SeenRequest[] = [];
@@ -69,7 +75,9 @@ export async function start(options: { auth: PeerAuth; items?: number; pageSize?
       case 'none':
         return true;
       case 'basic':
-        return req.headers.authorization === `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+        return (
+          req.headers.authorization === `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`
+        );
       case 'query':
         return url.searchParams.get(auth.name) === auth.value;
       case 'oauth': {
@@ -85,7 +93,10 @@ export async function start(options: { auth: PeerAuth; items?: number; pageSize?
     const form = new URLSearchParams(await bodyOf(req));
     const secret = form.get('client_secret') ?? '';
     if (form.get('client_id') !== auth.clientId || secret !== auth.clientSecret)
-      return send(res, 401, { error: 'invalid_client', error_description: auth.describeRefusal?.(secret) ?? 'client authentication failed' });
+      return send(res, 401, {
+        error: 'invalid_client',
+        error_description: auth.describeRefusal?.(secret) ?? 'client authentication failed',
+      });
     const issued = `at-${tokensIssued.length + 1}-${Math.random().toString(36).slice(2, 10)}`;
     tokensIssued.push(issued);
     send(res, 200, { access_token: issued, token_type: 'Bearer', expires_in: 3600 });
@@ -103,7 +114,12 @@ export async function start(options: { auth: PeerAuth; items?: number; pageSize?
         res.write(half);
         return;
       case 'not-json':
-        return send(res, 200, '<html><body>Service temporarily in maintenance</body></html>', 'text/html; charset=utf-8');
+        return send(
+          res,
+          200,
+          '<html><body>Service temporarily in maintenance</body></html>',
+          'text/html; charset=utf-8',
+        );
       case 'status':
         return send(res, f.status, f.body ?? { error: 'injected' }, f.contentType);
       case 'redirect':
@@ -115,14 +131,20 @@ export async function start(options: { auth: PeerAuth; items?: number; pageSize?
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://peer');
-    requests.push({ method: req.method ?? 'GET', path: url.pathname, query: url.search, authorization: req.headers.authorization });
+    requests.push({
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.search,
+      authorization: req.headers.authorization,
+    });
     if (url.pathname === '/oauth/token' && req.method === 'POST') return token(req, res);
     if (!authorized(req, url)) return send(res, 401, { error: 'unauthorized' });
     const f = options.faults?.[url.pathname];
     if (f) return fault(res, req, url, f);
     if (url.pathname === '/health') {
       const auth = options.auth;
-      if (auth.kind === 'oauth' && auth.revokeFirstTokenAfterProbe && tokensIssued.length === 1) revoked.add(tokensIssued[0]!);
+      if (auth.kind === 'oauth' && auth.revokeFirstTokenAfterProbe && tokensIssued.length === 1)
+        revoked.add(tokensIssued[0]!);
       return send(res, 200, { ok: true });
     }
     if (url.pathname === '/items') {

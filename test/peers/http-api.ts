@@ -30,7 +30,12 @@ export async function start(options: {
   healthStatus?: number;
   tls?: { certificatePem: string; privateKeyPem: string };
 }): Promise<HttpApiPeer> {
-  const items = Array.from({ length: options.items ?? 25 }, (_, i) => ({ id: i + 1, name: `item ${i + 1}`, price: (i + 1) * 1.25, active: i % 2 === 0 }));
+  const items = Array.from({ length: options.items ?? 25 }, (_, i) => ({
+    id: i + 1,
+    name: `item ${i + 1}`,
+    price: (i + 1) * 1.25,
+    active: i % 2 === 0,
+  }));
   const pageSize = options.pageSize ?? 10;
   const requests: HttpApiPeer['requests'] = [];
 
@@ -65,7 +70,9 @@ export async function start(options: {
     }
     send(404, { error: 'not found' });
   };
-  const server = options.tls ? createTlsServer({ cert: options.tls.certificatePem, key: options.tls.privateKeyPem }, handle) : createServer(handle);
+  const server = options.tls
+    ? createTlsServer({ cert: options.tls.certificatePem, key: options.tls.privateKeyPem }, handle)
+    : createServer(handle);
   let connections = 0;
   server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

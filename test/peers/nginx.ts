@@ -48,10 +48,12 @@ export interface NginxPeer {
   stop(): Promise<void>;
 }
 
-export const INSTALL_HINT = 'nginx is not installed: npm test installs it as root on Debian; else apt-get install -y nginx';
+export const INSTALL_HINT =
+  'nginx is not installed: npm test installs it as root on Debian; else apt-get install -y nginx';
 
 export function nginxBinary(): string {
-  for (const candidate of ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx']) if (existsSync(candidate)) return candidate;
+  for (const candidate of ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'])
+    if (existsSync(candidate)) return candidate;
   const which = spawnSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' });
   if (which.status === 0 && which.stdout.trim()) return which.stdout.trim();
   throw new Error(INSTALL_HINT);
@@ -104,7 +106,13 @@ export async function start(options: NginxOptions): Promise<NginxPeer> {
         .filter(Boolean)
         .map((line) => {
           const [status, verify, subject, connection, request] = line.split('\t');
-          return { status: Number(status), verify: verify!, subject: subject!, connection: Number(connection), request: request! };
+          return {
+            status: Number(status),
+            verify: verify!,
+            subject: subject!,
+            connection: Number(connection),
+            request: request!,
+          };
         });
     },
     errorLog: () => readFile(join(dir, 'error.log'), 'utf8').catch(() => ''),

@@ -1,5 +1,11 @@
 import { X509Certificate, createHash, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -118,7 +124,12 @@ export interface OidcPeer {
     /** Trusts service account tokens of `workload`'s issuer and subject; holds no secret of its own. */
     federated: { id: string };
     /** An Entra-style certificate credential: the key, its registered certificate, and a pair the app does not know. */
-    certificate: { id: string; keyPem: string; certificatePem: string; unregistered: { keyPem: string; certificatePem: string } };
+    certificate: {
+      id: string;
+      keyPem: string;
+      certificatePem: string;
+      unregistered: { keyPem: string; certificatePem: string };
+    };
   };
   /** The cluster whose service account tokens the federated client presents. */
   workload: WorkloadIssuer;
@@ -187,17 +198,21 @@ const ACCOUNT = 'user-1';
  * pages (its devInteractions: any login name, a Sign-in button, a Continue button, a Cancel link), as
  * a real browser shows them, instead of the front deciding for them (`decide`).
  */
-export async function start(options: { accessTokenTtlSeconds?: number; mtls?: boolean; ownInteractionPages?: boolean } = {}): Promise<OidcPeer> {
+export async function start(
+  options: { accessTokenTtlSeconds?: number; mtls?: boolean; ownInteractionPages?: boolean } = {},
+): Promise<OidcPeer> {
   // The package ships no type declarations; a computed specifier keeps TypeScript from asking for them.
   const packageName = 'oidc-provider';
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+
   let Provider: any;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+
   let errors: any;
   try {
     ({ default: Provider, errors } = await import(packageName));
   } catch (cause) {
-    throw new Error('the oidc-provider peer needs the npm package oidc-provider (a devDependency): run `npm install`', { cause });
+    throw new Error('the oidc-provider peer needs the npm package oidc-provider (a devDependency): run `npm install`', {
+      cause,
+    });
   }
   const jose = await import('jose');
 
@@ -224,15 +239,26 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
   const tokenUrl = `${url}/token`;
 
   const providerRsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const providerJwk = { ...(providerRsa.privateKey.export({ format: 'jwk' }) as Record<string, unknown>), kid: 'peer-rsa', use: 'sig', alg: 'RS256' };
-  const publicJwks = jose.createLocalJWKSet({ keys: [{ ...(providerRsa.publicKey.export({ format: 'jwk' }) as object), kid: 'peer-rsa', alg: 'RS256' }] });
+  const providerJwk = {
+    ...(providerRsa.privateKey.export({ format: 'jwk' }) as Record<string, unknown>),
+    kid: 'peer-rsa',
+    use: 'sig',
+    alg: 'RS256',
+  };
+  const publicJwks = jose.createLocalJWKSet({
+    keys: [{ ...(providerRsa.publicKey.export({ format: 'jwk' }) as object), kid: 'peer-rsa', alg: 'RS256' }],
+  });
 
   const clientJwtKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const clients = {
     basic: { id: 'cc-basic', secret: `basic-${randomBytes(18).toString('base64url')}` },
     post: { id: 'cc-post', secret: `post-${randomBytes(18).toString('base64url')}` },
     secretJwt: { id: 'cc-secret-jwt', secret: `jwt-${randomBytes(32).toString('base64url')}` },
-    privateKeyJwt: { id: 'cc-jwt', keyPem: clientJwtKey.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string, keyId: 'cc-jwt-key-1' },
+    privateKeyJwt: {
+      id: 'cc-jwt',
+      keyPem: clientJwtKey.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string,
+      keyId: 'cc-jwt-key-1',
+    },
     refresh: { id: 'refresh-client', secret: `refresh-${randomBytes(18).toString('base64url')}` },
     federated: { id: 'cc-federated' },
     certificate: certificateCredential(),
@@ -258,11 +284,18 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
   const federatedInner = `Basic ${Buffer.from(`${clients.federated.id}:${federatedSecret}`).toString('base64')}`;
   const certificateSecret = `inner-${randomBytes(18).toString('base64url')}`;
   const certificateInner = `Basic ${Buffer.from(`${clients.certificate.id}:${certificateSecret}`).toString('base64')}`;
-  const entraCertificates = await certificateCredentialCheck({ clientId: clients.certificate.id, certificates: [clients.certificate.certificatePem], tokenUrl });
+  const entraCertificates = await certificateCredentialCheck({
+    clientId: clients.certificate.id,
+    certificates: [clients.certificate.certificatePem],
+    tokenUrl,
+  });
 
   const accounts = new Map<string, { keyId: string; publicKey: KeyObject }>();
   const serviceAccount = (name: string, type: 'rsa' | 'ec'): ServiceAccountFixture => {
-    const make = () => (type === 'rsa' ? generateKeyPairSync('rsa', { modulusLength: 2048 }) : generateKeyPairSync('ec', { namedCurve: 'P-256' }));
+    const make = () =>
+      type === 'rsa'
+        ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+        : generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const pair = make();
     const email = `${name}@peer-project.iam.example`;
     const keyId = randomBytes(20).toString('hex');
@@ -281,11 +314,25 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
   };
   const serviceAccounts = { rsa: serviceAccount('connector', 'rsa'), ec: serviceAccount('ec-connector', 'ec') };
 
-  const resourceServerInfo = () => ({ scope: SCOPE, audience: RESOURCE, accessTokenTTL: ttl, accessTokenFormat: format, jwt: { sign: { alg: 'RS256' } } });
+  const resourceServerInfo = () => ({
+    scope: SCOPE,
+    audience: RESOURCE,
+    accessTokenTTL: ttl,
+    accessTokenFormat: format,
+    jwt: { sign: { alg: 'RS256' } },
+  });
 
   const provider = new Provider(url, {
     clients: [
-      { client_id: clients.basic.id, client_secret: clients.basic.secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic', scope: SCOPE },
+      {
+        client_id: clients.basic.id,
+        client_secret: clients.basic.secret,
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+        scope: SCOPE,
+      },
       {
         client_id: clients.federated.id,
         client_secret: federatedSecret,
@@ -313,14 +360,24 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
         token_endpoint_auth_method: 'client_secret_jwt',
         scope: SCOPE,
       },
-      { client_id: clients.post.id, client_secret: clients.post.secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_post', scope: SCOPE },
+      {
+        client_id: clients.post.id,
+        client_secret: clients.post.secret,
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        token_endpoint_auth_method: 'client_secret_post',
+        scope: SCOPE,
+      },
       {
         client_id: clients.privateKeyJwt.id,
         grant_types: ['client_credentials'],
         response_types: [],
         redirect_uris: [],
         token_endpoint_auth_method: 'private_key_jwt',
-        jwks: { keys: [{ ...(clientJwtKey.publicKey.export({ format: 'jwk' }) as object), kid: clients.privateKeyJwt.keyId }] },
+        jwks: {
+          keys: [{ ...(clientJwtKey.publicKey.export({ format: 'jwk' }) as object), kid: clients.privateKeyJwt.keyId }],
+        },
         scope: SCOPE,
       },
       {
@@ -375,7 +432,14 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
       })),
     ],
     jwks: { keys: [providerJwk] },
-    clientAuthMethods: ['client_secret_basic', 'client_secret_jwt', 'client_secret_post', 'private_key_jwt', 'none', ...(mtlsMaterial ? ['tls_client_auth', 'self_signed_tls_client_auth'] : [])],
+    clientAuthMethods: [
+      'client_secret_basic',
+      'client_secret_jwt',
+      'client_secret_post',
+      'private_key_jwt',
+      'none',
+      ...(mtlsMaterial ? ['tls_client_auth', 'self_signed_tls_client_auth'] : []),
+    ],
     cookies: { keys: [randomBytes(16).toString('hex')] },
     scopes: ['openid', 'offline_access', SCOPE],
     rotateRefreshToken: true,
@@ -404,10 +468,13 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
               certificateBoundAccessTokens: true,
               tlsClientAuth: true,
               selfSignedTlsClientAuth: true,
-              getCertificate: (ctx: { get(name: string): string }) => decodeURIComponent(ctx.get(CLIENT_CERT_HEADER)) || undefined,
-              certificateAuthorized: (ctx: { get(name: string): string }) => ctx.get(CLIENT_VERIFY_HEADER) === 'SUCCESS',
+              getCertificate: (ctx: { get(name: string): string }) =>
+                decodeURIComponent(ctx.get(CLIENT_CERT_HEADER)) || undefined,
+              certificateAuthorized: (ctx: { get(name: string): string }) =>
+                ctx.get(CLIENT_VERIFY_HEADER) === 'SUCCESS',
               certificateSubjectMatches: (ctx: { get(name: string): string }, property: string, expected: string) =>
-                property === 'tls_client_auth_subject_dn' && sameDn(new X509Certificate(decodeURIComponent(ctx.get(CLIENT_CERT_HEADER))).subject, expected),
+                property === 'tls_client_auth_subject_dn' &&
+                sameDn(new X509Certificate(decodeURIComponent(ctx.get(CLIENT_CERT_HEADER))).subject, expected),
             },
           }
         : {}),
@@ -450,7 +517,8 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
       } catch (error) {
         throw new errors.InvalidGrant(`assertion rejected: ${(error as Error).message}`);
       }
-      if ((claims.exp as number) - (claims.iat as number) > 3600) throw new errors.InvalidGrant('assertion lives longer than an hour');
+      if ((claims.exp as number) - (claims.iat as number) > 3600)
+        throw new errors.InvalidGrant('assertion lives longer than an hour');
       assertions.push({ header, payload: claims });
       const token = new ctx.oidc.provider.ClientCredentials({ client: ctx.oidc.client, scope: SCOPE });
       token.resourceServer = new ctx.oidc.provider.ResourceServer(RESOURCE, resourceServerInfo());
@@ -468,11 +536,15 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
    * Valid, and what it is bound to, if anything: a certificate thumbprint (RFC 8705 §3) or a DPoP key
    * thumbprint (RFC 9449 §6); undefined when not valid.
    */
-  const verifyAccessToken = async (token: string): Promise<{ boundTo: string | undefined; jkt: string | undefined } | undefined> => {
+  const verifyAccessToken = async (
+    token: string,
+  ): Promise<{ boundTo: string | undefined; jkt: string | undefined } | undefined> => {
     if (token.split('.').length !== 3) {
       // Opaque: the provider's own stores know it, as introspection would tell a remote resource.
       const found = (await provider.ClientCredentials.find(token)) ?? (await provider.AccessToken.find(token));
-      return found !== undefined && !found.isExpired ? { boundTo: found['x5t#S256'] as string | undefined, jkt: found.jkt as string | undefined } : undefined;
+      return found !== undefined && !found.isExpired
+        ? { boundTo: found['x5t#S256'] as string | undefined, jkt: found.jkt as string | undefined }
+        : undefined;
     }
     try {
       const { payload } = await jose.jwtVerify(token, publicJwks, { issuer: url, audience: RESOURCE });
@@ -488,12 +560,20 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
     const proof = req.headers.dpop;
     if (typeof proof !== 'string') return false;
     try {
-      const { payload, protectedHeader } = await jose.jwtVerify(proof, jose.EmbeddedJWK, { typ: 'dpop+jwt', algorithms: ['ES256', 'EdDSA'] });
+      const { payload, protectedHeader } = await jose.jwtVerify(proof, jose.EmbeddedJWK, {
+        typ: 'dpop+jwt',
+        algorithms: ['ES256', 'EdDSA'],
+      });
       const htu = new URL(at);
       htu.search = '';
       const fresh = typeof payload.iat === 'number' && Math.abs(Date.now() / 1000 - payload.iat) <= 300;
       const ath = createHash('sha256').update(token).digest('base64url');
-      const ok = fresh && payload.htm === req.method && payload.htu === htu.href && payload.ath === ath && (await jose.calculateJwkThumbprint(protectedHeader.jwk!)) === jkt;
+      const ok =
+        fresh &&
+        payload.htm === req.method &&
+        payload.htu === htu.href &&
+        payload.ath === ath &&
+        (await jose.calculateJwkThumbprint(protectedHeader.jwk!)) === jkt;
       if (ok) dpopProofs.push({ htm: String(payload.htm), htu: String(payload.htu) });
       return ok;
     } catch {
@@ -512,7 +592,13 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
   // provider (certificateAuthorized) and the resource (the token's binding) decide, as behind a
   // TLS-terminating proxy with `ssl_verify_client optional_no_ca`.
   const mtlsFront = mtlsMaterial
-    ? createHttpsServer({ key: mtlsMaterial.server.privateKeyPem, cert: mtlsMaterial.server.certificatePem, ca: mtlsMaterial.ca.certificatePem, requestCert: true, rejectUnauthorized: false })
+    ? createHttpsServer({
+        key: mtlsMaterial.server.privateKeyPem,
+        cert: mtlsMaterial.server.certificatePem,
+        ca: mtlsMaterial.ca.certificatePem,
+        requestCert: true,
+        rejectUnauthorized: false,
+      })
     : undefined;
   if (mtlsFront) {
     mtlsFront.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -529,7 +615,11 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
   const mtlsUrl = mtlsFront ? `https://localhost:${(mtlsFront.address() as AddressInfo).port}` : '';
 
   /** `tls`: the client certificate of a request that came through the mTLS front. */
-  async function handle(req: IncomingMessage, res: ServerResponse, tls?: { pem: string | undefined; verified: boolean }): Promise<void> {
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    tls?: { pem: string | undefined; verified: boolean },
+  ): Promise<void> {
     const path = new URL(req.url ?? '/', url).pathname;
     const body = await readAll(req);
     if (path.startsWith('/api/')) return resource(req, res, path, tls?.pem ? thumbprint(tls.pem) : undefined);
@@ -537,7 +627,10 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
     if (path === '/device/auth' && req.method === 'POST') {
       // oidc-provider announces no interval (clients then wait 5 s, RFC 8628 §3.2); the peer says how long.
       const forwarded = await forward(req, body);
-      const json = forwarded.status === 200 ? { ...(JSON.parse(forwarded.body.toString('utf8')) as { device_code: string }), interval: deviceInterval } : undefined;
+      const json =
+        forwarded.status === 200
+          ? { ...(JSON.parse(forwarded.body.toString('utf8')) as { device_code: string }), interval: deviceInterval }
+          : undefined;
       if (json) seen.deviceCodes.push(json.device_code);
       return reply(res, forwarded.status, forwarded.headers, json ? Buffer.from(JSON.stringify(json)) : forwarded.body);
     }
@@ -566,7 +659,11 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
           'cache-control': 'no-store',
           ...(fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {}),
         });
-        res.end(JSON.stringify(fault.body ?? (fault.status >= 500 ? { error: 'temporarily_unavailable' } : { error: 'invalid_request' })));
+        res.end(
+          JSON.stringify(
+            fault.body ?? (fault.status >= 500 ? { error: 'temporarily_unavailable' } : { error: 'invalid_request' }),
+          ),
+        );
         return;
       }
       if (grant === JWT_BEARER && !form.has('client_id') && !req.headers.authorization) {
@@ -576,17 +673,43 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
           // left to the grant handler, which answers invalid_grant
         }
       }
-      const headers: Record<string, string> = tls?.pem ? { [CLIENT_CERT_HEADER]: encodeURIComponent(tls.pem), [CLIENT_VERIFY_HEADER]: tls.verified ? 'SUCCESS' : 'FAILED' } : {};
-      if (form.get('client_id') === clients.federated.id && form.get('client_assertion_type') === CLIENT_ASSERTION_JWT) {
+      const headers: Record<string, string> = tls?.pem
+        ? {
+            [CLIENT_CERT_HEADER]: encodeURIComponent(tls.pem),
+            [CLIENT_VERIFY_HEADER]: tls.verified ? 'SUCCESS' : 'FAILED',
+          }
+        : {};
+      if (
+        form.get('client_id') === clients.federated.id &&
+        form.get('client_assertion_type') === CLIENT_ASSERTION_JWT
+      ) {
         const refusal = await federation.verify(form.get('client_assertion') ?? '');
-        if (refusal) return reply(res, 401, { 'content-type': 'application/json', 'cache-control': 'no-store' }, Buffer.from(JSON.stringify(refusal)));
+        if (refusal)
+          return reply(
+            res,
+            401,
+            { 'content-type': 'application/json', 'cache-control': 'no-store' },
+            Buffer.from(JSON.stringify(refusal)),
+          );
         for (const name of ['client_id', 'client_assertion', 'client_assertion_type']) form.delete(name);
         headers.authorization = federatedInner;
       }
-      if (form.get('client_id') === clients.certificate.id && form.get('client_assertion_type') === CLIENT_ASSERTION_JWT) {
+      if (
+        form.get('client_id') === clients.certificate.id &&
+        form.get('client_assertion_type') === CLIENT_ASSERTION_JWT
+      ) {
         const refusal = await entraCertificates.verify(form.get('client_assertion') ?? '');
-        if (refusal) return reply(res, 401, { 'content-type': 'application/json', 'cache-control': 'no-store' }, Buffer.from(JSON.stringify(refusal)));
-        assertions.push({ header: jose.decodeProtectedHeader(form.get('client_assertion')!) as Record<string, unknown>, payload: jose.decodeJwt(form.get('client_assertion')!) });
+        if (refusal)
+          return reply(
+            res,
+            401,
+            { 'content-type': 'application/json', 'cache-control': 'no-store' },
+            Buffer.from(JSON.stringify(refusal)),
+          );
+        assertions.push({
+          header: jose.decodeProtectedHeader(form.get('client_assertion')!) as Record<string, unknown>,
+          payload: jose.decodeJwt(form.get('client_assertion')!),
+        });
         for (const name of ['client_id', 'client_assertion', 'client_assertion_type']) form.delete(name);
         headers.authorization = certificateInner;
       }
@@ -595,7 +718,10 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
       if (forwarded.status === 200) {
         const json = JSON.parse(out.toString('utf8')) as Record<string, unknown>;
         if (typeof json.access_token === 'string') seen.accessTokens.push(json.access_token);
-        const bound = typeof json.access_token === 'string' && tls?.pem ? (await verifyAccessToken(json.access_token))?.boundTo : undefined;
+        const bound =
+          typeof json.access_token === 'string' && tls?.pem
+            ? (await verifyAccessToken(json.access_token))?.boundTo
+            : undefined;
         if (bound) boundTokens.push(bound);
         if (typeof json.refresh_token === 'string') seen.refreshTokens.push(json.refresh_token);
         if (stripExpiresIn) {
@@ -617,18 +743,33 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
   async function interaction(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const details = await provider.interactionDetails(req, res);
     if (decision === 'deny') {
-      return provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'End-User aborted interaction' }, { mergeWithLastSubmission: false });
+      return provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'End-User aborted interaction' },
+        { mergeWithLastSubmission: false },
+      );
     }
     if (details.prompt.name === 'login') {
-      return provider.interactionFinished(req, res, { login: { accountId: ACCOUNT } }, { mergeWithLastSubmission: false });
+      return provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId: ACCOUNT } },
+        { mergeWithLastSubmission: false },
+      );
     }
-    const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+    const missing = details.prompt.details as {
+      missingOIDCScope?: string[];
+      missingOIDCClaims?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
     const grant = details.grantId
       ? await provider.Grant.find(details.grantId)
       : new provider.Grant({ accountId: details.session.accountId, clientId: details.params.client_id });
     if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
     if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
-    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+      grant.addResourceScope(indicator, scopes.join(' '));
     const grantId = await grant.save();
     return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
@@ -644,19 +785,22 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
     const dpopOk = async () =>
       verified?.jkt === undefined
         ? match![1]!.toLowerCase() === 'bearer'
-        : match![1]!.toLowerCase() === 'dpop' && (await dpopProofFor(req, new URL(path, url), match![2]!, verified.jkt));
+        : match![1]!.toLowerCase() === 'dpop' &&
+          (await dpopProofFor(req, new URL(path, url), match![2]!, verified.jkt));
     // RFC 9449 §9: a resource server may demand its own nonce in the proof, and says so in a 401.
     if (verified?.jkt !== undefined && requireResourceNonce && proofNonce(req) !== resourceNonce) {
       resourceRequests.push({ path, status: 401 });
       res.writeHead(401, {
         'content-type': 'application/json',
-        'www-authenticate': 'DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof"',
+        'www-authenticate':
+          'DPoP error="use_dpop_nonce", error_description="Resource server requires nonce in DPoP proof"',
         'dpop-nonce': resourceNonce,
       });
       res.end(JSON.stringify({ error: 'use_dpop_nonce' }));
       return;
     }
-    let ok = verified !== undefined && (verified.boundTo === undefined || verified.boundTo === presented) && (await dpopOk());
+    let ok =
+      verified !== undefined && (verified.boundTo === undefined || verified.boundTo === presented) && (await dpopOk());
     if (ok && rejectResource > 0) {
       rejectResource--;
       ok = false;
@@ -664,16 +808,27 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
     const status = ok ? 200 : 401;
     resourceRequests.push({ path, status });
     // A resource server may hand out the next nonce with any answer (RFC 9449 §9), and then want it.
-    const nextNonce = ok && verified?.jkt !== undefined && requireResourceNonce && rotateResourceNonce ? (resourceNonce = randomBytes(16).toString('base64url')) : undefined;
+    const nextNonce =
+      ok && verified?.jkt !== undefined && requireResourceNonce && rotateResourceNonce
+        ? (resourceNonce = randomBytes(16).toString('base64url'))
+        : undefined;
     res.writeHead(status, {
       'content-type': 'application/json',
       ...(ok ? {} : { 'www-authenticate': 'Bearer error="invalid_token"' }),
       ...(nextNonce ? { 'dpop-nonce': nextNonce } : {}),
     });
-    res.end(JSON.stringify(ok ? (path === '/api/items' ? { items: [{ id: 1 }, { id: 2 }] } : { ok: true }) : { error: 'invalid_token' }));
+    res.end(
+      JSON.stringify(
+        ok ? (path === '/api/items' ? { items: [{ id: 1 }, { id: 2 }] } : { ok: true }) : { error: 'invalid_token' },
+      ),
+    );
   }
 
-  function forward(req: IncomingMessage, body: Buffer, extraHeaders: Record<string, string> = {}): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
+  function forward(
+    req: IncomingMessage,
+    body: Buffer,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
     return new Promise((resolve, reject) => {
       const headers = { ...req.headers };
       // Only the mTLS front says which certificate a request came with (extraHeaders).
@@ -681,9 +836,15 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
       delete headers[CLIENT_VERIFY_HEADER];
       Object.assign(headers, extraHeaders, { 'content-length': String(body.length) });
       delete headers['transfer-encoding'];
-      const out = httpRequest({ host: '127.0.0.1', port: innerPort, method: req.method, path: req.url, headers }, (response) => {
-        readAll(response).then((b) => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: b }), reject);
-      });
+      const out = httpRequest(
+        { host: '127.0.0.1', port: innerPort, method: req.method, path: req.url, headers },
+        (response) => {
+          readAll(response).then(
+            (b) => resolve({ status: response.statusCode ?? 502, headers: response.headers, body: b }),
+            reject,
+          );
+        },
+      );
       out.on('error', reject);
       out.end(body);
     });
@@ -721,7 +882,8 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
       const token = await provider.RefreshToken.find(value);
       return token !== undefined && !token.consumed && !token.isExpired;
     },
-    tokenRequests: (grantType) => (grantType ? (counts.get(grantType) ?? 0) : [...counts.values()].reduce((a, b) => a + b, 0)),
+    tokenRequests: (grantType) =>
+      grantType ? (counts.get(grantType) ?? 0) : [...counts.values()].reduce((a, b) => a + b, 0),
     resetCounts: () => counts.clear(),
     failNextTokenRequests: (...faults) => void nextFaults.push(...faults),
     failAllTokenRequests: (fault) => void (everyFault = fault),
@@ -769,7 +931,10 @@ export async function start(options: { accessTokenTtlSeconds?: number; mtls?: bo
  * registered subject from another CA, and another subject from the peer's CA.
  */
 function mtlsCertificates() {
-  const pick = (issued: { certificatePem: string; privateKeyPem: string }) => ({ certificatePem: issued.certificatePem, privateKeyPem: issued.privateKeyPem });
+  const pick = (issued: { certificatePem: string; privateKeyPem: string }) => ({
+    certificatePem: issued.certificatePem,
+    privateKeyPem: issued.privateKeyPem,
+  });
   const ca = createCa({ commonName: 'oidc peer mTLS CA' });
   return {
     ca,
@@ -798,7 +963,12 @@ function certificateJwk(certificatePem: string): Record<string, unknown> {
 
 /** A certificate's subject as Node writes it (`CN=…\nO=…`) against a registered RFC 4514 string (`CN=…,O=…`), attribute order aside. */
 function sameDn(subject: string, registered: string): boolean {
-  const normalize = (parts: string[]) => parts.map((part) => part.trim()).filter(Boolean).sort().join('\n');
+  const normalize = (parts: string[]) =>
+    parts
+      .map((part) => part.trim())
+      .filter(Boolean)
+      .sort()
+      .join('\n');
   return normalize(subject.split('\n')) === normalize(registered.split(','));
 }
 
@@ -822,7 +992,15 @@ async function readAll(stream: AsyncIterable<Buffer | string>): Promise<Buffer> 
 
 function reply(res: ServerResponse, status: number, headers: IncomingMessage['headers'], body: Buffer): void {
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && name !== 'content-length' && name !== 'transfer-encoding' && name !== 'connection' && name !== 'keep-alive') out[name] = value;
+  for (const [name, value] of Object.entries(headers))
+    if (
+      value !== undefined &&
+      name !== 'content-length' &&
+      name !== 'transfer-encoding' &&
+      name !== 'connection' &&
+      name !== 'keep-alive'
+    )
+      out[name] = value;
   out['content-length'] = String(body.length);
   res.writeHead(status, out);
   res.end(body);

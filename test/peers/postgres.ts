@@ -53,7 +53,9 @@ export function postgresBinDir(): string {
   if (existsSync(join(preferred, 'postgres'))) return preferred;
   // Another Debian major version will do: the tests use nothing specific to 15.
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres'))) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres')))
+    : [];
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
   if (newest) return join(root, newest, 'bin');
   throw new Error(INSTALL_HINT);
@@ -76,19 +78,47 @@ export async function start(options: PostgresOptions): Promise<PostgresPeer> {
     await own(pwfile);
     const initdb = await runToEnd(
       join(bin, 'initdb'),
-      ['-D', data, '-U', user, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '--no-sync', '--encoding=UTF8', '--locale=C'],
+      [
+        '-D',
+        data,
+        '-U',
+        user,
+        '--auth=scram-sha-256',
+        `--pwfile=${pwfile}`,
+        '--no-sync',
+        '--encoding=UTF8',
+        '--locale=C',
+      ],
       owner ? { owner } : {},
     );
     await rm(pwfile);
     if (initdb.code !== 0) throw new Error(`initdb failed (exit ${initdb.code}): ${initdb.output}`);
 
-    const settings = ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`, '-c', 'fsync=off', '-c', 'log_connections=on', '-c', 'log_disconnections=on'];
+    const settings = [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      `unix_socket_directories=${dir}`,
+      '-c',
+      'fsync=off',
+      '-c',
+      'log_connections=on',
+      '-c',
+      'log_disconnections=on',
+    ];
     settings.push('-c', 'max_connections=20', '-c', 'shared_buffers=16MB');
     if (options.ssl) {
       await writeFile(join(dir, 'server.crt'), options.ssl.certificatePem);
       await writeFile(join(dir, 'server.key'), options.ssl.privateKeyPem, { mode: 0o600 });
       for (const file of ['server.crt', 'server.key']) await own(join(dir, file));
-      settings.push('-c', 'ssl=on', '-c', `ssl_cert_file=${join(dir, 'server.crt')}`, '-c', `ssl_key_file=${join(dir, 'server.key')}`);
+      settings.push(
+        '-c',
+        'ssl=on',
+        '-c',
+        `ssl_cert_file=${join(dir, 'server.crt')}`,
+        '-c',
+        `ssl_key_file=${join(dir, 'server.key')}`,
+      );
       if (options.ssl.clientCaPem) {
         await writeFile(join(dir, 'client-ca.crt'), options.ssl.clientCaPem);
         await own(join(dir, 'client-ca.crt'));
@@ -100,9 +130,13 @@ export async function start(options: PostgresOptions): Promise<PostgresPeer> {
 
     const port = await freePort();
     // SIGINT is PostgreSQL's fast shutdown: clients are disconnected, nothing waits for them.
-    server = spawnDaemon(join(bin, 'postgres'), ['-D', data, '-p', String(port), ...settings], { stopSignal: 'SIGINT', ...(owner ? { owner } : {}) });
+    server = spawnDaemon(join(bin, 'postgres'), ['-D', data, '-p', String(port), ...settings], {
+      stopSignal: 'SIGINT',
+      ...(owner ? { owner } : {}),
+    });
     const running = server;
-    if (!(await running.until(() => /ready to accept connections/.test(running.log()), 15_000))) throw new Error(`postgres did not start: ${running.log()}`);
+    if (!(await running.until(() => /ready to accept connections/.test(running.log()), 15_000)))
+      throw new Error(`postgres did not start: ${running.log()}`);
 
     await setUp(dir, port, user, options);
     return {
@@ -157,6 +191,8 @@ function serverUser(): { uid: number; gid: number } | undefined {
   const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
   const [uid, gid] = [id('-u'), id('-g')];
   if (uid.status !== 0 || gid.status !== 0)
-    throw new Error('PostgreSQL refuses to run as root and there is no `postgres` user: install postgresql-15 (npm test does, as root on Debian)');
+    throw new Error(
+      'PostgreSQL refuses to run as root and there is no `postgres` user: install postgresql-15 (npm test does, as root on Debian)',
+    );
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }

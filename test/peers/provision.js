@@ -7,8 +7,17 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { PEER_PACKAGES } from './debian-packages.js';
 
 /** Installs missing packages when it can; answers package → why it cannot be had (empty: all there). */
-export function ensurePackages(peers = PEER_PACKAGES, { uid = process.getuid?.(), hasApt = existsSync('/usr/bin/apt-get') } = {}) {
-  const missing = [...new Set(Object.values(peers).filter((p) => !p.present()).map((p) => p.package))];
+export function ensurePackages(
+  peers = PEER_PACKAGES,
+  { uid = process.getuid?.(), hasApt = existsSync('/usr/bin/apt-get') } = {},
+) {
+  const missing = [
+    ...new Set(
+      Object.values(peers)
+        .filter((p) => !p.present())
+        .map((p) => p.package),
+    ),
+  ];
   const unavailable = new Map();
   if (missing.length === 0) return unavailable;
   const reason = !hasApt
@@ -31,7 +40,12 @@ export function ensurePackages(peers = PEER_PACKAGES, { uid = process.getuid?.()
   else process.stderr.write(`failed after ${seconds} s:\n${(install.stderr || install.stdout || '').trim()}\n`);
   for (const peer of Object.values(peers)) {
     if (peer.present()) continue;
-    unavailable.set(peer.package, install.status === 0 ? 'installed, but its program is not where the tests look' : 'apt-get install failed (see above)');
+    unavailable.set(
+      peer.package,
+      install.status === 0
+        ? 'installed, but its program is not where the tests look'
+        : 'apt-get install failed (see above)',
+    );
   }
   return unavailable;
 }
@@ -56,7 +70,9 @@ export function filesNeeding(root, unavailable, peers = PEER_PACKAGES) {
 }
 
 export function skippedReport(skipped, unavailable, allowed) {
-  const lines = skipped.map(({ file, packages }) => `  ${file}: needs ${packages.map((p) => `${p} (${unavailable.get(p)})`).join(', ')}`);
+  const lines = skipped.map(
+    ({ file, packages }) => `  ${file}: needs ${packages.map((p) => `${p} (${unavailable.get(p)})`).join(', ')}`,
+  );
   return (
     `\n${skipped.length} test file(s) skipped: a peer they start could not be had:\n${lines.join('\n')}\n` +
     (allowed
@@ -69,7 +85,10 @@ function importsOf(file, cache) {
   if (!cache.has(file)) {
     const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
     const specifiers = [...text.matchAll(/(?:from|import\()\s*'(\.{1,2}\/[^']+)'/g)].map((m) => m[1]);
-    cache.set(file, specifiers.map((s) => resolve(dirname(file), s.replace(/\.js$/, '.ts'))));
+    cache.set(
+      file,
+      specifiers.map((s) => resolve(dirname(file), s.replace(/\.js$/, '.ts'))),
+    );
   }
   return cache.get(file);
 }

@@ -57,7 +57,11 @@ export interface S3rverPeer {
   put(bucket: string, key: string, body: string | Uint8Array): Promise<void>;
   putMany(bucket: string, entries: Array<[key: string, body: string | Uint8Array]>): Promise<void>;
   /** A presigned URL; `signedAt` in the past makes one that has already expired. */
-  presign(bucket: string, key: string, options?: { expiresInSeconds?: number; signedAt?: Date; method?: 'GET' | 'HEAD' }): Promise<string>;
+  presign(
+    bucket: string,
+    key: string,
+    options?: { expiresInSeconds?: number; signedAt?: Date; method?: 'GET' | 'HEAD' },
+  ): Promise<string>;
   /** Accept these temporary credentials until stop(), with their session token and expiry checked. */
   acceptTemporary(credentials: S3rverTemporaryCredentials): void;
   stop(): Promise<void>;
@@ -123,7 +127,9 @@ const DES_VIA_3DES = Symbol.for('connector-auth.test.s3rver-des-via-3des');
  * rerouted, a call that would otherwise throw.
  */
 function routeDesToTripleDes(): void {
-  const crypto = require('node:crypto') as Record<'createCipheriv' | 'createDecipheriv', CipherFactory> & { [DES_VIA_3DES]?: true };
+  const crypto = require('node:crypto') as Record<'createCipheriv' | 'createDecipheriv', CipherFactory> & {
+    [DES_VIA_3DES]?: true;
+  };
   if (crypto[DES_VIA_3DES]) return;
   for (const name of ['createCipheriv', 'createDecipheriv'] as const) {
     const original = crypto[name];
@@ -139,9 +145,15 @@ const MAX_SKEW_MS = 15 * 60_000;
 const PUT_MANY_PARALLEL = 8;
 
 export async function start(options: S3rverOptions = {}): Promise<S3rverPeer> {
-  const [s3, { getSignedUrl }] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]);
+  const [s3, { getSignedUrl }] = await Promise.all([
+    import('@aws-sdk/client-s3'),
+    import('@aws-sdk/s3-request-presigner'),
+  ]);
   routeDesToTripleDes();
-  const { accessKeyId, secretAccessKey } = options.credentials ?? { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET_ACCESS_KEY };
+  const { accessKeyId, secretAccessKey } = options.credentials ?? {
+    accessKeyId: ACCESS_KEY_ID,
+    secretAccessKey: SECRET_ACCESS_KEY,
+  };
   registerKeyPair(accessKeyId, secretAccessKey);
   const directory = await mkdtemp(join(tmpdir(), 'connector-auth-s3rver-'));
   const server = new S3rver({
@@ -168,7 +180,11 @@ export async function start(options: S3rverOptions = {}): Promise<S3rverPeer> {
   const s3rverHandlers = httpServer.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   httpServer.removeAllListeners('request');
   httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    requests.push({ method: req.method ?? '', path: new URL(req.url ?? '/', endpoint).pathname, range: req.headers.range });
+    requests.push({
+      method: req.method ?? '',
+      path: new URL(req.url ?? '/', endpoint).pathname,
+      range: req.headers.range,
+    });
     // The answer's Date is this peer's clock, the `Date` a test may move (Node's own header reads the
     // real one): the AWS SDK corrects its signing clock by it, which must agree with the checks here.
     res.setHeader('date', new Date().toUTCString());
@@ -219,14 +235,19 @@ export async function start(options: S3rverOptions = {}): Promise<S3rverPeer> {
     },
     async presign(bucket, key, presignOptions = {}) {
       const command =
-        presignOptions.method === 'HEAD' ? new s3.HeadObjectCommand({ Bucket: bucket, Key: key }) : new s3.GetObjectCommand({ Bucket: bucket, Key: key });
+        presignOptions.method === 'HEAD'
+          ? new s3.HeadObjectCommand({ Bucket: bucket, Key: key })
+          : new s3.GetObjectCommand({ Bucket: bucket, Key: key });
       return getSignedUrl(client, command, {
         expiresIn: presignOptions.expiresInSeconds ?? 900,
         ...(presignOptions.signedAt ? { signingDate: presignOptions.signedAt } : {}),
       });
     },
     acceptTemporary(credentials) {
-      registerKeyPair(credentials.accessKeyId, credentials.secretAccessKey, { token: credentials.sessionToken, expiration: credentials.expiration });
+      registerKeyPair(credentials.accessKeyId, credentials.secretAccessKey, {
+        token: credentials.sessionToken,
+        expiration: credentials.expiration,
+      });
       temporaryKeys.push(credentials.accessKeyId);
     },
     async stop() {
@@ -245,7 +266,9 @@ export async function start(options: S3rverOptions = {}): Promise<S3rverPeer> {
 function registerKeyPair(accessKeyId: string, secretAccessKey: string, session?: KeyPair['session']): void {
   const known = keyPairs.get(accessKeyId);
   if (known && (known.secret !== secretAccessKey || known.session?.token !== session?.token))
-    throw new Error(`s3rver peer: access key id ${accessKeyId} is already registered with another secret or session token (one registry per process)`);
+    throw new Error(
+      `s3rver peer: access key id ${accessKeyId} is already registered with another secret or session token (one registry per process)`,
+    );
   if (known) {
     known.peers += 1;
     return;
@@ -266,7 +289,8 @@ type Refusal = { status: number; code: string; message: string; detail?: Record<
 const SIGNATURE_DOES_NOT_MATCH: Refusal = {
   status: 403,
   code: 'SignatureDoesNotMatch',
-  message: 'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+  message:
+    'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
 };
 
 /**
@@ -298,7 +322,10 @@ function refuse(req: IncomingMessage): Refusal | undefined {
       signedHeaders,
       get('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD',
     );
-    return sigv4Signature(keyPair.secret, credential.scope, get('X-Amz-Date') ?? '', canonical) === get('X-Amz-Signature') ? undefined : SIGNATURE_DOES_NOT_MATCH;
+    return sigv4Signature(keyPair.secret, credential.scope, get('X-Amz-Date') ?? '', canonical) ===
+      get('X-Amz-Signature')
+      ? undefined
+      : SIGNATURE_DOES_NOT_MATCH;
   }
 
   const match = /^AWS4-HMAC-SHA256 (.*)$/s.exec(authorization ?? '');
@@ -313,7 +340,12 @@ function refuse(req: IncomingMessage): Refusal | undefined {
   const signedHeaders = components.get('SignedHeaders');
   const provided = components.get('Signature');
   if (!credential || !signedHeaders || !provided) {
-    return { status: 400, code: 'AuthorizationHeaderMalformed', message: 'The authorization header is malformed; the authorization header requires three components: Credential, SignedHeaders, and Signature.' };
+    return {
+      status: 400,
+      code: 'AuthorizationHeaderMalformed',
+      message:
+        'The authorization header is malformed; the authorization header requires three components: Credential, SignedHeaders, and Signature.',
+    };
   }
   const keyPair = keyPairs.get(credential.accessKeyId);
   if (keyPair === undefined) return undefined;
@@ -322,8 +354,16 @@ function refuse(req: IncomingMessage): Refusal | undefined {
   const amzDate = String(req.headers['x-amz-date'] ?? '');
   const skew = requestTimeSkew(amzDate);
   if (skew) return skew;
-  const canonical = canonicalRequest(req, path, params, signedHeaders, String(req.headers['x-amz-content-sha256'] ?? ''));
-  return sigv4Signature(keyPair.secret, credential.scope, amzDate, canonical) === provided ? undefined : SIGNATURE_DOES_NOT_MATCH;
+  const canonical = canonicalRequest(
+    req,
+    path,
+    params,
+    signedHeaders,
+    String(req.headers['x-amz-content-sha256'] ?? ''),
+  );
+  return sigv4Signature(keyPair.secret, credential.scope, amzDate, canonical) === provided
+    ? undefined
+    : SIGNATURE_DOES_NOT_MATCH;
 }
 
 /**
@@ -335,8 +375,15 @@ function refuseSession(keyPair: KeyPair, presented: string | string[] | undefine
   if (!keyPair.session) return undefined;
   const token = Array.isArray(presented) ? presented.join(',') : presented;
   const echo: Record<string, string> = token === undefined ? {} : { 'Token-0': token };
-  if (token !== keyPair.session.token) return { status: 400, code: 'InvalidToken', message: 'The provided token is malformed or otherwise invalid.', detail: echo };
-  if (Date.now() > keyPair.session.expiration.getTime()) return { status: 400, code: 'ExpiredToken', message: 'The provided token has expired.', detail: echo };
+  if (token !== keyPair.session.token)
+    return {
+      status: 400,
+      code: 'InvalidToken',
+      message: 'The provided token is malformed or otherwise invalid.',
+      detail: echo,
+    };
+  if (Date.now() > keyPair.session.expiration.getTime())
+    return { status: 400, code: 'ExpiredToken', message: 'The provided token has expired.', detail: echo };
   return undefined;
 }
 
@@ -350,14 +397,25 @@ function parseCredential(credential: string): { accessKeyId: string; scope: stri
 /** S3 refuses a header-signed request dated more than 15 minutes away, whatever its signature. */
 function requestTimeSkew(amzDate: string): Refusal | undefined {
   const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(amzDate);
-  const requestTime = match ? Date.UTC(+match[1]!, +match[2]! - 1, +match[3]!, +match[4]!, +match[5]!, +match[6]!) : NaN;
-  if (Number.isNaN(requestTime)) return { status: 403, code: 'AccessDenied', message: 'AWS authentication requires a valid Date or x-amz-date header' };
+  const requestTime = match
+    ? Date.UTC(+match[1]!, +match[2]! - 1, +match[3]!, +match[4]!, +match[5]!, +match[6]!)
+    : NaN;
+  if (Number.isNaN(requestTime))
+    return {
+      status: 403,
+      code: 'AccessDenied',
+      message: 'AWS authentication requires a valid Date or x-amz-date header',
+    };
   if (Math.abs(Date.now() - requestTime) <= MAX_SKEW_MS) return undefined;
   return {
     status: 403,
     code: 'RequestTimeTooSkewed',
     message: 'The difference between the request time and the current time is too large.',
-    detail: { RequestTime: amzDate, ServerTime: new Date().toISOString().replace(/\.\d+/, ''), MaxAllowedSkewMilliseconds: String(MAX_SKEW_MS) },
+    detail: {
+      RequestTime: amzDate,
+      ServerTime: new Date().toISOString().replace(/\.\d+/, ''),
+      MaxAllowedSkewMilliseconds: String(MAX_SKEW_MS),
+    },
   };
 }
 
@@ -366,7 +424,19 @@ function respondError(res: ServerResponse, refusal: Refusal): void {
   const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const requestId = randomBytes(8).toString('hex').toUpperCase();
   const hostId = randomBytes(48).toString('base64');
-  const fields: [string, string][] = [['Code', refusal.code], ['Message', refusal.message], ...Object.entries(refusal.detail ?? {}), ['RequestId', requestId], ['HostId', hostId]];
-  res.writeHead(refusal.status, { 'content-type': 'application/xml', 'x-amz-request-id': requestId, 'x-amz-id-2': hostId });
-  res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error>${fields.map(([name, value]) => `<${name}>${escape(value)}</${name}>`).join('')}</Error>`);
+  const fields: [string, string][] = [
+    ['Code', refusal.code],
+    ['Message', refusal.message],
+    ...Object.entries(refusal.detail ?? {}),
+    ['RequestId', requestId],
+    ['HostId', hostId],
+  ];
+  res.writeHead(refusal.status, {
+    'content-type': 'application/xml',
+    'x-amz-request-id': requestId,
+    'x-amz-id-2': hostId,
+  });
+  res.end(
+    `<?xml version="1.0" encoding="UTF-8"?>\n<Error>${fields.map(([name, value]) => `<${name}>${escape(value)}</${name}>`).join('')}</Error>`,
+  );
 }

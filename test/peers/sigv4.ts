@@ -9,13 +9,17 @@ import type { IncomingMessage } from 'node:http';
 
 /** The signature of `canonical` (a canonical request) for `scope` (`<date>/<region>/<service>/aws4_request`). */
 export function sigv4Signature(secret: string, scope: string, amzDate: string, canonical: string): string {
-  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, createHash('sha256').update(canonical).digest('hex')].join('\n');
+  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, createHash('sha256').update(canonical).digest('hex')].join(
+    '\n',
+  );
   return createHmac('sha256', signingKey(secret, scope)).update(stringToSign).digest('hex');
 }
 
 /** `AWS4<secret>` → date → region → service → `aws4_request`, the scope's parts in order. */
 function signingKey(secret: string, scope: string): Buffer {
-  return scope.split('/').reduce<Buffer | string>((key, part) => createHmac('sha256', key).update(part).digest(), `AWS4${secret}`) as Buffer;
+  return scope
+    .split('/')
+    .reduce<Buffer | string>((key, part) => createHmac('sha256', key).update(part).digest(), `AWS4${secret}`) as Buffer;
 }
 
 /**
@@ -24,7 +28,13 @@ function signingKey(secret: string, scope: string): Buffer {
  * and sorted by name then value, each signed header lowercased with its value trimmed and inner
  * whitespace collapsed, and the payload hash (S3: as declared; STS: of the body as received).
  */
-export function canonicalRequest(req: IncomingMessage, path: string, params: [string, string][], signedHeaders: string, payloadHash: string): string {
+export function canonicalRequest(
+  req: IncomingMessage,
+  path: string,
+  params: [string, string][],
+  signedHeaders: string,
+  payloadHash: string,
+): string {
   const canonicalQuery = params
     .map(([name, value]) => [rfc3986(name), rfc3986(value)] as const)
     .sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0))

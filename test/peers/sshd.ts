@@ -27,7 +27,8 @@ export const PASSWORD = 'Sftp-S3cret/+pw?&x';
 export const EXPIRED_USER = 'cauth-expired';
 export const EXPIRED_PASSWORD = 'Exp1red-S3cret/+pw';
 
-export const INSTALL_HINT = 'OpenSSH server is not installed: npm test installs it as root on Debian; else apt-get install -y openssh-server; /usr/sbin/sshd';
+export const INSTALL_HINT =
+  'OpenSSH server is not installed: npm test installs it as root on Debian; else apt-get install -y openssh-server; /usr/sbin/sshd';
 
 const SSHD = '/usr/sbin/sshd';
 
@@ -83,7 +84,10 @@ export interface SshKeyPair {
 
 export async function start(options: SshdOptions = {}): Promise<SshdPeer> {
   if (!existsSync(SSHD)) throw new Error(INSTALL_HINT);
-  if (process.getuid?.() !== 0) throw new Error('the sshd peer needs root: it runs sshd and creates the test account (tests run as root, in CI too)');
+  if (process.getuid?.() !== 0)
+    throw new Error(
+      'the sshd peer needs root: it runs sshd and creates the test account (tests run as root, in CI too)',
+    );
   await ensureUser(USER, PASSWORD);
   if (options.expiredUser) await ensureUser(EXPIRED_USER, EXPIRED_PASSWORD, { expired: true });
   // sshd's privilege separation directory; root's, not writable by others.
@@ -99,7 +103,9 @@ export async function start(options: SshdOptions = {}): Promise<SshdPeer> {
     const hostKeyFingerprint = fingerprintOf(`${hostKey}.pub`);
     const keysDir = join(dir, 'authorized_keys');
     await mkdir(keysDir, { mode: 0o755 });
-    await writeFile(join(keysDir, USER), (options.authorizedKeys ?? []).map((k) => `${k.trim()}\n`).join(''), { mode: 0o644 });
+    await writeFile(join(keysDir, USER), (options.authorizedKeys ?? []).map((k) => `${k.trim()}\n`).join(''), {
+      mode: 0o644,
+    });
     const dataDir = join(dir, 'data');
     await mkdir(dataDir, { mode: 0o755 });
     const { uid, gid } = userIds();
@@ -185,13 +191,26 @@ export function sftpConfiguration(server: SshdPeer, extra: Record<string, string
 }
 
 /** The same with `key` instead of the password. */
-export function sftpKeyConfiguration(server: SshdPeer, key: SshKeyPair, extra: Record<string, string> = {}): Record<string, string> {
-  const { password: _password, ...rest } = sftpConfiguration(server, { auth_method: 'ssh_key', private_key: key.privateKey, ...extra });
+export function sftpKeyConfiguration(
+  server: SshdPeer,
+  key: SshKeyPair,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  const { password: _password, ...rest } = sftpConfiguration(server, {
+    auth_method: 'ssh_key',
+    private_key: key.privateKey,
+    ...extra,
+  });
   return rest;
 }
 
 /** A key pair made by ssh-keygen in a temp directory, which is removed at once. */
-export async function generateKeyPair(options: { type: 'ed25519' | 'rsa'; passphrase?: string; format?: 'openssh' | 'pem'; rounds?: number }): Promise<SshKeyPair> {
+export async function generateKeyPair(options: {
+  type: 'ed25519' | 'rsa';
+  passphrase?: string;
+  format?: 'openssh' | 'pem';
+  rounds?: number;
+}): Promise<SshKeyPair> {
   const dir = await mkdtemp(join(tmpdir(), 'connector-auth-ssh-key-'));
   try {
     const file = join(dir, 'key');
@@ -247,7 +266,11 @@ function ensureUser(name: string, password: string, options: { expired?: boolean
 }
 
 /** A command that edits the password database, tried again while another holds its lock. */
-async function retried(what: string, run: () => Promise<{ code: number | null; output: string }>, alsoFine: number[] = []): Promise<void> {
+async function retried(
+  what: string,
+  run: () => Promise<{ code: number | null; output: string }>,
+  alsoFine: number[] = [],
+): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     const result = await run();
     if (result.code === 0 || alsoFine.includes(result.code ?? -1)) return;

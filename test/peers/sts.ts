@@ -118,7 +118,11 @@ export interface StsPeer {
   /** The next `count` requests get this error before any check (e.g. 400 Throttling "Rate exceeded", 503 ServiceUnavailable). */
   failNext(status: number, code: string, message: string, count?: number): void;
   /** Temporary credentials of `roleArn` issued elsewhere (an EC2 instance's, for session `sessionName`): accepted from now on. */
-  acceptSession(credentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string; expiration: Date }, roleArn: string, sessionName: string): void;
+  acceptSession(
+    credentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string; expiration: Date },
+    roleArn: string,
+    sessionName: string,
+  ): void;
   stop(): Promise<void>;
 }
 
@@ -139,9 +143,11 @@ class Fault extends Error {
   }
 }
 
-const signatureDoesNotMatch = (message = 'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.') =>
-  new Fault(403, 'SignatureDoesNotMatch', message);
-const invalidClientTokenId = () => new Fault(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.');
+const signatureDoesNotMatch = (
+  message = 'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+) => new Fault(403, 'SignatureDoesNotMatch', message);
+const invalidClientTokenId = () =>
+  new Fault(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.');
 const invalidIdentityToken = (
   message = 'The web identity token that was passed could not be validated by AWS. Get a new identity token from the identity provider and then retry the request.',
 ) => new Fault(400, 'InvalidIdentityToken', message);
@@ -167,7 +173,10 @@ export async function start(options: StsPeerOptions = {}): Promise<StsPeer> {
   const users = options.users ?? [];
   const roles = options.roles ?? [];
   // Real role and user ids are stable per principal; a fresh random one per call would not be.
-  const uniqueIds = new Map<string, string>([...users.map((u) => [u.arn, uniqueId('AIDA')] as const), ...roles.map((r) => [r.arn, uniqueId('AROA')] as const)]);
+  const uniqueIds = new Map<string, string>([
+    ...users.map((u) => [u.arn, uniqueId('AIDA')] as const),
+    ...roles.map((r) => [r.arn, uniqueId('AROA')] as const),
+  ]);
   const requests: StsRequest[] = [];
   const issued: IssuedCredentials[] = [];
   const failures: Fault[] = [];
@@ -193,14 +202,26 @@ export async function start(options: StsPeerOptions = {}): Promise<StsPeer> {
       body = await answer(received, requestId);
     } catch (thrown) {
       // A fault of the peer itself is answered as STS answers its own, and names what went wrong.
-      const error = thrown instanceof Fault ? thrown : new Fault(500, 'InternalFailure', `The request processing has failed because of an unknown error, exception or failure. (${String(thrown)})`);
+      const error =
+        thrown instanceof Fault
+          ? thrown
+          : new Fault(
+              500,
+              'InternalFailure',
+              `The request processing has failed because of an unknown error, exception or failure. (${String(thrown)})`,
+            );
       entry.status = error.status;
       entry.code = error.code;
       body = errorXml(error, requestId);
     }
     requests.push(entry);
     // Date from the peer's clock, the `Date` a test may move (Node's own header reads the real one): the SDK corrects its signing clock by it.
-    res.writeHead(entry.status, { 'content-type': 'text/xml', 'content-length': Buffer.byteLength(body), 'x-amzn-RequestId': requestId, date: new Date().toUTCString() });
+    res.writeHead(entry.status, {
+      'content-type': 'text/xml',
+      'content-length': Buffer.byteLength(body),
+      'x-amzn-RequestId': requestId,
+      date: new Date().toUTCString(),
+    });
     res.end(body);
   }
 
@@ -208,8 +229,14 @@ export async function start(options: StsPeerOptions = {}): Promise<StsPeer> {
     const action = received.params.get('Action');
     const version = received.params.get('Version');
     if (!action) throw new Fault(400, 'MissingAction', 'Missing Action');
-    if (version === undefined) throw new Fault(400, 'MissingParameter', 'The request must contain the parameter Version');
-    if (version !== VERSION) throw new Fault(400, 'InvalidParameterValue', `Value (${version}) for parameter Version is invalid. Supported version is ${VERSION}`);
+    if (version === undefined)
+      throw new Fault(400, 'MissingParameter', 'The request must contain the parameter Version');
+    if (version !== VERSION)
+      throw new Fault(
+        400,
+        'InvalidParameterValue',
+        `Value (${version}) for parameter Version is invalid. Supported version is ${VERSION}`,
+      );
     switch (action) {
       case 'AssumeRole':
         return respond(action, assumeRole(authenticate(received), received.params), requestId);
@@ -218,7 +245,11 @@ export async function start(options: StsPeerOptions = {}): Promise<StsPeer> {
       case 'GetCallerIdentity': {
         const caller = authenticate(received);
         const account = /^arn:[^:]+:(?:iam|sts)::(\d{12}):/.exec(caller.arn)?.[1] ?? '';
-        return respond(action, `<Arn>${escapeXml(caller.arn)}</Arn><UserId>${escapeXml(caller.userId)}</UserId><Account>${account}</Account>`, requestId);
+        return respond(
+          action,
+          `<Arn>${escapeXml(caller.arn)}</Arn><UserId>${escapeXml(caller.userId)}</UserId><Account>${account}</Account>`,
+          requestId,
+        );
       }
       default:
         throw new Fault(400, 'InvalidAction', `Could not find operation ${action} for version ${VERSION}`);
@@ -228,19 +259,25 @@ export async function start(options: StsPeerOptions = {}): Promise<StsPeer> {
   /** SigV4 as STS checks it, in the order its answers imply: form, clock, scope, key, token, signature. */
   function authenticate({ req, path, query, body }: Received): Caller {
     const authorization = req.headers.authorization;
-    if (authorization === undefined) throw new Fault(403, 'MissingAuthenticationToken', 'Request is missing Authentication Token');
+    if (authorization === undefined)
+      throw new Fault(403, 'MissingAuthenticationToken', 'Request is missing Authentication Token');
     const parsed = parseAuthorization(authorization);
     const amzDate = String(req.headers['x-amz-date'] ?? '');
     const requestTime = parseAmzDate(amzDate);
     if (Number.isNaN(requestTime))
-      throw new Fault(400, 'IncompleteSignature', `Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. Authorization=${authorization}`);
+      throw new Fault(
+        400,
+        'IncompleteSignature',
+        `Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. Authorization=${authorization}`,
+      );
     refuseSkew(amzDate, requestTime);
     refuseScope(parsed.scope, amzDate);
 
     const { secret, caller, sessionToken, expiration } = signer(parsed.accessKeyId);
     const presentedToken = req.headers['x-amz-security-token'];
     if (presentedToken !== sessionToken) throw invalidClientTokenId();
-    if (expiration && expiration.getTime() <= Date.now()) throw new Fault(403, 'ExpiredToken', 'The security token included in the request is expired');
+    if (expiration && expiration.getTime() <= Date.now())
+      throw new Fault(403, 'ExpiredToken', 'The security token included in the request is expired');
 
     const bodyHash = createHash('sha256').update(body).digest('hex');
     const declaredHash = req.headers['x-amz-content-sha256'];
@@ -253,16 +290,26 @@ export async function start(options: StsPeerOptions = {}): Promise<StsPeer> {
   function refuseScope(scope: string, amzDate: string): void {
     const [date, scopeRegion, service, terminator] = scope.split('/');
     if (date !== amzDate.slice(0, 8))
-      throw signatureDoesNotMatch(`Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '${date}' != '${amzDate.slice(0, 8)}', from '${amzDate}'.`);
-    if (scopeRegion !== region) throw signatureDoesNotMatch(`Credential should be scoped to a valid region, not '${scopeRegion}'.`);
+      throw signatureDoesNotMatch(
+        `Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '${date}' != '${amzDate.slice(0, 8)}', from '${amzDate}'.`,
+      );
+    if (scopeRegion !== region)
+      throw signatureDoesNotMatch(`Credential should be scoped to a valid region, not '${scopeRegion}'.`);
     if (service !== 'sts') throw signatureDoesNotMatch(`Credential should be scoped to correct service: 'sts'.`);
-    if (terminator !== 'aws4_request') throw signatureDoesNotMatch(`Credential should be scoped with a valid terminator: 'aws4_request', not '${terminator}'.`);
+    if (terminator !== 'aws4_request')
+      throw signatureDoesNotMatch(
+        `Credential should be scoped with a valid terminator: 'aws4_request', not '${terminator}'.`,
+      );
   }
 
   /** The secret a key id signs with, and who it is: a configured user, or a session issued here. */
   function signer(accessKeyId: string): { secret: string; caller: Caller; sessionToken?: string; expiration?: Date } {
     const user = users.find((u) => u.accessKeyId === accessKeyId);
-    if (user) return { secret: user.secretAccessKey, caller: { arn: user.arn, principal: user.arn, userId: uniqueIds.get(user.arn)!, chained: false } };
+    if (user)
+      return {
+        secret: user.secretAccessKey,
+        caller: { arn: user.arn, principal: user.arn, userId: uniqueIds.get(user.arn)!, chained: false },
+      };
     const session = issued.find((i) => i.accessKeyId === accessKeyId);
     if (!session) throw invalidClientTokenId();
     return {
@@ -276,7 +323,10 @@ export async function start(options: StsPeerOptions = {}): Promise<StsPeer> {
   function assumedRole(roleArn: string, sessionName: string): { arn: string; userId: string } {
     const [, partition] = /^arn:([^:]+):/.exec(roleArn)!;
     const [, account, name] = ROLE_ARN.exec(roleArn)!;
-    return { arn: `arn:${partition}:sts::${account}:assumed-role/${name}/${sessionName}`, userId: `${uniqueIds.get(roleArn)}:${sessionName}` };
+    return {
+      arn: `arn:${partition}:sts::${account}:assumed-role/${name}/${sessionName}`,
+      userId: `${uniqueIds.get(roleArn)}:${sessionName}`,
+    };
   }
 
   function assumeRole(caller: Caller, params: Map<string, string>): string {
@@ -292,11 +342,22 @@ export async function start(options: StsPeerOptions = {}): Promise<StsPeer> {
     ]);
     if (!ROLE_ARN.test(roleArn!)) throw new Fault(400, 'ValidationError', 'Request ARN is invalid');
     const role = roles.find((r) => r.arn === roleArn);
-    const trusted = role?.principals?.includes(caller.principal) === true && (role.externalId === undefined || role.externalId === externalId);
-    if (!role || !trusted) throw new Fault(403, 'AccessDenied', `User: ${caller.arn} is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`);
+    const trusted =
+      role?.principals?.includes(caller.principal) === true &&
+      (role.externalId === undefined || role.externalId === externalId);
+    if (!role || !trusted)
+      throw new Fault(
+        403,
+        'AccessDenied',
+        `User: ${caller.arn} is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`,
+      );
     const seconds = duration === undefined ? 3600 : Number(duration);
     if (caller.chained && seconds > CHAINED_MAX_SECONDS)
-      throw new Fault(400, 'ValidationError', 'The requested DurationSeconds exceeds the 1 hour session limit for roles assumed by role chaining.');
+      throw new Fault(
+        400,
+        'ValidationError',
+        'The requested DurationSeconds exceeds the 1 hour session limit for roles assumed by role chaining.',
+      );
     refuseOverMaximum(role, seconds);
     const credentials = issue(role.arn, sessionName!, seconds, 'AssumeRole');
     return `${assumedRoleUserXml(role.arn, sessionName!)}\n${credentialsXml(credentials)}`;
@@ -317,7 +378,8 @@ export async function start(options: StsPeerOptions = {}): Promise<StsPeer> {
     const role = roles.find((r) => r.arn === roleArn);
     const identity = role?.webIdentity;
     const issuer = tokenIssuer(token!);
-    if (!role || !identity || issuer !== identity.issuer) throw new Fault(403, 'AccessDenied', 'Not authorized to perform sts:AssumeRoleWithWebIdentity');
+    if (!role || !identity || issuer !== identity.issuer)
+      throw new Fault(403, 'AccessDenied', 'Not authorized to perform sts:AssumeRoleWithWebIdentity');
     const claims = await verifiedClaims(token!, identity);
     const seconds = duration === undefined ? 3600 : Number(duration);
     refuseOverMaximum(role, seconds);
@@ -331,7 +393,12 @@ export async function start(options: StsPeerOptions = {}): Promise<StsPeer> {
     ].join('\n');
   }
 
-  function issue(roleArn: string, sessionName: string, seconds: number, action: IssuedCredentials['action']): IssuedCredentials {
+  function issue(
+    roleArn: string,
+    sessionName: string,
+    seconds: number,
+    action: IssuedCredentials['action'],
+  ): IssuedCredentials {
     const credentials: IssuedCredentials = {
       accessKeyId: `ASIA${randomChars('ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789', 16)}`,
       secretAccessKey: randomBytes(30).toString('base64'),
@@ -352,7 +419,10 @@ export async function start(options: StsPeerOptions = {}): Promise<StsPeer> {
   }
 
   const server: Server = options.tls
-    ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, (req, res) => void handle(req, res).catch(() => res.destroy()))
+    ? createHttpsServer(
+        { key: options.tls.key, cert: options.tls.cert },
+        (req, res) => void handle(req, res).catch(() => res.destroy()),
+      )
     : createHttpServer((req, res) => void handle(req, res).catch(() => res.destroy()));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -394,7 +464,12 @@ async function receive(req: IncomingMessage): Promise<Received> {
 }
 
 /** `AWS4-HMAC-SHA256 Credential=<id>/<scope>, SignedHeaders=…, Signature=…`, or 400 IncompleteSignature naming what is missing. */
-function parseAuthorization(authorization: string): { accessKeyId: string; scope: string; signedHeaders: string; signature: string } {
+function parseAuthorization(authorization: string): {
+  accessKeyId: string;
+  scope: string;
+  signedHeaders: string;
+  signature: string;
+} {
   const match = /^AWS4-HMAC-SHA256\s+(.*)$/s.exec(authorization);
   const components = new Map(
     (match?.[1] ?? '').split(',').map((component) => {
@@ -404,11 +479,18 @@ function parseAuthorization(authorization: string): { accessKeyId: string; scope
   );
   const missing = ['Credential', 'Signature', 'SignedHeaders'].filter((name) => !components.get(name));
   if (!match || missing.length > 0) {
-    const requirements = (match ? missing : ['Credential', 'Signature', 'SignedHeaders']).map((name) => `Authorization header requires '${name}' parameter.`);
+    const requirements = (match ? missing : ['Credential', 'Signature', 'SignedHeaders']).map(
+      (name) => `Authorization header requires '${name}' parameter.`,
+    );
     throw new Fault(400, 'IncompleteSignature', `${requirements.join(' ')} Authorization=${authorization}`);
   }
   const [accessKeyId = '', ...scope] = components.get('Credential')!.split('/');
-  return { accessKeyId, scope: scope.join('/'), signedHeaders: components.get('SignedHeaders')!, signature: components.get('Signature')! };
+  return {
+    accessKeyId,
+    scope: scope.join('/'),
+    signedHeaders: components.get('SignedHeaders')!,
+    signature: components.get('Signature')!,
+  };
 }
 
 /** `YYYYMMDDTHHMMSSZ` → epoch ms, NaN when it is not one. */
@@ -422,9 +504,13 @@ function refuseSkew(amzDate: string, requestTime: number): void {
   const now = Date.now();
   const format = (ms: number) => new Date(ms).toISOString().replace(/[-:]|\.\d+/g, '');
   if (requestTime < now - MAX_SKEW_MS)
-    throw signatureDoesNotMatch(`Signature expired: ${amzDate} is now earlier than ${format(now - MAX_SKEW_MS)} (${format(now)} - 15 min.)`);
+    throw signatureDoesNotMatch(
+      `Signature expired: ${amzDate} is now earlier than ${format(now - MAX_SKEW_MS)} (${format(now)} - 15 min.)`,
+    );
   if (requestTime > now + MAX_SKEW_MS)
-    throw signatureDoesNotMatch(`Signature not yet current: ${amzDate} is still later than ${format(now + MAX_SKEW_MS)} (${format(now)} + 15 min.)`);
+    throw signatureDoesNotMatch(
+      `Signature not yet current: ${amzDate} is still later than ${format(now + MAX_SKEW_MS)} (${format(now)} + 15 min.)`,
+    );
 }
 
 /** The `iss` of a web identity token, read before anything is verified: it names the provider to verify with. */
@@ -443,14 +529,24 @@ async function verifiedClaims(token: string, identity: StsWebIdentity): Promise<
     return payload;
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired)
-      throw new Fault(400, 'ExpiredTokenException', `Token expired: current date/time ${Math.floor(Date.now() / 1000)} must be before the expiration date/time ${error.payload.exp}`);
-    if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'aud') throw invalidIdentityToken('Incorrect token audience');
+      throw new Fault(
+        400,
+        'ExpiredTokenException',
+        `Token expired: current date/time ${Math.floor(Date.now() / 1000)} must be before the expiration date/time ${error.payload.exp}`,
+      );
+    if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'aud')
+      throw invalidIdentityToken('Incorrect token audience');
     throw invalidIdentityToken();
   }
 }
 
 function refuseOverMaximum(role: StsRole, seconds: number): void {
-  if (seconds > (role.maxSessionSeconds ?? 3600)) throw new Fault(400, 'ValidationError', 'The requested DurationSeconds exceeds the MaxSessionDuration set for this role.');
+  if (seconds > (role.maxSessionSeconds ?? 3600))
+    throw new Fault(
+      400,
+      'ValidationError',
+      'The requested DurationSeconds exceeds the MaxSessionDuration set for this role.',
+    );
 }
 
 /** STS reports every constraint a request breaks at once, in one message. */
@@ -461,13 +557,24 @@ function validate(violations: string[]): void {
 }
 
 /** What a member's value breaks, in STS's words and order (pattern, then length). */
-function violations(member: string, value: string | undefined, rules: { required?: boolean; min?: number; max?: number; pattern?: [RegExp, string] }): string[] {
-  const broken = (constraint: string) => `Value ${value === undefined ? 'null' : `'${value}'`} at '${member}' failed to satisfy constraint: Member must ${constraint}`;
+function violations(
+  member: string,
+  value: string | undefined,
+  rules: { required?: boolean; min?: number; max?: number; pattern?: [RegExp, string] },
+): string[] {
+  const broken = (constraint: string) =>
+    `Value ${value === undefined ? 'null' : `'${value}'`} at '${member}' failed to satisfy constraint: Member must ${constraint}`;
   if (value === undefined) return rules.required ? [broken('not be null')] : [];
   return [
-    ...(rules.pattern && !rules.pattern[0].test(value) ? [broken(`satisfy regular expression pattern: ${rules.pattern[1]}`)] : []),
-    ...(rules.min !== undefined && value.length < rules.min ? [broken(`have length greater than or equal to ${rules.min}`)] : []),
-    ...(rules.max !== undefined && value.length > rules.max ? [broken(`have length less than or equal to ${rules.max}`)] : []),
+    ...(rules.pattern && !rules.pattern[0].test(value)
+      ? [broken(`satisfy regular expression pattern: ${rules.pattern[1]}`)]
+      : []),
+    ...(rules.min !== undefined && value.length < rules.min
+      ? [broken(`have length greater than or equal to ${rules.min}`)]
+      : []),
+    ...(rules.max !== undefined && value.length > rules.max
+      ? [broken(`have length less than or equal to ${rules.max}`)]
+      : []),
   ];
 }
 
@@ -476,11 +583,17 @@ function roleArnViolations(roleArn: string | undefined): string[] {
 }
 
 function sessionNameViolations(sessionName: string | undefined): string[] {
-  return violations('roleSessionName', sessionName, { required: true, min: 2, max: 64, pattern: [/^[\w+=,.@-]*$/, '[\\w+=,.@-]*'] });
+  return violations('roleSessionName', sessionName, {
+    required: true,
+    min: 2,
+    max: 64,
+    pattern: [/^[\w+=,.@-]*$/, '[\\w+=,.@-]*'],
+  });
 }
 
 function durationViolations(duration: string | undefined): string[] {
-  const broken = (constraint: string) => `Value '${duration}' at 'durationSeconds' failed to satisfy constraint: Member must ${constraint}`;
+  const broken = (constraint: string) =>
+    `Value '${duration}' at 'durationSeconds' failed to satisfy constraint: Member must ${constraint}`;
   if (duration === undefined) return [];
   if (!/^\d+$/.test(duration)) return [broken('be an integer')];
   if (Number(duration) < 900) return [broken('have value greater than or equal to 900')];

@@ -26,7 +26,14 @@ export interface WorkloadIssuer {
   /** The service account the federated credential trusts. */
   subject: string;
   /** A service account token as the kubelet projects it: RS256, `kid`, an hour by default. */
-  token(claims?: { subject?: string; audience?: string; issuer?: string; issuedAt?: number; lifetimeSeconds?: number; foreignKey?: boolean }): Promise<string>;
+  token(claims?: {
+    subject?: string;
+    audience?: string;
+    issuer?: string;
+    issuedAt?: number;
+    lifetimeSeconds?: number;
+    foreignKey?: boolean;
+  }): Promise<string>;
 }
 
 export interface FederationCheck {
@@ -46,7 +53,9 @@ export async function workloadFederation(now: () => number = Date.now): Promise<
   const signing = make();
   // Another cluster's key under the same key id: a token it signs fails the signature check.
   const foreign = make();
-  const jwks = jose.createLocalJWKSet({ keys: [{ ...(signing.publicKey.export({ format: 'jwk' }) as object), kid: keyId, alg: 'RS256' }] });
+  const jwks = jose.createLocalJWKSet({
+    keys: [{ ...(signing.publicKey.export({ format: 'jwk' }) as object), kid: keyId, alg: 'RS256' }],
+  });
 
   const issuer: WorkloadIssuer = {
     issuer: issuerUrl,
@@ -65,7 +74,10 @@ export async function workloadFederation(now: () => number = Date.now): Promise<
     },
   };
 
-  const refused = (code: string, text: string) => ({ error: 'invalid_client', error_description: `${code}: ${text} Trace ID: ${randomUUID()}` });
+  const refused = (code: string, text: string) => ({
+    error: 'invalid_client',
+    error_description: `${code}: ${text} Trace ID: ${randomUUID()}`,
+  });
 
   return {
     issuer,
@@ -85,7 +97,13 @@ export async function workloadFederation(now: () => number = Date.now): Promise<
         );
       }
       try {
-        await jose.jwtVerify(assertion, jwks, { issuer: issuerUrl, subject, audience: FEDERATED_AUDIENCE, currentDate: new Date(now()), clockTolerance: 300 });
+        await jose.jwtVerify(assertion, jwks, {
+          issuer: issuerUrl,
+          subject,
+          audience: FEDERATED_AUDIENCE,
+          currentDate: new Date(now()),
+          clockTolerance: 300,
+        });
       } catch (error) {
         if (error instanceof jose.errors.JWTExpired || error instanceof jose.errors.JWTClaimValidationFailed)
           return refused('AADSTS700024', 'Client assertion is not within its valid time range.');

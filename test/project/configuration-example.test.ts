@@ -24,7 +24,11 @@ afterAll(async () => {
 describe('configuration.example.json, the one example a user copies', () => {
   it('is a flat configuration of strings carrying the emulator demo credentials', async () => {
     const configuration = parseConfigurationText(await readFile(EXAMPLE, 'utf8'), EXAMPLE);
-    expect(configuration).toMatchObject({ auth_method: 'basic', username: emulator.credentials.apiKey, password: emulator.credentials.apiSecret });
+    expect(configuration).toMatchObject({
+      auth_method: 'basic',
+      username: emulator.credentials.apiKey,
+      password: emulator.credentials.apiSecret,
+    });
     expect(new URL(configuration.base_url!).port).toBe('8080');
   });
 
@@ -42,7 +46,10 @@ describe('configuration.example.json, the one example a user copies', () => {
 
     // The example names port 8080, which a test cannot count on having: the same file, this emulator's port.
     const example = JSON.parse(await readFile(EXAMPLE, 'utf8')) as Record<string, string>;
-    await writeFile(join(project, 'configuration.json'), JSON.stringify({ ...example, base_url: emulator.pipelineUrl }));
+    await writeFile(
+      join(project, 'configuration.json'),
+      JSON.stringify({ ...example, base_url: emulator.pipelineUrl }),
+    );
     const debug = await cli(['debug', project]);
     expect(debug.stderr).toMatch(/probe succeeded/);
     expect(debug.code).toBe(0);

@@ -10,10 +10,16 @@ describe('describeConfiguration', () => {
   it("reads defaults and choices from the schemas themselves: the source's, the method's, the connector's", async () => {
     const d = await describeConfiguration({
       source: 'postgres',
-      configuration: z.object({ batch_size: z.string().default('1000').transform(Number), mode: z.enum(['full', 'delta']).optional() }),
+      configuration: z.object({
+        batch_size: z.string().default('1000').transform(Number),
+        mode: z.enum(['full', 'delta']).optional(),
+      }),
     });
     expect(field(d.sourceFields, 'port')).toMatchObject({ default: '5432', required: false });
-    expect(field(d.sourceFields, 'sslmode')).toMatchObject({ default: 'verify-full', choices: ['disable', 'require', 'verify-ca', 'verify-full'] });
+    expect(field(d.sourceFields, 'sslmode')).toMatchObject({
+      default: 'verify-full',
+      choices: ['disable', 'require', 'verify-ca', 'verify-full'],
+    });
     expect(field(d.sourceFields, 'host')).toEqual(expect.objectContaining({ required: true }));
     expect(field(d.sourceFields, 'host')).not.toHaveProperty('default');
     expect(field(d.common, 'timeout_seconds')).toMatchObject({ default: '10' });

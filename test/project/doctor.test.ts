@@ -24,7 +24,10 @@ afterAll(async () => {
 const today = () => new Date().toISOString().slice(0, 10);
 
 /** A project as `init` makes it, with a real token, in a git repository unless `git: false`. */
-async function project(name: string, options: { git?: boolean; configuration?: Record<string, string> } = {}): Promise<string> {
+async function project(
+  name: string,
+  options: { git?: boolean; configuration?: Record<string, string> } = {},
+): Promise<string> {
   const dir = join(root, name);
   const init = await cli(['init', dir, '--template', 'rest-api']);
   expect(init.code, init.stderr).toBe(0);
@@ -74,7 +77,10 @@ describe('connector-auth doctor', () => {
     const dir = await project('pasted');
     await prepend(join(dir, 'connector.ts'), `// const token = '${TOKEN}';`);
     await mkdir(join(dir, 'docs'));
-    await writeFile(join(dir, 'docs', 'notes.md'), `# Notes\n\ncurl -H 'Authorization: Basic ${Buffer.from(TOKEN).toString('base64')}'\n`);
+    await writeFile(
+      join(dir, 'docs', 'notes.md'),
+      `# Notes\n\ncurl -H 'Authorization: Basic ${Buffer.from(TOKEN).toString('base64')}'\n`,
+    );
     // Dependencies and the local run's output are not the author's files.
     await mkdir(join(dir, 'node_modules', 'x'), { recursive: true });
     await writeFile(join(dir, 'node_modules', 'x', 'index.js'), `'${TOKEN}'`);
@@ -91,7 +97,8 @@ describe('connector-auth doctor', () => {
       const run = await cli(json ? ['doctor', dir, '--json'] : ['doctor', dir]);
       expect(run.code).toBe(2);
       for (const form of leakForms(TOKEN)) expect(run.stdout + run.stderr).not.toContain(form);
-      if (json) expect(JSON.parse(run.stdout).findings.filter((f: Finding) => f.check === 'secret-in-file')).toHaveLength(2);
+      if (json)
+        expect(JSON.parse(run.stdout).findings.filter((f: Finding) => f.check === 'secret-in-file')).toHaveLength(2);
       else expect(run.stdout).toMatch(/^error +connector\.ts:1 holds the value of 'token' from the configuration$/m);
     }
   });
@@ -107,7 +114,10 @@ describe('connector-auth doctor', () => {
 
     const unignored = await project('unignored');
     await writeFile(join(unignored, '.gitignore'), 'node_modules/\n');
-    expect(checks((await doctor(unignored)).findings)).toEqual(['warning configuration-not-ignored', 'warning files-not-ignored']);
+    expect(checks((await doctor(unignored)).findings)).toEqual([
+      'warning configuration-not-ignored',
+      'warning files-not-ignored',
+    ]);
   });
 
   it('outside a git repository the git checks are skipped, and the report says so', async () => {
@@ -128,14 +138,27 @@ describe('connector-auth doctor', () => {
   it('a state file holding a secret is an error naming the key', async () => {
     const dir = await project('state');
     await mkdir(join(dir, 'files'));
-    await writeFile(join(dir, 'files', 'state.json'), JSON.stringify({ cursor: 'abc', auth: encodeURIComponent(TOKEN) }));
+    await writeFile(
+      join(dir, 'files', 'state.json'),
+      JSON.stringify({ cursor: 'abc', auth: encodeURIComponent(TOKEN) }),
+    );
     const report = await doctor(dir);
-    expect(report.findings.map((f) => [f.check, f.key, f.where])).toEqual([['secret-in-state', 'token', join('files', 'state.json')]]);
+    expect(report.findings.map((f) => [f.check, f.key, f.where])).toEqual([
+      ['secret-in-state', 'token', join('files', 'state.json')],
+    ]);
   });
 
   it('verification turned off, a credential past its rotation age, and no issue date are reported', async () => {
-    const base = { auth_method: 'bearer', token: TOKEN, base_url: 'https://api.example.com/v1', probe_path: 'health', items_path: 'items' };
-    const old = await project('old', { configuration: { ...base, credential_issued_at: '2020-01-01', tls_skip_verify: 'true' } });
+    const base = {
+      auth_method: 'bearer',
+      token: TOKEN,
+      base_url: 'https://api.example.com/v1',
+      probe_path: 'health',
+      items_path: 'items',
+    };
+    const old = await project('old', {
+      configuration: { ...base, credential_issued_at: '2020-01-01', tls_skip_verify: 'true' },
+    });
     const report = await doctor(old);
     expect(checks(report.findings)).toEqual(['warning credential-due-for-rotation', 'warning verification-off']);
     const age = report.findings.find((f) => f.check === 'credential-due-for-rotation')!.message;
@@ -144,7 +167,9 @@ describe('connector-auth doctor', () => {
     expect(report.healthy).toBe(true);
 
     // Any spelling the configuration reads as true turns verification off, so doctor reads it the same way.
-    const spelled = await project('spelled', { configuration: { ...base, credential_issued_at: today(), allow_plain_http: 'yes', tls_skip_verify: '1' } });
+    const spelled = await project('spelled', {
+      configuration: { ...base, credential_issued_at: today(), allow_plain_http: 'yes', tls_skip_verify: '1' },
+    });
     expect(checks((await doctor(spelled)).findings)).toEqual(['warning verification-off', 'warning verification-off']);
 
     const undated = await project('undated', { configuration: base });
@@ -153,22 +178,38 @@ describe('connector-auth doctor', () => {
 
   it("the workload's own identity (gcp_metadata, azure_managed_identity) keeps no secret to rotate: no rotation finding, dated or not", async () => {
     const base = { base_url: 'https://api.example.com/v1', probe_path: 'health', items_path: 'items' };
-    for (const identity of [{ auth_method: 'gcp_metadata' }, { auth_method: 'azure_managed_identity', resource: 'api://orders' }] as Record<string, string>[]) {
+    for (const identity of [
+      { auth_method: 'gcp_metadata' },
+      { auth_method: 'azure_managed_identity', resource: 'api://orders' },
+    ] as Record<string, string>[]) {
       const undated = await project(`identity-${identity.auth_method}`, { configuration: { ...base, ...identity } });
       expect(checks((await doctor(undated)).findings), identity.auth_method).toEqual([]);
-      const dated = await project(`identity-${identity.auth_method}-dated`, { configuration: { ...base, ...identity, credential_issued_at: '2020-01-01' } });
+      const dated = await project(`identity-${identity.auth_method}-dated`, {
+        configuration: { ...base, ...identity, credential_issued_at: '2020-01-01' },
+      });
       expect(checks((await doctor(dated)).findings), identity.auth_method).toEqual([]);
     }
   });
 
   it('an invalid configuration is one finding naming the key, and the other checks still run', async () => {
-    const dir = await project('invalid', { configuration: { auth_method: 'bearer', base_url: 'https://api.example.com/v1', items_path: 'items', secret_note: TOKEN } });
+    const dir = await project('invalid', {
+      configuration: {
+        auth_method: 'bearer',
+        base_url: 'https://api.example.com/v1',
+        items_path: 'items',
+        secret_note: TOKEN,
+      },
+    });
     await chmod(join(dir, 'configuration.json'), 0o644);
     await appendFile(join(dir, 'connector.ts'), `// leaked: ${TOKEN}\n`);
     const report = await doctor(dir);
     const invalid = report.findings.find((f) => f.check === 'configuration-invalid')!;
     expect(invalid.key).toBe('token');
     // Keys whose names say "secret" are secrets even when the configuration does not validate.
-    expect(checks(report.findings)).toEqual(['error configuration-invalid', 'error file-readable-by-others', 'error secret-in-file']);
+    expect(checks(report.findings)).toEqual([
+      'error configuration-invalid',
+      'error file-readable-by-others',
+      'error secret-in-file',
+    ]);
   });
 });

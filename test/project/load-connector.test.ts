@@ -37,7 +37,10 @@ async function project(name: string, files: Record<string, string>): Promise<str
   const dir = join(root, name);
   await mkdir(dir, { recursive: true });
   for (const [file, text] of Object.entries(files)) await writeFile(join(dir, file), text);
-  await writeFile(join(dir, 'configuration.json'), JSON.stringify({ auth_method: 'bearer', token: 'load-test-token-1' }));
+  await writeFile(
+    join(dir, 'configuration.json'),
+    JSON.stringify({ auth_method: 'bearer', token: 'load-test-token-1' }),
+  );
   return dir;
 }
 
@@ -127,7 +130,11 @@ export default defineConnector({ source: local, async update({ op }) { await op.
     const entry = (await cached()).find((name) => !before.has(name));
     expect(entry).toBeDefined();
     const compiled = await readFile(join(cache, 'typescript', entry!), 'utf8');
-    const map = JSON.parse(Buffer.from(/sourceMappingURL=data:application\/json;base64,(\S+)/.exec(compiled)![1]!, 'base64').toString('utf8')) as { sources: string[] };
+    const map = JSON.parse(
+      Buffer.from(/sourceMappingURL=data:application\/json;base64,(\S+)/.exec(compiled)![1]!, 'base64').toString(
+        'utf8',
+      ),
+    ) as { sources: string[] };
     expect(map.sources).toEqual([join(dir, 'connector.ts')]);
   });
 

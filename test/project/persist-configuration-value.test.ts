@@ -1,5 +1,18 @@
 import { spawn } from 'node:child_process';
-import { chmod, chown, lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  chown,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readdir,
+  readlink,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +50,10 @@ function persister(c: { path: string; filesDir: string }) {
 
 describe('withValue: only the value changes', () => {
   const cases: [string, string][] = [
-    ['2-space', '{\n  "auth_method": "oauth2_refresh_token",\n  "refresh_token": "old",\n  "base_url": "https://x"\n}\n'],
+    [
+      '2-space',
+      '{\n  "auth_method": "oauth2_refresh_token",\n  "refresh_token": "old",\n  "base_url": "https://x"\n}\n',
+    ],
     ['4-space, no final newline', '{\n    "refresh_token": "old",\n    "b": "\\u00e9\\/"\n}'],
     ['tabs and CRLF', '{\r\n\t"a": "1",\r\n\t"refresh_token": "old"\r\n}\r\n'],
     ['one line', '{"a":"1","refresh_token":"old","c":"3"}'],
@@ -53,7 +69,9 @@ describe('withValue: only the value changes', () => {
   }
 
   it('a key not yet there is added last, laid out like the others', () => {
-    expect(withValue('{\n  "a": "1",\n  "b": "2"\n}\n', 'refresh_token', 'v')).toBe('{\n  "a": "1",\n  "b": "2",\n  "refresh_token": "v"\n}\n');
+    expect(withValue('{\n  "a": "1",\n  "b": "2"\n}\n', 'refresh_token', 'v')).toBe(
+      '{\n  "a": "1",\n  "b": "2",\n  "refresh_token": "v"\n}\n',
+    );
     expect(withValue('{"a":"1"}', 'k', 'v')).toBe('{"a":"1","k":"v"}');
     expect(withValue('{\r\n\t"a": "1"\r\n}', 'k', 'v')).toBe('{\r\n\t"a": "1",\r\n\t"k": "v"\r\n}');
     expect(withValue('{}', 'k', 'v')).toBe('{"k": "v"}');
@@ -67,7 +85,8 @@ describe('withValue: only the value changes', () => {
 
 describe('createConfigurationPersister', () => {
   it('rewrites atomically, keeping other keys, order, indentation and the file mode; leaves no temp file', async () => {
-    const text = '{\n    "auth_method": "oauth2_refresh_token",\n    "refresh_token": "old-token-value",\n    "z_last": "kept"\n}\n';
+    const text =
+      '{\n    "auth_method": "oauth2_refresh_token",\n    "refresh_token": "old-token-value",\n    "z_last": "kept"\n}\n';
     const c = await configuration(text, 0o600);
     const { persist, lines } = persister(c);
     await persist('refresh_token', NEW);
@@ -82,7 +101,11 @@ describe('createConfigurationPersister', () => {
     const c = await configuration('{"refresh_token":"old"}', 0o640);
     const link = join(c.dir, 'linked.json');
     await symlink(c.path, link);
-    await createConfigurationPersister({ configurationPath: link, filesDir: c.filesDir, log: createLogger({ write: () => undefined }) })('refresh_token', NEW);
+    await createConfigurationPersister({
+      configurationPath: link,
+      filesDir: c.filesDir,
+      log: createLogger({ write: () => undefined }),
+    })('refresh_token', NEW);
     expect((await lstat(link)).isSymbolicLink()).toBe(true);
     expect(await readlink(link)).toBe(c.path);
     expect(JSON.parse(await readFile(c.path, 'utf8')).refresh_token).toBe(NEW);
@@ -115,13 +138,19 @@ describe('createConfigurationPersister', () => {
     expect(error.message).not.toContain(NEW);
     expect(await readFile(c.path, 'utf8')).toBe(text);
     expect((await stat(recovery)).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(await readFile(recovery, 'utf8'))).toMatchObject({ key: 'refresh_token', value: NEW, configuration: c.path });
+    expect(JSON.parse(await readFile(recovery, 'utf8'))).toMatchObject({
+      key: 'refresh_token',
+      value: NEW,
+      configuration: c.path,
+    });
   });
 
   it('when even the recovery file cannot be written, the message says so', async () => {
     const c = await configuration('{"refresh_token":"old"}', 0o444);
     await writeFile(c.filesDir, 'a file where the files folder should be');
-    const error = (await persister(c).persist('refresh_token', NEW).catch((e: unknown) => e)) as Error;
+    const error = (await persister(c)
+      .persist('refresh_token', NEW)
+      .catch((e: unknown) => e)) as Error;
     expect(error.message).toContain('failed too');
     expect(error.message).not.toContain(NEW);
   });
@@ -158,7 +187,10 @@ describe('createConfigurationPersister', () => {
 });
 
 /** Runs the persister in `node --import tsx` as uid/gid 65534, where permissions really apply. */
-function persistAsNobody(configurationPath: string, filesDir: string): Promise<{ name?: string; message?: string; exitCode?: number }> {
+function persistAsNobody(
+  configurationPath: string,
+  filesDir: string,
+): Promise<{ name?: string; message?: string; exitCode?: number }> {
   const module = fileURLToPath(new URL('../../src/project/persist-configuration-value.ts', import.meta.url));
   const logModule = fileURLToPath(new URL('../../src/log/index.ts', import.meta.url));
   const script = `

@@ -11,8 +11,10 @@ import { HOSTILE_SECRET, findLeaks } from '../helpers/leak-check.js';
  * must be redacted by the one pass, with the text around it left as it was.
  */
 
-const htmlEscape = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-const xmlAttribute = (t: string) => t.replace(/&/g, '&#38;').replace(/"/g, '&#x22;').replace(/\t/g, '&#9;').replace(/\n/g, '&#xA;');
+const htmlEscape = (t: string) =>
+  t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+const xmlAttribute = (t: string) =>
+  t.replace(/&/g, '&#38;').replace(/"/g, '&#x22;').replace(/\t/g, '&#9;').replace(/\n/g, '&#xA;');
 const goEscape = (t: string) => t.replace(/&/g, '&amp;').replace(/"/g, '&#34;').replace(/'/g, '&#39;');
 
 const encodings: [string, (secret: string) => string][] = [
@@ -109,7 +111,15 @@ describe('redact first, then shape', () => {
 
   it('encodes JSON after redacting, so a message that quotes an escaped secret stays valid and clean', () => {
     const message = `the server said ${JSON.stringify({ token: HOSTILE_SECRET })}`;
-    const line = redactedJson({ level: 'ERROR', message, body: Buffer.from(HOSTILE_SECRET), bytes: new Uint8Array(Buffer.from(HOSTILE_SECRET)) }, registry);
+    const line = redactedJson(
+      {
+        level: 'ERROR',
+        message,
+        body: Buffer.from(HOSTILE_SECRET),
+        bytes: new Uint8Array(Buffer.from(HOSTILE_SECRET)),
+      },
+      registry,
+    );
     expect(findLeaks(HOSTILE_SECRET, [['line', line]])).toEqual([]);
     const parsed = JSON.parse(line) as Record<string, unknown>;
     expect(parsed.message).toBe('the server said {"token":"<redacted:token>"}');

@@ -31,7 +31,10 @@ describe('SecretRegistry', () => {
 
   it('redacts each PEM body line on its own', () => {
     const r = new SecretRegistry();
-    const body = ['MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7', 'VJTUt9Us8cKjMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDu'];
+    const body = [
+      'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7',
+      'VJTUt9Us8cKjMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDu',
+    ];
     r.register('private_key', `-----BEGIN PRIVATE KEY-----\n${body.join('\n')}\n-----END PRIVATE KEY-----`);
     expect(r.redact(`leaked: ${body[1]}`)).toBe('leaked: <redacted:private_key>');
   });
@@ -91,7 +94,7 @@ describe('SecretRegistry', () => {
     expect(r.redact('→ pässwörd✓ ←')).toBe('→ <redacted:password> ←');
   });
 
-  it('redacts the WHATWG form encoding (URLSearchParams encodes ! \' ( ) ~) and the URL userinfo encoding', () => {
+  it("redacts the WHATWG form encoding (URLSearchParams encodes ! ' ( ) ~) and the URL userinfo encoding", () => {
     const r = new SecretRegistry();
     const secret = "p@ss!w0rd'(x)~* $&+,";
     r.register('password', secret);
@@ -148,7 +151,8 @@ describe.each([
 
   it('agrees with a naive search on random input', () => {
     const alphabet = 'abcab';
-    const rand = (n: number) => Array.from({ length: n }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join('');
+    const rand = (n: number) =>
+      Array.from({ length: n }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join('');
     for (let round = 0; round < 50; round++) {
       const patterns = Array.from({ length: 5 }, () => rand(2 + Math.floor(Math.random() * 3)));
       const text = rand(200);
@@ -173,7 +177,9 @@ describe('many registered secrets', () => {
     const before = process.memoryUsage().rss;
     const started = performance.now();
     const out = r.redact(`first ${tokens[0]} middle ${tokens[54_321]} last ${tokens[99_999]}`);
-    expect(out).toBe('first <redacted:connect_card.token> middle <redacted:connect_card.token> last <redacted:connect_card.token>');
+    expect(out).toBe(
+      'first <redacted:connect_card.token> middle <redacted:connect_card.token> last <redacted:connect_card.token>',
+    );
     expect(performance.now() - started).toBeLessThan(10_000);
     expect((process.memoryUsage().rss - before) / 1e6).toBeLessThan(800);
   });

@@ -33,7 +33,12 @@ beforeAll(async () => {
   ca = createCa();
   const server = issueServer(ca, { hosts: ['127.0.0.1'] });
   [db, metadata, googleSts, tokenDir] = await Promise.all([
-    start({ password: TOKEN, database: DATABASE, ssl: { certificatePem: server.certificatePem, privateKeyPem: server.privateKeyPem }, hostsslOnly: true }),
+    start({
+      password: TOKEN,
+      database: DATABASE,
+      ssl: { certificatePem: server.certificatePem, privateKeyPem: server.privateKeyPem },
+      hostsslOnly: true,
+    }),
     startMetadata(),
     startGoogleSts(),
     mkdtemp(join(tmpdir(), 'connector-auth-pg-wif-')),
@@ -55,7 +60,11 @@ const configuration = (extra: Record<string, string>) => ({
 });
 
 const azure = (extra: Record<string, string> = {}) =>
-  configuration({ auth_method: 'azure_managed_identity', resource: 'https://ossrdbms-aad.database.windows.net', ...extra });
+  configuration({
+    auth_method: 'azure_managed_identity',
+    resource: 'https://ossrdbms-aad.database.windows.net',
+    ...extra,
+  });
 const gcp = (extra: Record<string, string> = {}) =>
   configuration({ auth_method: 'gcp_metadata', scope: 'https://www.googleapis.com/auth/sqlservice.login', ...extra });
 
@@ -67,9 +76,13 @@ describe('postgres source with a cloud access token as the password', () => {
       const probe = await auth.probe();
       expect(probe.outcome).toBe('SELECT 1');
       // Three logins at once through the pool, one token request in all.
-      const rows = await Promise.all([1, 2, 3].map((n) => auth.source.query<{ n: number }>('select $1::int as n, pg_sleep(0.05)', [n])));
+      const rows = await Promise.all(
+        [1, 2, 3].map((n) => auth.source.query<{ n: number }>('select $1::int as n, pg_sleep(0.05)', [n])),
+      );
       expect(rows.map((r) => r[0]!.n)).toEqual([1, 2, 3]);
-      const [ssl] = await auth.source.query<{ ssl: boolean }>('select ssl from pg_stat_ssl where pid = pg_backend_pid()');
+      const [ssl] = await auth.source.query<{ ssl: boolean }>(
+        'select ssl from pg_stat_ssl where pid = pg_backend_pid()',
+      );
       expect(ssl).toEqual({ ssl: true });
       expect(metadata.tokenRequests).toHaveLength(1);
       expect(metadata.tokenRequests[0]!.query.resource).toBe('https://ossrdbms-aad.database.windows.net');
@@ -103,7 +116,11 @@ describe('postgres source with a cloud access token as the password', () => {
       credential_source: { file },
     });
     const { auth, lines } = await connectSource<PostgresSource>(
-      configuration({ auth_method: 'gcp_workload_identity', gcp_credential_configuration: credentials, scope: 'https://www.googleapis.com/auth/sqlservice.login' }),
+      configuration({
+        auth_method: 'gcp_workload_identity',
+        gcp_credential_configuration: credentials,
+        scope: 'https://www.googleapis.com/auth/sqlservice.login',
+      }),
       'postgres',
     );
     try {
@@ -122,7 +139,11 @@ describe('postgres source with a cloud access token as the password', () => {
     expect(error.code).toBe('postgres_token_rejected');
     expect(error.key).toBe('resource');
     expect(error.message).toContain('rejected the access token given as the password');
-    expectNoSecretIn(error, lines, metadata.issued.flatMap((t) => leakForms(t.value)).filter((f) => f.length >= 8));
+    expectNoSecretIn(
+      error,
+      lines,
+      metadata.issued.flatMap((t) => leakForms(t.value)).filter((f) => f.length >= 8),
+    );
   });
 
   it('gcp_metadata with a token the server does not accept: exit 3 naming scope', async () => {
@@ -133,7 +154,10 @@ describe('postgres source with a cloud access token as the password', () => {
 
   it('the identity service refuses (no such identity): exit 3 before any database login', async () => {
     const before = db.connectionsReceived();
-    const { error } = await probeFailure(azure({ azure_client_id: '11111111-2222-3333-4444-555555555555' }), 'postgres');
+    const { error } = await probeFailure(
+      azure({ azure_client_id: '11111111-2222-3333-4444-555555555555' }),
+      'postgres',
+    );
     expect(error.exitCode).toBe(3);
     expect(error.key).toBe('azure_client_id');
     expect(db.connectionsReceived()).toBe(before);

@@ -40,7 +40,11 @@ const ROLE = 'arn:aws:iam::210987654321:role/orders-db-reader';
  * The token RDS expects for `at`, from its documented form: `host:port/?Action=connect&DBUser=…`
  * presigned for rds-db, 900 s; signed by a role's session, it carries the session token too.
  */
-function expectedToken(at: number, secret = SECRET, session?: { accessKeyId: string; secretAccessKey: string; sessionToken: string }): string {
+function expectedToken(
+  at: number,
+  secret = SECRET,
+  session?: { accessKeyId: string; secretAccessKey: string; sessionToken: string },
+): string {
   const keyId = session?.accessKeyId ?? KEY_ID;
   if (session) secret = session.secretAccessKey;
   const amzDate = new Date(at).toISOString().replace(/[-:]|\.\d+/g, '');
@@ -56,13 +60,22 @@ function expectedToken(at: number, secret = SECRET, session?: { accessKeyId: str
     `X-Amz-SignedHeaders=host`,
   ].join('&');
   const host = `${db.host}:${db.port}`;
-  const canonical = ['GET', '/', query, `host:${host}\n`, 'host', createHash('sha256').update('').digest('hex')].join('\n');
+  const canonical = ['GET', '/', query, `host:${host}\n`, 'host', createHash('sha256').update('').digest('hex')].join(
+    '\n',
+  );
   return `${host}/?${query.replace('&X-Amz-SignedHeaders', `&X-Amz-Signature=${sigv4Signature(secret, scope, amzDate, canonical)}&X-Amz-SignedHeaders`)}`;
 }
 
 /** Logs in with the current password and makes `next` the role's password. */
 async function setRolePassword(current: string, next: string): Promise<void> {
-  const client = new pg.Client({ host: db.host, port: db.port, user: db.user, database: DATABASE, password: current, ssl: { ca: ca.certificatePem } });
+  const client = new pg.Client({
+    host: db.host,
+    port: db.port,
+    user: db.user,
+    database: DATABASE,
+    password: current,
+    ssl: { ca: ca.certificatePem },
+  });
   await client.connect();
   try {
     // A token holds no quote; the statement takes no parameters for the password.
@@ -76,9 +89,17 @@ async function setRolePassword(current: string, next: string): Promise<void> {
 beforeAll(async () => {
   ca = createCa();
   const server = issueServer(ca, { hosts: ['127.0.0.1'] });
-  db = await start({ password: 'set-below-to-a-token', database: DATABASE, ssl: { certificatePem: server.certificatePem, privateKeyPem: server.privateKeyPem }, hostsslOnly: true });
+  db = await start({
+    password: 'set-below-to-a-token',
+    database: DATABASE,
+    ssl: { certificatePem: server.certificatePem, privateKeyPem: server.privateKeyPem },
+    hostsslOnly: true,
+  });
   await setRolePassword('set-below-to-a-token', expectedToken(T0));
-  sts = await startSts({ users: [{ accessKeyId: KEY_ID, secretAccessKey: SECRET, arn: 'arn:aws:iam::111122223333:user/etl' }], roles: [{ arn: ROLE, principals: ['arn:aws:iam::111122223333:user/etl'] }] });
+  sts = await startSts({
+    users: [{ accessKeyId: KEY_ID, secretAccessKey: SECRET, arn: 'arn:aws:iam::111122223333:user/etl' }],
+    roles: [{ arn: ROLE, principals: ['arn:aws:iam::111122223333:user/etl'] }],
+  });
 }, 30_000);
 afterAll(async () => {
   await Promise.all([db?.stop(), sts?.stop()]);
@@ -108,7 +129,9 @@ describe('postgres source with an AWS access key: IAM database authentication (R
     const { auth, lines } = await connectSource<PostgresSource>(configuration(), 'postgres');
     try {
       expect((await auth.probe()).outcome).toBe('SELECT 1');
-      const [ssl] = await auth.source.query<{ ssl: boolean }>('select ssl from pg_stat_ssl where pid = pg_backend_pid()');
+      const [ssl] = await auth.source.query<{ ssl: boolean }>(
+        'select ssl from pg_stat_ssl where pid = pg_backend_pid()',
+      );
       expect(ssl).toEqual({ ssl: true });
 
       // A minute later the database wants the token of that minute: a login signs a new one.
@@ -138,7 +161,10 @@ describe('postgres source with an AWS access key: IAM database authentication (R
 
   it("with aws_role_arn the role's session signs the token (its session token inside); a token the database refuses then names aws_role_arn", async () => {
     pinClock(T0);
-    const { auth } = await connectSource<PostgresSource>(configuration({ aws_role_arn: ROLE, aws_sts_endpoint: sts.endpoint }), 'postgres');
+    const { auth } = await connectSource<PostgresSource>(
+      configuration({ aws_role_arn: ROLE, aws_sts_endpoint: sts.endpoint }),
+      'postgres',
+    );
     try {
       // The role's own token is not the role's password yet: refused, and the role is the key to look at.
       const refused = (await rejection(auth.probe())) as Failure;
@@ -167,7 +193,9 @@ describe('postgres source with an AWS access key: IAM database authentication (R
 
   it("the region is aws_region, else the one an RDS endpoint's name carries; neither is exit 2 naming aws_region", async () => {
     expect(rdsRegion('orders.c9akciq32xyz.eu-west-3.rds.amazonaws.com', undefined)).toBe('eu-west-3');
-    expect(rdsRegion('reports.cluster-ro-c9akciq32xyz.us-gov-west-1.rds.amazonaws.com', undefined)).toBe('us-gov-west-1');
+    expect(rdsRegion('reports.cluster-ro-c9akciq32xyz.us-gov-west-1.rds.amazonaws.com', undefined)).toBe(
+      'us-gov-west-1',
+    );
     expect(rdsRegion('orders.c9akciq32xyz.cn-north-1.rds.amazonaws.com.cn', undefined)).toBe('cn-north-1');
     expect(rdsRegion('orders.c9akciq32xyz.eu-west-3.rds.amazonaws.com', 'us-east-2')).toBe('us-east-2');
     const { aws_region: _region, ...withoutRegion } = configuration();

@@ -12,7 +12,13 @@ import { freePort } from '../peers/daemon.js';
 import { start, type PostgresPeer } from '../peers/postgres.js';
 import { cli, leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
-import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf, silentServer, until } from '../helpers/source-session.js';
+import {
+  connectSource,
+  expectNoSecretIn,
+  probeFailure as probeFailureOf,
+  silentServer,
+  until,
+} from '../helpers/source-session.js';
 
 /**
  * The postgres source against a real PostgreSQL 15 (scram-sha-256, TLS): three clusters, started
@@ -42,11 +48,19 @@ beforeAll(async () => {
     start({
       password: PASSWORD,
       database: DATABASE,
-      ssl: { certificatePem: server.certificatePem, privateKeyPem: server.privateKeyPem, clientCaPem: clientCa.certificatePem },
+      ssl: {
+        certificatePem: server.certificatePem,
+        privateKeyPem: server.privateKeyPem,
+        clientCaPem: clientCa.certificatePem,
+      },
       hostsslOnly: true,
       certificateUsers: ['reporter'],
     }),
-    start({ password: PASSWORD, database: DATABASE, ssl: { certificatePem: elsewhere.certificatePem, privateKeyPem: elsewhere.privateKeyPem } }),
+    start({
+      password: PASSWORD,
+      database: DATABASE,
+      ssl: { certificatePem: elsewhere.certificatePem, privateKeyPem: elsewhere.privateKeyPem },
+    }),
     start({ password: PASSWORD, database: DATABASE, ssl: false }),
   ]);
 }, 30_000);
@@ -73,7 +87,11 @@ const probeFailure = (config: Record<string, string>) => probeFailureOf(config, 
 
 /** One line, and none of the configured passwords in any form, anywhere a person could read. */
 function expectClean(error: Failure, lines: string[], passwords: string[] = [PASSWORD, WRONG]): void {
-  expectNoSecretIn(error, lines, passwords.flatMap((password) => leakForms(password)));
+  expectNoSecretIn(
+    error,
+    lines,
+    passwords.flatMap((password) => leakForms(password)),
+  );
 }
 
 describe('postgres source, password auth, sslmode=verify-full', () => {
@@ -91,7 +109,9 @@ describe('postgres source, password auth, sslmode=verify-full', () => {
 
       expect(await auth.source.query('select current_user')).toEqual([{ current_user: 'connector' }]);
       expect(await auth.source.query<{ n: number }>('select $1::int + 1 as n', [41])).toEqual([{ n: 42 }]);
-      const [ssl] = await auth.source.query<{ ssl: boolean }>('select ssl from pg_stat_ssl where pid = pg_backend_pid()');
+      const [ssl] = await auth.source.query<{ ssl: boolean }>(
+        'select ssl from pg_stat_ssl where pid = pg_backend_pid()',
+      );
       expect(ssl).toEqual({ ssl: true });
       expect(auth.credential.description).toBe("password auth as 'connector'");
       expect(lines.filter((l) => l.includes('"WARNING"'))).toEqual([]);
@@ -100,7 +120,7 @@ describe('postgres source, password auth, sslmode=verify-full', () => {
     }
   });
 
-  it('gives back the SQL error of a bad statement unchanged (it is the connector\'s, exit 1)', async () => {
+  it("gives back the SQL error of a bad statement unchanged (it is the connector's, exit 1)", async () => {
     const { auth } = await connect(configuration(tls));
     try {
       const error = await rejection(auth.source.query('selec 1'));
@@ -162,7 +182,9 @@ describe('postgres source, password auth, sslmode=verify-full', () => {
     const silent = await silentServer();
     try {
       const started = Date.now();
-      const { error, lines } = await probeFailure(configuration(tls, { port: String(silent.port), timeout_seconds: '0.5' }));
+      const { error, lines } = await probeFailure(
+        configuration(tls, { port: String(silent.port), timeout_seconds: '0.5' }),
+      );
       expect(error.exitCode).toBe(4);
       expect(error.key).toBe('timeout_seconds');
       expect(Date.now() - started).toBeLessThan(3000);
@@ -196,9 +218,13 @@ describe('postgres source, password auth, sslmode=verify-full', () => {
     const { auth, lines } = await connect(configuration(tls, { sslmode: 'require', tls_ca_certificate: '' }));
     try {
       expect((await auth.probe()).target).toContain('(sslmode=require)');
-      const warnings = lines.map((l) => JSON.parse(l) as { level: string; message: string }).filter((l) => l.level === 'WARNING');
+      const warnings = lines
+        .map((l) => JSON.parse(l) as { level: string; message: string })
+        .filter((l) => l.level === 'WARNING');
       expect(warnings).toHaveLength(1);
-      expect(warnings[0]!.message).toMatch(/sslmode=require: the connection to 127\.0\.0\.1 is encrypted but the server's certificate is not verified/);
+      expect(warnings[0]!.message).toMatch(
+        /sslmode=require: the connection to 127\.0\.0\.1 is encrypted but the server's certificate is not verified/,
+      );
     } finally {
       await auth.close();
     }
@@ -233,7 +259,9 @@ describe('postgres source, roles and privileges (set up by the superuser through
   });
 
   it('no CONNECT privilege on the database: exit 3 naming user, the grant in the hint (SQLSTATE 42501)', async () => {
-    const { error, lines } = await probeFailure(configuration(tls, { user: 'outsider', password: ROLE_PASSWORD, database: 'locked' }));
+    const { error, lines } = await probeFailure(
+      configuration(tls, { user: 'outsider', password: ROLE_PASSWORD, database: 'locked' }),
+    );
     expect(error.exitCode).toBe(3);
     expect(error.code).toBe('postgres_connect_denied');
     expect(error.key).toBe('user');
@@ -290,7 +318,9 @@ describe('postgres source, host name checks', () => {
       await auth.close();
     }
     // verify-ca still checks the chain.
-    const { error } = await probeFailure(configuration(mismatch, { sslmode: 'verify-ca', tls_ca_certificate: createCa().certificatePem }));
+    const { error } = await probeFailure(
+      configuration(mismatch, { sslmode: 'verify-ca', tls_ca_certificate: createCa().certificatePem }),
+    );
     expect(error.exitCode).toBe(5);
     expect(error.key).toBe('tls_ca_certificate');
   });
@@ -299,11 +329,15 @@ describe('postgres source, host name checks', () => {
     const { auth, lines } = await connect(configuration(mismatch, { sslmode: 'require' }));
     try {
       expect((await auth.probe()).outcome).toBe('SELECT 1');
-      expect(lines.some((l) => l.includes('"WARNING"') && l.includes('sslmode=require') && l.includes('not its host name'))).toBe(true);
+      expect(
+        lines.some((l) => l.includes('"WARNING"') && l.includes('sslmode=require') && l.includes('not its host name')),
+      ).toBe(true);
     } finally {
       await auth.close();
     }
-    const { error } = await probeFailure(configuration(mismatch, { sslmode: 'require', tls_ca_certificate: createCa().certificatePem }));
+    const { error } = await probeFailure(
+      configuration(mismatch, { sslmode: 'require', tls_ca_certificate: createCa().certificatePem }),
+    );
     expect(error.exitCode).toBe(5);
     expect(error.key).toBe('tls_ca_certificate');
   });
@@ -323,7 +357,11 @@ describe('postgres source, a server without TLS', () => {
     try {
       await auth.probe();
       expect(await auth.source.query('select current_user')).toEqual([{ current_user: 'connector' }]);
-      expect(lines.filter((l) => l.includes('"WARNING"') && l.includes('sslmode=disable: the connection to 127.0.0.1 is not encrypted'))).toHaveLength(1);
+      expect(
+        lines.filter(
+          (l) => l.includes('"WARNING"') && l.includes('sslmode=disable: the connection to 127.0.0.1 is not encrypted'),
+        ),
+      ).toHaveLength(1);
     } finally {
       await auth.close();
     }
@@ -338,7 +376,9 @@ describe('postgres source, a server that is shutting down', () => {
     try {
       // A session stays open, so a smart shutdown waits for it and refuses every new connection meanwhile.
       const rows = (await held.auth.source.query('show data_directory')) as Array<{ data_directory: string }>;
-      const postmaster = Number((await readFile(join(rows[0]!.data_directory, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      const postmaster = Number(
+        (await readFile(join(rows[0]!.data_directory, 'postmaster.pid'), 'utf8')).split('\n')[0],
+      );
       process.kill(postmaster, 'SIGTERM');
       await until(() => /received smart shutdown request/.test(closing.log()), 5_000);
       const { error, lines } = await probeFailure(config);
@@ -430,20 +470,28 @@ describe('postgres source, configuration', () => {
   });
 
   it('the password method is not accepted by the REST source, and authorizes no HTTP request', async () => {
-    const error = await attempt({ auth_method: 'password', password: PASSWORD, base_url: 'https://api.example.com' }, 'rest');
+    const error = await attempt(
+      { auth_method: 'password', password: PASSWORD, base_url: 'https://api.example.com' },
+      'rest',
+    );
     expect(error.exitCode).toBe(2);
     expect(error.key).toBe('auth_method');
     const method = await loadAuthMethod('password');
-    const credential = await method.create({ password: PASSWORD }, {
-      common: {} as never,
-      raw: { user: 'alice' },
-      log: createLogger({ write: () => undefined }),
-      secrets: new SecretRegistry(),
-      now: Date.now,
-    });
+    const credential = await method.create(
+      { password: PASSWORD },
+      {
+        common: {} as never,
+        raw: { user: 'alice' },
+        log: createLogger({ write: () => undefined }),
+        secrets: new SecretRegistry(),
+        now: Date.now,
+      },
+    );
     expect(credential.description).toBe("password auth as 'alice'");
     expect(JSON.stringify(credential)).not.toContain(PASSWORD);
-    const refused = await rejection(credential.authorize({ method: 'GET', url: new URL('https://api.example.com'), headers: new Headers() }));
+    const refused = await rejection(
+      credential.authorize({ method: 'GET', url: new URL('https://api.example.com'), headers: new Headers() }),
+    );
     expect(refused.exitCode).toBe(2);
     expect(refused.message).toContain('database sources');
   });
@@ -476,16 +524,20 @@ export default defineConnector({
     await writeFile(join(project, 'configuration.json'), JSON.stringify(configuration(tls)));
     const probe = await cli(['probe', project]);
     expect(probe.code, probe.stderr).toBe(0);
-    expect(probe.stdout).toContain(`probe OK: postgres://connector@127.0.0.1:${tls.port}/${DATABASE} (sslmode=verify-full) → SELECT 1`);
+    expect(probe.stdout).toContain(
+      `probe OK: postgres://connector@127.0.0.1:${tls.port}/${DATABASE} (sslmode=verify-full) → SELECT 1`,
+    );
     const debug = await cli(['debug', project]);
     expect(debug.code, debug.stderr).toBe(0);
     expect(debug.stdout).toMatch(/Upserts\s+\|\s+2/);
-    for (const form of leakForms(PASSWORD)) expect(probe.stdout + probe.stderr + debug.stdout + debug.stderr).not.toContain(form);
+    for (const form of leakForms(PASSWORD))
+      expect(probe.stdout + probe.stderr + debug.stdout + debug.stderr).not.toContain(form);
 
     await writeFile(join(project, 'configuration.json'), JSON.stringify(configuration(tls, { password: WRONG })));
     const wrong = await cli(['probe', project]);
     expect(wrong.code).toBe(3);
     expect(wrong.stderr).toContain("check 'password'");
-    for (const form of [...leakForms(WRONG), ...leakForms(PASSWORD)]) expect(wrong.stdout + wrong.stderr).not.toContain(form);
+    for (const form of [...leakForms(WRONG), ...leakForms(PASSWORD)])
+      expect(wrong.stdout + wrong.stderr).not.toContain(form);
   }, 20_000);
 });

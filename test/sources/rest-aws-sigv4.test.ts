@@ -20,9 +20,17 @@ import { start as startSts, type StsPeer } from '../peers/sts.js';
  * sent.
  */
 
-const USER = { accessKeyId: 'AKIAGATEWAYCALLER001', secretAccessKey: 'gateway/Caller+secret?&EXAMPLE=01', arn: 'arn:aws:iam::123456789012:user/sync' };
+const USER = {
+  accessKeyId: 'AKIAGATEWAYCALLER001',
+  secretAccessKey: 'gateway/Caller+secret?&EXAMPLE=01',
+  arn: 'arn:aws:iam::123456789012:user/sync',
+};
 /** Known to the gateway, but not allowed by its resource policy. */
-const OUTSIDER = { accessKeyId: 'AKIAGATEWAYOUTSIDER1', secretAccessKey: 'gateway/Outsider+secret?&EXAMPLE=02', arn: 'arn:aws:iam::123456789012:user/outsider' };
+const OUTSIDER = {
+  accessKeyId: 'AKIAGATEWAYOUTSIDER1',
+  secretAccessKey: 'gateway/Outsider+secret?&EXAMPLE=02',
+  arn: 'arn:aws:iam::123456789012:user/outsider',
+};
 const WRONG_SECRET = 'Wr0ng/+gateway?&secret=zz';
 const ROLE = 'arn:aws:iam::123456789012:role/api-reader';
 
@@ -31,8 +39,19 @@ let sts: StsPeer;
 let s3: S3rverPeer;
 
 beforeAll(async () => {
-  [gateway, s3] = await Promise.all([startGateway({ users: [USER, OUTSIDER], allow: [USER.arn, ROLE] }), startS3({ buckets: ['orders'], credentials: { accessKeyId: 'AKIAS3RVERRESTSIGN01', secretAccessKey: 's3rver/Rest+secret?&EXAMPLE=03' } })]);
-  sts = await startSts({ users: [USER], roles: [{ arn: ROLE, principals: [USER.arn] }], region: gateway.region, onIssued: (c) => gateway.acceptTemporary(c) });
+  [gateway, s3] = await Promise.all([
+    startGateway({ users: [USER, OUTSIDER], allow: [USER.arn, ROLE] }),
+    startS3({
+      buckets: ['orders'],
+      credentials: { accessKeyId: 'AKIAS3RVERRESTSIGN01', secretAccessKey: 's3rver/Rest+secret?&EXAMPLE=03' },
+    }),
+  ]);
+  sts = await startSts({
+    users: [USER],
+    roles: [{ arn: ROLE, principals: [USER.arn] }],
+    region: gateway.region,
+    onIssued: (c) => gateway.acceptTemporary(c),
+  });
   await s3.putMany('orders', [
     ['exports/2024-01.csv', 'id\n1\n'],
     ['exports/report (final) ü+ß.csv', 'id\n2\n'],
@@ -56,10 +75,16 @@ function configuration(extra: Record<string, string> = {}): Record<string, strin
   };
 }
 
-const connect = (config: Record<string, string>, now?: () => number) => connectSource<RestSource>(config, 'rest', now ? { now } : {});
+const connect = (config: Record<string, string>, now?: () => number) =>
+  connectSource<RestSource>(config, 'rest', now ? { now } : {});
 const probeFailure = (config: Record<string, string>) => probeFailureOf(config, 'rest');
 const secretForms = () =>
-  [USER.secretAccessKey, OUTSIDER.secretAccessKey, WRONG_SECRET, ...sts.issued.flatMap((c) => [c.secretAccessKey, c.sessionToken])].flatMap((s) => leakForms(s));
+  [
+    USER.secretAccessKey,
+    OUTSIDER.secretAccessKey,
+    WRONG_SECRET,
+    ...sts.issued.flatMap((c) => [c.secretAccessKey, c.sessionToken]),
+  ].flatMap((s) => leakForms(s));
 
 describe('rest source with an AWS method: SigV4 on every request', () => {
   it('an access key signs the probe, GETs with awkward paths and queries, and a POST with its body', async () => {
@@ -67,8 +92,13 @@ describe('rest source with an AWS method: SigV4 on every request', () => {
     const before = gateway.requests.length;
     try {
       expect(await auth.probe()).toMatchObject({ outcome: 'HTTP 200' });
-      expect((await auth.source.json<{ items: { id: number }[] }>('items?cursor=10')).items[0]).toEqual({ id: 11, name: 'item 11' });
-      const echoed = await auth.source.json<{ path: string; query: [string, string][] }>("files/report (final) ü+ß.csv?q=a b&x=1+1&empty=&tag=%2Fdocs&tag=it's");
+      expect((await auth.source.json<{ items: { id: number }[] }>('items?cursor=10')).items[0]).toEqual({
+        id: 11,
+        name: 'item 11',
+      });
+      const echoed = await auth.source.json<{ path: string; query: [string, string][] }>(
+        "files/report (final) ü+ß.csv?q=a b&x=1+1&empty=&tag=%2Fdocs&tag=it's",
+      );
       expect(echoed.query).toEqual([
         ['q', 'a b'],
         ['x', '1 1'],
@@ -77,7 +107,11 @@ describe('rest source with an AWS method: SigV4 on every request', () => {
         ['tag', "it's"],
       ]);
       expect(decodeURIComponent(echoed.path)).toBe('/prod/files/report (final) ü+ß.csv');
-      const search = await auth.source.json('search', { method: 'POST', body: JSON.stringify({ query: { match: { name: 'item 3' } } }), headers: { 'content-type': 'application/json' } });
+      const search = await auth.source.json('search', {
+        method: 'POST',
+        body: JSON.stringify({ query: { match: { name: 'item 3' } } }),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(search).toEqual({ received: { query: { match: { name: 'item 3' } } } });
     } finally {
       await auth.close();
@@ -101,7 +135,9 @@ describe('rest source with an AWS method: SigV4 on every request', () => {
     const session = sts.issued.at(-1)!;
     const seen = gateway.requests.slice(before.gateway);
     expect(seen.map((r) => r.status)).toEqual([200, 200]);
-    expect(seen.every((r) => r.caller === `arn:aws:sts::123456789012:assumed-role/api-reader/${session.sessionName}`)).toBe(true);
+    expect(
+      seen.every((r) => r.caller === `arn:aws:sts::123456789012:assumed-role/api-reader/${session.sessionName}`),
+    ).toBe(true);
     expect(seen.every((r) => r.headers['x-amz-security-token'] === session.sessionToken)).toBe(true);
     expectNoSecretIn({ message: 'ok', hint: 'ok' } as never, lines, secretForms());
   });
@@ -114,9 +150,13 @@ describe('rest source with an AWS method: SigV4 on every request', () => {
   });
 
   it("a caller the API's policy does not allow: exit 3, the message says which permission", async () => {
-    const { error, lines } = await probeFailure(configuration({ aws_access_key_id: OUTSIDER.accessKeyId, aws_secret_access_key: OUTSIDER.secretAccessKey }));
+    const { error, lines } = await probeFailure(
+      configuration({ aws_access_key_id: OUTSIDER.accessKeyId, aws_secret_access_key: OUTSIDER.secretAccessKey }),
+    );
     expect([error.exitCode, error.code]).toEqual([3, 'http_403']);
-    expect(error.message).toContain(`User: ${OUTSIDER.arn} is not authorized to perform: execute-api:Invoke on resource: ${gateway.apiArn}/GET/prod/health`);
+    expect(error.message).toContain(
+      `User: ${OUTSIDER.arn} is not authorized to perform: execute-api:Invoke on resource: ${gateway.apiArn}/GET/prod/health`,
+    );
     expectNoSecretIn(error, lines, secretForms());
   });
 
@@ -153,17 +193,33 @@ describe('rest source with an AWS method: SigV4 on every request', () => {
   });
 
   it("the service and region come from AWS's host names; elsewhere a missing one is exit 2 naming its key, before any request", async () => {
-    expect(signingScope('a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com', { service: undefined, region: undefined })).toEqual({ service: 'execute-api', region: 'eu-west-1' });
-    expect(signingScope('search-logs-x7.us-gov-west-1.es.amazonaws.com', { service: undefined, region: undefined })).toEqual({ service: 'es', region: 'us-gov-west-1' });
-    expect(signingScope('0a1b2c.ap-southeast-2.aoss.amazonaws.com', { service: undefined, region: undefined })).toEqual({ service: 'aoss', region: 'ap-southeast-2' });
-    expect(signingScope('abcdefgh.lambda-url.us-east-2.on.aws', { service: undefined, region: 'eu-central-1' })).toEqual({ service: 'lambda', region: 'eu-central-1' });
+    expect(
+      signingScope('a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com', { service: undefined, region: undefined }),
+    ).toEqual({ service: 'execute-api', region: 'eu-west-1' });
+    expect(
+      signingScope('search-logs-x7.us-gov-west-1.es.amazonaws.com', { service: undefined, region: undefined }),
+    ).toEqual({ service: 'es', region: 'us-gov-west-1' });
+    expect(signingScope('0a1b2c.ap-southeast-2.aoss.amazonaws.com', { service: undefined, region: undefined })).toEqual(
+      { service: 'aoss', region: 'ap-southeast-2' },
+    );
+    expect(
+      signingScope('abcdefgh.lambda-url.us-east-2.on.aws', { service: undefined, region: 'eu-central-1' }),
+    ).toEqual({ service: 'lambda', region: 'eu-central-1' });
     const before = gateway.requests.length;
     const { aws_service: _service, ...withoutService } = configuration();
     const noService = await probeFailure(withoutService);
-    expect([noService.error.exitCode, noService.error.key, noService.error.code]).toEqual([2, 'aws_service', 'aws_service_missing']);
+    expect([noService.error.exitCode, noService.error.key, noService.error.code]).toEqual([
+      2,
+      'aws_service',
+      'aws_service_missing',
+    ]);
     const { aws_region: _region, ...withoutRegion } = configuration();
     const noRegion = await probeFailure(withoutRegion);
-    expect([noRegion.error.exitCode, noRegion.error.key, noRegion.error.code]).toEqual([2, 'aws_region', 'aws_region_missing']);
+    expect([noRegion.error.exitCode, noRegion.error.key, noRegion.error.code]).toEqual([
+      2,
+      'aws_region',
+      'aws_region_missing',
+    ]);
     expect(gateway.requests.length).toBe(before);
   });
 });
@@ -178,17 +234,32 @@ describe('rest source with an AWS method, from the built CLI', () => {
   });
 
   it('debug syncs the rest-api template from an API behind IAM; a wrong secret is exit 3 with AWS’s reason; no secret in any output or file', async () => {
-    const good = await initTemplate(root, 'signed', 'rest-api', { ...configuration(), items_path: 'items' }, { replaceConfiguration: true });
+    const good = await initTemplate(
+      root,
+      'signed',
+      'rest-api',
+      { ...configuration(), items_path: 'items' },
+      { replaceConfiguration: true },
+    );
     const run = await cli(['debug', good]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/Upserts\s+\|\s+25\b/);
     const files = await readTree(join(good, 'files'));
     for (const form of leakForms(USER.secretAccessKey)) expect(run.stdout + run.stderr + files).not.toContain(form);
 
-    const bad = await initTemplate(root, 'wrong', 'rest-api', { ...configuration({ aws_secret_access_key: WRONG_SECRET }), items_path: 'items' }, { replaceConfiguration: true });
+    const bad = await initTemplate(
+      root,
+      'wrong',
+      'rest-api',
+      { ...configuration({ aws_secret_access_key: WRONG_SECRET }), items_path: 'items' },
+      { replaceConfiguration: true },
+    );
     const refused = await cli(['debug', bad]);
     expect(refused.code).toBe(3);
-    const errors = refused.stderr.trim().split('\n').filter((line) => line.startsWith('error'));
+    const errors = refused.stderr
+      .trim()
+      .split('\n')
+      .filter((line) => line.startsWith('error'));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain('The request signature we calculated does not match');
     expect(errors[0]).toContain("check 'aws_secret_access_key'");

@@ -13,8 +13,6 @@ afterEach(async () => {
   peer = undefined;
 });
 
-
-
 async function run(auth: ExpectedAuth, configuration: Record<string, string>) {
   peer = await start({ auth });
   const registry = new SecretRegistry();
@@ -43,7 +41,11 @@ async function failure(auth: ExpectedAuth, configuration: Record<string, string>
 describe('basic', () => {
   const expected: ExpectedAuth = { kind: 'basic', username: 'alice', password: 'correct-horse' };
   it('probes and fetches with good credentials', async () => {
-    const { probe, items } = await run(expected, { auth_method: 'basic', username: 'alice', password: 'correct-horse' });
+    const { probe, items } = await run(expected, {
+      auth_method: 'basic',
+      username: 'alice',
+      password: 'correct-horse',
+    });
     expect(probe.outcome).toBe('HTTP 200');
     expect(probe.target).toBe(`GET ${peer!.url}/health`);
     expect(items.items).toHaveLength(10);
@@ -56,13 +58,17 @@ describe('basic', () => {
     expect(error.message).toContain("basic auth as 'alice'");
     expect(error.message).toContain('401');
     expect(peer!.requests).toHaveLength(1);
-    for (const leak of ['wrong-horse', Buffer.from('alice:wrong-horse').toString('base64')]) expect(error.message).not.toContain(leak);
+    for (const leak of ['wrong-horse', Buffer.from('alice:wrong-horse').toString('base64')])
+      expect(error.message).not.toContain(leak);
   });
 });
 
 describe('bearer', () => {
   it('sends Authorization: Bearer', async () => {
-    const { probe } = await run({ kind: 'bearer', token: 'tok-abcdef' }, { auth_method: 'bearer', token: 'tok-abcdef' });
+    const { probe } = await run(
+      { kind: 'bearer', token: 'tok-abcdef' },
+      { auth_method: 'bearer', token: 'tok-abcdef' },
+    );
     expect(probe.outcome).toBe('HTTP 200');
     expect(peer!.requests[0]!.headers.authorization).toBe('Bearer tok-abcdef');
   });
@@ -85,7 +91,10 @@ describe('api_key', () => {
   });
 
   it('defaults to X-API-Key', async () => {
-    await run({ kind: 'header', name: 'X-API-Key', value: 'key-123456' }, { auth_method: 'api_key', api_key: 'key-123456' });
+    await run(
+      { kind: 'header', name: 'X-API-Key', value: 'key-123456' },
+      { auth_method: 'api_key', api_key: 'key-123456' },
+    );
     expect(peer!.requests[0]!.headers['x-api-key']).toBe('key-123456');
   });
 
@@ -104,7 +113,10 @@ describe('api_key', () => {
   });
 
   it('requires api_key_query_param for the query location', async () => {
-    const error = await failure({ kind: 'query', name: 'k', value: 'v' }, { auth_method: 'api_key', api_key: 'key-123456', api_key_location: 'query' });
+    const error = await failure(
+      { kind: 'query', name: 'k', value: 'v' },
+      { auth_method: 'api_key', api_key: 'key-123456', api_key_location: 'query' },
+    );
     expect(error.exitCode).toBe(2);
     expect(error.key).toBe('api_key_query_param');
   });
@@ -114,7 +126,10 @@ describe('REST source failures', () => {
   it('exit 4 when nothing listens, naming base_url', async () => {
     const port = await closedPort();
     const registry = new SecretRegistry();
-    const a = await authenticate({ auth_method: 'bearer', token: 'tok-abcdef', base_url: `http://127.0.0.1:${port}` }, { registry });
+    const a = await authenticate(
+      { auth_method: 'bearer', token: 'tok-abcdef', base_url: `http://127.0.0.1:${port}` },
+      { registry },
+    );
     const error = await rejection(a.probe());
     expect(error.exitCode).toBe(4);
     expect(error.key).toBe('base_url');
@@ -124,7 +139,10 @@ describe('REST source failures', () => {
 
   it('exit 4 for an unexpected probe status, naming probe_path', async () => {
     peer = await start({ auth: { kind: 'bearer', token: 'tok-abcdef' }, healthStatus: 500 });
-    const a = await authenticate({ auth_method: 'bearer', token: 'tok-abcdef', base_url: peer.url, probe_path: 'health' }, { registry: new SecretRegistry() });
+    const a = await authenticate(
+      { auth_method: 'bearer', token: 'tok-abcdef', base_url: peer.url, probe_path: 'health' },
+      { registry: new SecretRegistry() },
+    );
     const error = await rejection(a.probe());
     expect(error.exitCode).toBe(4);
     expect(error.message).toContain('answered HTTP 500');
@@ -134,7 +152,13 @@ describe('REST source failures', () => {
   it('accepts the statuses listed in probe_expect_status', async () => {
     peer = await start({ auth: { kind: 'bearer', token: 'tok-abcdef' }, healthStatus: 204 });
     const a = await authenticate(
-      { auth_method: 'bearer', token: 'tok-abcdef', base_url: peer.url, probe_path: 'health', probe_expect_status: '200,204' },
+      {
+        auth_method: 'bearer',
+        token: 'tok-abcdef',
+        base_url: peer.url,
+        probe_path: 'health',
+        probe_expect_status: '200,204',
+      },
       { registry: new SecretRegistry() },
     );
     expect((await a.probe()).outcome).toBe('HTTP 204');
@@ -161,7 +185,10 @@ describe('REST source failures', () => {
 
   it('refuses a secret over plain http to a non-loopback host unless allowed', async () => {
     const attempt = (extra: Record<string, string>) =>
-      authenticate({ auth_method: 'bearer', token: 'tok-abcdef', base_url: 'http://api.example.com', ...extra }, { registry: new SecretRegistry() });
+      authenticate(
+        { auth_method: 'bearer', token: 'tok-abcdef', base_url: 'http://api.example.com', ...extra },
+        { registry: new SecretRegistry() },
+      );
     const error = await rejection(attempt({}));
     expect(error.exitCode).toBe(2);
     expect(error.key).toBe('base_url');

@@ -18,7 +18,11 @@ afterAll(() => Promise.all(peers.map((peer) => peer.stop())));
 describe('leaveOriginSafely', () => {
   const registry = new SecretRegistry();
   registry.register('api_key', KEY);
-  const from = { method: 'GET', url: new URL('https://api.example/items'), credential: 'api key in query parameter api_key' };
+  const from = {
+    method: 'GET',
+    url: new URL('https://api.example/items'),
+    credential: 'api key in query parameter api_key',
+  };
   const log = { debug: () => undefined };
 
   it('drops the parameters that hold a secret and keeps the others byte for byte', () => {
@@ -43,9 +47,19 @@ describe('leaveOriginSafely', () => {
 describe('the REST source', () => {
   it('a query-string key copied into a redirect path: refused with exit 4, the other host never asked', async () => {
     const other = await start({ auth: { kind: 'none' } });
-    const peer = await start({ auth: { kind: 'query', name: 'api_key', value: KEY }, faults: { '/items': { kind: 'redirect', to: `${other.url}/k/${encodeURIComponent(KEY)}` } } });
+    const peer = await start({
+      auth: { kind: 'query', name: 'api_key', value: KEY },
+      faults: { '/items': { kind: 'redirect', to: `${other.url}/k/${encodeURIComponent(KEY)}` } },
+    });
     peers.push(other, peer);
-    const auth = await authenticate({ auth_method: 'api_key', api_key: KEY, api_key_location: 'query', api_key_query_param: 'api_key', base_url: peer.url, probe_path: 'health' });
+    const auth = await authenticate({
+      auth_method: 'api_key',
+      api_key: KEY,
+      api_key_location: 'query',
+      api_key_query_param: 'api_key',
+      base_url: peer.url,
+      probe_path: 'health',
+    });
     try {
       await auth.probe();
       const failure = await auth.source.json('items').catch((error: unknown) => error);

@@ -1,4 +1,10 @@
-import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -58,7 +64,12 @@ async function serve(handle: Handler, tls?: { key: string; cert: string }): Prom
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const seen: Seen = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const seen: Seen = {
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       peer.requests.push(seen);
       handle(req, res, seen);
     });
@@ -78,7 +89,12 @@ async function serve(handle: Handler, tls?: { key: string; cert: string }): Prom
   return peer;
 }
 
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
+function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string | string[]> = {},
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
@@ -103,7 +119,10 @@ function later(ms: number, work: () => void): void {
   timers.add(timer);
 }
 
-async function open(configuration: Record<string, string>, options: { now?: () => number } = {}): Promise<Authenticated<RestSource>> {
+async function open(
+  configuration: Record<string, string>,
+  options: { now?: () => number } = {},
+): Promise<Authenticated<RestSource>> {
   const auth = await authenticate(configuration, { source: 'rest', registry: new SecretRegistry(), ...options });
   opened.push(auth);
   return auth;
@@ -117,10 +136,9 @@ const basicConfiguration = (baseUrl: string, extra: Record<string, string> = {})
   ...extra,
 });
 
-
-
 function expectNoSecret(error: Failure): void {
-  for (const text of [error.message, error.hint ?? '', String(error.stack)]) for (const leak of LEAKS) expect(text).not.toContain(leak);
+  for (const text of [error.message, error.hint ?? '', String(error.stack)])
+    for (const leak of LEAKS) expect(text).not.toContain(leak);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -165,7 +183,12 @@ describe('request() against a local API', () => {
   let api: Peer;
   let other: Peer;
   const big = JSON.stringify({
-    items: Array.from({ length: 30_000 }, (_, i) => ({ id: i, name: `item ${i} — ünïcödé ✓`, tags: ['a', 'b', String(i % 97)], price: i * 1.25 })),
+    items: Array.from({ length: 30_000 }, (_, i) => ({
+      id: i,
+      name: `item ${i} — ünïcödé ✓`,
+      tags: ['a', 'b', String(i % 97)],
+      price: i * 1.25,
+    })),
   });
 
   beforeAll(async () => {
@@ -328,7 +351,10 @@ describe('request() against a local API', () => {
   it('sends a URLSearchParams body as a form, with the content type fetch() gives it', async () => {
     const s = await source();
     const form = () => new URLSearchParams({ name: 'a b', value: 'ü&=' });
-    const viaFetch = (await (await s.fetch('form', { method: 'POST', body: form() })).json()) as { contentType: string; body: string };
+    const viaFetch = (await (await s.fetch('form', { method: 'POST', body: form() })).json()) as {
+      contentType: string;
+      body: string;
+    };
     const reply = await s.request('form', { method: 'POST', body: form() });
     const viaRequest = JSON.parse(await reply.text()) as { contentType: string | null; body: string };
     expect(viaRequest.body).toBe('name=a+b&value=%C3%BC%26%3D');
@@ -349,13 +375,20 @@ describe('request() with a refreshable credential (oauth2_client_credentials)', 
   beforeAll(async () => {
     server = await serve((_req, res, seen) => {
       if (seen.path === '/token') {
-        if (seen.method !== 'POST' || seen.headers.authorization !== `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`)
+        if (
+          seen.method !== 'POST' ||
+          seen.headers.authorization !== `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`
+        )
           return json(res, 401, { error: 'invalid_client' });
         issued++;
         return json(res, 200, { access_token: `access-token-${issued}-Kx9`, token_type: 'Bearer', expires_in: 3600 });
       }
-      const refused = reject === 'always' || seen.headers.authorization === 'Bearer access-token-1-Kx9' || seen.headers.authorization === undefined;
-      if (refused) return json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': 'Bearer error="invalid_token"' });
+      const refused =
+        reject === 'always' ||
+        seen.headers.authorization === 'Bearer access-token-1-Kx9' ||
+        seen.headers.authorization === undefined;
+      if (refused)
+        return json(res, 401, { error: 'invalid_token' }, { 'www-authenticate': 'Bearer error="invalid_token"' });
       return json(res, 200, { ok: true, token: seen.headers.authorization });
     });
   });
@@ -394,7 +427,10 @@ describe('request() with a refreshable credential (oauth2_client_credentials)', 
     expect(reply.status).toBe(200);
     expect(JSON.parse(await reply.text())).toEqual({ ok: true, token: 'Bearer access-token-2-Kx9' });
     expect(tokenRequests()).toHaveLength(2);
-    expect(apiRequests().map((r) => r.headers.authorization)).toEqual(['Bearer access-token-1-Kx9', 'Bearer access-token-2-Kx9']);
+    expect(apiRequests().map((r) => r.headers.authorization)).toEqual([
+      'Bearer access-token-1-Kx9',
+      'Bearer access-token-2-Kx9',
+    ]);
 
     // The new token is kept: the next request needs no token request and no retry.
     const next = await source.request('records');
@@ -413,13 +449,18 @@ describe('request() with a refreshable credential (oauth2_client_credentials)', 
     expect(JSON.parse(await reply.text())).toEqual({ error: 'invalid_token' });
     expect(tokenRequests()).toHaveLength(2);
     expect(apiRequests()).toHaveLength(2);
-    expect(apiRequests().map((r) => r.headers.authorization)).toEqual(['Bearer access-token-1-Kx9', 'Bearer access-token-2-Kx9']);
+    expect(apiRequests().map((r) => r.headers.authorization)).toEqual([
+      'Bearer access-token-1-Kx9',
+      'Bearer access-token-2-Kx9',
+    ]);
   });
 
   it('a 401 from another origin is not retried and gets no token', async () => {
     reject = 'always';
     const { source } = await connected();
-    const elsewhere = await serve((_req, res, seen) => json(res, 401, { authorization: seen.headers.authorization ?? null }));
+    const elsewhere = await serve((_req, res, seen) =>
+      json(res, 401, { authorization: seen.headers.authorization ?? null }),
+    );
     try {
       const reply = await source.request(`${elsewhere.url}/x`);
       expect(reply.status).toBe(401);
@@ -516,7 +557,8 @@ describe('request() failures', () => {
 
   it('headers that arrive after timeout_seconds: request() rejects with code timeout (client secret not shown)', async () => {
     const slow = await serve((_req, res, seen) => {
-      if (seen.path === '/token') return json(res, 200, { access_token: 'slow-token-Pq7', token_type: 'Bearer', expires_in: 3600 });
+      if (seen.path === '/token')
+        return json(res, 200, { access_token: 'slow-token-Pq7', token_type: 'Bearer', expires_in: 3600 });
       later(1800, () => json(res, 200, { late: true }));
     });
     try {
@@ -545,12 +587,16 @@ describe('request() failures', () => {
     }
   });
 
-  it("a trusted certificate for another host name: exit 5 naming base_url and the names the certificate lists", async () => {
+  it('a trusted certificate for another host name: exit 5 naming base_url and the names the certificate lists', async () => {
     const ca = createCa();
     const certificate = issueServer(ca, { hosts: ['db.example.test'] });
-    const secure = await serve((_req, res) => json(res, 200, {}), { key: certificate.privateKeyPem, cert: certificate.certificatePem });
+    const secure = await serve((_req, res) => json(res, 200, {}), {
+      key: certificate.privateKeyPem,
+      cert: certificate.certificatePem,
+    });
     try {
-      const source = (await open(basicConfiguration(`${secure.url}/api`, { tls_ca_certificate: ca.certificatePem }))).source;
+      const source = (await open(basicConfiguration(`${secure.url}/api`, { tls_ca_certificate: ca.certificatePem })))
+        .source;
       for (const call of [() => source.request('items'), () => source.fetch('items')]) {
         const error = await rejection(call());
         expect(error.exitCode).toBe(5);
@@ -570,10 +616,13 @@ describe('request() failures', () => {
   it('an untrusted TLS certificate: SourceIdentityError, exit 5; trusted once tls_ca_certificate names the CA', async () => {
     const ca = createCa();
     const certificate = issueServer(ca);
-    const secure = await serve((_req, res, seen) => json(res, 200, { authorization: seen.headers.authorization === BASIC }), {
-      key: certificate.privateKeyPem,
-      cert: certificate.certificatePem,
-    });
+    const secure = await serve(
+      (_req, res, seen) => json(res, 200, { authorization: seen.headers.authorization === BASIC }),
+      {
+        key: certificate.privateKeyPem,
+        cert: certificate.certificatePem,
+      },
+    );
     try {
       const untrusting = await open(basicConfiguration(`${secure.url}/api`));
       const error = await rejection(untrusting.source.request('items'));
@@ -613,7 +662,8 @@ describe('redirects: the credential stays on base_url origin, whatever header ca
         res.writeHead(303, { location: '/api/result', 'content-length': 0 });
         return res.end();
       }
-      if (path === '/api/result') return json(res, 200, { method: seen.method, body: seen.body, type: seen.headers['content-type'] ?? null });
+      if (path === '/api/result')
+        return json(res, 200, { method: seen.method, body: seen.body, type: seen.headers['content-type'] ?? null });
       if (path === '/api/loop') {
         res.writeHead(307, { location: '/api/loop', 'content-length': 0 });
         return res.end();
@@ -642,7 +692,11 @@ describe('redirects: the credential stays on base_url origin, whatever header ca
 
   it('a 303 after a POST goes on as a GET without the body or its content type, with the credential on the same origin', async () => {
     const { source } = await keyed();
-    const reply = await source.request('submit', { method: 'POST', body: JSON.stringify({ a: 1 }), headers: { 'content-type': 'application/json' } });
+    const reply = await source.request('submit', {
+      method: 'POST',
+      body: JSON.stringify({ a: 1 }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(JSON.parse(await reply.text())).toEqual({ method: 'GET', body: '', type: null });
   });
 
@@ -657,10 +711,15 @@ describe('redirects: the credential stays on base_url origin, whatever header ca
   it("the caller's own Authorization and Cookie do not follow a redirect to another origin either", async () => {
     const { source } = await keyed();
     other.requests.length = 0;
-    const reply = await source.request('away', { headers: { authorization: 'Bearer callers-own-token', cookie: 'session=callers-cookie' } });
+    const reply = await source.request('away', {
+      headers: { authorization: 'Bearer callers-own-token', cookie: 'session=callers-cookie' },
+    });
     expect(JSON.parse(await reply.text())).toEqual({ landed: true });
     expect(other.requests).toHaveLength(1);
-    expect([other.requests[0]!.headers.authorization, other.requests[0]!.headers.cookie]).toEqual([undefined, undefined]);
+    expect([other.requests[0]!.headers.authorization, other.requests[0]!.headers.cookie]).toEqual([
+      undefined,
+      undefined,
+    ]);
   });
 
   it('a path with a colon or a leading backslash stays on base_url origin, under it', async () => {

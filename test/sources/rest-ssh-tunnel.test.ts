@@ -40,7 +40,12 @@ beforeAll(async () => {
   [key, stranger] = await Promise.all([generateKeyPair({ type: 'ed25519' }), generateKeyPair({ type: 'ed25519' })]);
   const bearer = { kind: 'bearer', token: TOKEN } as const;
   [bastion, closedBastion, api, elsewhere, other] = await Promise.all([
-    startSshd({ authorizedKeys: [key.publicKey], allowTcpForwarding: true, passwordAuthentication: false, logLevel: 'DEBUG1' }),
+    startSshd({
+      authorizedKeys: [key.publicKey],
+      allowTcpForwarding: true,
+      passwordAuthentication: false,
+      logLevel: 'DEBUG1',
+    }),
     startSshd({ authorizedKeys: [key.publicKey], allowTcpForwarding: false, passwordAuthentication: false }),
     startApi({ auth: bearer, tls: issueServer(ca, { hosts: ['localhost'] }) }),
     startApi({ auth: bearer, tls: issueServer(ca, { hosts: ['api.example.test'] }) }),
@@ -52,7 +57,11 @@ afterAll(async () => {
   await Promise.all([bastion?.stop(), closedBastion?.stop(), api?.stop(), elsewhere?.stop(), other?.stop()]);
 });
 
-function configuration(peer: { url: string }, through: SshdPeer, extra: Record<string, string> = {}): Record<string, string> {
+function configuration(
+  peer: { url: string },
+  through: SshdPeer,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     auth_method: 'bearer',
     token: TOKEN,
@@ -68,7 +77,12 @@ const portOf = (peer: HttpApiPeer) => Number(new URL(peer.url).port);
 
 /** One line, a hint, and no form of the token or of either private key anywhere. */
 function expectClean(error: Failure, lines: string[]): void {
-  expectNoSecretIn(error, lines, [...leakForms(TOKEN), ...leakForms(key.privateKey), ...pemLines(key.privateKey), ...pemLines(stranger.privateKey)]);
+  expectNoSecretIn(error, lines, [
+    ...leakForms(TOKEN),
+    ...leakForms(key.privateKey),
+    ...pemLines(key.privateKey),
+    ...pemLines(stranger.privateKey),
+  ]);
 }
 
 describe('rest through an SSH tunnel', () => {
@@ -139,15 +153,23 @@ describe('rest through an SSH tunnel', () => {
   });
 
   it('the bastion login and host key fail as themselves through the HTTP client: exit 3 and 5 naming the ssh_tunnel_* key', async () => {
-    const rejected = await probeFailure(configuration(api, bastion, { ssh_tunnel_private_key: stranger.privateKey }), 'rest');
+    const rejected = await probeFailure(
+      configuration(api, bastion, { ssh_tunnel_private_key: stranger.privateKey }),
+      'rest',
+    );
     expect(rejected.error.exitCode).toBe(3);
     expect(rejected.error.key).toBe('ssh_tunnel_private_key');
     expectClean(rejected.error, rejected.lines);
 
-    const impostor = await probeFailure(configuration(api, bastion, { ssh_tunnel_host_key_fingerprint: stranger.fingerprint }), 'rest');
+    const impostor = await probeFailure(
+      configuration(api, bastion, { ssh_tunnel_host_key_fingerprint: stranger.fingerprint }),
+      'rest',
+    );
     expect(impostor.error.exitCode).toBe(5);
     expect(impostor.error.key).toBe('ssh_tunnel_host_key_fingerprint');
-    expect(impostor.error.message).toContain(`the bastion's host key (ssh-ed25519 ${bastion.hostKeyFingerprint}) does not match`);
+    expect(impostor.error.message).toContain(
+      `the bastion's host key (ssh-ed25519 ${bastion.hostKeyFingerprint}) does not match`,
+    );
     expectClean(impostor.error, impostor.lines);
   });
 
@@ -170,7 +192,13 @@ describe('rest through an SSH tunnel, from the built CLI', () => {
   });
 
   const project = (name: string, extra: Record<string, string> = {}) =>
-    initTemplate(root, name, 'rest-api', { ...configuration(api, bastion, extra), items_path: 'items' }, { replaceConfiguration: true });
+    initTemplate(
+      root,
+      name,
+      'rest-api',
+      { ...configuration(api, bastion, extra), items_path: 'items' },
+      { replaceConfiguration: true },
+    );
 
   it('debug syncs the rest-api template through the bastion', async () => {
     const dir = await project('tunnelled');
@@ -184,7 +212,10 @@ describe('rest through an SSH tunnel, from the built CLI', () => {
     const dir = await project('refused', { ssh_tunnel_private_key: stranger.privateKey });
     const run = await cli(['debug', dir]);
     expect(run.code).toBe(3);
-    const errors = run.stderr.trim().split('\n').filter((l) => l.startsWith('error'));
+    const errors = run.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('error'));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain("check 'ssh_tunnel_private_key'");
     expect(await exists(join(dir, 'files'))).toBe(false);

@@ -48,7 +48,10 @@ function configuration(endpoint: string, extra: Record<string, string> = {}): Re
 
 describe('s3 source, createReadStream and timeout_seconds', () => {
   it('an object that streams slower than timeout_seconds is read whole: the deadline covers the headers only', async () => {
-    const { auth } = await connectSource<S3Source>(configuration(`http://127.0.0.1:${throttled.port}`, { timeout_seconds: '1' }), 's3');
+    const { auth } = await connectSource<S3Source>(
+      configuration(`http://127.0.0.1:${throttled.port}`, { timeout_seconds: '1' }),
+      's3',
+    );
     try {
       const started = Date.now();
       const stream = await auth.source.createReadStream('exports/big.bin');
@@ -65,7 +68,10 @@ describe('s3 source, createReadStream and timeout_seconds', () => {
   it('a server that never answers a GetObject: exit 4 naming timeout_seconds, within the timeout', async () => {
     const silent = await silentServer();
     try {
-      const { auth } = await connectSource<S3Source>(configuration(`http://127.0.0.1:${silent.port}`, { timeout_seconds: '1' }), 's3');
+      const { auth } = await connectSource<S3Source>(
+        configuration(`http://127.0.0.1:${silent.port}`, { timeout_seconds: '1' }),
+        's3',
+      );
       try {
         const started = Date.now();
         const error = await rejection(auth.source.createReadStream('exports/big.bin'));
@@ -83,14 +89,21 @@ describe('s3 source, createReadStream and timeout_seconds', () => {
 describe("s3 source, the credentials' refusals on an object call", () => {
   const context: S3FailureContext = {
     location: { bucket: 'orders', prefix: '', region: 'us-east-1', endpoint: undefined },
-    credential: { method: 'aws_access_key', description: `aws access key ${ACCESS_KEY_ID}`, rejectedKey: 'aws_secret_access_key', sendsSecret: false, authorize: async () => undefined } as unknown as S3FailureContext['credential'],
+    credential: {
+      method: 'aws_access_key',
+      description: `aws access key ${ACCESS_KEY_ID}`,
+      rejectedKey: 'aws_secret_access_key',
+      sendsSecret: false,
+      authorize: async () => undefined,
+    } as unknown as S3FailureContext['credential'],
     timeoutSeconds: 10,
     tls: { verify: true } as S3FailureContext['tls'],
     url: new URL('https://s3.us-east-1.amazonaws.com/orders/'),
     urlKey: 'region',
   };
   /** An S3 answer as the SDK throws it: the code as `name`, the status in `$metadata`. */
-  const answer = (name: string, status: number) => new S3ServiceException({ name, $fault: 'client', $metadata: { httpStatusCode: status }, message: `${name} said` });
+  const answer = (name: string, status: number) =>
+    new S3ServiceException({ name, $fault: 'client', $metadata: { httpStatusCode: status }, message: `${name} said` });
 
   it("a 403 for the clock or the session token is the credentials' (exit 3, as in the probe), not the object's access denied", async () => {
     const cases: [Error, number, string, string | undefined][] = [
@@ -104,8 +117,16 @@ describe("s3 source, the credentials' refusals on an object call", () => {
     ];
     for (const operation of ['get', 'stat', 'read']) {
       for (const [error, exitCode, code, key] of cases) {
-        const classified = (await classifyObjectError(error, operation, 'exports/2024-01.csv', context)) as Error & { exitCode: number; code: string; key?: string };
-        expect([classified.exitCode, classified.code, classified.key], `${operation}: ${error.name}`).toEqual([exitCode, code, key]);
+        const classified = (await classifyObjectError(error, operation, 'exports/2024-01.csv', context)) as Error & {
+          exitCode: number;
+          code: string;
+          key?: string;
+        };
+        expect([classified.exitCode, classified.code, classified.key], `${operation}: ${error.name}`).toEqual([
+          exitCode,
+          code,
+          key,
+        ]);
       }
     }
   });

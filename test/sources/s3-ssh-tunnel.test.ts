@@ -37,10 +37,21 @@ beforeAll(async () => {
   // Both at https://localhost:<port>; only the first has a certificate that names it.
   const serve = (hosts: string[]) => {
     const issued = issueServer(ca, { hosts });
-    return startS3({ buckets: ['orders'], credentials, tls: { key: issued.privateKeyPem, cert: issued.certificatePem }, ca: ca.certificatePem, host: 'localhost' });
+    return startS3({
+      buckets: ['orders'],
+      credentials,
+      tls: { key: issued.privateKeyPem, cert: issued.certificatePem },
+      ca: ca.certificatePem,
+      host: 'localhost',
+    });
   };
   [bastion, closedBastion, s3, elsewhere] = await Promise.all([
-    startSshd({ authorizedKeys: [key.publicKey], allowTcpForwarding: true, passwordAuthentication: false, logLevel: 'DEBUG1' }),
+    startSshd({
+      authorizedKeys: [key.publicKey],
+      allowTcpForwarding: true,
+      passwordAuthentication: false,
+      logLevel: 'DEBUG1',
+    }),
     startSshd({ authorizedKeys: [key.publicKey], allowTcpForwarding: false, passwordAuthentication: false }),
     serve(['localhost']),
     serve(['files.example.test']),
@@ -55,7 +66,11 @@ afterAll(async () => {
   await Promise.all([bastion?.stop(), closedBastion?.stop(), s3?.stop(), elsewhere?.stop()]);
 });
 
-function configuration(server: S3rverPeer, through: SshdPeer, extra: Record<string, string> = {}): Record<string, string> {
+function configuration(
+  server: S3rverPeer,
+  through: SshdPeer,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     auth_method: 'aws_access_key',
     aws_access_key_id: ACCESS_KEY_ID,
@@ -72,7 +87,12 @@ function configuration(server: S3rverPeer, through: SshdPeer, extra: Record<stri
 const portOf = (server: S3rverPeer) => Number(new URL(server.endpoint).port);
 
 function expectClean(error: Failure, lines: string[]): void {
-  expectNoSecretIn(error, lines, [...leakForms(SECRET), ...leakForms(key.privateKey), ...pemLines(key.privateKey), ...pemLines(stranger.privateKey)]);
+  expectNoSecretIn(error, lines, [
+    ...leakForms(SECRET),
+    ...leakForms(key.privateKey),
+    ...pemLines(key.privateKey),
+    ...pemLines(stranger.privateKey),
+  ]);
 }
 
 describe('s3 through an SSH tunnel', () => {
@@ -116,7 +136,10 @@ describe('s3 through an SSH tunnel', () => {
   });
 
   it('a key the bastion refuses fails as itself through the SDK: exit 3 naming ssh_tunnel_private_key', async () => {
-    const { error, lines } = await probeFailure(configuration(s3, bastion, { ssh_tunnel_private_key: stranger.privateKey }), 's3');
+    const { error, lines } = await probeFailure(
+      configuration(s3, bastion, { ssh_tunnel_private_key: stranger.privateKey }),
+      's3',
+    );
     expect(error.exitCode).toBe(3);
     expect(error.key).toBe('ssh_tunnel_private_key');
     expectClean(error, lines);

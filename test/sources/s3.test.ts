@@ -9,7 +9,12 @@ import type { S3Source } from '../../src/sources/index.js';
 import { classifyS3Error } from '../../src/sources/s3/classify-s3-error.js';
 import { cli, leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
-import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf, silentServer } from '../helpers/source-session.js';
+import {
+  connectSource,
+  expectNoSecretIn,
+  probeFailure as probeFailureOf,
+  silentServer,
+} from '../helpers/source-session.js';
 import { createCa, issueServer } from '../peers/certificates.js';
 import { freePort } from '../peers/daemon.js';
 import { start, type S3rverPeer } from '../peers/s3rver.js';
@@ -36,7 +41,12 @@ beforeAll(async () => {
   const credentials = { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET };
   [peer, httpsPeer] = await Promise.all([
     start({ buckets: ['orders', 'empty'], credentials }),
-    start({ buckets: ['orders'], credentials, tls: { key: server.privateKeyPem, cert: server.certificatePem }, ca: caPem }),
+    start({
+      buckets: ['orders'],
+      credentials,
+      tls: { key: server.privateKeyPem, cert: server.certificatePem },
+      ca: caPem,
+    }),
   ]);
   await peer.putMany('orders', [
     ['exports/2024-01.csv', 'id,amount\n1,10\n'],
@@ -73,7 +83,10 @@ function expectClean(error: Failure, lines: string[]): void {
 }
 
 function warnings(lines: string[]): string[] {
-  return lines.map((l) => JSON.parse(l) as { level: string; message: string }).filter((l) => l.level === 'WARNING').map((l) => l.message);
+  return lines
+    .map((l) => JSON.parse(l) as { level: string; message: string })
+    .filter((l) => l.level === 'WARNING')
+    .map((l) => l.message);
 }
 
 describe('s3 source, the probe and update()', () => {
@@ -139,7 +152,11 @@ describe('s3 source, the probe and update()', () => {
   it("update()'s object errors are the connector's (exit 1), with the s3:// name", async () => {
     const { auth } = await connect(configuration(peer));
     try {
-      for (const call of [() => auth.source.readFile('exports/none.csv'), () => auth.source.stat('exports/none.csv'), () => auth.source.createReadStream('exports/none.csv')]) {
+      for (const call of [
+        () => auth.source.readFile('exports/none.csv'),
+        () => auth.source.stat('exports/none.csv'),
+        () => auth.source.createReadStream('exports/none.csv'),
+      ]) {
         const error = await rejection(call());
         expect(error.exitCode).toBe(1);
         expect(error.code).toBe('s3_no_such_key');
@@ -187,14 +204,29 @@ describe('s3 source, rejected keys', () => {
   it("S3's other refusals name the key to fix (answers s3rver cannot give, as the SDK reports them)", async () => {
     const context = {
       location: { bucket: 'orders', prefix: '', region: 'us-east-1', endpoint: undefined },
-      credential: { method: 'aws_access_key', description: `aws access key ${ACCESS_KEY_ID}`, rejectedKey: 'aws_secret_access_key', sendsSecret: false, accessKeyId: ACCESS_KEY_ID, authorize: async () => undefined },
+      credential: {
+        method: 'aws_access_key',
+        description: `aws access key ${ACCESS_KEY_ID}`,
+        rejectedKey: 'aws_secret_access_key',
+        sendsSecret: false,
+        accessKeyId: ACCESS_KEY_ID,
+        authorize: async () => undefined,
+      },
       timeoutSeconds: 10,
       tls: { verify: true },
       url: new URL('https://s3.us-east-1.amazonaws.com/orders/'),
       urlKey: 'region',
     };
     const answer = (name: string, status: number, extra: Record<string, unknown> = {}) =>
-      Object.assign(new S3ServiceException({ name, $fault: 'client', $metadata: { httpStatusCode: status }, message: `${name} said` }), extra);
+      Object.assign(
+        new S3ServiceException({
+          name,
+          $fault: 'client',
+          $metadata: { httpStatusCode: status },
+          message: `${name} said`,
+        }),
+        extra,
+      );
     const cases: [Error, number, string, string][] = [
       [answer('AccessDenied', 403), 3, 's3_access_denied', 'aws_access_key_id'],
       [answer('ExpiredToken', 400), 3, 's3_session_token_refused', 'aws_session_token'],
@@ -232,7 +264,9 @@ describe('s3 source, unreachable and untrusted servers', () => {
     const silent = await silentServer();
     try {
       const started = Date.now();
-      const { error, lines } = await probeFailure(configuration(peer, { endpoint: `http://127.0.0.1:${silent.port}`, timeout_seconds: '1' }));
+      const { error, lines } = await probeFailure(
+        configuration(peer, { endpoint: `http://127.0.0.1:${silent.port}`, timeout_seconds: '1' }),
+      );
       expect(error.exitCode).toBe(4);
       expect(error.key).toBe('timeout_seconds');
       expect(Date.now() - started).toBeLessThan(3_000);
@@ -268,7 +302,8 @@ describe('s3 source, unreachable and untrusted servers', () => {
 });
 
 describe('s3 source, configuration', () => {
-  const attempt = (config: Record<string, string>) => rejection(authenticate(config, { source: 's3' as keyof SourceClients, registry: new SecretRegistry() }));
+  const attempt = (config: Record<string, string>) =>
+    rejection(authenticate(config, { source: 's3' as keyof SourceClients, registry: new SecretRegistry() }));
 
   it('names the key that is missing or malformed, before any request', async () => {
     const before = peer.requests.length;
@@ -285,8 +320,14 @@ describe('s3 source, configuration', () => {
       [{ aws_access_key_id: 'ASIATEMPORARYKEY0001' }, 'aws_session_token'],
       [{ aws_role_arn: 'arn:aws:iam::1234:role/reader' }, 'aws_role_arn'],
       [{ aws_external_id: 'partner-7' }, 'aws_role_arn'],
-      [{ aws_role_arn: 'arn:aws:iam::123456789012:role/reader', aws_sts_endpoint: 'http://sts.example.com' }, 'aws_sts_endpoint'],
-      [{ aws_role_arn: 'arn:aws:iam::123456789012:role/reader', aws_role_session_name: 'a b' }, 'aws_role_session_name'],
+      [
+        { aws_role_arn: 'arn:aws:iam::123456789012:role/reader', aws_sts_endpoint: 'http://sts.example.com' },
+        'aws_sts_endpoint',
+      ],
+      [
+        { aws_role_arn: 'arn:aws:iam::123456789012:role/reader', aws_role_session_name: 'a b' },
+        'aws_role_session_name',
+      ],
       [{ auth_method: 'basic', username: 'u', password: SECRET }, 'auth_method'],
     ];
     for (const [extra, key] of cases) {
@@ -299,7 +340,17 @@ describe('s3 source, configuration', () => {
   });
 
   it('the REST source signs with aws_access_key only for a service it can name: an API host of its own needs aws_service (exit 2)', async () => {
-    const error = await rejection(authenticate({ auth_method: 'aws_access_key', aws_access_key_id: ACCESS_KEY_ID, aws_secret_access_key: SECRET, base_url: 'https://api.example.com' }, { registry: new SecretRegistry() }));
+    const error = await rejection(
+      authenticate(
+        {
+          auth_method: 'aws_access_key',
+          aws_access_key_id: ACCESS_KEY_ID,
+          aws_secret_access_key: SECRET,
+          base_url: 'https://api.example.com',
+        },
+        { registry: new SecretRegistry() },
+      ),
+    );
     expect(error.exitCode).toBe(2);
     expect(error.key).toBe('aws_service');
   });
@@ -307,8 +358,13 @@ describe('s3 source, configuration', () => {
   it('the secret and the session token are registered for redaction the moment they are read', async () => {
     const registry = new SecretRegistry();
     const token = 'FwoGZXIvYXdzE/+session?token&x=y';
-    await authenticate(configuration(peer, { aws_session_token: token }), { source: 's3' as keyof SourceClients, registry });
-    expect(registry.redact(`a ${SECRET} b ${encodeURIComponent(token)} c`)).toBe('a <redacted:aws_secret_access_key> b <redacted:aws_session_token> c');
+    await authenticate(configuration(peer, { aws_session_token: token }), {
+      source: 's3' as keyof SourceClients,
+      registry,
+    });
+    expect(registry.redact(`a ${SECRET} b ${encodeURIComponent(token)} c`)).toBe(
+      'a <redacted:aws_secret_access_key> b <redacted:aws_session_token> c',
+    );
   });
 });
 
@@ -338,17 +394,23 @@ export default defineConnector({
     await writeFile(join(project, 'configuration.json'), JSON.stringify(configuration(peer)));
     const probe = await cli(['probe', project]);
     expect(probe.code, probe.stderr).toBe(0);
-    expect(probe.stdout).toContain(`probe OK: s3://orders/exports/ at ${peer.endpoint} → S3 list under 'exports/': objects found (listed 1)`);
+    expect(probe.stdout).toContain(
+      `probe OK: s3://orders/exports/ at ${peer.endpoint} → S3 list under 'exports/': objects found (listed 1)`,
+    );
     const debug = await cli(['debug', project]);
     expect(debug.code, debug.stderr).toBe(0);
     expect(debug.stdout).toMatch(/Upserts\s+\|\s+5/);
 
-    await writeFile(join(project, 'configuration.json'), JSON.stringify(configuration(peer, { aws_secret_access_key: WRONG_SECRET })));
+    await writeFile(
+      join(project, 'configuration.json'),
+      JSON.stringify(configuration(peer, { aws_secret_access_key: WRONG_SECRET })),
+    );
     const wrong = await cli(['probe', project]);
     expect(wrong.code).toBe(3);
     expect(wrong.stderr).toContain("check 'aws_secret_access_key'");
 
     const output = [probe, debug, wrong].map((r) => r.stdout + r.stderr).join('\n');
-    for (const form of [...leakForms(SECRET), ...leakForms(WRONG_SECRET)]) expect(output.includes(form), `a secret form leaked: ${form.slice(0, 12)}…`).toBe(false);
+    for (const form of [...leakForms(SECRET), ...leakForms(WRONG_SECRET)])
+      expect(output.includes(form), `a secret form leaked: ${form.slice(0, 12)}…`).toBe(false);
   }, 30_000);
 });

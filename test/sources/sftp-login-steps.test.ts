@@ -4,7 +4,16 @@ import type { SftpSource } from '../../src/sources/index.js';
 import { sshLogin, type LoginRecord, type SshLoginSecret } from '../../src/network/index.js';
 import { leakForms } from '../helpers/cli.js';
 import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf, until } from '../helpers/source-session.js';
-import { EXPIRED_PASSWORD, EXPIRED_USER, generateKeyPair, sftpConfiguration, sftpKeyConfiguration, start, type SshKeyPair, type SshdPeer } from '../peers/sshd.js';
+import {
+  EXPIRED_PASSWORD,
+  EXPIRED_USER,
+  generateKeyPair,
+  sftpConfiguration,
+  sftpKeyConfiguration,
+  start,
+  type SshKeyPair,
+  type SshdPeer,
+} from '../peers/sshd.js';
 
 /**
  * The sftp login beyond one method, against real OpenSSH servers (test/peers/sshd.ts): passwords
@@ -44,10 +53,14 @@ const probeFailure = (config: Record<string, string>) => probeFailureOf(config, 
 const secretForms = () => [pam.password, WRONG_PASSWORD, EXPIRED_PASSWORD, key.privateKey].flatMap((s) => leakForms(s));
 
 /** sshd's log lines of one kind for one user, e.g. "Failed keyboard-interactive/pam for cauth-sftp". */
-const logged = (server: SshdPeer, text: string) => server.log().split(/\r?\n/).filter((line) => line.includes(text)).length;
+const logged = (server: SshdPeer, text: string) =>
+  server
+    .log()
+    .split(/\r?\n/)
+    .filter((line) => line.includes(text)).length;
 
 describe('sftp source, passwords checked by PAM (keyboard-interactive)', () => {
-  it('the password answers PAM\'s prompt when the server offers no password method', async () => {
+  it("the password answers PAM's prompt when the server offers no password method", async () => {
     const accepted = logged(pam, `Accepted keyboard-interactive/pam for ${pam.user}`);
     const { auth, lines } = await connect(configuration(pam));
     try {
@@ -67,7 +80,9 @@ describe('sftp source, passwords checked by PAM (keyboard-interactive)', () => {
     expect(error.exitCode).toBe(3);
     expect(error.code).toBe('ssh_password_rejected');
     expect(error.key).toBe('password');
-    expect(error.message).toBe(`password auth: sftp://cauth-sftp@127.0.0.1:${pam.port} failed: the server rejected the password for user 'cauth-sftp'`);
+    expect(error.message).toBe(
+      `password auth: sftp://cauth-sftp@127.0.0.1:${pam.port} failed: the server rejected the password for user 'cauth-sftp'`,
+    );
     expectNoSecretIn(error, lines, secretForms());
     // The password went once: a second try would count against the account's lockout. sshd logs
     // after the client has its answer, so the count is taken once it logged the disconnection.
@@ -76,11 +91,15 @@ describe('sftp source, passwords checked by PAM (keyboard-interactive)', () => {
   });
 
   it('an expired password: exit 3 naming password, quoting the server; no new password is set', async () => {
-    const { error, lines } = await probeFailure(configuration(pam, { username: EXPIRED_USER, password: EXPIRED_PASSWORD }));
+    const { error, lines } = await probeFailure(
+      configuration(pam, { username: EXPIRED_USER, password: EXPIRED_PASSWORD }),
+    );
     expect(error.exitCode).toBe(3);
     expect(error.code).toBe('ssh_password_expired');
     expect(error.key).toBe('password');
-    expect(error.message).toContain(`failed: the password of user '${EXPIRED_USER}' has expired; the server asks for a new one`);
+    expect(error.message).toContain(
+      `failed: the password of user '${EXPIRED_USER}' has expired; the server asks for a new one`,
+    );
     expect(error.message).toContain('You are required to change your password immediately');
     expect(error.hint).toContain(`log in once with ssh as '${EXPIRED_USER}'`);
     expectNoSecretIn(error, lines, secretForms());
@@ -116,14 +135,22 @@ describe('sftp source, servers that require two methods', () => {
     const { error, lines } = await probeFailure(keyConfiguration(keyThenPassword));
     expect(error.code).toBe('ssh_more_methods_required');
     expect(error.key).toBe('auth_method');
-    expect(error.message).toContain("failed: the server accepted the key for user 'cauth-sftp' but also requires password");
+    expect(error.message).toContain(
+      "failed: the server accepted the key for user 'cauth-sftp' but also requires password",
+    );
     expectNoSecretIn(error, lines, secretForms());
   });
 });
 
 describe('the keyboard-interactive answers (network/ssh-login.ts)', () => {
   const PASSWORD_SECRET: SshLoginSecret = { kind: 'password', password: () => 'pw' };
-  type Prompter = (name: string, instructions: string, lang: string, prompts: { prompt: string; echo?: boolean }[], finish: (answers: string[]) => void) => void;
+  type Prompter = (
+    name: string,
+    instructions: string,
+    lang: string,
+    prompts: { prompt: string; echo?: boolean }[],
+    finish: (answers: string[]) => void,
+  ) => void;
 
   /** The prompt function the login hands ssh2 after the server refused the password method. */
   const prompter = (record: LoginRecord): Prompter => {

@@ -6,7 +6,13 @@ import { leakForms } from '../helpers/cli.js';
 import type { Failure } from '../helpers/rejection.js';
 import { connectSource, expectNoSecretIn, pemLines, probeFailure, tunnelKeys } from '../helpers/source-session.js';
 import { freePort } from '../peers/daemon.js';
-import { generateKeyPair, sftpConfiguration, start as startSshd, type SshKeyPair, type SshdPeer } from '../peers/sshd.js';
+import {
+  generateKeyPair,
+  sftpConfiguration,
+  start as startSshd,
+  type SshKeyPair,
+  type SshdPeer,
+} from '../peers/sshd.js';
 
 /**
  * The sftp source through an SSH tunnel: one real OpenSSH server as the bastion (key login, TCP
@@ -27,7 +33,12 @@ let stranger: SshKeyPair;
 beforeAll(async () => {
   [key, stranger] = await Promise.all([generateKeyPair({ type: 'ed25519' }), generateKeyPair({ type: 'ed25519' })]);
   [bastion, closedBastion, server] = await Promise.all([
-    startSshd({ authorizedKeys: [key.publicKey], allowTcpForwarding: true, passwordAuthentication: false, logLevel: 'DEBUG1' }),
+    startSshd({
+      authorizedKeys: [key.publicKey],
+      allowTcpForwarding: true,
+      passwordAuthentication: false,
+      logLevel: 'DEBUG1',
+    }),
     startSshd({ authorizedKeys: [key.publicKey], allowTcpForwarding: false, passwordAuthentication: false }),
     startSshd(),
   ]);
@@ -45,7 +56,13 @@ function configuration(through: SshdPeer, extra: Record<string, string> = {}): R
 
 /** One line, a hint, and no form of either password or either private key anywhere. */
 function expectClean(error: Failure, lines: string[]): void {
-  const forms = [...leakForms(server.password), ...leakForms(WRONG_PASSWORD), ...leakForms(key.privateKey), ...pemLines(key.privateKey), ...pemLines(stranger.privateKey)];
+  const forms = [
+    ...leakForms(server.password),
+    ...leakForms(WRONG_PASSWORD),
+    ...leakForms(key.privateKey),
+    ...pemLines(key.privateKey),
+    ...pemLines(stranger.privateKey),
+  ];
   expectNoSecretIn(error, lines, forms);
 }
 
@@ -55,7 +72,9 @@ describe('sftp through an SSH tunnel', () => {
     const { auth, lines } = await connectSource<SftpSource>(configuration(bastion), 'sftp');
     try {
       const probe = await auth.probe();
-      expect(probe.target).toBe(`sftp://cauth-sftp@127.0.0.1:${server.port} via ssh://cauth-sftp@127.0.0.1:${bastion.port}`);
+      expect(probe.target).toBe(
+        `sftp://cauth-sftp@127.0.0.1:${server.port} via ssh://cauth-sftp@127.0.0.1:${bastion.port}`,
+      );
       expect(probe.outcome).toMatch(/^SFTP list .+: \d+ entr(y|ies)$/);
       expect((await auth.source.readFile(join(server.dataDir, 'orders.csv'))).toString()).toBe('id,amount\n1,10\n');
       // One SSH connection to the server, and it came through the bastion.
@@ -68,8 +87,11 @@ describe('sftp through an SSH tunnel', () => {
     }
   });
 
-  it("a server whose host key is not host_key_fingerprint: exit 5, checked through the tunnel before the password is sent", async () => {
-    const { error, lines } = await probeFailure(configuration(bastion, { host_key_fingerprint: stranger.fingerprint }), 'sftp');
+  it('a server whose host key is not host_key_fingerprint: exit 5, checked through the tunnel before the password is sent', async () => {
+    const { error, lines } = await probeFailure(
+      configuration(bastion, { host_key_fingerprint: stranger.fingerprint }),
+      'sftp',
+    );
     expect(error.exitCode).toBe(5);
     expect(error.key).toBe('host_key_fingerprint');
     expect(error.message).toContain(server.hostKeyFingerprint);

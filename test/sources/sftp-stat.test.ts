@@ -36,7 +36,9 @@ describe('sftp source, stat()', () => {
       const missing = join(upload, 'nope.csv');
       const error = await rejection(auth.source.stat(missing));
       expect([error.exitCode, error.code]).toEqual([1, 'sftp_no_such_file']);
-      expect(error.message).toBe(`sftp://cauth-sftp@127.0.0.1:${peer.port}: SFTP stat ${missing}: no such file or directory`);
+      expect(error.message).toBe(
+        `sftp://cauth-sftp@127.0.0.1:${peer.port}: SFTP stat ${missing}: no such file or directory`,
+      );
       // Not a lost connection: the next call on the same session works.
       expect(await auth.source.stat(join(upload, 'orders.csv'))).toMatchObject({ type: 'file', size: 15 });
     } finally {

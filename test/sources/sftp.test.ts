@@ -10,9 +10,24 @@ import { SecretRegistry } from '../../src/secrets/index.js';
 import type { SftpSource } from '../../src/sources/index.js';
 import { cli, leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
-import { connectSource, expectNoSecretIn, pemLines, probeFailure as probeFailureOf, silentServer, recordingLogger, until } from '../helpers/source-session.js';
+import {
+  connectSource,
+  expectNoSecretIn,
+  pemLines,
+  probeFailure as probeFailureOf,
+  silentServer,
+  recordingLogger,
+  until,
+} from '../helpers/source-session.js';
 import { freePort } from '../peers/daemon.js';
-import { generateKeyPair, sftpConfiguration, sftpKeyConfiguration, start, type SshKeyPair, type SshdPeer } from '../peers/sshd.js';
+import {
+  generateKeyPair,
+  sftpConfiguration,
+  sftpKeyConfiguration,
+  start,
+  type SshKeyPair,
+  type SshdPeer,
+} from '../peers/sshd.js';
 
 /**
  * The sftp source against a real OpenSSH server (test/peers/sshd.ts): password and key logins,
@@ -41,7 +56,10 @@ beforeAll(async () => {
     generateKeyPair({ type: 'ed25519' }),
   ]);
   const authorizedKeys = [ed25519.publicKey, rsaEncrypted.publicKey, rsaPemEncrypted.publicKey];
-  [peer, keysOnly] = await Promise.all([start({ authorizedKeys }), start({ authorizedKeys, passwordAuthentication: false })]);
+  [peer, keysOnly] = await Promise.all([
+    start({ authorizedKeys }),
+    start({ authorizedKeys, passwordAuthentication: false }),
+  ]);
   upload = join(peer.dataDir, 'upload');
   await mkdir(join(upload, 'archive'), { recursive: true });
   await writeFile(join(upload, 'orders.csv'), 'id,amount\n1,10\n2,20\n');
@@ -55,8 +73,10 @@ afterAll(async () => {
 });
 
 /** Logins to `server` that list `upload` unless told otherwise. */
-const configuration = (server: SshdPeer, extra: Record<string, string> = {}) => sftpConfiguration(server, { probe_path: upload, ...extra });
-const keyConfiguration = (server: SshdPeer, key: SshKeyPair, extra: Record<string, string> = {}) => sftpKeyConfiguration(server, key, { probe_path: upload, ...extra });
+const configuration = (server: SshdPeer, extra: Record<string, string> = {}) =>
+  sftpConfiguration(server, { probe_path: upload, ...extra });
+const keyConfiguration = (server: SshdPeer, key: SshKeyPair, extra: Record<string, string> = {}) =>
+  sftpKeyConfiguration(server, key, { probe_path: upload, ...extra });
 
 const connect = (config: Record<string, string>) => connectSource<SftpSource>(config, 'sftp');
 const probeFailure = (config: Record<string, string>) => probeFailureOf(config, 'sftp');
@@ -67,7 +87,8 @@ function secretForms(): string[] {
   for (const key of [ed25519, rsaEncrypted, rsaPemEncrypted, stranger]) {
     forms.push(...leakForms(key.privateKey), ...pemLines(key.privateKey));
     const parsed = ssh2.utils.parseKey(key.privateKey, PASSPHRASE);
-    if (!(parsed instanceof Error)) forms.push(...pemLines((Array.isArray(parsed) ? parsed[0]! : parsed).getPrivatePEM()));
+    if (!(parsed instanceof Error))
+      forms.push(...pemLines((Array.isArray(parsed) ? parsed[0]! : parsed).getPrivatePEM()));
   }
   return forms;
 }
@@ -79,7 +100,10 @@ function expectClean(error: Failure, lines: string[]): void {
 }
 
 function warnings(lines: string[]): string[] {
-  return lines.map((l) => JSON.parse(l) as { level: string; message: string }).filter((l) => l.level === 'WARNING').map((l) => l.message);
+  return lines
+    .map((l) => JSON.parse(l) as { level: string; message: string })
+    .filter((l) => l.level === 'WARNING')
+    .map((l) => l.message);
 }
 
 describe('sftp source, logins', () => {
@@ -104,7 +128,8 @@ describe('sftp source, logins', () => {
       expect(await auth.source.stat(join(upload, 'latest.csv'))).toMatchObject({ type: 'file', size: 20 });
       expect((await auth.source.readFile(join(upload, 'orders.csv'))).toString()).toBe('id,amount\n1,10\n2,20\n');
       let streamed = '';
-      for await (const chunk of await auth.source.createReadStream(join(upload, 'orders.csv'))) streamed += String(chunk);
+      for await (const chunk of await auth.source.createReadStream(join(upload, 'orders.csv')))
+        streamed += String(chunk);
       expect(streamed).toBe('id,amount\n1,10\n2,20\n');
       // The probe's connection served update() too.
       expect(peer.connections() - before).toBe(1);
@@ -148,7 +173,9 @@ describe('sftp source, logins', () => {
   });
 
   it('a key pasted with literal \\n sequences is read', async () => {
-    const { auth } = await connect(keyConfiguration(peer, ed25519, { private_key: ed25519.privateKey.trim().replace(/\n/g, '\\n') }));
+    const { auth } = await connect(
+      keyConfiguration(peer, ed25519, { private_key: ed25519.privateKey.trim().replace(/\n/g, '\\n') }),
+    );
     try {
       expect((await auth.probe()).outcome).toContain('3 entries');
     } finally {
@@ -161,7 +188,9 @@ describe('sftp source, logins', () => {
     expect(error.exitCode).toBe(3);
     expect(error.code).toBe('ssh_password_rejected');
     expect(error.key).toBe('password');
-    expect(error.message).toBe(`password auth: sftp://cauth-sftp@127.0.0.1:${peer.port} failed: the server rejected the password for user 'cauth-sftp'`);
+    expect(error.message).toBe(
+      `password auth: sftp://cauth-sftp@127.0.0.1:${peer.port} failed: the server rejected the password for user 'cauth-sftp'`,
+    );
     expect(error.hint).toContain("'username'");
     expectClean(error, lines);
   });
@@ -171,7 +200,9 @@ describe('sftp source, logins', () => {
     expect(error.exitCode).toBe(3);
     expect(error.code).toBe('ssh_key_rejected');
     expect(error.key).toBe('private_key');
-    expect(error.message).toContain(`(ssh-ed25519 ${stranger.fingerprint}): sftp://cauth-sftp@127.0.0.1:${peer.port} failed: the server did not accept the key for user 'cauth-sftp'`);
+    expect(error.message).toContain(
+      `(ssh-ed25519 ${stranger.fingerprint}): sftp://cauth-sftp@127.0.0.1:${peer.port} failed: the server did not accept the key for user 'cauth-sftp'`,
+    );
     expect(error.hint).toContain('authorized_keys');
     expectClean(error, lines);
   });
@@ -198,7 +229,13 @@ describe('sftp source, the private key is checked before any connection', () => 
   const before = async (config: Record<string, string>) => {
     const connections = peer.connections();
     const lines: string[] = [];
-    const error = await rejection(authenticate(config, { source: 'sftp' as keyof SourceClients, registry: new SecretRegistry(), log: recordingLogger(lines) }));
+    const error = await rejection(
+      authenticate(config, {
+        source: 'sftp' as keyof SourceClients,
+        registry: new SecretRegistry(),
+        log: recordingLogger(lines),
+      }),
+    );
     expect(peer.connections()).toBe(connections);
     expectClean(error, lines);
     return error;
@@ -247,7 +284,9 @@ describe('sftp source, host key', () => {
     expect(error.exitCode).toBe(5);
     expect(error.code).toBe('ssh_host_key_mismatch');
     expect(error.key).toBe('host_key_fingerprint');
-    expect(error.message).toContain(`the server's host key (ssh-ed25519 ${peer.hostKeyFingerprint}) does not match 'host_key_fingerprint' (${stranger.fingerprint})`);
+    expect(error.message).toContain(
+      `the server's host key (ssh-ed25519 ${peer.hostKeyFingerprint}) does not match 'host_key_fingerprint' (${stranger.fingerprint})`,
+    );
     expect(error.hint).toContain(peer.hostKeyFingerprint);
     // sshd's log arrives through a pipe: wait for the connection's line before reading what followed it.
     await until(() => peer.log().slice(logBefore).includes('Connection from 127.0.0.1'));
@@ -257,7 +296,9 @@ describe('sftp source, host key', () => {
   });
 
   it('several fingerprints (a key rotation): any one of them passes', async () => {
-    const { auth } = await connect(configuration(peer, { host_key_fingerprint: `${stranger.fingerprint}, ${peer.hostKeyFingerprint}` }));
+    const { auth } = await connect(
+      configuration(peer, { host_key_fingerprint: `${stranger.fingerprint}, ${peer.hostKeyFingerprint}` }),
+    );
     try {
       await auth.probe();
     } finally {
@@ -267,7 +308,12 @@ describe('sftp source, host key', () => {
 
   it('no host_key_fingerprint: exit 2 before any connection, the hint shows how to get it', async () => {
     const connections = peer.connections();
-    const error = await rejection(authenticate(configuration(peer, { host_key_fingerprint: '' }), { source: 'sftp' as keyof SourceClients, registry: new SecretRegistry() }));
+    const error = await rejection(
+      authenticate(configuration(peer, { host_key_fingerprint: '' }), {
+        source: 'sftp' as keyof SourceClients,
+        registry: new SecretRegistry(),
+      }),
+    );
     expect(error.exitCode).toBe(2);
     expect(error.code).toBe('ssh_host_key_fingerprint_missing');
     expect(error.key).toBe('host_key_fingerprint');
@@ -276,13 +322,17 @@ describe('sftp source, host key', () => {
   });
 
   it('ssh_skip_host_key_check=true: connects, with a warning naming the server, and the key it presented at info', async () => {
-    const { auth, lines } = await connect(configuration(peer, { host_key_fingerprint: '', ssh_skip_host_key_check: 'true' }));
+    const { auth, lines } = await connect(
+      configuration(peer, { host_key_fingerprint: '', ssh_skip_host_key_check: 'true' }),
+    );
     try {
       await auth.probe();
       expect(warnings(lines)).toEqual([
         `SSH host key checking is OFF for sftp://cauth-sftp@127.0.0.1:${peer.port} (ssh_skip_host_key_check=true): anyone on the path can pose as the server and receive the credential`,
       ]);
-      expect(lines.some((l) => l.includes(`presented host key ssh-ed25519 ${peer.hostKeyFingerprint} (not checked)`))).toBe(true);
+      expect(
+        lines.some((l) => l.includes(`presented host key ssh-ed25519 ${peer.hostKeyFingerprint} (not checked)`)),
+      ).toBe(true);
     } finally {
       await auth.close();
     }
@@ -296,7 +346,12 @@ describe('sftp source, host key', () => {
       [{ ssh_skip_host_key_check: 'maybe' }, 'ssh_skip_host_key_check', /true/],
     ];
     for (const [extra, key, message] of cases) {
-      const error = await rejection(authenticate(configuration(peer, extra), { source: 'sftp' as keyof SourceClients, registry: new SecretRegistry() }));
+      const error = await rejection(
+        authenticate(configuration(peer, extra), {
+          source: 'sftp' as keyof SourceClients,
+          registry: new SecretRegistry(),
+        }),
+      );
       expect(error.exitCode, key).toBe(2);
       expect(error.key).toBe(key);
       expect(error.message).toMatch(message);
@@ -325,7 +380,9 @@ describe('sftp source, reaching the server and the probe path', () => {
     const silent = await silentServer();
     try {
       const started = Date.now();
-      const { error, lines } = await probeFailure(configuration(peer, { port: String(silent.port), timeout_seconds: '0.5' }));
+      const { error, lines } = await probeFailure(
+        configuration(peer, { port: String(silent.port), timeout_seconds: '0.5' }),
+      );
       expect(error.exitCode).toBe(4);
       expect(error.key).toBe('timeout_seconds');
       expect(Date.now() - started).toBeLessThan(3000);
@@ -361,9 +418,15 @@ describe('sftp source, reaching the server and the probe path', () => {
       const missing = await rejection(auth.source.readFile(join(upload, 'nope.csv')));
       expect(missing.exitCode).toBe(1);
       expect(missing.code).toBe('sftp_no_such_file');
-      expect(missing.message).toBe(`sftp://cauth-sftp@127.0.0.1:${peer.port}: SFTP get ${join(upload, 'nope.csv')}: no such file or directory`);
+      expect(missing.message).toBe(
+        `sftp://cauth-sftp@127.0.0.1:${peer.port}: SFTP get ${join(upload, 'nope.csv')}: no such file or directory`,
+      );
       const stream = await auth.source.createReadStream(join(upload, 'nope.csv'));
-      const streamed = await rejection((async () => { for await (const _ of stream) void _; })());
+      const streamed = await rejection(
+        (async () => {
+          for await (const _ of stream) void _;
+        })(),
+      );
       expect(streamed.code).toBe('sftp_no_such_file');
       const denied = await rejection(auth.source.list(join(peer.dataDir, 'private')));
       expect(denied.code).toBe('sftp_permission_denied');
@@ -374,7 +437,8 @@ describe('sftp source, reaching the server and the probe path', () => {
 });
 
 describe('sftp source, configuration', () => {
-  const attempt = (config: Record<string, string>) => rejection(authenticate(config, { source: 'sftp' as keyof SourceClients, registry: new SecretRegistry() }));
+  const attempt = (config: Record<string, string>) =>
+    rejection(authenticate(config, { source: 'sftp' as keyof SourceClients, registry: new SecretRegistry() }));
 
   it('names the key that is missing or malformed, before any connection', async () => {
     const connections = peer.connections();
@@ -396,29 +460,44 @@ describe('sftp source, configuration', () => {
   });
 
   it('ssh_key authorizes no HTTP request and is refused by the REST source', async () => {
-    const error = await rejection(authenticate({ auth_method: 'ssh_key', private_key: ed25519.privateKey, base_url: 'https://api.example.com' }, { registry: new SecretRegistry() }));
+    const error = await rejection(
+      authenticate(
+        { auth_method: 'ssh_key', private_key: ed25519.privateKey, base_url: 'https://api.example.com' },
+        { registry: new SecretRegistry() },
+      ),
+    );
     expect(error.exitCode).toBe(2);
     expect(error.key).toBe('auth_method');
     const method = await loadAuthMethod('ssh_key');
-    const credential = await method.create({ private_key: ed25519.privateKey }, {
-      common: {} as never,
-      raw: {},
-      log: createLogger({ write: () => undefined }),
-      secrets: new SecretRegistry(),
-      now: Date.now,
-    });
-    const refused = await rejection(credential.authorize({ method: 'GET', url: new URL('https://api.example.com'), headers: new Headers() }));
+    const credential = await method.create(
+      { private_key: ed25519.privateKey },
+      {
+        common: {} as never,
+        raw: {},
+        log: createLogger({ write: () => undefined }),
+        secrets: new SecretRegistry(),
+        now: Date.now,
+      },
+    );
+    const refused = await rejection(
+      credential.authorize({ method: 'GET', url: new URL('https://api.example.com'), headers: new Headers() }),
+    );
     expect(refused.exitCode).toBe(2);
     expect(refused.message).toContain('SSH sources');
   });
 
   it('the key, its decrypted form and the passphrase are registered for redaction', async () => {
     const registry = new SecretRegistry();
-    await authenticate(keyConfiguration(peer, rsaEncrypted, { private_key_passphrase: PASSPHRASE }), { source: 'sftp' as keyof SourceClients, registry });
+    await authenticate(keyConfiguration(peer, rsaEncrypted, { private_key_passphrase: PASSPHRASE }), {
+      source: 'sftp' as keyof SourceClients,
+      registry,
+    });
     const parsed = ssh2.utils.parseKey(rsaEncrypted.privateKey, PASSPHRASE) as ssh2.ParsedKey;
     const decryptedLine = pemLines(parsed.getPrivatePEM())[3]!;
     const text = `a ${PASSPHRASE} b ${pemLines(rsaEncrypted.privateKey)[2]} c ${decryptedLine} d`;
-    expect(registry.redact(text)).toBe('a <redacted:private_key_passphrase> b <redacted:private_key> c <redacted:private_key> d');
+    expect(registry.redact(text)).toBe(
+      'a <redacted:private_key_passphrase> b <redacted:private_key> c <redacted:private_key> d',
+    );
   });
 });
 
@@ -446,20 +525,31 @@ export default defineConnector({
 
   it('probe and debug succeed with a key; a wrong password is exit 3; no secret in any output', async () => {
     const forms = secretForms();
-    await writeFile(join(project, 'configuration.json'), JSON.stringify(keyConfiguration(peer, rsaEncrypted, { private_key_passphrase: PASSPHRASE })));
+    await writeFile(
+      join(project, 'configuration.json'),
+      JSON.stringify(keyConfiguration(peer, rsaEncrypted, { private_key_passphrase: PASSPHRASE })),
+    );
     const probe = await cli(['probe', project]);
     expect(probe.code, probe.stderr).toBe(0);
-    expect(probe.stdout).toContain(`probe OK: sftp://cauth-sftp@127.0.0.1:${peer.port} → SFTP list ${upload}: 3 entries`);
+    expect(probe.stdout).toContain(
+      `probe OK: sftp://cauth-sftp@127.0.0.1:${peer.port} → SFTP list ${upload}: 3 entries`,
+    );
     const debug = await cli(['debug', project]);
     expect(debug.code, debug.stderr).toBe(0);
     expect(debug.stdout).toMatch(/Upserts\s+\|\s+3/);
 
-    await writeFile(join(project, 'configuration.json'), JSON.stringify(configuration(peer, { password: WRONG_PASSWORD })));
+    await writeFile(
+      join(project, 'configuration.json'),
+      JSON.stringify(configuration(peer, { password: WRONG_PASSWORD })),
+    );
     const wrong = await cli(['probe', project]);
     expect(wrong.code).toBe(3);
     expect(wrong.stderr).toContain("check 'password'");
 
-    await writeFile(join(project, 'configuration.json'), JSON.stringify(keyConfiguration(peer, rsaEncrypted, { private_key_passphrase: WRONG_PASSWORD })));
+    await writeFile(
+      join(project, 'configuration.json'),
+      JSON.stringify(keyConfiguration(peer, rsaEncrypted, { private_key_passphrase: WRONG_PASSWORD })),
+    );
     const passphrase = await cli(['probe', project]);
     expect(passphrase.code).toBe(2);
     expect(passphrase.stderr).toContain('private_key_passphrase');

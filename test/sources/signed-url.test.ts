@@ -30,9 +30,17 @@ afterAll(async () => {
 async function connect(signedUrl: string, extra: Record<string, string> = {}, lines: string[] = []) {
   const registry = new SecretRegistry();
   // The logger's own registry is empty: lines are captured as our code wrote them, unredacted.
-  const log = createLogger({ format: 'json', level: 'debug', registry: new SecretRegistry(), write: (l) => lines.push(l) });
+  const log = createLogger({
+    format: 'json',
+    level: 'debug',
+    registry: new SecretRegistry(),
+    write: (l) => lines.push(l),
+  });
   const source = (await loadSource('signed-url')) as never;
-  const auth = await authenticate<SignedUrlSource>({ auth_method: 'signed_url', signed_url: signedUrl, ...extra }, { registry, log, source });
+  const auth = await authenticate<SignedUrlSource>(
+    { auth_method: 'signed_url', signed_url: signedUrl, ...extra },
+    { registry, log, source },
+  );
   return { auth, lines, registry };
 }
 
@@ -54,10 +62,20 @@ async function probeFailure(signedUrl: string, extra: Record<string, string> = {
 /** The query string, each signature parameter and their encoded forms: none may appear. */
 function expectNoQuery(texts: string[], signedUrl: string) {
   const url = new URL(signedUrl);
-  const secrets = [signedUrl.split('?')[1]!, url.searchParams.get('X-Amz-Signature')!, url.searchParams.get('X-Amz-Credential')!];
+  const secrets = [
+    signedUrl.split('?')[1]!,
+    url.searchParams.get('X-Amz-Signature')!,
+    url.searchParams.get('X-Amz-Credential')!,
+  ];
   const all = texts.join('\n');
   for (const secret of secrets)
-    for (const form of [secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('base64url'), JSON.stringify(secret).slice(1, -1)])
+    for (const form of [
+      secret,
+      encodeURIComponent(secret),
+      Buffer.from(secret).toString('base64'),
+      Buffer.from(secret).toString('base64url'),
+      JSON.stringify(secret).slice(1, -1),
+    ])
       expect(all.includes(form), `leaked ${form.slice(0, 16)}…`).toBe(false);
 }
 
@@ -70,7 +88,9 @@ describe('signed-url source against s3rver', () => {
       const probe = await auth.probe();
       expect(probe.outcome).toBe('HTTP 206');
       expect(probe.target).toBe(`GET ${s3.endpoint}/exports/daily/report.csv (first byte)`);
-      expect(s3.requests.slice(before)).toEqual([{ method: 'GET', path: '/exports/daily/report.csv', range: 'bytes=0-0' }]);
+      expect(s3.requests.slice(before)).toEqual([
+        { method: 'GET', path: '/exports/daily/report.csv', range: 'bytes=0-0' },
+      ]);
 
       const response = await auth.source.fetch();
       expect(response.status).toBe(200);
@@ -102,7 +122,10 @@ describe('signed-url source against s3rver', () => {
 
   it('a tampered signature → the server refuses it (403 SignatureDoesNotMatch) → exit 3 naming signed_url', async () => {
     const url = await s3.presign('exports', 'daily/report.csv');
-    const tampered = url.replace(/X-Amz-Signature=([0-9a-f])/, (_m, c: string) => `X-Amz-Signature=${c === 'a' ? 'b' : 'a'}`);
+    const tampered = url.replace(
+      /X-Amz-Signature=([0-9a-f])/,
+      (_m, c: string) => `X-Amz-Signature=${c === 'a' ? 'b' : 'a'}`,
+    );
     expect(tampered).not.toBe(url);
     const { error, lines } = await probeFailure(tampered);
     expect(error.exitCode).toBe(3);
@@ -137,14 +160,18 @@ describe('signed-url source against s3rver', () => {
     } finally {
       await auth.close();
     }
-    const warnings = lines.map((l) => JSON.parse(l) as { level: string; message: string }).filter((l) => l.level === 'WARNING');
+    const warnings = lines
+      .map((l) => JSON.parse(l) as { level: string; message: string })
+      .filter((l) => l.level === 'WARNING');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.message).toMatch(/expires at \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC \(in [12] minutes?\)/);
     expectNoQuery(lines, url);
   });
 
   it('plain http:// to a non-loopback host → exit 2 before any request', async () => {
-    const { error } = await probeFailure('http://files.example.com/x.csv?X-Amz-Signature=0123456789abcdef&X-Amz-Credential=AKIA%2Fx');
+    const { error } = await probeFailure(
+      'http://files.example.com/x.csv?X-Amz-Signature=0123456789abcdef&X-Amz-Credential=AKIA%2Fx',
+    );
     expect(error.exitCode).toBe(2);
     expect(error.code).toBe('plain_http_refused');
     expect(error.message).not.toContain('0123456789abcdef');
@@ -224,7 +251,9 @@ describe('signed-url downloads and timeout_seconds', () => {
   });
 
   it('a download longer than timeout_seconds completes while its body keeps arriving', async () => {
-    const { auth } = await connect(`${base}/trickle?sig=download-signature-4242&expires=never`, { timeout_seconds: '1' });
+    const { auth } = await connect(`${base}/trickle?sig=download-signature-4242&expires=never`, {
+      timeout_seconds: '1',
+    });
     try {
       const stream = await auth.source.stream();
       let bytes = 0;

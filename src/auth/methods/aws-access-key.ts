@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { defineAuthMethod } from '../auth-method.js';
-import { awsNotForHttp, awsSessionCredential, type AwsCredential, type AwsCredentialIdentity } from '../aws-credential.js';
+import {
+  awsNotForHttp,
+  awsSessionCredential,
+  type AwsCredential,
+  type AwsCredentialIdentity,
+} from '../aws-credential.js';
 import { externalIdKey, optionalRoleArnKey, roleSessionKeys, roleSessionSettings } from '../aws-role-keys.js';
 import { roleSession } from '../aws-role-session.js';
 
@@ -49,18 +54,24 @@ export default defineAuthMethod({
     const accessKeyId = k.aws_access_key_id.trim();
     checkAccessKeyId(accessKeyId, context.raw.endpoint !== undefined && context.raw.endpoint.trim() !== '');
     if (accessKeyId.startsWith('ASIA') && !k.aws_session_token) {
-      throw new ConfigurationError(`invalid configuration: 'aws_access_key_id' is a temporary key (ASIA…), which AWS accepts only with its session token`, {
-        code: 'aws_session_token_missing',
-        key: 'aws_session_token',
-        hint: "set 'aws_session_token' to the session token issued with this key",
-      });
+      throw new ConfigurationError(
+        `invalid configuration: 'aws_access_key_id' is a temporary key (ASIA…), which AWS accepts only with its session token`,
+        {
+          code: 'aws_session_token_missing',
+          key: 'aws_session_token',
+          hint: "set 'aws_session_token' to the session token issued with this key",
+        },
+      );
     }
     if (k.aws_external_id && !k.aws_role_arn) {
-      throw new ConfigurationError(`invalid configuration: 'aws_external_id' is sent when assuming a role, but 'aws_role_arn' names none`, {
-        code: 'aws_external_id_without_role',
-        key: 'aws_role_arn',
-        hint: "set 'aws_role_arn' to the role whose trust policy asks for this external id, or remove 'aws_external_id'",
-      });
+      throw new ConfigurationError(
+        `invalid configuration: 'aws_external_id' is sent when assuming a role, but 'aws_role_arn' names none`,
+        {
+          code: 'aws_external_id_without_role',
+          key: 'aws_role_arn',
+          hint: "set 'aws_role_arn' to the role whose trust policy asks for this external id, or remove 'aws_external_id'",
+        },
+      );
     }
     const key: AwsCredentialIdentity = {
       accessKeyId,

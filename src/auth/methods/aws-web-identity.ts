@@ -21,7 +21,8 @@ export default defineAuthMethod({
   name: 'aws_web_identity',
   // No secret in configuration.json: the platform issues and rotates what it signs with.
   rotationDays: null,
-  summary: "an AWS role assumed with the workload's web identity token (EKS service account, CI OIDC): STS AssumeRoleWithWebIdentity, no AWS key in configuration.json",
+  summary:
+    "an AWS role assumed with the workload's web identity token (EKS service account, CI OIDC): STS AssumeRoleWithWebIdentity, no AWS key in configuration.json",
   keys: z.object({
     aws_role_arn: roleArnKey(),
     web_identity_token_file: keys.text(),

@@ -28,7 +28,8 @@ export default defineAuthMethod({
   name: 'azure_managed_identity',
   // No secret in configuration.json: the platform issues and rotates what it signs with.
   rotationDays: null,
-  summary: "the Azure VM's managed identity (system- or user-assigned): access tokens for 'resource' from IMDS, no secret in configuration.json",
+  summary:
+    "the Azure VM's managed identity (system- or user-assigned): access tokens for 'resource' from IMDS, no secret in configuration.json",
   keys: z
     .object({
       resource: keys.text(),
@@ -39,7 +40,8 @@ export default defineAuthMethod({
     })
     .refine((k) => IDENTITY_KEYS.filter(([key]) => k[key] !== undefined).length <= 1, {
       path: ['azure_client_id'],
-      message: 'names a user-assigned identity, and so do azure_object_id or azure_resource_id: give only one of the three',
+      message:
+        'names a user-assigned identity, and so do azure_object_id or azure_resource_id: give only one of the three',
     }),
   async create(k, context) {
     const url = metadataUrl(k.metadata_endpoint, LINK_LOCAL_METADATA_BASE, 'metadata/identity/oauth2/token');
@@ -47,7 +49,9 @@ export default defineAuthMethod({
     // With no identity key, IMDS uses the system-assigned identity; "Identity not found" then means
     // there is none, and naming a user-assigned one is the other fix.
     const identityKey = chosen?.[0] ?? 'azure_client_id';
-    const description = chosen ? `Azure managed identity ${chosen[1]} '${k[chosen[0]]}'` : 'Azure system-assigned managed identity';
+    const description = chosen
+      ? `Azure managed identity ${chosen[1]} '${k[chosen[0]]}'`
+      : 'Azure system-assigned managed identity';
     const query = new URLSearchParams({ 'api-version': '2018-02-01', resource: k.resource });
     if (chosen) query.set(chosen[1], k[chosen[0]]!.trim());
     const endpoint = await tokenEndpointFor(context, {

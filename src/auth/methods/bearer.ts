@@ -8,7 +8,9 @@ export default defineAuthMethod({
   name: 'bearer',
   summary: 'Bearer token: a pre-issued token in the Authorization header',
   keys: z.object({
-    token: keys.text().refine((v) => !/^bearer\s/i.test(v), { message: 'must be the token alone, without the word "Bearer"' }),
+    token: keys
+      .text()
+      .refine((v) => !/^bearer\s/i.test(v), { message: 'must be the token alone, without the word "Bearer"' }),
   }),
   create({ token }) {
     return staticHeaderCredential({

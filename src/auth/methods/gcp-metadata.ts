@@ -22,7 +22,8 @@ export default defineAuthMethod({
   name: 'gcp_metadata',
   // No secret in configuration.json: the platform issues and rotates what it signs with.
   rotationDays: null,
-  summary: "the Google Cloud workload's own service account: access tokens from the GCE metadata server, no key in configuration.json",
+  summary:
+    "the Google Cloud workload's own service account: access tokens from the GCE metadata server, no key in configuration.json",
   keys: z.object({
     gcp_service_account: keys.textWithDefault('default'),
     scope: keys.optionalText(),
@@ -30,7 +31,11 @@ export default defineAuthMethod({
   }),
   async create(k, context) {
     const account = k.gcp_service_account.trim();
-    const url = metadataUrl(k.metadata_endpoint, LINK_LOCAL_METADATA_BASE, `computeMetadata/v1/instance/service-accounts/${encodeURIComponent(account)}/token`);
+    const url = metadataUrl(
+      k.metadata_endpoint,
+      LINK_LOCAL_METADATA_BASE,
+      `computeMetadata/v1/instance/service-accounts/${encodeURIComponent(account)}/token`,
+    );
     // OAuth writes scopes space-separated, the metadata server wants them comma-separated: take either.
     const scopes = (k.scope ?? '').split(/[\s,]+/).filter(Boolean);
     const description = `GCP metadata identity '${account}'`;
@@ -40,16 +45,25 @@ export default defineAuthMethod({
       urlKey: 'metadata_endpoint',
       credential: description,
       method: 'GET',
-      errorKeys: { invalid_client: 'gcp_service_account', invalid_grant: 'gcp_service_account', unauthorized_client: 'gcp_service_account', invalid_scope: 'scope', other: 'gcp_service_account' },
+      errorKeys: {
+        invalid_client: 'gcp_service_account',
+        invalid_grant: 'gcp_service_account',
+        unauthorized_client: 'gcp_service_account',
+        invalid_scope: 'scope',
+        other: 'gcp_service_account',
+      },
       refusalStatuses: { 400: scopeOrAccount, 403: 'gcp_service_account', 404: 'gcp_service_account' },
       checkAnswer: (response) =>
         response.headers.get('metadata-flavor') === 'Google'
           ? undefined
-          : new SourceUnreachableError(`${description}: ${describeUrl(url)} answered HTTP ${response.status} without 'Metadata-Flavor: Google'; it is not the GCE metadata server`, {
-              code: 'not_a_metadata_server',
-              key: 'metadata_endpoint',
-              hint: "leave 'metadata_endpoint' out on Google Cloud, or point it at the metadata server",
-            }),
+          : new SourceUnreachableError(
+              `${description}: ${describeUrl(url)} answered HTTP ${response.status} without 'Metadata-Flavor: Google'; it is not the GCE metadata server`,
+              {
+                code: 'not_a_metadata_server',
+                key: 'metadata_endpoint',
+                hint: "leave 'metadata_endpoint' out on Google Cloud, or point it at the metadata server",
+              },
+            ),
       unreachableHint:
         "the metadata server answers only on Google Cloud (Compute Engine, GKE, Cloud Run, Cloud Functions); elsewhere use auth_method 'service_account_key'",
     });
@@ -60,7 +74,11 @@ export default defineAuthMethod({
       rejectedKey: scopeOrAccount,
       endpoint,
       context,
-      obtain: () => endpoint.get(new URLSearchParams(scopes.length > 0 ? { scopes: scopes.join(',') } : {}), new Headers({ 'metadata-flavor': 'Google' })),
+      obtain: () =>
+        endpoint.get(
+          new URLSearchParams(scopes.length > 0 ? { scopes: scopes.join(',') } : {}),
+          new Headers({ 'metadata-flavor': 'Google' }),
+        ),
     });
   },
 });

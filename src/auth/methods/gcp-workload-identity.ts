@@ -32,7 +32,8 @@ export default defineAuthMethod({
   name: 'gcp_workload_identity',
   // No secret in configuration.json: the platform issues and rotates the token it points to.
   rotationDays: null,
-  summary: "Google Cloud workload identity federation: the workload's own token (from a file or a URL, or an EC2 instance's role) exchanged at Google's STS, optionally for a service account's token; no key",
+  summary:
+    "Google Cloud workload identity federation: the workload's own token (from a file or a URL, or an EC2 instance's role) exchanged at Google's STS, optionally for a service account's token; no key",
   keys: z.object({
     gcp_credential_configuration: keys.text(),
     scope: keys.optionalText(),
@@ -42,7 +43,14 @@ export default defineAuthMethod({
     const scopes = (k.scope ?? DEFAULT_SCOPE).split(/[\s,]+/).filter(Boolean);
     const scope = `auth_method 'gcp_workload_identity' (${KEY})`;
     checkTokenEndpointUrl(config.tokenUrl, KEY, scope, "send the workload's token", 'the security token service');
-    if (config.impersonation) checkTokenEndpointUrl(config.impersonation.url, KEY, scope, 'send the federated token', 'the IAM credentials API');
+    if (config.impersonation)
+      checkTokenEndpointUrl(
+        config.impersonation.url,
+        KEY,
+        scope,
+        'send the federated token',
+        'the IAM credentials API',
+      );
     const pool = config.audience.replace(/^\/\/iam\.googleapis\.com\//, '');
     const description = config.impersonation
       ? `GCP workload identity (${pool}) as service account '${config.impersonation.serviceAccount}'`
@@ -56,7 +64,14 @@ export default defineAuthMethod({
       credential: description,
       // Every refusal of the exchange is about the configuration: the pool provider (audience), the
       // token's issuer, audience or age, or the provider's attribute condition; only scope is apart.
-      errorKeys: { invalid_client: KEY, invalid_grant: KEY, unauthorized_client: KEY, invalid_scope: 'scope', invalid_target: KEY, other: KEY },
+      errorKeys: {
+        invalid_client: KEY,
+        invalid_grant: KEY,
+        unauthorized_client: KEY,
+        invalid_scope: 'scope',
+        invalid_target: KEY,
+        other: KEY,
+      },
     });
     const impersonate = config.impersonation
       ? await tokenEndpointFor(context, {
@@ -64,7 +79,13 @@ export default defineAuthMethod({
           urlKey: KEY,
           credential: description,
           answer: 'iam_credentials',
-          errorKeys: { invalid_client: KEY, invalid_grant: KEY, unauthorized_client: KEY, invalid_scope: 'scope', other: KEY },
+          errorKeys: {
+            invalid_client: KEY,
+            invalid_grant: KEY,
+            unauthorized_client: KEY,
+            invalid_scope: 'scope',
+            other: KEY,
+          },
           refusalStatuses: {
             400: 'scope',
             401: KEY,
@@ -101,11 +122,13 @@ export default defineAuthMethod({
         }));
         if (!impersonate) return federated;
         const lifetimeSeconds = config.impersonation!.lifetimeSeconds;
-        const token = await impersonate.postJson({ scope: scopes, lifetime: `${lifetimeSeconds}s` }, new Headers({ authorization: `Bearer ${federated.accessToken}` }));
+        const token = await impersonate.postJson(
+          { scope: scopes, lifetime: `${lifetimeSeconds}s` },
+          new Headers({ authorization: `Bearer ${federated.accessToken}` }),
+        );
         // expireTime is a time of Google's clock: a local clock running slow must not keep the token past the lifetime asked for.
         return { ...token, expiresInSeconds: Math.min(token.expiresInSeconds ?? lifetimeSeconds, lifetimeSeconds) };
       },
     });
   },
 });
-

@@ -33,11 +33,14 @@ export default defineAuthMethod({
     // A client certificate is only ever sent inside TLS: over http:// the source would get nothing.
     const baseUrl = context.raw.base_url;
     if (baseUrl && /^http:/i.test(baseUrl.trim())) {
-      throw new ConfigurationError("invalid configuration for auth_method 'mtls': key 'base_url' must start with https:// (the client certificate is presented in the TLS handshake)", {
-        code: 'mtls_needs_https',
-        key: 'base_url',
-        hint: "use the https:// address of the source in 'base_url'",
-      });
+      throw new ConfigurationError(
+        "invalid configuration for auth_method 'mtls': key 'base_url' must start with https:// (the client certificate is presented in the TLS handshake)",
+        {
+          code: 'mtls_needs_https',
+          key: 'base_url',
+          hint: "use the https:// address of the source in 'base_url'",
+        },
+      );
     }
     const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
     const certificate = tls.clientCertificate!;

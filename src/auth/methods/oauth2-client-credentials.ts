@@ -31,10 +31,18 @@ export const clientCredentialsKeys = z
     client_assertion_file: keys.optionalText(),
     dpop: keys.boolean(false),
   })
-  .refine((k) => k.token_endpoint_auth === 'private_key_jwt' || k.token_endpoint_auth === 'federated_assertion' || presentsClientCertificate(k.token_endpoint_auth) || k.client_secret !== undefined, {
-    path: ['client_secret'],
-    message: 'is missing (needed unless token_endpoint_auth is private_key_jwt, federated_assertion, tls_client_auth or self_signed_tls_client_auth)',
-  })
+  .refine(
+    (k) =>
+      k.token_endpoint_auth === 'private_key_jwt' ||
+      k.token_endpoint_auth === 'federated_assertion' ||
+      presentsClientCertificate(k.token_endpoint_auth) ||
+      k.client_secret !== undefined,
+    {
+      path: ['client_secret'],
+      message:
+        'is missing (needed unless token_endpoint_auth is private_key_jwt, federated_assertion, tls_client_auth or self_signed_tls_client_auth)',
+    },
+  )
   .refine((k) => k.token_endpoint_auth !== 'federated_assertion' || k.client_assertion_file !== undefined, {
     path: ['client_assertion_file'],
     message: 'is missing (needed when token_endpoint_auth is federated_assertion)',
@@ -46,7 +54,8 @@ export const clientCredentialsKeys = z
 
 export default defineAuthMethod({
   name: 'oauth2_client_credentials',
-  summary: 'OAuth 2.0 client credentials: client id and secret (or private_key_jwt, or a federated assertion from a file) exchanged for short-lived access tokens',
+  summary:
+    'OAuth 2.0 client credentials: client id and secret (or private_key_jwt, or a federated assertion from a file) exchanged for short-lived access tokens',
   keys: clientCredentialsKeys,
   // A federated assertion is issued and rotated by the platform: nothing in configuration.json to rotate.
   rotationDays: (k) => (k.token_endpoint_auth === 'federated_assertion' ? null : 90),

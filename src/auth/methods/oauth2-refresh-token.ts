@@ -3,7 +3,12 @@ import { keys } from '../../config/index.js';
 import { AuthenticationError, ConfigurationError } from '../../errors/index.js';
 import type { AuthContext, BrowserHandoff } from '../auth-method.js';
 import { defineAuthMethod, defineMethodAuthorization, realTimers } from '../auth-method.js';
-import { DEFAULT_REDIRECT_URI, authorizationCodeGrant, checkRedirectUri, parseAuthorizationParameters } from '../authorization-code.js';
+import {
+  DEFAULT_REDIRECT_URI,
+  authorizationCodeGrant,
+  checkRedirectUri,
+  parseAuthorizationParameters,
+} from '../authorization-code.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS } from '../client-authentication.js';
 import { deviceAuthorizationGrant } from '../device-authorization.js';
 import { recoveryFileExists, recoveryFilePath, writeRecoveryFile } from '../recovery-file.js';
@@ -38,23 +43,30 @@ const refreshTokenShape = z.object({
 });
 type RefreshTokenShape = z.output<typeof refreshTokenShape>;
 
-const assertionKeyGiven = refreshTokenShape.refine((k) => k.token_endpoint_auth !== 'private_key_jwt' || k.client_assertion_key !== undefined, {
-  path: ['client_assertion_key'],
-  message: 'is missing (needed when token_endpoint_auth is private_key_jwt)',
-});
+const assertionKeyGiven = refreshTokenShape.refine(
+  (k) => k.token_endpoint_auth !== 'private_key_jwt' || k.client_assertion_key !== undefined,
+  {
+    path: ['client_assertion_key'],
+    message: 'is missing (needed when token_endpoint_auth is private_key_jwt)',
+  },
+);
 
 export const refreshTokenKeys = assertionKeyGiven.refine((k) => k.refresh_token !== undefined, {
   path: ['refresh_token'],
-  message: "is missing: run `connector-auth authorize` to obtain one in a browser (with 'authorization_url' set), or paste one in",
+  message:
+    "is missing: run `connector-auth authorize` to obtain one in a browser (with 'authorization_url' set), or paste one in",
 });
 
 /** What `connector-auth authorize` reads: the refresh token is what it obtains; the authorization endpoint is needed. */
-export const authorizationKeys = assertionKeyGiven.refine((k) => k.authorization_url !== undefined || k.device_authorization_url !== undefined, {
-  path: ['authorization_url'],
-  message:
-    "is missing: authorize needs the server's authorization endpoint (its metadata's authorization_endpoint), " +
-    "or 'device_authorization_url' for the device flow",
-});
+export const authorizationKeys = assertionKeyGiven.refine(
+  (k) => k.authorization_url !== undefined || k.device_authorization_url !== undefined,
+  {
+    path: ['authorization_url'],
+    message:
+      "is missing: authorize needs the server's authorization endpoint (its metadata's authorization_endpoint), " +
+      "or 'device_authorization_url' for the device flow",
+  },
+);
 
 const KEY = 'refresh_token';
 const METHOD_SCOPE = "auth_method 'oauth2_refresh_token'";
@@ -85,7 +97,8 @@ export default defineAuthMethod({
       // A rotated refresh token that could not be saved lives only in the recovery file now: another
       // refresh would rotate it again, to a value saved nowhere, and the recovery file's would be retired.
       isFatal: (error) => error instanceof ConfigurationError && error.code === 'refresh_token_not_saved',
-      obtain: () => (context.rotatingSecret ? context.rotatingSecret(KEY, refreshToken, exchange) : exchange(refreshToken)),
+      obtain: () =>
+        context.rotatingSecret ? context.rotatingSecret(KEY, refreshToken, exchange) : exchange(refreshToken),
     });
 
     /** One refresh with `sent`: the newest refresh token known, this run's own or the host's. */
@@ -110,18 +123,23 @@ export default defineAuthMethod({
     async run(k, context, handoff) {
       const device = handoff.flow === 'device' || k.authorization_url === undefined;
       if (device && k.device_authorization_url === undefined) {
-        throw new ConfigurationError(`invalid configuration for ${METHOD_SCOPE}: key 'device_authorization_url' is missing (needed for the device flow)`, {
-          code: 'missing_key',
-          key: 'device_authorization_url',
-          hint: "set 'device_authorization_url' to the server's device authorization endpoint (its metadata's device_authorization_endpoint), or leave out --device",
-        });
+        throw new ConfigurationError(
+          `invalid configuration for ${METHOD_SCOPE}: key 'device_authorization_url' is missing (needed for the device flow)`,
+          {
+            code: 'missing_key',
+            key: 'device_authorization_url',
+            hint: "set 'device_authorization_url' to the server's device authorization endpoint (its metadata's device_authorization_endpoint), or leave out --device",
+          },
+        );
       }
       const parameters = parseAuthorizationParameters(k.authorization_parameters, 'authorization_parameters');
       const persist = context.persistConfigurationValue;
-      if (!persist) throw new Error('authorize needs persistConfigurationValue: the refresh token it obtains must be saved');
+      if (!persist)
+        throw new Error('authorize needs persistConfigurationValue: the refresh token it obtains must be saved');
       // A code the token endpoint does not know was most likely issued by another server than token_url's.
       const { description, endpoint, client } = await tokenClient(k, context, 'token_url');
-      if (k.refresh_token !== undefined) context.log.info(`${description}: the refresh token obtained replaces the one in 'refresh_token'`);
+      if (k.refresh_token !== undefined)
+        context.log.info(`${description}: the refresh token obtained replaces the one in 'refresh_token'`);
       const save = async (token: TokenResponse) => {
         if (token.refreshToken === undefined) throw noRefreshToken(description, k.scope);
         await persist(KEY, token.refreshToken);
@@ -152,12 +170,30 @@ interface Flow {
 /** The browser comes back to this machine: the authorization code grant with PKCE. */
 async function loopbackFlow(f: Flow) {
   const authorizationUrl = f.k.authorization_url!;
-  checkTokenEndpointUrl(authorizationUrl, 'authorization_url', METHOD_SCOPE, "carry the person's sign-in", 'the authorization endpoint');
+  checkTokenEndpointUrl(
+    authorizationUrl,
+    'authorization_url',
+    METHOD_SCOPE,
+    "carry the person's sign-in",
+    'the authorization endpoint',
+  );
   const redirectUri = f.k.redirect_uri ?? new URL(DEFAULT_REDIRECT_URI);
   checkRedirectUri(redirectUri, 'redirect_uri');
   const { context } = f;
   return authorizationCodeGrant(
-    { authorizationUrl, clientId: f.k.client_id, scope: f.k.scope, parameters: f.parameters, redirectUri, endpoint: f.endpoint, authenticateClient: f.client.authenticate, handoff: f.handoff, secrets: context.secrets, log: context.log, description: f.description },
+    {
+      authorizationUrl,
+      clientId: f.k.client_id,
+      scope: f.k.scope,
+      parameters: f.parameters,
+      redirectUri,
+      endpoint: f.endpoint,
+      authenticateClient: f.client.authenticate,
+      handoff: f.handoff,
+      secrets: context.secrets,
+      log: context.log,
+      description: f.description,
+    },
     async (token) => ({
       result: await f.save(token),
       page: `The refresh token of client '${f.k.client_id}' is saved in the connector's configuration. You can close this tab.`,
@@ -168,7 +204,13 @@ async function loopbackFlow(f: Flow) {
 /** No browser here: the device authorization grant, polled at token_url. */
 async function deviceFlow(f: Flow) {
   const url = f.k.device_authorization_url!;
-  checkTokenEndpointUrl(url, 'device_authorization_url', METHOD_SCOPE, 'send the client credentials', 'the device authorization endpoint');
+  checkTokenEndpointUrl(
+    url,
+    'device_authorization_url',
+    METHOD_SCOPE,
+    'send the client credentials',
+    'the device authorization endpoint',
+  );
   const { context } = f;
   const deviceEndpoint = await f.client.endpoint(
     url,
@@ -178,7 +220,19 @@ async function deviceFlow(f: Flow) {
   );
   try {
     return await deviceAuthorizationGrant(
-      { deviceEndpoint, endpoint: f.endpoint, authenticateClient: f.client.authenticate, scope: f.k.scope, parameters: f.parameters, handoff: f.handoff, secrets: context.secrets, log: context.log, description: f.description, now: context.now, timers: context.timers ?? realTimers },
+      {
+        deviceEndpoint,
+        endpoint: f.endpoint,
+        authenticateClient: f.client.authenticate,
+        scope: f.k.scope,
+        parameters: f.parameters,
+        handoff: f.handoff,
+        secrets: context.secrets,
+        log: context.log,
+        description: f.description,
+        now: context.now,
+        timers: context.timers ?? realTimers,
+      },
       f.save,
     );
   } finally {
@@ -190,26 +244,36 @@ async function deviceFlow(f: Flow) {
 async function tokenClient(k: RefreshTokenShape, context: AuthContext, invalidGrantKey: string) {
   const description = `OAuth 2.0 refresh token for client '${k.client_id}'`;
   const client = oauthClient(k, context, { scope: METHOD_SCOPE, description });
-  const endpoint = await client.endpoint(k.token_url, 'token_url', { invalid_grant: invalidGrantKey, unauthorized_client: 'client_id', invalid_scope: 'scope', other: 'client_id' });
+  const endpoint = await client.endpoint(k.token_url, 'token_url', {
+    invalid_grant: invalidGrantKey,
+    unauthorized_client: 'client_id',
+    invalid_scope: 'scope',
+    other: 'client_id',
+  });
   return { description, endpoint, client };
 }
 
 /** Servers issue a refresh token only when asked in their own way; the hint lists the common ones. */
 function noRefreshToken(description: string, scope: string | undefined): AuthenticationError {
-  return new AuthenticationError(`${description}: the authorization server issued an access token but no refresh token; nothing was saved`, {
-    code: 'refresh_token_not_issued',
-    key: 'scope',
-    hint:
-      `ask for offline access the way the server wants it: the 'offline_access' scope in 'scope' (OpenID Connect servers, Microsoft Entra; ` +
-      `many also need prompt=consent in 'authorization_parameters'), access_type=offline&prompt=consent in 'authorization_parameters' (Google), ` +
-      `or the 'refresh_token' scope (Salesforce)${scope ? `; 'scope' is now '${scope}'` : ''}`,
-  });
+  return new AuthenticationError(
+    `${description}: the authorization server issued an access token but no refresh token; nothing was saved`,
+    {
+      code: 'refresh_token_not_issued',
+      key: 'scope',
+      hint:
+        `ask for offline access the way the server wants it: the 'offline_access' scope in 'scope' (OpenID Connect servers, Microsoft Entra; ` +
+        `many also need prompt=consent in 'authorization_parameters'), access_type=offline&prompt=consent in 'authorization_parameters' (Google), ` +
+        `or the 'refresh_token' scope (Salesforce)${scope ? `; 'scope' is now '${scope}'` : ''}`,
+    },
+  );
 }
 
 async function saveRotatedToken(value: string, description: string, context: AuthContext): Promise<void> {
   const { log, filesDir, persistConfigurationValue: persist } = context;
   if (!persist) {
-    const path = filesDir ? await writeRecoveryFile(filesDir, KEY, value, { now: context.now() }).catch(() => undefined) : undefined;
+    const path = filesDir
+      ? await writeRecoveryFile(filesDir, KEY, value, { now: context.now() }).catch(() => undefined)
+      : undefined;
     log.warning(
       `${description}: the authorization server rotated the refresh token, and nothing was given to save it ` +
         `(persistConfigurationValue); the new one is kept in memory${path ? ` and in ${path}` : ' only'}: ` +
@@ -219,7 +283,9 @@ async function saveRotatedToken(value: string, description: string, context: Aut
   }
   try {
     await persist(KEY, value);
-    log.info(`${description}: the authorization server rotated the refresh token; the new one is saved in the configuration`);
+    log.info(
+      `${description}: the authorization server rotated the refresh token; the new one is saved in the configuration`,
+    );
     return;
   } catch (error) {
     let path: string | undefined;
@@ -233,17 +299,25 @@ async function saveRotatedToken(value: string, description: string, context: Aut
     }
     // The local runner's persister already says which files are involved; say it here otherwise.
     if (error instanceof ConfigurationError && path !== undefined && error.message.includes(path))
-      throw new ConfigurationError(error.message, { code: 'refresh_token_not_saved', key: error.key ?? KEY, hint: error.hint, cause: error });
+      throw new ConfigurationError(error.message, {
+        code: 'refresh_token_not_saved',
+        key: error.key ?? KEY,
+        hint: error.hint,
+        cause: error,
+      });
     const where = path
       ? `the new refresh token is kept in ${path} (mode 0600): copy its "value" into 'refresh_token' and delete the file`
       : filesDir
         ? `writing it to ${recoveryFilePath(filesDir, KEY)} failed too (${describeError(recoveryFailure)}): the refresh token must be issued again`
         : 'no files folder was given for a recovery file: the refresh token must be issued again';
-    throw new ConfigurationError(`${description}: the authorization server rotated the refresh token, but saving it failed (${describeError(error)}); ${where}`, {
-      code: 'refresh_token_not_saved',
-      key: KEY,
-      hint: "make the configuration writable, then put the recovered value in 'refresh_token'",
-      cause: error,
-    });
+    throw new ConfigurationError(
+      `${description}: the authorization server rotated the refresh token, but saving it failed (${describeError(error)}); ${where}`,
+      {
+        code: 'refresh_token_not_saved',
+        key: KEY,
+        hint: "make the configuration writable, then put the recovered value in 'refresh_token'",
+        cause: error,
+      },
+    );
   }
 }

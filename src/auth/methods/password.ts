@@ -23,7 +23,11 @@ export default defineAuthMethod({
       rejectedKey: 'password',
       sendsSecret: true,
       password: () => password,
-      authorize: notForHttp('password', 'database sources such as postgres', "for an HTTP API with a user name and password, set 'auth_method' to basic"),
+      authorize: notForHttp(
+        'password',
+        'database sources such as postgres',
+        "for an HTTP API with a user name and password, set 'auth_method' to basic",
+      ),
     };
   },
 });

@@ -56,7 +56,13 @@ export default defineAuthMethod({
       url: tokenUrl,
       urlKey: KEY,
       credential: description,
-      errorKeys: { invalid_client: KEY, invalid_grant: KEY, unauthorized_client: KEY, invalid_scope: 'scope', other: KEY },
+      errorKeys: {
+        invalid_client: KEY,
+        invalid_grant: KEY,
+        unauthorized_client: KEY,
+        invalid_scope: 'scope',
+        other: KEY,
+      },
     });
 
     return tokenCredential({
@@ -102,7 +108,7 @@ export function parseServiceAccountKey(text: string, secrets: SecretRegistry): S
   let json = trimmed;
   if (!trimmed.startsWith('{')) {
     const decoded = Buffer.from(trimmed, 'base64').toString('utf8').trim();
-    if (!decoded.startsWith('{')) throw invalid('it is neither the JSON key file\'s content nor that content in base64');
+    if (!decoded.startsWith('{')) throw invalid("it is neither the JSON key file's content nor that content in base64");
     secrets.register(KEY, decoded);
     json = decoded;
   }
@@ -133,9 +139,12 @@ export function parseServiceAccountKey(text: string, secrets: SecretRegistry): S
 }
 
 function invalid(what: string): ConfigurationError {
-  return new ConfigurationError(`invalid configuration for auth_method 'service_account_key': key '${KEY}' is not a usable service account key: ${what}`, {
-    code: 'service_account_key_invalid',
-    key: KEY,
-    hint: `put the content of the service account's JSON key file in '${KEY}'`,
-  });
+  return new ConfigurationError(
+    `invalid configuration for auth_method 'service_account_key': key '${KEY}' is not a usable service account key: ${what}`,
+    {
+      code: 'service_account_key_invalid',
+      key: KEY,
+      hint: `put the content of the service account's JSON key file in '${KEY}'`,
+    },
+  );
 }

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
-import { describeSignedUrlFormat, describeUrl, isoDate, readSignedUrlExpiry, signedUrlSecretParts } from '../../network/index.js';
+import {
+  describeSignedUrlFormat,
+  describeUrl,
+  isoDate,
+  readSignedUrlExpiry,
+  signedUrlSecretParts,
+} from '../../network/index.js';
 import { defineAuthMethod } from '../auth-method.js';
 
 /** Below this much time left, a signed URL may die during the sync: say so at the start. */
@@ -20,7 +26,8 @@ export default defineAuthMethod({
   create({ signed_url: url }, context) {
     // The configured value is registered whole already; its query and signature alone are secrets too.
     context.secrets.register('signed_url', url.href);
-    for (const part of signedUrlSecretParts(context.raw.signed_url ?? url.href, url)) context.secrets.register('signed_url', part);
+    for (const part of signedUrlSecretParts(context.raw.signed_url ?? url.href, url))
+      context.secrets.register('signed_url', part);
 
     const target = describeUrl(url);
     const expiry = readSignedUrlExpiry(url);
@@ -29,7 +36,11 @@ export default defineAuthMethod({
       if (left <= 0) {
         throw new ConfigurationError(
           `invalid configuration for auth_method 'signed_url': the signed URL for ${target} expired at ${isoDate(expiry.expiresAt)} (${describeSignedUrlFormat(expiry.format)})`,
-          { code: 'signed_url_expired', key: 'signed_url', hint: "generate a new signed URL and set it in 'signed_url'" },
+          {
+            code: 'signed_url_expired',
+            key: 'signed_url',
+            hint: "generate a new signed URL and set it in 'signed_url'",
+          },
         );
       }
       const minutes = Math.floor(left / 60_000);
@@ -37,7 +48,9 @@ export default defineAuthMethod({
       if (left < SHORT_LIFE_MS) context.log.warning(`${message}: a long sync may outlive it`);
       else context.log.debug(message);
     } else {
-      context.log.debug(`the signed URL for ${target} does not state its expiry; the probe will tell whether it is still valid`);
+      context.log.debug(
+        `the signed URL for ${target} does not state its expiry; the probe will tell whether it is still valid`,
+      );
     }
 
     return {

@@ -48,7 +48,11 @@ export default defineAuthMethod({
       keyType: parsed.type,
       publicKeyFingerprint: fingerprint,
       privateKey: () => parsed,
-      authorize: notForHttp('ssh_key', 'SSH sources such as sftp', "for an HTTP API, choose a method such as bearer, basic or oauth2_client_credentials in 'auth_method'"),
+      authorize: notForHttp(
+        'ssh_key',
+        'SSH sources such as sftp',
+        "for an HTTP API, choose a method such as bearer, basic or oauth2_client_credentials in 'auth_method'",
+      ),
     };
   },
 });

@@ -17,16 +17,22 @@ See docs/hosts/airbyte.md.`;
 
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
-    if (args.includes('-h') || args.includes('--help')) return io.out(HELP), 0;
+    if (args.includes('-h') || args.includes('--help')) return (io.out(HELP), 0);
     // From here on standard output carries protocol messages only: a wrong argument is a TRACE too.
-    let parsed: { command: AirbyteCommand; project: string; config?: string; catalog?: string; state?: string } | undefined;
+    let parsed:
+      { command: AirbyteCommand; project: string; config?: string; catalog?: string; state?: string } | undefined;
     let problem: unknown;
     try {
       const { values, positionals } = parseCommandArgs('airbyte', () =>
-        parseArgs({ args, allowPositionals: true, options: { config: { type: 'string' }, catalog: { type: 'string' }, state: { type: 'string' } } }),
+        parseArgs({
+          args,
+          allowPositionals: true,
+          options: { config: { type: 'string' }, catalog: { type: 'string' }, state: { type: 'string' } },
+        }),
       );
       const [name, project, extra] = positionals;
-      if (!AIRBYTE_COMMANDS.includes(name as AirbyteCommand)) throw argumentError('airbyte', `unknown airbyte command '${name ?? ''}'; use spec, check, discover or read`);
+      if (!AIRBYTE_COMMANDS.includes(name as AirbyteCommand))
+        throw argumentError('airbyte', `unknown airbyte command '${name ?? ''}'; use spec, check, discover or read`);
       if (extra !== undefined) throw argumentError('airbyte', `unexpected argument '${extra}'`);
       parsed = {
         command: name as AirbyteCommand,

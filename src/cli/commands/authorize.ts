@@ -26,11 +26,17 @@ const command: Command = {
       args,
       allowPositionals: true,
       allowNegative: true,
-      options: { ...PROJECT_OPTIONS, timeout: { type: 'string' }, open: { type: 'boolean' }, device: { type: 'boolean' } },
+      options: {
+        ...PROJECT_OPTIONS,
+        timeout: { type: 'string' },
+        open: { type: 'boolean' },
+        device: { type: 'boolean' },
+      },
     });
-    if (values.help) return io.out(HELP), 0;
+    if (values.help) return (io.out(HELP), 0);
     const timeout = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
-    if (!Number.isFinite(timeout) || timeout <= 0 || timeout > 3600) throw argumentError('authorize', '--timeout must be a number of seconds above 0 and at most 3600');
+    if (!Number.isFinite(timeout) || timeout <= 0 || timeout > 3600)
+      throw argumentError('authorize', '--timeout must be a number of seconds above 0 and at most 3600');
     const open = values.open ?? (Boolean(process.stdin.isTTY) && io.stderrIsTTY);
 
     const result = await authorizeProject({
@@ -43,8 +49,16 @@ const command: Command = {
           // A person must see the URL whatever the output mode: in JSON it is a field of a log line.
           const opening = open ? ' (opening it now)' : '';
           if (device) {
-            if (io.json) io.log.info('open the verification URL and enter the code', { verification_uri: device.verificationUri.href, user_code: device.userCode, verification_uri_complete: url.href });
-            else io.err(`\nTo authorize, open ${device.verificationUri.href} in a browser on any device${opening} and enter the code:\n\n  ${device.userCode}\n${url.href !== device.verificationUri.href ? `\n(or open ${url.href}, which carries the code)\n` : ''}`);
+            if (io.json)
+              io.log.info('open the verification URL and enter the code', {
+                verification_uri: device.verificationUri.href,
+                user_code: device.userCode,
+                verification_uri_complete: url.href,
+              });
+            else
+              io.err(
+                `\nTo authorize, open ${device.verificationUri.href} in a browser on any device${opening} and enter the code:\n\n  ${device.userCode}\n${url.href !== device.verificationUri.href ? `\n(or open ${url.href}, which carries the code)\n` : ''}`,
+              );
           } else if (io.json) io.log.info('open the authorization URL in a browser', { authorization_url: url.href });
           else io.err(`\nTo authorize, open this URL in a browser${opening}:\n\n  ${url.href}\n`);
           if (open) openBrowser(url, io.log);
@@ -53,7 +67,13 @@ const command: Command = {
     });
     io.out(
       io.json
-        ? JSON.stringify({ ok: true, configuration: result.configuration, auth_method: result.authMethod, saved: result.saved, scope: result.scope ?? null })
+        ? JSON.stringify({
+            ok: true,
+            configuration: result.configuration,
+            auth_method: result.authMethod,
+            saved: result.saved,
+            scope: result.scope ?? null,
+          })
         : `authorized: ${result.saved.join(', ')} saved to ${result.configuration}${result.scope ? ` (scope granted: ${result.scope})` : ''}\nnext: npx connector-auth probe`,
     );
     return 0;

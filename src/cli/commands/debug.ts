@@ -25,9 +25,10 @@ const command: Command = {
       allowPositionals: true,
       options: { ...PROJECT_OPTIONS, state: { type: 'string' }, progress: { type: 'string' } },
     });
-    if (values.help) return io.out(HELP), 0;
+    if (values.help) return (io.out(HELP), 0);
     const interval = values.progress === undefined ? DEFAULT_PROGRESS_SECONDS : Number(values.progress);
-    if (!Number.isFinite(interval) || interval < 0 || interval > 3600) throw argumentError('debug', '--progress must be a number of seconds from 0 to 3600');
+    if (!Number.isFinite(interval) || interval < 0 || interval > 3600)
+      throw argumentError('debug', '--progress must be a number of seconds from 0 to 3600');
     const progress = syncProgress(io, interval, started);
     const result = await runDebug({
       ...projectLocation(positionals, values),
@@ -42,7 +43,11 @@ const command: Command = {
       io.out(
         redactedJson({
           ok: true,
-          probe: { target: result.probe.target, outcome: result.probe.outcome, elapsed_ms: Math.round(result.probe.elapsedMs) },
+          probe: {
+            target: result.probe.target,
+            outcome: result.probe.outcome,
+            elapsed_ms: Math.round(result.probe.elapsedMs),
+          },
           counts: { ...rest, schema_changes: schemaChanges },
           rows_by_table: tables ?? {},
           warehouse: result.paths.warehouse,

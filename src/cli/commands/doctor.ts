@@ -13,12 +13,24 @@ Exit codes: 0 nothing to fix (warnings and notes may remain) · 2 at least one e
 
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('doctor', { args, allowPositionals: true, options: PROJECT_OPTIONS });
-    if (values.help) return io.out(HELP), 0;
+    const { values, positionals } = parseCommandArgs('doctor', {
+      args,
+      allowPositionals: true,
+      options: PROJECT_OPTIONS,
+    });
+    if (values.help) return (io.out(HELP), 0);
     const report = await doctorProject({
       ...projectLocation(positionals, values),
     });
-    if (io.json) io.out(JSON.stringify({ ok: report.healthy, project: report.project, configuration: report.configuration, findings: report.findings }));
+    if (io.json)
+      io.out(
+        JSON.stringify({
+          ok: report.healthy,
+          project: report.project,
+          configuration: report.configuration,
+          findings: report.findings,
+        }),
+      );
     else io.out(humanReport(report.project, report.findings));
     return report.healthy ? 0 : 2;
   },

@@ -29,16 +29,24 @@ const command: Command = {
         help: { type: 'boolean', short: 'h' },
       },
     });
-    if (values.help) return io.out(HELP), 0;
+    if (values.help) return (io.out(HELP), 0);
     const { startEmulator, defaultEmulatorData } = await import('../../emulator/index.js');
     if (values['print-data']) {
       io.out(JSON.stringify(defaultEmulatorData(), null, 2));
       return 0;
     }
-    const port = values.port === undefined ? 0 : /^\d{1,5}$/.test(values.port) && Number(values.port) <= 65535 ? Number(values.port) : NaN;
+    const port =
+      values.port === undefined
+        ? 0
+        : /^\d{1,5}$/.test(values.port) && Number(values.port) <= 65535
+          ? Number(values.port)
+          : NaN;
     if (Number.isNaN(port)) throw argumentError('emulator', '--port must be a port number from 0 to 65535');
     const host = values.host ?? '127.0.0.1';
-    if (!isLoopbackHost(host)) io.log.warning(`listening on ${host}: the /_emulator control routes need no credentials and are reachable from the network`);
+    if (!isLoopbackHost(host))
+      io.log.warning(
+        `listening on ${host}: the /_emulator control routes need no credentials and are reachable from the network`,
+      );
 
     const emulator = await startEmulator({ port, host, ...(values.data ? { data: values.data } : {}) });
     const c = emulator.credentials;
@@ -49,7 +57,12 @@ const command: Command = {
       control_url: emulator.controlUrl,
       example_api_base_url: emulator.exampleApiUrl,
       // Demo credentials of a local emulator, printed on purpose so that they can be pasted.
-      credentials: { api_key: c.apiKey, api_secret: c.apiSecret, webhook_token: c.webhookToken, example_api_token: emulator.exampleApiToken },
+      credentials: {
+        api_key: c.apiKey,
+        api_secret: c.apiSecret,
+        webhook_token: c.webhookToken,
+        example_api_token: emulator.exampleApiToken,
+      },
       groups: emulator.store.groupCount,
       connectors: emulator.store.connectorCount,
     };
@@ -85,4 +98,3 @@ const command: Command = {
   },
 };
 export default command;
-

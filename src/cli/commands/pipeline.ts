@@ -1,9 +1,4 @@
-import {
-  createPipelineClient,
-  parseLimit,
-  resolvePipelineSettings,
-  type Connector,
-} from '../../clients/index.js';
+import { createPipelineClient, parseLimit, resolvePipelineSettings, type Connector } from '../../clients/index.js';
 import { readConfigurationFile } from '../../config/index.js';
 import { checkConfigurationKeys } from '../../connector/index.js';
 import type { CliIO, Command } from '../cli-io.js';
@@ -37,15 +32,23 @@ const command: Command = {
     }
     const [action, id, ...extra] = positionals;
     const expected = action === 'groups' ? 0 : action === 'connectors' || action === 'upgrade' ? 1 : -1;
-    if (expected < 0) throw argumentError('pipeline', `unknown pipeline action '${action}'; use groups, connectors or upgrade`);
+    if (expected < 0)
+      throw argumentError('pipeline', `unknown pipeline action '${action}'; use groups, connectors or upgrade`);
     if ((expected === 1 && id === undefined) || extra.length > 0 || (expected === 0 && id !== undefined))
-      throw argumentError('pipeline', expected === 1 ? `pipeline ${action} takes exactly one identifier` : `pipeline ${action} takes no identifier`);
+      throw argumentError(
+        'pipeline',
+        expected === 1 ? `pipeline ${action} takes exactly one identifier` : `pipeline ${action} takes no identifier`,
+      );
     const limit = parseLimit(values.limit);
 
     const file = values.configuration ? await readConfigurationFile(values.configuration) : {};
     // A misspelt key of the file (`webhook_tokn`) is named here as in every command that reads one.
     if (values.configuration) checkConfigurationKeys(file, undefined, io.log);
-    const settings = resolvePipelineSettings({ file, env: process.env, ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}) });
+    const settings = resolvePipelineSettings({
+      file,
+      env: process.env,
+      ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
+    });
     const client = await createPipelineClient(
       { ...settings.connection, log: io.log },
       { rejectedKey: settings.rejectedKey, ...(values.connections ? { collection: 'connections' } : {}) },
@@ -53,12 +56,22 @@ const command: Command = {
     try {
       if (action === 'upgrade') {
         const result = await client.upgradeTransformation(id!);
-        io.out(io.json ? JSON.stringify({ ok: true, transformation_id: id, ...result }) : `${result.code}: ${result.message}`);
+        io.out(
+          io.json
+            ? JSON.stringify({ ok: true, transformation_id: id, ...result })
+            : `${result.code}: ${result.message}`,
+        );
         return 0;
       }
       const page = { ...(limit !== undefined ? { limit } : {}) };
       if (action === 'groups') {
-        const { items, nextCursor } = await collect(io, 'groups', values.cursor, (cursor) => client.listGroups({ ...page, cursor }), () => client.groups(page));
+        const { items, nextCursor } = await collect(
+          io,
+          'groups',
+          values.cursor,
+          (cursor) => client.listGroups({ ...page, cursor }),
+          () => client.groups(page),
+        );
         print(io, items, nextCursor, ['ID', 'NAME', 'CREATED_AT'], (g) => [g.id, g.name, g.created_at]);
         return 0;
       }
@@ -70,17 +83,23 @@ const command: Command = {
         (cursor) => client.listConnectors(id!, { ...filter, cursor }),
         () => client.connectors(id!, filter),
       );
-      print(io, items.map(hideConnectCardToken), nextCursor, ['ID', 'SCHEMA', 'SERVICE', 'SETUP', 'SYNC', 'UPDATE', 'PAUSED', 'FREQ_MIN', 'SUCCEEDED_AT'], (c) => [
-        c.id,
-        c.schema,
-        c.service,
-        c.status.setup_state,
-        c.status.sync_state,
-        c.status.update_state,
-        c.paused ? 'yes' : 'no',
-        c.sync_frequency,
-        c.succeeded_at ?? '-',
-      ]);
+      print(
+        io,
+        items.map(hideConnectCardToken),
+        nextCursor,
+        ['ID', 'SCHEMA', 'SERVICE', 'SETUP', 'SYNC', 'UPDATE', 'PAUSED', 'FREQ_MIN', 'SUCCEEDED_AT'],
+        (c) => [
+          c.id,
+          c.schema,
+          c.service,
+          c.status.setup_state,
+          c.status.sync_state,
+          c.status.update_state,
+          c.paused ? 'yes' : 'no',
+          c.sync_frequency,
+          c.succeeded_at ?? '-',
+        ],
+      );
       return 0;
     } finally {
       await client.close();
@@ -132,7 +151,13 @@ async function collect<T>(
 
 const PROGRESS_EVERY_MS = 100;
 
-function print<T>(io: CliIO, items: T[], nextCursor: string | undefined, header: string[], row: (item: T) => Array<string | number>): void {
+function print<T>(
+  io: CliIO,
+  items: T[],
+  nextCursor: string | undefined,
+  header: string[],
+  row: (item: T) => Array<string | number>,
+): void {
   if (io.json) {
     io.out(JSON.stringify({ ok: true, items, ...(nextCursor ? { next_cursor: nextCursor } : {}) }));
     return;

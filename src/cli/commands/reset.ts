@@ -16,15 +16,22 @@ const command: Command = {
     const { values, positionals } = parseCommandArgs('reset', {
       args,
       allowPositionals: true,
-      options: { yes: { type: 'boolean', short: 'y' }, force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        yes: { type: 'boolean', short: 'y' },
+        force: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
-    if (values.help) return io.out(HELP), 0;
+    if (values.help) return (io.out(HELP), 0);
     const project = positionals[0] ?? '.';
     if (!values.yes && !values.force) {
       const question = `Delete ${resetTargets(project).join(' and ')}?`;
       if (!(process.stdin.isTTY && io.stderrIsTTY)) {
         // A script that meant to start over must not go on as if it had: the "no" is an exit code.
-        throw argumentError('reset', `${question} No terminal to ask on, so the answer is no: nothing deleted; pass --yes (or --force) to reset without a question`);
+        throw argumentError(
+          'reset',
+          `${question} No terminal to ask on, so the answer is no: nothing deleted; pass --yes (or --force) to reset without a question`,
+        );
       }
       const rl = createInterface({ input: process.stdin, output: process.stderr });
       const answer = await rl.question(`${question} [y/N] `);
@@ -35,7 +42,13 @@ const command: Command = {
       }
     }
     const { removed } = await resetProject(project);
-    io.out(io.json ? JSON.stringify({ ok: true, removed }) : removed.length ? `removed ${removed.join(', ')}` : 'nothing to remove');
+    io.out(
+      io.json
+        ? JSON.stringify({ ok: true, removed })
+        : removed.length
+          ? `removed ${removed.join(', ')}`
+          : 'nothing to remove',
+    );
     return 0;
   },
 };

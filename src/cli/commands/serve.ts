@@ -20,15 +20,27 @@ const command: Command = {
       parseArgs({
         args,
         allowPositionals: true,
-        options: { port: { type: 'string' }, host: { type: 'string' }, 'grace-seconds': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+        options: {
+          port: { type: 'string' },
+          host: { type: 'string' },
+          'grace-seconds': { type: 'string' },
+          help: { type: 'boolean', short: 'h' },
+        },
       }),
     );
-    if (values.help) return io.out(HELP), 0;
-    if (positionals.length > 1) throw argumentError('serve', `one project directory at most, not ${positionals.length}`);
-    const port = values.port === undefined ? 50051 : /^\d{1,5}$/.test(values.port) && Number(values.port) <= 65535 ? Number(values.port) : NaN;
+    if (values.help) return (io.out(HELP), 0);
+    if (positionals.length > 1)
+      throw argumentError('serve', `one project directory at most, not ${positionals.length}`);
+    const port =
+      values.port === undefined
+        ? 50051
+        : /^\d{1,5}$/.test(values.port) && Number(values.port) <= 65535
+          ? Number(values.port)
+          : NaN;
     if (Number.isNaN(port)) throw argumentError('serve', '--port must be a port number from 0 to 65535');
     const grace = values['grace-seconds'] === undefined ? 25 : Number(values['grace-seconds']);
-    if (!Number.isFinite(grace) || grace < 0 || grace > 3600) throw argumentError('serve', '--grace-seconds must be a number of seconds from 0 to 3600');
+    if (!Number.isFinite(grace) || grace < 0 || grace > 3600)
+      throw argumentError('serve', '--grace-seconds must be a number of seconds from 0 to 3600');
 
     // Listening for the signals before the server says it listens: a platform may stop it at once.
     const stopped = new Promise<NodeJS.Signals>((resolve) => {
@@ -41,7 +53,13 @@ const command: Command = {
       process.on('SIGTERM', stop);
     });
     const { serve } = await import('../../hosts/fivetran/index.js');
-    const server = await serve({ project: positionals[0] ?? '.', port, host: values.host ?? '0.0.0.0', verbose: io.verbose, graceSeconds: grace });
+    const server = await serve({
+      project: positionals[0] ?? '.',
+      port,
+      host: values.host ?? '0.0.0.0',
+      verbose: io.verbose,
+      graceSeconds: grace,
+    });
     const signal = await stopped;
     server.log.info(`${signal} received`);
     await server.stop();

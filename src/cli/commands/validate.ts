@@ -11,8 +11,12 @@ tunnel's settings. Sends nothing over the network.`;
 
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('validate', { args, allowPositionals: true, options: PROJECT_OPTIONS });
-    if (values.help) return io.out(HELP), 0;
+    const { values, positionals } = parseCommandArgs('validate', {
+      args,
+      allowPositionals: true,
+      options: PROJECT_OPTIONS,
+    });
+    if (values.help) return (io.out(HELP), 0);
     const report = await validateProject({
       ...projectLocation(positionals, values),
       log: io.log,

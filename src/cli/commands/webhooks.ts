@@ -1,4 +1,11 @@
-import { checkWebhookId, createWebhookClient, NotFoundError, resolveWebhookSettings, type ListedWebhook, type Webhook } from '../../clients/index.js';
+import {
+  checkWebhookId,
+  createWebhookClient,
+  NotFoundError,
+  resolveWebhookSettings,
+  type ListedWebhook,
+  type Webhook,
+} from '../../clients/index.js';
 import { readConfigurationFile } from '../../config/index.js';
 import { checkConfigurationKeys } from '../../connector/index.js';
 import { SourceUnreachableError } from '../../errors/index.js';
@@ -31,9 +38,13 @@ const command: Command = {
       return values.help ? 0 : 2;
     }
     const [action, idText, ...extra] = positionals;
-    if (action !== 'list' && action !== 'get' && action !== 'delete') throw argumentError('webhooks', `unknown webhooks action '${action}'; use list, get or delete`);
+    if (action !== 'list' && action !== 'get' && action !== 'delete')
+      throw argumentError('webhooks', `unknown webhooks action '${action}'; use list, get or delete`);
     if (action === 'list' ? idText !== undefined : idText === undefined || extra.length > 0)
-      throw argumentError('webhooks', action === 'list' ? 'webhooks list takes no identifier' : `webhooks ${action} takes exactly one webhook id`);
+      throw argumentError(
+        'webhooks',
+        action === 'list' ? 'webhooks list takes no identifier' : `webhooks ${action} takes exactly one webhook id`,
+      );
     const id = action === 'list' ? undefined : checkWebhookId(idText);
 
     const file = values.configuration ? await readConfigurationFile(values.configuration) : {};
@@ -45,13 +56,21 @@ const command: Command = {
       ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
       ...(values.auth ? { authMethod: values.auth } : {}),
     });
-    const client = await createWebhookClient({ ...settings.connection, log: io.log }, { rejectedKey: settings.rejectedKey });
+    const client = await createWebhookClient(
+      { ...settings.connection, log: io.log },
+      { rejectedKey: settings.rejectedKey },
+    );
     try {
       if (action === 'list') {
         const result = await client.list();
         if (result.status === 'error') throw serviceError('list', result.message);
         if (io.json) io.out(JSON.stringify({ ok: true, webhooks: result.webhooks }));
-        else io.out(result.webhooks.length === 0 ? '(none)' : formatTable(['ID', 'NAME', 'EVENTS', 'ENDPOINT'], result.webhooks.map(row)));
+        else
+          io.out(
+            result.webhooks.length === 0
+              ? '(none)'
+              : formatTable(['ID', 'NAME', 'EVENTS', 'ENDPOINT'], result.webhooks.map(row)),
+          );
         return 0;
       }
       if (action === 'get') {
@@ -88,19 +107,32 @@ function parseArguments(args: string[]) {
 }
 
 function notFound(id: number): NotFoundError {
-  return new NotFoundError(`webhook ${id} not found`, { code: 'not_found', resource: 'webhook', id: String(id), hint: 'list the ids with: connector-auth webhooks list' });
+  return new NotFoundError(`webhook ${id} not found`, {
+    code: 'not_found',
+    resource: 'webhook',
+    id: String(id),
+    hint: 'list the ids with: connector-auth webhooks list',
+  });
 }
 
 /** A 200 whose body says `error`: the service itself failed to do it. */
 function serviceError(what: string, message: string | undefined): SourceUnreachableError {
-  return new SourceUnreachableError(`the webhook service reported an error for ${what}${message ? `: ${message}` : ''}`, {
-    code: 'service_error',
-    hint: 'try again later',
-  });
+  return new SourceUnreachableError(
+    `the webhook service reported an error for ${what}${message ? `: ${message}` : ''}`,
+    {
+      code: 'service_error',
+      hint: 'try again later',
+    },
+  );
 }
 
 function row(w: ListedWebhook): string[] {
-  return [w.id === undefined ? '-' : String(w.id), w.name, w.events && w.events.length > 0 ? w.events.join(',') : '(all)', w.endpoint];
+  return [
+    w.id === undefined ? '-' : String(w.id),
+    w.name,
+    w.events && w.events.length > 0 ? w.events.join(',') : '(all)',
+    w.endpoint,
+  ];
 }
 
 function describe(w: Webhook): string[][] {

@@ -30,11 +30,16 @@ export async function readAirbyteConfiguration(path: string): Promise<AirbyteCon
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigurationError(code === 'ENOENT' ? `--config file ${path} does not exist` : `cannot read --config file ${path} (${code ?? 'error'})`, {
-      code: 'configuration_unreadable',
-      hint: 'pass --config FILE: the connector configuration as JSON',
-      cause: error,
-    });
+    throw new ConfigurationError(
+      code === 'ENOENT'
+        ? `--config file ${path} does not exist`
+        : `cannot read --config file ${path} (${code ?? 'error'})`,
+      {
+        code: 'configuration_unreadable',
+        hint: 'pass --config FILE: the connector configuration as JSON',
+        cause: error,
+      },
+    );
   }
   if (text.startsWith('\uFEFF')) text = text.slice(1);
   let given: unknown;
@@ -58,11 +63,14 @@ export function flatten(given: JsonObject, origin = 'the configuration'): Airbyt
     const text = scalarText(key, value, origin);
     if (text === undefined) return;
     if (key in flat && flat[key] !== text) {
-      throw new ConfigurationError(`invalid configuration: key '${key}' is given twice with different values (${group ? `in '${group}' and elsewhere` : 'at the top level and in a group'})`, {
-        code: 'configuration_key_twice',
-        key,
-        hint: `give '${key}' once`,
-      });
+      throw new ConfigurationError(
+        `invalid configuration: key '${key}' is given twice with different values (${group ? `in '${group}' and elsewhere` : 'at the top level and in a group'})`,
+        {
+          code: 'configuration_key_twice',
+          key,
+          hint: `give '${key}' once`,
+        },
+      );
     }
     flat[key] = text;
     if (!groups.has(key) || group !== undefined) groups.set(key, group);
@@ -105,10 +113,13 @@ function scalarText(key: string, value: unknown, origin: string): string | undef
       return JSON.stringify(value);
     default:
       if (value === null) return undefined;
-      throw new ConfigurationError(`invalid configuration: key '${key}' is an array; values in ${origin} are strings (numbers and booleans are taken as their text)`, {
-        code: 'configuration_value_not_string',
-        key,
-        hint: `write the value of '${key}' as a string`,
-      });
+      throw new ConfigurationError(
+        `invalid configuration: key '${key}' is an array; values in ${origin} are strings (numbers and booleans are taken as their text)`,
+        {
+          code: 'configuration_value_not_string',
+          key,
+          hint: `write the value of '${key}' as a string`,
+        },
+      );
   }
 }

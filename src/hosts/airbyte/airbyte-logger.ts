@@ -3,7 +3,13 @@ import type { SecretRegistry } from '../../secrets/index.js';
 import type { MessageOutput } from './message-output.js';
 import type { LogLevel as AirbyteLevel } from './protocol.js';
 
-const LEVEL: Record<LogLevel, AirbyteLevel> = { debug: 'DEBUG', info: 'INFO', warning: 'WARN', error: 'ERROR', critical: 'FATAL' };
+const LEVEL: Record<LogLevel, AirbyteLevel> = {
+  debug: 'DEBUG',
+  info: 'INFO',
+  warning: 'WARN',
+  error: 'ERROR',
+  critical: 'FATAL',
+};
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warning: 30, error: 40, critical: 50 };
 
 /**

@@ -20,8 +20,18 @@ export interface AirbyteSession {
   persistConfigurationValue: (key: string, value: string) => Promise<void>;
 }
 
-export async function openSession(options: { project: string; configPath?: string; output: MessageOutput; log: Logger; registry: SecretRegistry }): Promise<AirbyteSession> {
-  if (!options.configPath) throw new ConfigurationError('no configuration given', { code: 'configuration_missing', hint: 'pass --config FILE' });
+export async function openSession(options: {
+  project: string;
+  configPath?: string;
+  output: MessageOutput;
+  log: Logger;
+  registry: SecretRegistry;
+}): Promise<AirbyteSession> {
+  if (!options.configPath)
+    throw new ConfigurationError('no configuration given', {
+      code: 'configuration_missing',
+      hint: 'pass --config FILE',
+    });
   const configuration = await readAirbyteConfiguration(options.configPath);
   // Registered before the connector file runs: its top-level code could already print a value.
   registerConfigurationSecrets(configuration.flat, { registry: options.registry });
@@ -31,7 +41,9 @@ export async function openSession(options: { project: string; configPath?: strin
     connector: connector as AirbyteSession['connector'],
     persistConfigurationValue: async (key, value) => {
       await options.output.control(configuration.withValue(key, value));
-      options.log.info(`sent Airbyte the configuration with the new value of '${key}' (CONTROL message, CONNECTOR_CONFIG)`);
+      options.log.info(
+        `sent Airbyte the configuration with the new value of '${key}' (CONTROL message, CONNECTOR_CONFIG)`,
+      );
     },
   };
 }

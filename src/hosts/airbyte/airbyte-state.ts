@@ -24,22 +24,36 @@ export interface InputState {
  * this connector never wrote them, and one of them cannot stand for the state of all tables.
  */
 export function parseInputState(given: unknown): InputState {
-  const messages = Array.isArray(given) ? given : given !== null && typeof given === 'object' && 'type' in given ? [given] : undefined;
+  const messages = Array.isArray(given)
+    ? given
+    : given !== null && typeof given === 'object' && 'type' in given
+      ? [given]
+      : undefined;
   if (messages === undefined) {
-    if (given === null || typeof given !== 'object') throw invalid('is neither an array of state messages nor an object');
+    if (given === null || typeof given !== 'object')
+      throw invalid('is neither an array of state messages nor an object');
     return { state: given as State };
   }
   if (messages.length === 0) return { state: {} };
   const global = messages.find((m: AirbyteStateMessage) => m?.type === 'GLOBAL') as AirbyteStateMessage | undefined;
   if (global) {
     const shared = global.global?.shared_state;
-    const streams = new Set((global.global?.stream_states ?? []).map((s) => s?.stream_descriptor?.name).filter((n): n is string => typeof n === 'string'));
+    const streams = new Set(
+      (global.global?.stream_states ?? [])
+        .map((s) => s?.stream_descriptor?.name)
+        .filter((n): n is string => typeof n === 'string'),
+    );
     return { state: shared && typeof shared === 'object' ? (shared as State) : {}, streams };
   }
-  const legacy = messages.find((m: AirbyteStateMessage) => m?.type === 'LEGACY' || (m?.type === undefined && m?.data !== undefined)) as AirbyteStateMessage | undefined;
+  const legacy = messages.find(
+    (m: AirbyteStateMessage) => m?.type === 'LEGACY' || (m?.type === undefined && m?.data !== undefined),
+  ) as AirbyteStateMessage | undefined;
   if (legacy) return { state: (legacy.data ?? {}) as State };
   if (messages.some((m: AirbyteStateMessage) => m?.type === 'STREAM')) {
-    throw invalid('holds per-stream (STREAM) states; this connector keeps one state for all its streams (GLOBAL)', 'clear the connection\'s state in Airbyte (a full sync), then sync again');
+    throw invalid(
+      'holds per-stream (STREAM) states; this connector keeps one state for all its streams (GLOBAL)',
+      "clear the connection's state in Airbyte (a full sync), then sync again",
+    );
   }
   throw invalid('holds no GLOBAL or LEGACY state message');
 }
@@ -56,12 +70,16 @@ export function startingState(input: InputState, selected: SelectedStream[], log
   if (Object.keys(input.state).length === 0) return {};
   const full = selected.filter((s) => s.syncMode !== 'incremental').map((s) => s.name);
   if (full.length > 0) {
-    log.info(`starting from an empty state: ${full.map((n) => `'${n}'`).join(', ')} ${full.length === 1 ? 'is' : 'are'} configured full_refresh, and the connector keeps one state for all its streams`);
+    log.info(
+      `starting from an empty state: ${full.map((n) => `'${n}'`).join(', ')} ${full.length === 1 ? 'is' : 'are'} configured full_refresh, and the connector keeps one state for all its streams`,
+    );
     return {};
   }
   const uncovered = input.streams ? selected.filter((s) => !input.streams!.has(s.name)).map((s) => s.name) : [];
   if (uncovered.length > 0) {
-    log.info(`starting from an empty state: the saved state does not cover ${uncovered.map((n) => `'${n}'`).join(', ')} (added to the connection, or cleared)`);
+    log.info(
+      `starting from an empty state: the saved state does not cover ${uncovered.map((n) => `'${n}'`).join(', ')} (added to the connection, or cleared)`,
+    );
     return {};
   }
   return input.state;
@@ -72,7 +90,10 @@ export function stateMessage(state: State, streams: readonly string[], recordCou
     type: 'STATE',
     state: {
       type: 'GLOBAL',
-      global: { shared_state: state as JsonObject, stream_states: streams.map((name) => ({ stream_descriptor: { name }, stream_state: {} })) },
+      global: {
+        shared_state: state as JsonObject,
+        stream_states: streams.map((name) => ({ stream_descriptor: { name }, stream_state: {} })),
+      },
       sourceStats: { recordCount },
     },
   };

@@ -21,7 +21,8 @@ export async function readConfiguredCatalog(path: string): Promise<SelectedStrea
     const { stream, sync_mode } = (entry ?? {}) as { stream?: { name?: unknown }; sync_mode?: unknown };
     if (typeof stream?.name !== 'string') throw invalid(path, `stream ${index + 1} has no stream.name`);
     const syncMode = sync_mode ?? 'full_refresh';
-    if (syncMode !== 'full_refresh' && syncMode !== 'incremental') throw invalid(path, `stream '${stream.name}' has sync_mode '${String(syncMode)}'; full_refresh or incremental`);
+    if (syncMode !== 'full_refresh' && syncMode !== 'incremental')
+      throw invalid(path, `stream '${stream.name}' has sync_mode '${String(syncMode)}'; full_refresh or incremental`);
     return { name: stream.name, syncMode };
   });
 }
@@ -33,19 +34,30 @@ export async function readJsonFile(path: string, flag: string, what: string): Pr
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigurationError(code === 'ENOENT' ? `${flag} file ${path} does not exist` : `cannot read ${flag} file ${path} (${code ?? 'error'})`, {
-      code: 'input_unreadable',
-      hint: `pass ${flag} FILE: ${what}`,
-      cause: error,
-    });
+    throw new ConfigurationError(
+      code === 'ENOENT'
+        ? `${flag} file ${path} does not exist`
+        : `cannot read ${flag} file ${path} (${code ?? 'error'})`,
+      {
+        code: 'input_unreadable',
+        hint: `pass ${flag} FILE: ${what}`,
+        cause: error,
+      },
+    );
   }
   try {
     return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
   } catch {
-    throw new ConfigurationError(`${flag} file ${path} is not valid JSON`, { code: 'input_not_json', hint: `pass ${flag} FILE: ${what}` });
+    throw new ConfigurationError(`${flag} file ${path} is not valid JSON`, {
+      code: 'input_not_json',
+      hint: `pass ${flag} FILE: ${what}`,
+    });
   }
 }
 
 function invalid(path: string, problem: string): ConfigurationError {
-  return new ConfigurationError(`--catalog file ${path} ${problem}`, { code: 'catalog_invalid', hint: 'pass the ConfiguredAirbyteCatalog Airbyte wrote for this connection' });
+  return new ConfigurationError(`--catalog file ${path} ${problem}`, {
+    code: 'catalog_invalid',
+    hint: 'pass the ConfiguredAirbyteCatalog Airbyte wrote for this connection',
+  });
 }

@@ -18,12 +18,17 @@ const CONFIG_ERRORS = new Set(['ConfigurationError', 'AuthenticationError', 'Sou
 
 /** Our one line, as the CLI prints it: `error [code]: message — hint` (the hint names the key to fix). */
 export function failureLine(error: unknown): string {
-  if (isConnectorAuthError(error)) return `error [${error.code}]: ${error.message}${error.hint ? ` — ${error.hint}` : ''}`;
+  if (isConnectorAuthError(error))
+    return `error [${error.code}]: ${error.message}${error.hint ? ` — ${error.hint}` : ''}`;
   return `error: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 /** A TRACE message of type ERROR; the stack (and the stacks of its causes) only when asked for. */
-export function traceMessage(error: unknown, registry: SecretRegistry, options: { verbose?: boolean } = {}): AirbyteMessage {
+export function traceMessage(
+  error: unknown,
+  registry: SecretRegistry,
+  options: { verbose?: boolean } = {},
+): AirbyteMessage {
   const stack = options.verbose ? stacks(error) : undefined;
   return {
     type: 'TRACE',
@@ -32,7 +37,9 @@ export function traceMessage(error: unknown, registry: SecretRegistry, options: 
       emitted_at: Date.now(),
       error: {
         message: registry.redact(failureLine(error)),
-        internal_message: isConnectorAuthError(error) ? `${error.name} ${error.code} (exit ${error.exitCode})` : `unexpected (exit ${exitCodeOf(error)})`,
+        internal_message: isConnectorAuthError(error)
+          ? `${error.name} ${error.code} (exit ${error.exitCode})`
+          : `unexpected (exit ${exitCodeOf(error)})`,
         failure_type: failureType(error),
         ...(stack ? { stack_trace: registry.redact(stack) } : {}),
       },

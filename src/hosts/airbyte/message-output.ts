@@ -58,7 +58,12 @@ export function openMessageOutput(options: { registry: SecretRegistry; stream?: 
   let stray = '';
   const original = stream.write;
   const capture = function (chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
-    const text = typeof chunk === 'string' ? (typeof encoding === 'string' && Buffer.isEncoding(encoding) ? Buffer.from(chunk, encoding).toString('utf8') : chunk) : Buffer.from(chunk as Uint8Array).toString('utf8');
+    const text =
+      typeof chunk === 'string'
+        ? typeof encoding === 'string' && Buffer.isEncoding(encoding)
+          ? Buffer.from(chunk, encoding).toString('utf8')
+          : chunk
+        : Buffer.from(chunk as Uint8Array).toString('utf8');
     stray += text;
     const lines = stray.split('\n');
     stray = lines.pop()!;
@@ -78,14 +83,17 @@ export function openMessageOutput(options: { registry: SecretRegistry; stream?: 
     record(name, data, emittedAt) {
       const json = typeof data === 'string' ? data : JSON.stringify(data);
       let head = heads.get(name);
-      if (head === undefined) heads.set(name, (head = `{"type":"RECORD","record":{"stream":${JSON.stringify(name)},"data":`));
+      if (head === undefined)
+        heads.set(name, (head = `{"type":"RECORD","record":{"stream":${JSON.stringify(name)},"data":`));
       append(`${head}${json},"emitted_at":${emittedAt}}}\n`);
       return drained;
     },
     async control(config) {
       await flush();
       const line = `${JSON.stringify({ type: 'CONTROL', control: { type: 'CONNECTOR_CONFIG', emitted_at: Date.now(), connectorConfig: { config } } } satisfies AirbyteMessage)}\n`;
-      await new Promise<void>((resolve, reject) => writeUnredacted(stream, line, (error) => (error ? reject(error) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        writeUnredacted(stream, line, (error) => (error ? reject(error) : resolve())),
+      );
     },
     flush,
     async close() {

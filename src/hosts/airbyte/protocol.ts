@@ -81,7 +81,16 @@ export type AirbyteMessage =
       trace: {
         type: 'ERROR';
         emitted_at: number;
-        error: { message: string; internal_message?: string; stack_trace?: string; failure_type: FailureType; stream_descriptor?: StreamDescriptor };
+        error: {
+          message: string;
+          internal_message?: string;
+          stack_trace?: string;
+          failure_type: FailureType;
+          stream_descriptor?: StreamDescriptor;
+        };
       };
     }
-  | { type: 'CONTROL'; control: { type: 'CONNECTOR_CONFIG'; emitted_at: number; connectorConfig: { config: JsonObject } } };
+  | {
+      type: 'CONTROL';
+      control: { type: 'CONNECTOR_CONFIG'; emitted_at: number; connectorConfig: { config: JsonObject } };
+    };

@@ -36,7 +36,10 @@ export class RecordDestination implements Destination {
   async declare(tables: TableDefinition[]): Promise<void> {
     const declared = new Set(tables.map((t) => t.table));
     const unknown = [...this.#selected].filter((name) => !declared.has(name));
-    if (unknown.length > 0) this.#log.warning(`the catalog selects ${unknown.map((n) => `'${n}'`).join(', ')}, which the connector's schema() does not declare: run discover again`);
+    if (unknown.length > 0)
+      this.#log.warning(
+        `the catalog selects ${unknown.map((n) => `'${n}'`).join(', ')}, which the connector's schema() does not declare: run discover again`,
+      );
   }
 
   upsert(table: string, row: Record<string, unknown>): Promise<void> {
@@ -44,7 +47,11 @@ export class RecordDestination implements Destination {
   }
 
   update(table: string, row: Record<string, unknown>): Promise<void> {
-    this.#once(`update:${table}`, () => `op.update('${table}', …) sends only the changed columns; Airbyte replaces whole rows, so the others arrive empty: use op.upsert with the whole row`);
+    this.#once(
+      `update:${table}`,
+      () =>
+        `op.update('${table}', …) sends only the changed columns; Airbyte replaces whole rows, so the others arrive empty: use op.upsert with the whole row`,
+    );
     return this.#send(table, row);
   }
 
@@ -53,7 +60,11 @@ export class RecordDestination implements Destination {
   }
 
   async truncate(table: string): Promise<void> {
-    this.#once(`truncate:${table}`, () => `op.truncate('${table}') has no Airbyte message and sends nothing; sync the stream with full refresh and overwrite to replace the table`);
+    this.#once(
+      `truncate:${table}`,
+      () =>
+        `op.truncate('${table}') has no Airbyte message and sends nothing; sync the stream with full refresh and overwrite to replace the table`,
+    );
   }
 
   flush(): Promise<void> {
@@ -82,7 +93,8 @@ export class RecordDestination implements Destination {
 export function recordJson(row: Record<string, unknown>): string {
   for (const key in row) {
     const value = row[key];
-    if (typeof value === 'bigint' || (typeof value === 'object' && value !== null && !(value instanceof Date))) return JSON.stringify(row, replace);
+    if (typeof value === 'bigint' || (typeof value === 'object' && value !== null && !(value instanceof Date)))
+      return JSON.stringify(row, replace);
   }
   return JSON.stringify(row);
 }
@@ -91,7 +103,8 @@ function replace(this: Record<string, unknown>, key: string, value: unknown): un
   // `this[key]` is the value before toJSON ran: a Buffer's toJSON would hide its bytes in an array.
   const original = key === '' ? value : this[key];
   if (typeof original === 'bigint') return original.toString();
-  if (ArrayBuffer.isView(original)) return Buffer.from(original.buffer, original.byteOffset, original.byteLength).toString('base64');
+  if (ArrayBuffer.isView(original))
+    return Buffer.from(original.buffer, original.byteOffset, original.byteLength).toString('base64');
   if (original instanceof ArrayBuffer) return Buffer.from(original).toString('base64');
   return value;
 }

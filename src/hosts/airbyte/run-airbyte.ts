@@ -43,7 +43,10 @@ export async function runAirbyte(options: AirbyteOptions): Promise<number> {
   } catch (error) {
     if (options.command === 'check' && isConnectorAuthError(error) && error.name !== 'ConnectorError') {
       // The configuration or the source said no: an answer to the check, not a failure of it.
-      output.send({ type: 'CONNECTION_STATUS', connectionStatus: { status: 'FAILED', message: registry.redact(failureLine(error)) } });
+      output.send({
+        type: 'CONNECTION_STATUS',
+        connectionStatus: { status: 'FAILED', message: registry.redact(failureLine(error)) },
+      });
       return 0;
     }
     output.send(traceMessage(error, registry, { verbose: options.verbose ?? false }));
@@ -54,7 +57,10 @@ export async function runAirbyte(options: AirbyteOptions): Promise<number> {
 }
 
 /** A failure before any command could start (a wrong argument): one TRACE message; the exit code. */
-export async function reportAirbyteFailure(error: unknown, options: { verbose?: boolean; registry?: SecretRegistry; stream?: NodeJS.WriteStream } = {}): Promise<number> {
+export async function reportAirbyteFailure(
+  error: unknown,
+  options: { verbose?: boolean; registry?: SecretRegistry; stream?: NodeJS.WriteStream } = {},
+): Promise<number> {
   const registry = options.registry ?? secrets;
   const output = openMessageOutput({ registry, ...(options.stream ? { stream: options.stream } : {}) });
   output.send(traceMessage(error, registry, { verbose: options.verbose ?? false }));
@@ -70,7 +76,13 @@ const COMMANDS: Record<AirbyteCommand, (context: Context) => Promise<void>> = {
     const description = await describeConfiguration(connector as never);
     output.send({
       type: 'SPEC',
-      spec: { connectionSpecification: connectionSpecification(description, `${description.source} connector (connector-auth)`), supportsIncremental: true },
+      spec: {
+        connectionSpecification: connectionSpecification(
+          description,
+          `${description.source} connector (connector-auth)`,
+        ),
+        supportsIncremental: true,
+      },
     });
   },
 
@@ -78,7 +90,10 @@ const COMMANDS: Record<AirbyteCommand, (context: Context) => Promise<void>> = {
     const { probe } = await probeWithSession(context);
     const message = `probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`;
     context.log.info(message);
-    context.output.send({ type: 'CONNECTION_STATUS', connectionStatus: { status: 'SUCCEEDED', message: context.registry.redact(message) } });
+    context.output.send({
+      type: 'CONNECTION_STATUS',
+      connectionStatus: { status: 'SUCCEEDED', message: context.registry.redact(message) },
+    });
   },
 
   async discover(context) {

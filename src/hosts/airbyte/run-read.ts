@@ -23,10 +23,16 @@ export async function runRead(context: {
   registry: SecretRegistry;
 }): Promise<void> {
   const { session, output, log, registry } = context;
-  if (!context.catalogPath) throw new ConfigurationError('read needs the configured catalog', { code: 'catalog_missing', hint: 'pass --catalog FILE' });
+  if (!context.catalogPath)
+    throw new ConfigurationError('read needs the configured catalog', {
+      code: 'catalog_missing',
+      hint: 'pass --catalog FILE',
+    });
   const selected = await readConfiguredCatalog(context.catalogPath);
   const input: InputState = context.statePath
-    ? parseInputState(await readJsonFile(context.statePath, '--state', 'the state Airbyte saved, an array of state messages'))
+    ? parseInputState(
+        await readJsonFile(context.statePath, '--state', 'the state Airbyte saved, an array of state messages'),
+      )
     : { state: {} };
   const names = selected.map((s) => s.name);
   let last: State = startingState(input, selected, log);
@@ -39,17 +45,21 @@ export async function runRead(context: {
     log,
     registry,
     authenticate: { persistConfigurationValue: session.persistConfigurationValue },
-    onProbed: (probe) => log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`),
+    onProbed: (probe) =>
+      log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`),
     openDestination: async () => destination,
     stateStore: {
       async save(state) {
         const json = JSON.stringify(state) ?? '';
         const keys = registry.labelsIn(json);
         if (keys.length > 0) {
-          throw new ConnectorError(`refusing to send the state: it holds the value of secret configuration key(s) ${keys.map((k) => `'${k}'`).join(', ')} (Airbyte stores state unencrypted)`, {
-            code: 'secret_in_state',
-            hint: 'keep credentials out of op.checkpoint()',
-          });
+          throw new ConnectorError(
+            `refusing to send the state: it holds the value of secret configuration key(s) ${keys.map((k) => `'${k}'`).join(', ')} (Airbyte stores state unencrypted)`,
+            {
+              code: 'secret_in_state',
+              hint: 'keep credentials out of op.checkpoint()',
+            },
+          );
         }
         // A copy: the connector may change its object after the checkpoint.
         last = JSON.parse(json) as State;
@@ -60,7 +70,10 @@ export async function runRead(context: {
       },
     },
   });
-  if (destination.sinceCheckpoint > 0 || checkpoints === 0) output.send(stateMessage(last, names, destination.sinceCheckpoint));
+  if (destination.sinceCheckpoint > 0 || checkpoints === 0)
+    output.send(stateMessage(last, names, destination.sinceCheckpoint));
   const c = result.counts;
-  log.info(`read: ${c.upserts} upserts, ${c.updates} updates, ${c.deletes} deletes, ${c.truncates} truncates, ${c.checkpoints} checkpoints`);
+  log.info(
+    `read: ${c.upserts} upserts, ${c.updates} updates, ${c.deletes} deletes, ${c.truncates} truncates, ${c.checkpoints} checkpoints`,
+  );
 }

@@ -25,7 +25,12 @@ export function airbyteStream(table: TableDefinition): AirbyteStream {
   const incremental = table.incremental !== false;
   return {
     name: table.table,
-    json_schema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', additionalProperties: true, properties },
+    json_schema: {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      additionalProperties: true,
+      properties,
+    },
     supported_sync_modes: incremental ? ['full_refresh', 'incremental'] : ['full_refresh'],
     ...(incremental ? { source_defined_cursor: true, is_resumable: true } : {}),
     ...(table.primary_key?.length ? { source_defined_primary_key: table.primary_key.map((column) => [column]) } : {}),

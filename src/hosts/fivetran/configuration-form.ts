@@ -16,7 +16,10 @@ import type { ConfigurationDescription, ConfigurationField } from '../../project
  * are no schemas to choose.
  */
 
-export const PROBE_TEST = { name: 'probe', label: 'Authenticate to the source and run one lightweight request' } as const;
+export const PROBE_TEST = {
+  name: 'probe',
+  label: 'Authenticate to the source and run one lightweight request',
+} as const;
 
 export interface FormFieldMessage {
   name: string;
@@ -48,7 +51,11 @@ export function configurationForm(description: ConfigurationDescription): Config
     required: true,
     description: `How the connector authenticates to the ${description.source} source; the keys of the method chosen appear below it.`,
     descriptive_dropdown_fields: {
-      descriptive_dropdown_field: description.methods.map((m) => ({ value: m.name, label: m.name, description: m.summary })),
+      descriptive_dropdown_field: description.methods.map((m) => ({
+        value: m.name,
+        label: m.name,
+        description: m.summary,
+      })),
     },
     ...(only ? { default_value: only } : {}),
   };
@@ -65,17 +72,26 @@ export function configurationForm(description: ConfigurationDescription): Config
     .filter((group): group is FormFieldMessage => group !== undefined);
   // A connector's own key that shares a name with one of ours is the same configuration key: once.
   const seen = new Set<string>();
-  const once = (fields: ConfigurationField[]) => fields.filter((f) => !seen.has(f.key) && seen.add(f.key)).map(formField);
+  const once = (fields: ConfigurationField[]) =>
+    fields.filter((f) => !seen.has(f.key) && seen.add(f.key)).map(formField);
   return {
     schema_selection_supported: false,
     table_selection_supported: true,
-    fields: [authMethod, ...groups, ...once(description.sourceFields), ...once(description.tls), ...once(description.connector), ...once(description.common)],
+    fields: [
+      authMethod,
+      ...groups,
+      ...once(description.sourceFields),
+      ...once(description.tls),
+      ...once(description.connector),
+      ...once(description.common),
+    ],
     tests: [{ ...PROBE_TEST }],
   };
 }
 
 /** A key whose only values are "true" and "false" (the schema reads them as a boolean). */
-const isSwitch = (choices: string[] | undefined) => choices?.length === 2 && choices.includes('true') && choices.includes('false');
+const isSwitch = (choices: string[] | undefined) =>
+  choices?.length === 2 && choices.includes('true') && choices.includes('false');
 
 function formField(field: ConfigurationField): FormFieldMessage {
   const type: Partial<FormFieldMessage> = isSwitch(field.choices)
@@ -94,13 +110,34 @@ function formField(field: ConfigurationField): FormFieldMessage {
 }
 
 const WORDS: Record<string, string> = {
-  url: 'URL', uri: 'URI', id: 'ID', tls: 'TLS', ssh: 'SSH', aws: 'AWS', api: 'API', gcp: 'GCP', sts: 'STS', ca: 'CA', arn: 'ARN',
-  pkcs12: 'PKCS#12', dpop: 'DPoP', http: 'HTTP', jwt: 'JWT', oauth2: 'OAuth 2.0', sslmode: 'SSL mode',
+  url: 'URL',
+  uri: 'URI',
+  id: 'ID',
+  tls: 'TLS',
+  ssh: 'SSH',
+  aws: 'AWS',
+  api: 'API',
+  gcp: 'GCP',
+  sts: 'STS',
+  ca: 'CA',
+  arn: 'ARN',
+  pkcs12: 'PKCS#12',
+  dpop: 'DPoP',
+  http: 'HTTP',
+  jwt: 'JWT',
+  oauth2: 'OAuth 2.0',
+  sslmode: 'SSL mode',
 };
 
 /** `base_url` → "Base URL". */
 export function labelOf(key: string): string {
-  const words = key.split('_').filter(Boolean).map((w) => WORDS[w] ?? w);
+  const words = key
+    .split('_')
+    .filter(Boolean)
+    .map((w) => WORDS[w] ?? w);
   const first = words[0] ?? key;
-  return [first === first.toLowerCase() ? first.charAt(0).toUpperCase() + first.slice(1) : first, ...words.slice(1)].join(' ');
+  return [
+    first === first.toLowerCase() ? first.charAt(0).toUpperCase() + first.slice(1) : first,
+    ...words.slice(1),
+  ].join(' ');
 }

@@ -22,7 +22,11 @@ export interface RequestState {
 }
 
 /** Reads the request's `state_json`; sealed values it carries join the server's memory when newer. */
-export function readRequestState(stateJson: string | undefined, raw: RawConfiguration, rotated: RotatedValues): RequestState {
+export function readRequestState(
+  stateJson: string | undefined,
+  raw: RawConfiguration,
+  rotated: RotatedValues,
+): RequestState {
   const carried = new Map<string, number>();
   if (stateJson === undefined || stateJson.trim() === '') return { state: {}, carried };
   let value: unknown;
@@ -32,7 +36,8 @@ export function readRequestState(stateJson: string | undefined, raw: RawConfigur
     // JSON.parse's message quotes the text; the state is not repeated.
     throw stateError('is not valid JSON');
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw stateError('does not hold a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw stateError('does not hold a JSON object');
   const { [RESERVED_STATE_KEY]: ours, ...state } = value as Record<string, unknown>;
   const sealed = (ours as { rotated?: Record<string, unknown> } | undefined)?.rotated;
   if (sealed && typeof sealed === 'object') {
@@ -61,15 +66,26 @@ export function newerThanCarried(raw: RawConfiguration, request: RequestState, r
  * The `state_json` of a checkpoint: the connector's state, refused when it holds a secret of the call
  * (Fivetran stores it unencrypted) or our reserved member, with the newest rotated values sealed in.
  */
-export function checkpointJson(state: State, raw: RawConfiguration, rotated: RotatedValues, registry: SecretRegistry): string {
+export function checkpointJson(
+  state: State,
+  raw: RawConfiguration,
+  rotated: RotatedValues,
+  registry: SecretRegistry,
+): string {
   if (state === null || typeof state !== 'object' || Array.isArray(state)) {
-    throw new ConnectorError('refusing to checkpoint: the state must be a JSON object', { code: 'state_not_object', hint: 'pass op.checkpoint({ … })' });
+    throw new ConnectorError('refusing to checkpoint: the state must be a JSON object', {
+      code: 'state_not_object',
+      hint: 'pass op.checkpoint({ … })',
+    });
   }
   if (Object.hasOwn(state, RESERVED_STATE_KEY)) {
-    throw new ConnectorError(`refusing to checkpoint: the state member '${RESERVED_STATE_KEY}' is reserved by connector-auth serve`, {
-      code: 'state_reserved_key',
-      hint: `rename the connector's '${RESERVED_STATE_KEY}' state member`,
-    });
+    throw new ConnectorError(
+      `refusing to checkpoint: the state member '${RESERVED_STATE_KEY}' is reserved by connector-auth serve`,
+      {
+        code: 'state_reserved_key',
+        hint: `rename the connector's '${RESERVED_STATE_KEY}' state member`,
+      },
+    );
   }
   let json: string | undefined;
   try {
@@ -77,7 +93,11 @@ export function checkpointJson(state: State, raw: RawConfiguration, rotated: Rot
   } catch {
     json = undefined;
   }
-  if (json === undefined) throw new ConnectorError('refusing to checkpoint: the state cannot be serialized to JSON', { code: 'state_not_serializable', hint: 'keep the state to JSON values' });
+  if (json === undefined)
+    throw new ConnectorError('refusing to checkpoint: the state cannot be serialized to JSON', {
+      code: 'state_not_serializable',
+      hint: 'keep the state to JSON values',
+    });
   const keys = registry.labelsIn(json);
   if (keys.length > 0) {
     throw new ConnectorError(

@@ -52,7 +52,13 @@ export function partnerLogger(options: PartnerLogOptions = {}, origin = 'sdk_con
  * line on stdout is one the platform can parse. Returns the function that puts them back.
  */
 export function routeConsole(log: Logger): () => void {
-  const saved = { log: console.log, info: console.info, debug: console.debug, warn: console.warn, error: console.error };
+  const saved = {
+    log: console.log,
+    info: console.info,
+    debug: console.debug,
+    warn: console.warn,
+    error: console.error,
+  };
   const connector = log.withOrigin('connector');
   console.log = (...args: unknown[]) => connector.info(format(...args));
   console.info = console.log;

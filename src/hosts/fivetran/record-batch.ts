@@ -49,7 +49,10 @@ export class RecordBatch {
     column?: (name: string) => boolean,
   ): void {
     if (row !== undefined && (row === null || typeof row !== 'object' || Array.isArray(row))) {
-      throw new ConnectorError(`table '${table}': a row must be an object of column values`, { code: 'row_not_object', hint: 'pass op.upsert(table, { column: value, … })' });
+      throw new ConnectorError(`table '${table}': a row must be an object of column values`, {
+        code: 'row_not_object',
+        hint: 'pass op.upsert(table, { column: value, … })',
+      });
     }
     const w = this.#w;
     const rollback = w.position;

@@ -81,7 +81,10 @@ export function writeValue(w: WireWriter, value: unknown, declared: ColumnType |
     case 'JSON':
       return writeText(w, F.json, toJson(value, where));
     default:
-      throw new ConnectorError(`${where()}: unknown column type`, { code: 'column_type_unknown', hint: 'declare columns with the SDK type names (STRING, LONG, UTC_DATETIME, …)' });
+      throw new ConnectorError(`${where()}: unknown column type`, {
+        code: 'column_type_unknown',
+        hint: 'declare columns with the SDK type names (STRING, LONG, UTC_DATETIME, …)',
+      });
   }
 }
 
@@ -92,7 +95,8 @@ function writeInferred(w: WireWriter, value: unknown, where: () => string): void
     case 'boolean':
       return writeVarint(w, F.bool, value ? 1 : 0);
     case 'number':
-      if (Number.isInteger(value) && value >= -TWO_POW_63 && value < TWO_POW_63) return writeVarint(w, F.long, Number.isSafeInteger(value) ? value : BigInt(value));
+      if (Number.isInteger(value) && value >= -TWO_POW_63 && value < TWO_POW_63)
+        return writeVarint(w, F.long, Number.isSafeInteger(value) ? value : BigInt(value));
       w.tag(F.double, FIXED64);
       return w.double(value);
     case 'bigint':
@@ -151,14 +155,25 @@ function toBoolean(value: unknown, where: () => string): boolean {
 }
 
 function toInteger(value: unknown, min: number, max: number, where: () => string, type: string): number {
-  const n = typeof value === 'bigint' ? Number(value) : typeof value === 'string' && INTEGER_TEXT.test(value.trim()) ? Number(value.trim()) : value;
+  const n =
+    typeof value === 'bigint'
+      ? Number(value)
+      : typeof value === 'string' && INTEGER_TEXT.test(value.trim())
+        ? Number(value.trim())
+        : value;
   if (typeof n === 'number' && Number.isInteger(n) && n >= min && n <= max) return n;
   throw refuse(where, value, type);
 }
 
 function toLong(value: unknown, where: () => string): number | bigint {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= -TWO_POW_63 && value < TWO_POW_63) return Number.isSafeInteger(value) ? value : BigInt(value);
-  const big = typeof value === 'bigint' ? value : typeof value === 'string' && INTEGER_TEXT.test(value.trim()) ? BigInt(value.trim()) : undefined;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= -TWO_POW_63 && value < TWO_POW_63)
+    return Number.isSafeInteger(value) ? value : BigInt(value);
+  const big =
+    typeof value === 'bigint'
+      ? value
+      : typeof value === 'string' && INTEGER_TEXT.test(value.trim())
+        ? BigInt(value.trim())
+        : undefined;
   if (big !== undefined && big >= INT64_MIN && big <= INT64_MAX) return big;
   throw refuse(where, value, 'LONG');
 }
@@ -185,13 +200,21 @@ function toInstantMs(value: unknown, where: () => string): number {
   if (value instanceof Date) return validMs(value.getTime(), where, 'UTC_DATETIME');
   if (typeof value === 'string') {
     const text = value.trim();
-    return validMs(NAIVE_TEXT.test(text) ? toNaiveMs(text, where, 'UTC_DATETIME') : Date.parse(text), where, 'UTC_DATETIME');
+    return validMs(
+      NAIVE_TEXT.test(text) ? toNaiveMs(text, where, 'UTC_DATETIME') : Date.parse(text),
+      where,
+      'UTC_DATETIME',
+    );
   }
   throw refuse(where, value, 'UTC_DATETIME');
 }
 
 function validMs(ms: number, where: () => string, type: string): number {
-  if (Number.isNaN(ms)) throw new ConnectorError(`${where()}: an invalid date cannot be sent as ${type}`, { code: 'row_value_type', hint: 'send a valid Date or an ISO 8601 text' });
+  if (Number.isNaN(ms))
+    throw new ConnectorError(`${where()}: an invalid date cannot be sent as ${type}`, {
+      code: 'row_value_type',
+      hint: 'send a valid Date or an ISO 8601 text',
+    });
   return ms;
 }
 
@@ -235,7 +258,14 @@ function toJson(value: unknown, where: () => string): string {
 
 /** The value's kind, never the value: it may be anything the source holds. */
 function refuse(where: () => string, value: unknown, type: string): ConnectorError {
-  const kind = value === null ? 'null' : typeof value !== 'object' ? typeof value : Array.isArray(value) ? 'array' : (value.constructor?.name ?? 'object');
+  const kind =
+    value === null
+      ? 'null'
+      : typeof value !== 'object'
+        ? typeof value
+        : Array.isArray(value)
+          ? 'array'
+          : (value.constructor?.name ?? 'object');
   return new ConnectorError(`${where()}: a ${kind} value cannot be sent as ${type}`, {
     code: 'row_value_type',
     hint: 'give the column a value of its declared type, or change the type in schema()',

@@ -61,7 +61,11 @@ export class RotatedValues {
    * What one call's authentication gets: `rotatingSecret` for the method's exchanges, and the persister
    * the method calls with a rotated value (kept here first, then `onRotated` tells the call).
    */
-  forCall(raw: RawConfiguration, onRotated: (key: string, rotated: RotatedValue) => Promise<void>, now: () => number = Date.now) {
+  forCall(
+    raw: RawConfiguration,
+    onRotated: (key: string, rotated: RotatedValue) => Promise<void>,
+    now: () => number = Date.now,
+  ) {
     const rotatingSecret: RotatingSecret = (key, held, use) => this.exclusive(key, raw[key] ?? held, held, use);
     const persistConfigurationValue = async (key: string, value: string): Promise<void> => {
       const configured = raw[key] ?? value;

@@ -1,4 +1,9 @@
-import { checkFlatStringObject, parseKeys, protectConfiguration, registerConfigurationSecrets } from '../../config/index.js';
+import {
+  checkFlatStringObject,
+  parseKeys,
+  protectConfiguration,
+  registerConfigurationSecrets,
+} from '../../config/index.js';
 import { ConnectorError, isConnectorAuthError } from '../../errors/index.js';
 import type { CallSecrets } from './call-secrets.js';
 import type { ServeContext } from './serve-context.js';
@@ -17,11 +22,18 @@ export type SchemaResponseMessage =
   | { schema_response_not_supported: true }
   | { without_schema: { tables: TableMessage[] }; selection_not_supported: false };
 
-export async function runSchema(request: { configuration?: Record<string, string> }, context: ServeContext, registry: CallSecrets): Promise<SchemaResponseMessage> {
+export async function runSchema(
+  request: { configuration?: Record<string, string> },
+  context: ServeContext,
+  registry: CallSecrets,
+): Promise<SchemaResponseMessage> {
   const { connector } = context;
   const log = context.log(registry);
   const raw = checkFlatStringObject(request.configuration ?? {});
-  const secretKeys = registerConfigurationSecrets(raw, { registry, connectorSecretKeys: new Set(connector.secretKeys ?? []) });
+  const secretKeys = registerConfigurationSecrets(raw, {
+    registry,
+    connectorSecretKeys: new Set(connector.secretKeys ?? []),
+  });
   if (!connector.schema) {
     log.info('Schema: the connector declares no schema(); tables and columns come with the records');
     return { schema_response_not_supported: true };
@@ -33,11 +45,14 @@ export async function runSchema(request: { configuration?: Record<string, string
     declared = await connector.schema(configuration as never);
   } catch (error) {
     if (isConnectorAuthError(error)) throw error;
-    throw new ConnectorError(`the connector's schema() failed: ${error instanceof Error ? error.message : String(error)}`, {
-      code: 'schema_failed',
-      hint: 'see the connector code',
-      cause: error,
-    });
+    throw new ConnectorError(
+      `the connector's schema() failed: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        code: 'schema_failed',
+        hint: 'see the connector code',
+        cause: error,
+      },
+    );
   }
   const tables = tableMessages(declared);
   log.info(`Schema: ${tables.length} table(s): ${tables.map((t) => t.name).join(', ')}`);

@@ -19,7 +19,15 @@ export interface RotatedValue {
 }
 
 function keyFor(configured: string, key: string, salt: Buffer): Buffer {
-  return Buffer.from(hkdfSync('sha256', Buffer.from(configured, 'utf8'), salt, `connector-auth sealed rotated value ${VERSION} ${key}`, 32));
+  return Buffer.from(
+    hkdfSync(
+      'sha256',
+      Buffer.from(configured, 'utf8'),
+      salt,
+      `connector-auth sealed rotated value ${VERSION} ${key}`,
+      32,
+    ),
+  );
 }
 
 export function seal(rotated: RotatedValue, configured: string, key: string): string {
@@ -27,8 +35,13 @@ export function seal(rotated: RotatedValue, configured: string, key: string): st
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', keyFor(configured, key, salt), iv);
   cipher.setAAD(Buffer.from(key, 'utf8'));
-  const data = Buffer.concat([cipher.update(JSON.stringify({ value: rotated.value, rotated_at: rotated.rotatedAt }), 'utf8'), cipher.final()]);
-  return [VERSION, salt, iv, cipher.getAuthTag(), data].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+  const data = Buffer.concat([
+    cipher.update(JSON.stringify({ value: rotated.value, rotated_at: rotated.rotatedAt }), 'utf8'),
+    cipher.final(),
+  ]);
+  return [VERSION, salt, iv, cipher.getAuthTag(), data]
+    .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+    .join('.');
 }
 
 /**
@@ -39,13 +52,21 @@ export function unseal(text: unknown, configured: string, key: string): RotatedV
   if (typeof text !== 'string') return undefined;
   const parts = text.split('.');
   if (parts.length !== 5 || parts[0] !== VERSION) return undefined;
-  const [salt, iv, tag, data] = parts.slice(1).map((part) => Buffer.from(part, 'base64url')) as [Buffer, Buffer, Buffer, Buffer];
+  const [salt, iv, tag, data] = parts.slice(1).map((part) => Buffer.from(part, 'base64url')) as [
+    Buffer,
+    Buffer,
+    Buffer,
+    Buffer,
+  ];
   if (salt.length !== 16 || iv.length !== 12 || tag.length !== 16) return undefined;
   try {
     const decipher = createDecipheriv('aes-256-gcm', keyFor(configured, key, salt), iv);
     decipher.setAAD(Buffer.from(key, 'utf8'));
     decipher.setAuthTag(tag);
-    const plain = JSON.parse(Buffer.concat([decipher.update(data), decipher.final()]).toString('utf8')) as { value?: unknown; rotated_at?: unknown };
+    const plain = JSON.parse(Buffer.concat([decipher.update(data), decipher.final()]).toString('utf8')) as {
+      value?: unknown;
+      rotated_at?: unknown;
+    };
     if (typeof plain.value !== 'string' || typeof plain.rotated_at !== 'number') return undefined;
     return { value: plain.value, rotatedAt: plain.rotated_at };
   } catch {

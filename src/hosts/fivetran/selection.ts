@@ -9,7 +9,10 @@
 
 export interface SelectionMessage {
   without_schema?: { tables?: TableSelectionMessage[]; include_new_tables?: boolean };
-  with_schema?: { schemas?: { included?: boolean; tables?: TableSelectionMessage[]; include_new_tables?: boolean }[]; include_new_schemas?: boolean };
+  with_schema?: {
+    schemas?: { included?: boolean; tables?: TableSelectionMessage[]; include_new_tables?: boolean }[];
+    include_new_schemas?: boolean;
+  };
 }
 
 export interface TableSelectionMessage {
@@ -37,7 +40,9 @@ export function recordFilter(selection: SelectionMessage | undefined): RecordFil
   } else {
     const schemas = selection.with_schema!.schemas ?? [];
     for (const schema of schemas) {
-      for (const t of schema.tables ?? []) if (t.table_name) tables.set(t.table_name, { ...t, included: (schema.included ?? false) && (t.included ?? false) });
+      for (const t of schema.tables ?? [])
+        if (t.table_name)
+          tables.set(t.table_name, { ...t, included: (schema.included ?? false) && (t.included ?? false) });
     }
     includeNew = schemas.some((s) => s.include_new_tables) || (selection.with_schema!.include_new_schemas ?? false);
   }
@@ -52,7 +57,8 @@ export function recordFilter(selection: SelectionMessage | undefined): RecordFil
       if (!chosen?.columns || Object.keys(chosen.columns).length === 0) return undefined;
       const columns = chosen.columns;
       const includeNewColumns = chosen.include_new_columns ?? true;
-      return (column) => primaryKey.includes(column) || (Object.hasOwn(columns, column) ? columns[column] === true : includeNewColumns);
+      return (column) =>
+        primaryKey.includes(column) || (Object.hasOwn(columns, column) ? columns[column] === true : includeNewColumns);
     },
   };
 }

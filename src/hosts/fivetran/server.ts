@@ -52,14 +52,20 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const restoreConsole = routeConsole(log);
   const paths = projectPaths(options.project);
   // Side by side: the connector through tsx, gRPC and the protocol files.
-  const [{ connector }, { grpc, service }] = await Promise.all([loadConnector(paths.project), loadProtocol()]).catch((error: unknown) => {
-    // The platform reads stdout: the reason goes there too, before the CLI prints its error line.
-    log.critical(`cannot start: ${failureLine(error, processSecrets)}`);
-    restoreConsole();
-    throw error;
-  });
+  const [{ connector }, { grpc, service }] = await Promise.all([loadConnector(paths.project), loadProtocol()]).catch(
+    (error: unknown) => {
+      // The platform reads stdout: the reason goes there too, before the CLI prints its error line.
+      log.critical(`cannot start: ${failureLine(error, processSecrets)}`);
+      restoreConsole();
+      throw error;
+    },
+  );
   // grpc-js's own diagnostics become our lines too.
-  grpc.setLogger({ error: (...args: unknown[]) => log.error(args.map(String).join(' ')), info: () => {}, debug: () => {} });
+  grpc.setLogger({
+    error: (...args: unknown[]) => log.error(args.map(String).join(' ')),
+    info: () => {},
+    debug: () => {},
+  });
 
   const updates = new Set<UpdateStream>();
   let stopping = false;
@@ -78,13 +84,15 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     <Request, Response>(name: string, run: (request: Request, registry: CallSecrets) => Promise<Response>) =>
     (call: ServerUnaryCall<Request, Response>, callback: sendUnaryData<Response>) => {
       const registry = new CallSecrets();
-      run(call.request, registry).then(
-        (response) => callback(null, response),
-        (error: unknown) => {
-          context.log(registry).error(`${name} failed: ${failureLine(error, registry)}`);
-          callback(statusOf(error, registry, grpc) as Parameters<sendUnaryData<Response>>[0]);
-        },
-      ).finally(() => registry.release());
+      run(call.request, registry)
+        .then(
+          (response) => callback(null, response),
+          (error: unknown) => {
+            context.log(registry).error(`${name} failed: ${failureLine(error, registry)}`);
+            callback(statusOf(error, registry, grpc) as Parameters<sendUnaryData<Response>>[0]);
+          },
+        )
+        .finally(() => registry.release());
     };
 
   const server = new grpc.Server();
@@ -100,22 +108,32 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       return form;
     }),
     Test: unary('Test', (request: Parameters<typeof runTest>[0], registry) => runTest(request, context, registry)),
-    Schema: unary('Schema', (request: Parameters<typeof runSchema>[0], registry) => runSchema(request, context, registry)),
+    Schema: unary('Schema', (request: Parameters<typeof runSchema>[0], registry) =>
+      runSchema(request, context, registry),
+    ),
     Update: (call: Parameters<typeof runUpdate>[0]) => void runUpdate(call, context),
   });
   const address = `${host.includes(':') ? `[${host}]` : host}:${options.port ?? 50051}`;
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, bound) => {
       if (!error) return resolve(bound);
-      const failure = new ConfigurationError(`cannot listen on ${address}: ${error.message}`, { code: 'listen_failed', hint: 'choose another --port or --host' });
+      const failure = new ConfigurationError(`cannot listen on ${address}: ${error.message}`, {
+        code: 'listen_failed',
+        hint: 'choose another --port or --host',
+      });
       log.critical(`cannot start: ${failureLine(failure, processSecrets)}`);
       restoreConsole();
       reject(failure);
     }),
   );
   // The platform names the account and destination group in the environment, for context in logs.
-  const where = [process.env.FIVETRAN_ACCOUNT_NAME && `account ${process.env.FIVETRAN_ACCOUNT_NAME}`, process.env.FIVETRAN_GROUP_NAME && `group ${process.env.FIVETRAN_GROUP_NAME}`].filter(Boolean);
-  log.info(`listening on ${host.includes(':') ? `[${host}]` : host}:${port}: ${SERVICE} for ${paths.project}${where.length ? ` (${where.join(', ')})` : ''} (${Math.round(performance.now())} ms after start)`);
+  const where = [
+    process.env.FIVETRAN_ACCOUNT_NAME && `account ${process.env.FIVETRAN_ACCOUNT_NAME}`,
+    process.env.FIVETRAN_GROUP_NAME && `group ${process.env.FIVETRAN_GROUP_NAME}`,
+  ].filter(Boolean);
+  log.info(
+    `listening on ${host.includes(':') ? `[${host}]` : host}:${port}: ${SERVICE} for ${paths.project}${where.length ? ` (${where.join(', ')})` : ''} (${Math.round(performance.now())} ms after start)`,
+  );
 
   let stopped: Promise<void> | undefined;
   const stop = () =>
@@ -123,10 +141,13 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       stopping = true;
       log.info(`stopping: no new calls; ${updates.size} running Update(s) end at their next checkpoint`);
       for (const update of updates) update.requestStop();
-      const grace = setTimeout(() => {
-        log.warning(`the calls still running after ${options.graceSeconds ?? 25} s are cancelled`);
-        server.forceShutdown();
-      }, (options.graceSeconds ?? 25) * 1000);
+      const grace = setTimeout(
+        () => {
+          log.warning(`the calls still running after ${options.graceSeconds ?? 25} s are cancelled`);
+          server.forceShutdown();
+        },
+        (options.graceSeconds ?? 25) * 1000,
+      );
       server.tryShutdown(() => {
         clearTimeout(grace);
         restoreConsole();

@@ -21,7 +21,11 @@ export interface TestRequestMessage {
   configuration?: Record<string, string>;
 }
 
-export async function runTest(request: TestRequestMessage, context: ServeContext, registry: CallSecrets): Promise<{ success: true } | { failure: string }> {
+export async function runTest(
+  request: TestRequestMessage,
+  context: ServeContext,
+  registry: CallSecrets,
+): Promise<{ success: true } | { failure: string }> {
   const log = context.log(registry);
   try {
     if (request.name && request.name !== PROBE_TEST.name) {
@@ -37,7 +41,9 @@ export async function runTest(request: TestRequestMessage, context: ServeContext
     });
     // The start of the one run, as debug and Airbyte's check run it: authenticate, the connector's own keys, the probe.
     const { probe } = await probeConnector({ connector, configuration: raw, log, registry, authenticate: rotation });
-    log.info(`Test '${PROBE_TEST.name}' succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`);
+    log.info(
+      `Test '${PROBE_TEST.name}' succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`,
+    );
     return { success: true };
   } catch (error) {
     const line = failureLine(error, registry);

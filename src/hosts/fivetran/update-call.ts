@@ -39,7 +39,13 @@ export async function runUpdate(call: UpdateCall, context: ServeContext): Promis
     // Before the state is read: whatever the state says must not be able to print a secret.
     registerConfigurationSecrets(raw, { registry, connectorSecretKeys: new Set(connector.secretKeys ?? []) });
     const requestState = readRequestState(request.state_json, raw, context.rotated);
-    const current = new UpdateStream(call, { raw, rotated: context.rotated, registry, filter: recordFilter(request.selection), state: requestState.state });
+    const current = new UpdateStream(call, {
+      raw,
+      rotated: context.rotated,
+      registry,
+      filter: recordFilter(request.selection),
+      state: requestState.state,
+    });
     stream = current;
     context.updates.add(current);
     if (context.stopping()) current.requestStop();
@@ -50,10 +56,14 @@ export async function runUpdate(call: UpdateCall, context: ServeContext): Promis
     const rotation = context.rotated.forCall(raw, async (key) => {
       try {
         await current.carryRotated();
-        log.info(`the authorization server rotated '${key}'; the new value is sealed in the state of the checkpoint just sent`);
+        log.info(
+          `the authorization server rotated '${key}'; the new value is sealed in the state of the checkpoint just sent`,
+        );
       } catch {
         // The server's memory has it already; the next Update's first checkpoint carries it.
-        log.warning(`the authorization server rotated '${key}', and the checkpoint carrying it could not be sent (the call ended): it is kept in this server's memory`);
+        log.warning(
+          `the authorization server rotated '${key}', and the checkpoint carrying it could not be sent (the call ended): it is kept in this server's memory`,
+        );
       }
     });
     const result = await runConnector({
@@ -63,7 +73,8 @@ export async function runUpdate(call: UpdateCall, context: ServeContext): Promis
       log,
       registry,
       authenticate: rotation,
-      onProbed: (probe) => log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`),
+      onProbed: (probe) =>
+        log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`),
       openDestination: async () => current.destination(),
       stateStore: current.stateStore(),
     });
@@ -75,17 +86,29 @@ export async function runUpdate(call: UpdateCall, context: ServeContext): Promis
     call.end();
   } catch (error) {
     if (stream?.cancelled) {
-      log.warning(`Update cancelled by the client after ${stream.records} records and ${stream.checkpoints} checkpoints`);
+      log.warning(
+        `Update cancelled by the client after ${stream.records} records and ${stream.checkpoints} checkpoints`,
+      );
       return;
     }
     // Stopped for shutdown: whatever the connector made of the stop, the sync ended at a checkpoint.
     const reason = stream?.stopped ? stoppingError() : error;
     const status = statusOf(reason, registry, context.grpc);
-    if (stream?.stopped) log.info(`Update stopped for shutdown after ${stream.records} records and ${stream.checkpoints} checkpoints`);
+    if (stream?.stopped)
+      log.info(`Update stopped for shutdown after ${stream.records} records and ${stream.checkpoints} checkpoints`);
     else log.error(`Update failed: ${failureLine(error, registry)}`);
     // A refused refresh token is fixed by a person only: a Task puts it on the dashboard as one.
-    if (!stream?.stopped && isConnectorAuthError(error) && error.exitCode === ExitCode.authentication && error.key === 'refresh_token') {
-      call.write({ task: { message: `${failureLine(error, registry)}. Authorize again (connector-auth authorize) and put the new refresh token in this connection's setup.` } });
+    if (
+      !stream?.stopped &&
+      isConnectorAuthError(error) &&
+      error.exitCode === ExitCode.authentication &&
+      error.key === 'refresh_token'
+    ) {
+      call.write({
+        task: {
+          message: `${failureLine(error, registry)}. Authorize again (connector-auth authorize) and put the new refresh token in this connection's setup.`,
+        },
+      });
     }
     call.emit('error', Object.assign(new Error(status.details), status));
   } finally {

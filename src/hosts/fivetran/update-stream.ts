@@ -124,7 +124,10 @@ export class UpdateStream {
     const message = this.#batch.take();
     if (!message) return;
     if (this.#call.write(message)) return;
-    await this.#until((done) => this.#call.once('drain', done), (done) => this.#call.off('drain', done));
+    await this.#until(
+      (done) => this.#call.once('drain', done),
+      (done) => this.#call.off('drain', done),
+    );
   }
 
   async #sendCheckpoint(stateJson: string): Promise<void> {
@@ -160,7 +163,10 @@ export class UpdateStream {
 }
 
 function cancelled(): ConnectorError {
-  return new ConnectorError('the Update call was cancelled by the client; the sync stopped', { code: 'update_cancelled', hint: 'the next Update resumes from the last checkpoint' });
+  return new ConnectorError('the Update call was cancelled by the client; the sync stopped', {
+    code: 'update_cancelled',
+    hint: 'the next Update resumes from the last checkpoint',
+  });
 }
 
 export function stoppingError(): ConnectorError {

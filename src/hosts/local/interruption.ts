@@ -50,7 +50,8 @@ export function watchInterruption(log: Logger): Interruption {
       process.off('SIGTERM', handlers.SIGTERM);
       // The connector's update() may still be waiting on a timer or a socket of its own: nothing
       // else will end it. An unref'd timer fires only if something else keeps the process alive.
-      if (stopped && received !== undefined) setTimeout(() => process.exit(exitCodeOf(received!)), EXIT_GRACE_MS).unref();
+      if (stopped && received !== undefined)
+        setTimeout(() => process.exit(exitCodeOf(received!)), EXIT_GRACE_MS).unref();
     },
   };
 }

@@ -16,7 +16,11 @@ export async function checkRunFiles(paths: ProjectPaths, doing: 'run' | 'reset')
   for (const path of runFiles(paths)) {
     const stats = await stat(path).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return undefined;
-      throw new ConfigurationError(`cannot use ${path} (${error.code ?? 'unknown error'})`, { code: 'project_file_unreadable', hint: `check the permissions of ${path}`, cause: error });
+      throw new ConfigurationError(`cannot use ${path} (${error.code ?? 'unknown error'})`, {
+        code: 'project_file_unreadable',
+        hint: `check the permissions of ${path}`,
+        cause: error,
+      });
     });
     if (stats === undefined || stats.isFile()) continue;
     const what = stats.isDirectory() ? 'a directory' : 'not a regular file';

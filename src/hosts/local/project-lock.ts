@@ -38,7 +38,8 @@ export async function lockProject(project: string, purpose: string): Promise<Pro
     if (holder && isAlive(holder.pid)) throw busy(project, path, holder);
     // Stale: its process is gone. Removed only if it is still the file just read (another run
     // may have taken it over meanwhile), then taken once more; a second EEXIST means another won.
-    if (attempt === 0 && (await readFile(path, 'utf8').catch(() => '')) === holder?.text) await unlink(path).catch(() => undefined);
+    if (attempt === 0 && (await readFile(path, 'utf8').catch(() => '')) === holder?.text)
+      await unlink(path).catch(() => undefined);
   }
   throw busy(project, path, await readHolder(path));
 }

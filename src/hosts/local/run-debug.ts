@@ -77,9 +77,14 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
           // A rotated refresh token is written back to configuration.json before it is used.
           persistConfigurationValue:
             options.persistConfigurationValue ??
-            createConfigurationPersister({ configurationPath: paths.configuration, filesDir: paths.files, log: options.log }),
+            createConfigurationPersister({
+              configurationPath: paths.configuration,
+              filesDir: paths.files,
+              log: options.log,
+            }),
         },
-        onProbed: (probe) => options.log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`),
+        onProbed: (probe) =>
+          options.log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`),
         prepareDestination: preloadDuckDB,
         openDestination: async () => {
           await mkdir(paths.files, { recursive: true });
@@ -115,27 +120,43 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
 }
 
 /** What a stopped run says: where the state is, where the next run starts, what the warehouse holds. */
-function interrupted(signal: StopSignal, paths: ProjectPaths, checkpoints: number | undefined, cause: unknown): InterruptedError {
+function interrupted(
+  signal: StopSignal,
+  paths: ProjectPaths,
+  checkpoints: number | undefined,
+  cause: unknown,
+): InterruptedError {
   if (checkpoints === undefined)
-    return new InterruptedError(signal, `interrupted by ${signal} before the sync started: nothing was written`, { cause });
+    return new InterruptedError(signal, `interrupted by ${signal} before the sync started: nothing was written`, {
+      cause,
+    });
   const state =
     checkpoints > 0
       ? `${paths.state} holds the state of the last checkpoint (${checkpoints} in this run) and the next run resumes there`
       : `no checkpoint was made in this run: ${paths.state} is as it was, and the next run starts from there`;
-  return new InterruptedError(signal, `interrupted by ${signal}: ${state}; the warehouse was closed cleanly (rows written since the last checkpoint stay and are written again)`, {
-    cause,
-    hint: 'run connector-auth debug again to go on',
-  });
+  return new InterruptedError(
+    signal,
+    `interrupted by ${signal}: ${state}; the warehouse was closed cleanly (rows written since the last checkpoint stay and are written again)`,
+    {
+      cause,
+      hint: 'run connector-auth debug again to go on',
+    },
+  );
 }
 
 async function readInitialState(path: string, explicit: boolean): Promise<State> {
   try {
     return await readState(path);
   } catch (error) {
-    throw new ConfigurationError(`cannot use the state file: ${error instanceof Error ? error.message : String(error)}`, {
-      code: 'state_unreadable',
-      hint: explicit ? 'check the file given with --state' : 'fix or remove files/state.json (connector-auth reset deletes it)',
-      cause: error,
-    });
+    throw new ConfigurationError(
+      `cannot use the state file: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        code: 'state_unreadable',
+        hint: explicit
+          ? 'check the file given with --state'
+          : 'fix or remove files/state.json (connector-auth reset deletes it)',
+        cause: error,
+      },
+    );
   }
 }

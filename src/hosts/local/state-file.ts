@@ -32,8 +32,9 @@ export async function readState(path: string): Promise<Record<string, unknown>> 
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return {};
-    if (errorCode(error) === 'EISDIR') throw new Error(`the state file ${path} is a directory, not a file`);
-    throw new Error(`cannot read the state file ${path} (${errorCode(error) ?? 'unknown error'})`);
+    if (errorCode(error) === 'EISDIR')
+      throw new Error(`the state file ${path} is a directory, not a file`, { cause: error });
+    throw new Error(`cannot read the state file ${path} (${errorCode(error) ?? 'unknown error'})`, { cause: error });
   }
   // A byte order mark (a state file edited on Windows) is not content; JSON.parse would refuse it.
   if (text.startsWith('\uFEFF')) text = text.slice(1);
@@ -54,7 +55,11 @@ export async function readState(path: string): Promise<Record<string, unknown>> 
  * Replaces the state file with `state` (JSON, 2-space indent) atomically.
  * A new file gets mode 0600; a replaced file keeps its mode.
  */
-export async function writeStateAtomically(path: string, state: unknown, options: WriteStateOptions = {}): Promise<void> {
+export async function writeStateAtomically(
+  path: string,
+  state: unknown,
+  options: WriteStateOptions = {},
+): Promise<void> {
   const json = JSON.stringify(state, null, 2) as string | undefined;
   if (json === undefined) throw new Error(`the state for ${path} cannot be serialized to JSON`);
   const refusal = options.refuse?.(json);

@@ -5,8 +5,14 @@ import type { Finding } from './finding.js';
 
 /** Settings that run but trade safety away, each a choice someone made once and may have forgotten. */
 const RELAXED_CHECKS: Array<{ key: string; what: string }> = [
-  { key: 'tls_skip_verify', what: "TLS verification is off: any server can pose as the source and read the credentials" },
-  { key: 'ssh_skip_host_key_check', what: "SSH host key checking is off: any server can pose as the source and read the credentials" },
+  {
+    key: 'tls_skip_verify',
+    what: 'TLS verification is off: any server can pose as the source and read the credentials',
+  },
+  {
+    key: 'ssh_skip_host_key_check',
+    what: 'SSH host key checking is off: any server can pose as the source and read the credentials',
+  },
   { key: 'allow_plain_http', what: 'credentials may be sent over plain http://, readable on the network' },
 ];
 
@@ -29,7 +35,13 @@ export function configurationFindings(options: {
   for (const { key, what } of RELAXED_CHECKS)
     // Read as the configuration reads it: "yes", "1" and "on" turn the check off too.
     if (keys.boolean(false).safeParse(raw[key]).data === true)
-      findings.push({ severity: 'warning', check: 'verification-off', message: `${key} is true: ${what}`, key, hint: `remove '${key}' and trust the server properly` });
+      findings.push({
+        severity: 'warning',
+        check: 'verification-off',
+        message: `${key} is true: ${what}`,
+        key,
+        hint: `remove '${key}' and trust the server properly`,
+      });
 
   for (const key of options.registry.tooShort)
     findings.push({
@@ -41,7 +53,12 @@ export function configurationFindings(options: {
     });
 
   for (const key of options.unknownKeys)
-    findings.push({ severity: 'warning', check: 'unknown-key', message: `configuration key '${key}' is not read by any schema (a typo?)`, key });
+    findings.push({
+      severity: 'warning',
+      check: 'unknown-key',
+      message: `configuration key '${key}' is not read by any schema (a typo?)`,
+      key,
+    });
 
   const credential = options.credential;
   const rotationDays = credential?.rotationDays;

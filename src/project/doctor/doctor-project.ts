@@ -1,5 +1,11 @@
 import { rotationDaysOf } from '../../auth/index.js';
-import { isPublicDemoValue, isSecretKey, readConfigurationFile, registerConfigurationSecrets, type RawConfiguration } from '../../config/index.js';
+import {
+  isPublicDemoValue,
+  isSecretKey,
+  readConfigurationFile,
+  registerConfigurationSecrets,
+  type RawConfiguration,
+} from '../../config/index.js';
 import { ConnectorAuthError } from '../../errors/index.js';
 import { silentLogger } from '../../log/index.js';
 import { SecretRegistry } from '../../secrets/index.js';
@@ -26,7 +32,9 @@ export interface DoctorReport {
  * Secrets are matched through a registry of their own here (every derived form), and no finding
  * carries a value: only keys, files and lines.
  */
-export async function doctorProject(options: { project?: string; configurationPath?: string; now?: number } = {}): Promise<DoctorReport> {
+export async function doctorProject(
+  options: { project?: string; configurationPath?: string; now?: number } = {},
+): Promise<DoctorReport> {
   const paths = projectPaths(options.project, options.configurationPath);
   const shownConfiguration = shown(paths.project, paths.configuration);
   const findings: Finding[] = [];
@@ -42,7 +50,11 @@ export async function doctorProject(options: { project?: string; configurationPa
   if (raw) {
     try {
       // Silent: what validation would log (an old credential, verification off) is reported as findings below.
-      checked = await checkConfiguration({ project: paths.project, configurationPath: paths.configuration, log: silentLogger });
+      checked = await checkConfiguration({
+        project: paths.project,
+        configurationPath: paths.configuration,
+        log: silentLogger,
+      });
     } catch (error) {
       findings.push(asFinding(error, 'configuration-invalid'));
     }
@@ -54,7 +66,9 @@ export async function doctorProject(options: { project?: string; configurationPa
     const connectorSecretKeys = new Set(checked?.report.secretKeys);
     // A public demo value (the emulator's, MinIO's default) shown in a template's own files is no
     // leak: it is noted as a demo value instead, and left out of the scan.
-    const demoKeys = Object.keys(raw).filter((key) => isSecretKey(key, connectorSecretKeys) && isPublicDemoValue(raw![key]!));
+    const demoKeys = Object.keys(raw).filter(
+      (key) => isSecretKey(key, connectorSecretKeys) && isPublicDemoValue(raw![key]!),
+    );
     const scanned = Object.fromEntries(Object.entries(raw).filter(([key]) => !demoKeys.includes(key)));
     registerConfigurationSecrets(scanned, { registry, connectorSecretKeys });
     for (const key of demoKeys)
@@ -70,17 +84,35 @@ export async function doctorProject(options: { project?: string; configurationPa
       rotationDays: rotationDaysOf(checked.resolved.method, checked.resolved.methodKeys),
       issuedAt: checked.resolved.common.credential_issued_at,
     };
-    findings.push(...configurationFindings({ raw, registry, credential, unknownKeys: checked?.report.unknownKeys ?? [], now: options.now ?? Date.now() }));
+    findings.push(
+      ...configurationFindings({
+        raw,
+        registry,
+        credential,
+        unknownKeys: checked?.report.unknownKeys ?? [],
+        now: options.now ?? Date.now(),
+      }),
+    );
   }
 
   findings.push(
     ...(await fileModeFindings({ path: paths.configuration, shown: shownConfiguration })),
     ...(await gitFindings(paths.project, paths.configuration, paths.files)),
-    ...(await secretScanFindings({ project: paths.project, skip: new Set([paths.configuration]), files: paths.files, registry })),
+    ...(await secretScanFindings({
+      project: paths.project,
+      skip: new Set([paths.configuration]),
+      files: paths.files,
+      registry,
+    })),
     ...(await stateFindings({ project: paths.project, state: paths.state, registry })),
   );
   findings.sort(bySeverity);
-  return { project: paths.project, configuration: paths.configuration, findings, healthy: !findings.some((f) => f.severity === 'error') };
+  return {
+    project: paths.project,
+    configuration: paths.configuration,
+    findings,
+    healthy: !findings.some((f) => f.severity === 'error'),
+  };
 }
 
 /** A configuration that cannot be read or validated is a finding like the others, with the error's own key and hint. */

@@ -8,7 +8,10 @@ import type { Finding } from './finding.js';
  */
 export async function fileModeFindings(file: { path: string; shown: string }): Promise<Finding[]> {
   if (process.platform === 'win32') return [];
-  const mode = await stat(file.path).then((s) => s.mode & 0o777, () => undefined);
+  const mode = await stat(file.path).then(
+    (s) => s.mode & 0o777,
+    () => undefined,
+  );
   if (mode === undefined || (mode & 0o077) === 0) return [];
   const worldReadable = (mode & 0o004) !== 0;
   return [

@@ -9,7 +9,13 @@ import { shown, type Finding } from './finding.js';
 export async function gitFindings(project: string, configuration: string, files: string): Promise<Finding[]> {
   const inRepository = await git(project, ['rev-parse', '--is-inside-work-tree']);
   if (inRepository.code !== 0 || inRepository.stdout.trim() !== 'true')
-    return [{ severity: 'note', check: 'git-not-checked', message: 'the project is not in a git repository (or git is not installed); version-control checks skipped' }];
+    return [
+      {
+        severity: 'note',
+        check: 'git-not-checked',
+        message: 'the project is not in a git repository (or git is not installed); version-control checks skipped',
+      },
+    ];
 
   const findings: Finding[] = [];
   const shownConfiguration = shown(project, configuration);

@@ -51,7 +51,12 @@ export async function classifyPostgresError(error: unknown, context: PostgresFai
 }
 
 /** Class 28 (authorization), 3D000 (no such database) and the refusals that happen at login. */
-function fromSqlState(state: string, message: string, target: string, context: PostgresFailureContext): ConnectorAuthError | undefined {
+function fromSqlState(
+  state: string,
+  message: string,
+  target: string,
+  context: PostgresFailureContext,
+): ConnectorAuthError | undefined {
   const { user, database } = context.endpoint;
   switch (state) {
     case '28P01':
@@ -59,29 +64,38 @@ function fromSqlState(state: string, message: string, target: string, context: P
         // An IAM database token (RDS, Aurora: "PAM authentication failed"): signed with the wrong key or
         // region, or not allowed by IAM, or for a role the database does not let log in by IAM.
         const { sessionKey, signer } = context.credential;
-        return new AuthenticationError(`${target} failed: the server rejected the IAM database token for user '${user}' (SQLSTATE 28P01)`, {
-          code: 'postgres_iam_token_rejected',
-          key: sessionKey ?? 'aws_secret_access_key',
-          hint: sessionKey
-            ? `the policies of ${signer} must allow rds-db:connect for user '${user}', and the database role must be granted rds_iam; check 'aws_region' too`
-            : `check 'aws_access_key_id', 'aws_secret_access_key' and 'aws_region'; the key's IAM policy must allow rds-db:connect for user '${user}', and the role must be granted rds_iam`,
-        });
+        return new AuthenticationError(
+          `${target} failed: the server rejected the IAM database token for user '${user}' (SQLSTATE 28P01)`,
+          {
+            code: 'postgres_iam_token_rejected',
+            key: sessionKey ?? 'aws_secret_access_key',
+            hint: sessionKey
+              ? `the policies of ${signer} must allow rds-db:connect for user '${user}', and the database role must be granted rds_iam; check 'aws_region' too`
+              : `check 'aws_access_key_id', 'aws_secret_access_key' and 'aws_region'; the key's IAM policy must allow rds-db:connect for user '${user}', and the role must be granted rds_iam`,
+          },
+        );
       }
       if (isAccessTokenCredential(context.credential)) {
         // The password was an access token (Cloud SQL IAM login, Entra ID; postgres-source.ts picks it
         // the same way): the usual causes are a token for another audience or a role that is not the identity's.
         const key = context.credential.rejectedKey;
-        return new AuthenticationError(`${target} failed: the server rejected the access token given as the password for user '${user}' (SQLSTATE 28P01)`, {
-          code: 'postgres_token_rejected',
-          key,
-          hint: `check '${key}' (the token must be for the database service), and that 'user' is the database role of this identity`,
-        });
+        return new AuthenticationError(
+          `${target} failed: the server rejected the access token given as the password for user '${user}' (SQLSTATE 28P01)`,
+          {
+            code: 'postgres_token_rejected',
+            key,
+            hint: `check '${key}' (the token must be for the database service), and that 'user' is the database role of this identity`,
+          },
+        );
       }
-      return new AuthenticationError(`${target} failed: the server rejected the password for user '${user}' (SQLSTATE 28P01)`, {
-        code: 'postgres_password_rejected',
-        key: 'password',
-        hint: `check 'password', and that 'user' names an existing role: PostgreSQL answers the same for an unknown user`,
-      });
+      return new AuthenticationError(
+        `${target} failed: the server rejected the password for user '${user}' (SQLSTATE 28P01)`,
+        {
+          code: 'postgres_password_rejected',
+          key: 'password',
+          hint: `check 'password', and that 'user' names an existing role: PostgreSQL answers the same for an unknown user`,
+        },
+      );
     case '28000':
       return invalidAuthorization(message, target, context);
     case '3D000':
@@ -91,18 +105,24 @@ function fromSqlState(state: string, message: string, target: string, context: P
         hint: `check 'database' (names are case-sensitive), or create the database`,
       });
     case '42501':
-      return new AuthenticationError(`${target} failed: user '${user}' may not connect to database '${database}' (SQLSTATE 42501, missing CONNECT privilege)`, {
-        code: 'postgres_connect_denied',
-        key: 'user',
-        hint: `grant CONNECT on database '${database}' to '${user}', or use a 'user' that has it`,
-      });
+      return new AuthenticationError(
+        `${target} failed: user '${user}' may not connect to database '${database}' (SQLSTATE 42501, missing CONNECT privilege)`,
+        {
+          code: 'postgres_connect_denied',
+          key: 'user',
+          hint: `grant CONNECT on database '${database}' to '${user}', or use a 'user' that has it`,
+        },
+      );
     case '53300':
     case '57P03':
-      return new SourceUnreachableError(`${target} failed: the server cannot take the connection now (SQLSTATE ${state}: ${message})`, {
-        code: state === '53300' ? 'postgres_too_many_connections' : 'postgres_not_ready',
-        key: 'host',
-        hint: 'the server is starting up, shutting down or out of connection slots: try again later, or ask its administrator',
-      });
+      return new SourceUnreachableError(
+        `${target} failed: the server cannot take the connection now (SQLSTATE ${state}: ${message})`,
+        {
+          code: state === '53300' ? 'postgres_too_many_connections' : 'postgres_not_ready',
+          key: 'host',
+          hint: 'the server is starting up, shutting down or out of connection slots: try again later, or ask its administrator',
+        },
+      );
     default:
       return undefined;
   }
@@ -112,14 +132,21 @@ function fromSqlState(state: string, message: string, target: string, context: P
 function invalidAuthorization(message: string, target: string, context: PostgresFailureContext): ConnectorAuthError {
   const { user, database, sslmode } = context.endpoint;
   if (/no pg_hba\.conf entry .*no encryption/i.test(message)) {
-    return new AuthenticationError(`${target} failed: the server accepts only encrypted connections from this host (no pg_hba.conf entry without TLS; SQLSTATE 28000)`, {
-      code: 'postgres_encryption_required',
-      key: 'sslmode',
-      hint: `set 'sslmode' to verify-full (with 'tls_ca_certificate' if the server's CA is private) instead of ${sslmode}`,
-    });
+    return new AuthenticationError(
+      `${target} failed: the server accepts only encrypted connections from this host (no pg_hba.conf entry without TLS; SQLSTATE 28000)`,
+      {
+        code: 'postgres_encryption_required',
+        key: 'sslmode',
+        hint: `set 'sslmode' to verify-full (with 'tls_ca_certificate' if the server's CA is private) instead of ${sslmode}`,
+      },
+    );
   }
   if (/requires a valid client certificate/i.test(message)) {
-    return clientCertificateRefused(target, `at login for user '${user}' (SQLSTATE 28000)`, context.tls.clientCertificate);
+    return clientCertificateRefused(
+      target,
+      `at login for user '${user}' (SQLSTATE 28000)`,
+      context.tls.clientCertificate,
+    );
   }
   if (/certificate authentication failed/i.test(message)) {
     const refused = clientCertificateRefused(
@@ -140,15 +167,22 @@ function invalidAuthorization(message: string, target: string, context: Postgres
       hint: `use a 'user' with the LOGIN attribute, or ALTER ROLE ... LOGIN`,
     });
   }
-  return new AuthenticationError(`${target} failed: the server does not let user '${user}' connect to database '${database}' from this host (pg_hba.conf; SQLSTATE 28000)`, {
-    code: 'postgres_connection_not_allowed',
-    key: 'user',
-    hint: `check 'user' and 'database', or ask the database administrator for a pg_hba.conf entry that admits them from this host`,
-  });
+  return new AuthenticationError(
+    `${target} failed: the server does not let user '${user}' connect to database '${database}' from this host (pg_hba.conf; SQLSTATE 28000)`,
+    {
+      code: 'postgres_connection_not_allowed',
+      key: 'user',
+      hint: `check 'user' and 'database', or ask the database administrator for a pg_hba.conf entry that admits them from this host`,
+    },
+  );
 }
 
 /** Nothing listens, a name that does not resolve, a timeout, TLS that fails or is refused. */
-async function fromConnectionFailure(chain: unknown[], target: string, context: PostgresFailureContext): Promise<ConnectorAuthError | undefined> {
+async function fromConnectionFailure(
+  chain: unknown[],
+  target: string,
+  context: PostgresFailureContext,
+): Promise<ConnectorAuthError | undefined> {
   const { endpoint, credential, tls, timeoutSeconds } = context;
   const codes = chain.map((e) => String((e as { code?: unknown }).code ?? ''));
   const messages = chain.map((e) => (e instanceof Error ? e.message : ''));
@@ -163,12 +197,15 @@ async function fromConnectionFailure(chain: unknown[], target: string, context: 
     });
   }
   if (messages.some((m) => /server does not support SSL connections/i.test(m))) {
-    return new SourceIdentityError(`${target} failed: the server does not accept TLS connections, and sslmode=${endpoint.sslmode} requires TLS`, {
-      code: 'postgres_tls_not_supported',
-      key: 'sslmode',
-      hint: `turn ssl on at the server; set 'sslmode' to disable only if the whole network path is trusted`,
-      cause,
-    });
+    return new SourceIdentityError(
+      `${target} failed: the server does not accept TLS connections, and sslmode=${endpoint.sslmode} requires TLS`,
+      {
+        code: 'postgres_tls_not_supported',
+        key: 'sslmode',
+        hint: `turn ssl on at the server; set 'sslmode' to disable only if the whole network path is trusted`,
+        cause,
+      },
+    );
   }
   if (codes.some((c) => HOST_MISMATCH_CODES.has(c))) {
     const names = certificateNames(chain);
@@ -185,7 +222,13 @@ async function fromConnectionFailure(chain: unknown[], target: string, context: 
   }
   const untrusted = codes.find((c) => UNTRUSTED_CERTIFICATE_CODES.has(c));
   if (untrusted) {
-    const server = await inspectServerCertificate(endpoint.host, endpoint.port, tls, Math.min(timeoutSeconds * 1000, 5_000), context.via).catch(() => undefined);
+    const server = await inspectServerCertificate(
+      endpoint.host,
+      endpoint.port,
+      tls,
+      Math.min(timeoutSeconds * 1000, 5_000),
+      context.via,
+    ).catch(() => undefined);
     return new SourceIdentityError(
       `${target} failed: the server's TLS certificate is not trusted (${untrusted})${server ? `; the server presents ${describeServerCertificate(server)}` : ''}`,
       {
@@ -199,22 +242,29 @@ async function fromConnectionFailure(chain: unknown[], target: string, context: 
     );
   }
   const alert = codes.find((c) => CLIENT_CERTIFICATE_ALERT.test(c));
-  if (alert) return clientCertificateRefused(target, `during the TLS handshake (${alert})`, tls.clientCertificate, cause);
+  if (alert)
+    return clientCertificateRefused(target, `during the TLS handshake (${alert})`, tls.clientCertificate, cause);
   if (messages.some((m) => /client password must be a string|Password must be a string/i.test(m))) {
-    return new AuthenticationError(`${target} failed: the server asks user '${endpoint.user}' for a password, and auth_method '${credential.method}' has none`, {
-      code: 'postgres_password_required',
-      key: 'auth_method',
-      hint: `set 'auth_method' to password with 'password', or ask for a pg_hba.conf entry that authenticates '${endpoint.user}' by certificate`,
-      cause,
-    });
+    return new AuthenticationError(
+      `${target} failed: the server asks user '${endpoint.user}' for a password, and auth_method '${credential.method}' has none`,
+      {
+        code: 'postgres_password_required',
+        key: 'auth_method',
+        hint: `set 'auth_method' to password with 'password', or ask for a pg_hba.conf entry that authenticates '${endpoint.user}' by certificate`,
+        cause,
+      },
+    );
   }
   if (messages.some((m) => /server signature does not match/i.test(m))) {
-    return new SourceIdentityError(`${target} failed: the server could not prove it knows the password (SCRAM server signature mismatch): it may not be the server you meant`, {
-      code: 'postgres_server_signature',
-      key: 'host',
-      hint: `check that 'host' reaches the right server, and use sslmode=verify-full`,
-      cause,
-    });
+    return new SourceIdentityError(
+      `${target} failed: the server could not prove it knows the password (SCRAM server signature mismatch): it may not be the server you meant`,
+      {
+        code: 'postgres_server_signature',
+        key: 'host',
+        hint: `check that 'host' reaches the right server, and use sslmode=verify-full`,
+        cause,
+      },
+    );
   }
   const system = codes.find((c) => SYSTEM_ERROR_DESCRIPTIONS[c]);
   if (system) {
@@ -261,7 +311,9 @@ export function isSqlStatementError(error: unknown): boolean {
 
 function sqlStateOf(error: unknown): string | undefined {
   const e = error as { code?: unknown; severity?: unknown };
-  return typeof e?.code === 'string' && typeof e.severity === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : undefined;
+  return typeof e?.code === 'string' && typeof e.severity === 'string' && /^[0-9A-Z]{5}$/.test(e.code)
+    ? e.code
+    : undefined;
 }
 
 function serverMessage(chain: unknown[]): string {

@@ -43,30 +43,41 @@ export function tlsOptionsFor(
   const { sslmode, host } = endpoint;
   if (!tls.verify) {
     // Two switches for one decision would disagree sooner or later: sslmode is the one PostgreSQL users know.
-    throw new ConfigurationError(`invalid configuration for the postgres source: 'tls_skip_verify' is not used; 'sslmode' says how the server is verified`, {
-      code: 'tls_skip_verify_not_for_postgres',
-      key: 'tls_skip_verify',
-      hint: "remove 'tls_skip_verify'; set 'sslmode' to require for an encrypted connection whose server is not verified",
-    });
+    throw new ConfigurationError(
+      `invalid configuration for the postgres source: 'tls_skip_verify' is not used; 'sslmode' says how the server is verified`,
+      {
+        code: 'tls_skip_verify_not_for_postgres',
+        key: 'tls_skip_verify',
+        hint: "remove 'tls_skip_verify'; set 'sslmode' to require for an encrypted connection whose server is not verified",
+      },
+    );
   }
   const clientCertificate = tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {};
   if (sslmode === 'disable') {
     if (tls.cert || credential.method === 'mtls') {
-      throw new ConfigurationError(`invalid configuration for the postgres source: a client certificate is configured but sslmode=disable; it is presented only inside TLS`, {
-        code: 'client_certificate_without_tls',
-        key: 'sslmode',
-        hint: "set 'sslmode' to verify-full (or verify-ca), or remove the 'tls_client_*' keys",
-      });
+      throw new ConfigurationError(
+        `invalid configuration for the postgres source: a client certificate is configured but sslmode=disable; it is presented only inside TLS`,
+        {
+          code: 'client_certificate_without_tls',
+          key: 'sslmode',
+          hint: "set 'sslmode' to verify-full (or verify-ca), or remove the 'tls_client_*' keys",
+        },
+      );
     }
     if (isAwsCredential(credential)) {
       // RDS refuses an IAM database login without TLS; the token would cross the network in clear.
-      throw new ConfigurationError(`invalid configuration for the postgres source: an IAM database login (${credential.method}) needs TLS, but sslmode=disable`, {
-        code: 'iam_login_without_tls',
-        key: 'sslmode',
-        hint: "set 'sslmode' to verify-full, with 'tls_ca_certificate' set to the RDS CA bundle",
-      });
+      throw new ConfigurationError(
+        `invalid configuration for the postgres source: an IAM database login (${credential.method}) needs TLS, but sslmode=disable`,
+        {
+          code: 'iam_login_without_tls',
+          key: 'sslmode',
+          hint: "set 'sslmode' to verify-full, with 'tls_ca_certificate' set to the RDS CA bundle",
+        },
+      );
     }
-    log.warning(`sslmode=disable: the connection to ${host} is not encrypted; the login exchange, queries and results cross the network in clear`);
+    log.warning(
+      `sslmode=disable: the connection to ${host} is not encrypted; the login exchange, queries and results cross the network in clear`,
+    );
     return false;
   }
   const ca = tls.ca ? { ca: tls.ca } : {};
@@ -80,10 +91,14 @@ export function tlsOptionsFor(
       return chainOnly;
     case 'require':
       if (tls.ca) {
-        log.warning(`sslmode=require: the certificate of ${host} is checked against 'tls_ca_certificate' (as libpq does when a CA is given), but not its host name; use verify-full`);
+        log.warning(
+          `sslmode=require: the certificate of ${host} is checked against 'tls_ca_certificate' (as libpq does when a CA is given), but not its host name; use verify-full`,
+        );
         return chainOnly;
       }
-      log.warning(`sslmode=require: the connection to ${host} is encrypted but the server's certificate is not verified; anyone on the path can pose as the server (use verify-full)`);
+      log.warning(
+        `sslmode=require: the connection to ${host} is encrypted but the server's certificate is not verified; anyone on the path can pose as the server (use verify-full)`,
+      );
       return { ...clientCertificate, rejectUnauthorized: false };
   }
 }

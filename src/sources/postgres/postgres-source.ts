@@ -6,8 +6,19 @@ import { keys } from '../../config/index.js';
 import { firstLineOf, prepareSshTunnel, readTlsSettings, sshTunnelKeys } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { columnValueTypes } from './column-values.js';
-import { classifyPostgresError, isSqlStatementError, unexpectedLoginFailure, type PostgresFailureContext } from './classify-postgres-error.js';
-import { SSL_MODES, describeEndpoint, tlsOptionsFor, type PostgresEndpoint, type SslMode } from './connection-settings.js';
+import {
+  classifyPostgresError,
+  isSqlStatementError,
+  unexpectedLoginFailure,
+  type PostgresFailureContext,
+} from './classify-postgres-error.js';
+import {
+  SSL_MODES,
+  describeEndpoint,
+  tlsOptionsFor,
+  type PostgresEndpoint,
+  type SslMode,
+} from './connection-settings.js';
 import { rdsAuthTokens, rdsRegion } from './rds-auth-token.js';
 
 /**
@@ -60,17 +71,40 @@ const postgresKeys = z.object({
 
 export default defineSource({
   name: 'postgres',
-  summary: 'PostgreSQL: password (SCRAM), client certificate or a cloud access token, TLS per sslmode; probe = one connection and SELECT 1',
+  summary:
+    'PostgreSQL: password (SCRAM), client certificate or a cloud access token, TLS per sslmode; probe = one connection and SELECT 1',
   keys: postgresKeys,
-  acceptsMethods: ['password', 'mtls', 'gcp_metadata', 'gcp_workload_identity', 'azure_managed_identity', 'service_account_key', 'oauth2_client_credentials', ...AWS_METHODS],
+  acceptsMethods: [
+    'password',
+    'mtls',
+    'gcp_metadata',
+    'gcp_workload_identity',
+    'azure_managed_identity',
+    'service_account_key',
+    'oauth2_client_credentials',
+    ...AWS_METHODS,
+  ],
   async connect(k, credential, context): Promise<PostgresSource> {
-    const endpoint: PostgresEndpoint = { host: k.host.trim(), port: k.port, user: k.user, database: k.database, sslmode: k.sslmode };
+    const endpoint: PostgresEndpoint = {
+      host: k.host.trim(),
+      port: k.port,
+      user: k.user,
+      database: k.database,
+      sslmode: k.sslmode,
+    };
     const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
     const timeoutSeconds = context.common.timeout_seconds;
-    const tunnel = await prepareSshTunnel(k, { host: endpoint.host, port: endpoint.port }, { timeoutSeconds, log: context.log, secrets: context.secrets });
+    const tunnel = await prepareSshTunnel(
+      k,
+      { host: endpoint.host, port: endpoint.port },
+      { timeoutSeconds, log: context.log, secrets: context.secrets },
+    );
     const direct = tlsOptionsFor(endpoint, tls, credential, context.log);
     // Through a tunnel pg's host is 127.0.0.1: the certificate must still name the real host.
-    const ssl = direct && tunnel ? { ...direct, host: endpoint.host, ...(isIP(endpoint.host) ? {} : { servername: endpoint.host }) } : direct;
+    const ssl =
+      direct && tunnel
+        ? { ...direct, host: endpoint.host, ...(isIP(endpoint.host) ? {} : { servername: endpoint.host }) }
+        : direct;
     const failure: PostgresFailureContext = { endpoint, credential, tls, timeoutSeconds };
     const target = describeEndpoint(endpoint) + (tunnel ? ` via ${tunnel.bastion}` : '');
     const pg = (await import('pg')).default;
@@ -111,7 +145,8 @@ export default defineSource({
       return { ...clientConfig, ...local };
     };
     /** A failure of the tunnel explains a connection that broke; otherwise pg's error is classified. */
-    const classify = async (error: unknown): Promise<unknown> => tunnel?.takeFailure() ?? classifyPostgresError(error, failure);
+    const classify = async (error: unknown): Promise<unknown> =>
+      tunnel?.takeFailure() ?? classifyPostgresError(error, failure);
 
     let pool: Pool | undefined;
     const openPool = async (): Promise<Pool> => {
@@ -120,7 +155,9 @@ export default defineSource({
       if (pool) return pool;
       pool = new pg.Pool({ ...config, max: POOL_SIZE, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
       // An idle connection the server drops must not take the process down; the next query reconnects.
-      pool.on('error', (error) => context.log.warning(`${target}: an idle pooled connection failed (${firstLineOf(error)}); it will be replaced`));
+      pool.on('error', (error) =>
+        context.log.warning(`${target}: an idle pooled connection failed (${firstLineOf(error)}); it will be replaced`),
+      );
       return pool;
     };
 

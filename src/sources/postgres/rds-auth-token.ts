@@ -26,19 +26,33 @@ const RDS_HOST = /\.([a-z]{2}(?:-[a-z]+)+-\d+)\.rds\.amazonaws\.com(?:\.cn)?$/i;
 export function rdsRegion(host: string, configured: string | undefined): string {
   const region = configured?.trim() || RDS_HOST.exec(host)?.[1]?.toLowerCase();
   if (region) return region;
-  throw new ConfigurationError(`invalid configuration for the postgres source: an IAM database login signs its token for a region, and '${host}' does not name one`, {
-    code: 'aws_region_missing',
-    key: 'aws_region',
-    hint: "set 'aws_region' to the database's region (e.g. us-east-1)",
-  });
+  throw new ConfigurationError(
+    `invalid configuration for the postgres source: an IAM database login signs its token for a region, and '${host}' does not name one`,
+    {
+      code: 'aws_region_missing',
+      key: 'aws_region',
+      hint: "set 'aws_region' to the database's region (e.g. us-east-1)",
+    },
+  );
 }
 
 /** A function that signs a fresh token at each call, for pg's `password`. */
-export async function rdsAuthTokens(credential: AwsCredential, login: RdsLogin, region: string, secrets: Pick<SecretRegistry, 'register'>): Promise<() => Promise<string>> {
+export async function rdsAuthTokens(
+  credential: AwsCredential,
+  login: RdsLogin,
+  region: string,
+  secrets: Pick<SecretRegistry, 'register'>,
+): Promise<() => Promise<string>> {
   quietAwsSdkNodeVersionWarning();
   const { Signer } = await import('@aws-sdk/rds-signer');
   // Credentials given, so the SDK's own chain (environment, ~/.aws) is never consulted.
-  const signer = new Signer({ hostname: login.host, port: login.port, username: login.user, region, credentials: () => credential.identity() });
+  const signer = new Signer({
+    hostname: login.host,
+    port: login.port,
+    username: login.user,
+    region,
+    credentials: () => credential.identity(),
+  });
   return async () => {
     const token = await signer.getAuthToken();
     secrets.register('rds_auth_token', token);

@@ -1,6 +1,18 @@
 import type { Credential } from '../../auth/index.js';
-import { AuthenticationError, ConnectorError, SourceUnreachableError, isConnectorAuthError, type ConnectorAuthError } from '../../errors/index.js';
-import { classifyNetworkError, explainTlsFailure, oneLine, type HttpRoute, type TlsSettings } from '../../network/index.js';
+import {
+  AuthenticationError,
+  ConnectorError,
+  SourceUnreachableError,
+  isConnectorAuthError,
+  type ConnectorAuthError,
+} from '../../errors/index.js';
+import {
+  classifyNetworkError,
+  explainTlsFailure,
+  oneLine,
+  type HttpRoute,
+  type TlsSettings,
+} from '../../network/index.js';
 import { describeLocation, type S3Location } from './s3-settings.js';
 
 /**
@@ -38,7 +50,11 @@ interface ServiceError {
 }
 
 /** The probe's listing, and the connection faults of any call. */
-export async function classifyS3Error(error: unknown, operation: string, context: S3FailureContext): Promise<ConnectorAuthError> {
+export async function classifyS3Error(
+  error: unknown,
+  operation: string,
+  context: S3FailureContext,
+): Promise<ConnectorAuthError> {
   if (isConnectorAuthError(error)) return error;
   const target = `${context.credential.description}: S3 ${operation} ${describeLocation(context.location)}`;
   const service = serviceError(error);
@@ -48,7 +64,12 @@ export async function classifyS3Error(error: unknown, operation: string, context
   const signer = context.credential.signer ?? 'the access key';
   const sessionKey = context.credential.sessionKey;
   // A role's temporary key is AWS's to issue and to know: refused, it is the role to look at.
-  if (sessionKey && ['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'InvalidToken', 'ExpiredToken', 'TokenRefreshRequired'].includes(service.name))
+  if (
+    sessionKey &&
+    ['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'InvalidToken', 'ExpiredToken', 'TokenRefreshRequired'].includes(
+      service.name,
+    )
+  )
     return new AuthenticationError(`${target} failed: S3 refused the temporary credentials of ${signer} (${said})`, {
       code: 's3_role_credentials_refused',
       key: context.urlKey === 'endpoint' ? 'endpoint' : sessionKey,
@@ -67,12 +88,15 @@ export async function classifyS3Error(error: unknown, operation: string, context
         cause: error,
       });
     case 'SignatureDoesNotMatch':
-      return new AuthenticationError(`${target} failed: the request signature did not match: 'aws_secret_access_key' is not the secret of ${signer} (${said})`, {
-        code: 's3_signature_mismatch',
-        key: 'aws_secret_access_key',
-        hint: "check 'aws_secret_access_key': it must be the secret issued with 'aws_access_key_id'",
-        cause: error,
-      });
+      return new AuthenticationError(
+        `${target} failed: the request signature did not match: 'aws_secret_access_key' is not the secret of ${signer} (${said})`,
+        {
+          code: 's3_signature_mismatch',
+          key: 'aws_secret_access_key',
+          hint: "check 'aws_secret_access_key': it must be the secret issued with 'aws_access_key_id'",
+          cause: error,
+        },
+      );
     case 'InvalidToken':
     case 'ExpiredToken':
     case 'TokenRefreshRequired':
@@ -83,12 +107,15 @@ export async function classifyS3Error(error: unknown, operation: string, context
         cause: error,
       });
     case 'RequestTimeTooSkewed':
-      return new AuthenticationError(`${target} failed: this machine's clock is too far from S3's for a signature to be accepted (${said})`, {
-        code: 's3_clock_skew',
-        key: 'aws_access_key_id',
-        hint: "set this machine's clock right (NTP); S3 accepts signatures within 15 minutes of its own time",
-        cause: error,
-      });
+      return new AuthenticationError(
+        `${target} failed: this machine's clock is too far from S3's for a signature to be accepted (${said})`,
+        {
+          code: 's3_clock_skew',
+          key: 'aws_access_key_id',
+          hint: "set this machine's clock right (NTP); S3 accepts signatures within 15 minutes of its own time",
+          cause: error,
+        },
+      );
     case 'AccessDenied':
     case 'AllAccessDisabled':
     case 'Forbidden':
@@ -108,12 +135,17 @@ export async function classifyS3Error(error: unknown, operation: string, context
     case 'PermanentRedirect':
     case 'AuthorizationHeaderMalformed':
     case 'IllegalLocationConstraintException':
-      return new SourceUnreachableError(`${target} failed: the bucket is not in region '${context.location.region}'${service.region ? ` but in '${service.region}'` : ''} (${said})`, {
-        code: 's3_wrong_region',
-        key: 'region',
-        hint: service.region ? `set 'region' to ${service.region}` : "set 'region' to the bucket's region (the S3 console shows it)",
-        cause: error,
-      });
+      return new SourceUnreachableError(
+        `${target} failed: the bucket is not in region '${context.location.region}'${service.region ? ` but in '${service.region}'` : ''} (${said})`,
+        {
+          code: 's3_wrong_region',
+          key: 'region',
+          hint: service.region
+            ? `set 'region' to ${service.region}`
+            : "set 'region' to the bucket's region (the S3 console shows it)",
+          cause: error,
+        },
+      );
     default:
       return new SourceUnreachableError(`${target} failed: S3 answered ${said}`, {
         code: service.status >= 500 || service.status === 429 ? 's3_unavailable' : 's3_error',
@@ -132,23 +164,47 @@ export async function classifyS3Error(error: unknown, operation: string, context
  * is the key's, the session token's or the clock's to fix whatever object was asked for, so an object
  * call explains it as the probe does (exit 3, naming the key), not as the object's access denied.
  */
-const CREDENTIAL_REFUSALS = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'RequestTimeTooSkewed', 'InvalidToken', 'ExpiredToken', 'TokenRefreshRequired']);
+const CREDENTIAL_REFUSALS = new Set([
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+  'RequestTimeTooSkewed',
+  'InvalidToken',
+  'ExpiredToken',
+  'TokenRefreshRequired',
+]);
 
 /**
  * A call of the connector's update() on one object: a missing or refused object is the connector's
  * error (exit 1), said with its s3:// name; a lost connection or a rejected key is classified as in
  * the probe.
  */
-export async function classifyObjectError(error: unknown, operation: string, key: string, context: S3FailureContext): Promise<Error> {
+export async function classifyObjectError(
+  error: unknown,
+  operation: string,
+  key: string,
+  context: S3FailureContext,
+): Promise<Error> {
   const service = serviceError(error);
   const name = `s3://${context.location.bucket}/${key}`;
-  if (service && (service.name === 'NoSuchKey' || service.name === 'NotFound' || (service.status === 404 && service.name !== 'NoSuchBucket')))
+  if (
+    service &&
+    (service.name === 'NoSuchKey' ||
+      service.name === 'NotFound' ||
+      (service.status === 404 && service.name !== 'NoSuchBucket'))
+  )
     return new ConnectorError(`S3 ${operation} ${name}: no such object`, { code: 's3_no_such_key', cause: error });
-  if (service && (service.name === 'AccessDenied' || service.name === 'Forbidden' || service.status === 403) && !CREDENTIAL_REFUSALS.has(service.name))
-    return new ConnectorError(`S3 ${operation} ${name}: access denied to ${context.credential.signer ?? 'the access key'} (${service.name}, HTTP ${service.status})`, {
-      code: 's3_access_denied',
-      cause: error,
-    });
+  if (
+    service &&
+    (service.name === 'AccessDenied' || service.name === 'Forbidden' || service.status === 403) &&
+    !CREDENTIAL_REFUSALS.has(service.name)
+  )
+    return new ConnectorError(
+      `S3 ${operation} ${name}: access denied to ${context.credential.signer ?? 'the access key'} (${service.name}, HTTP ${service.status})`,
+      {
+        code: 's3_access_denied',
+        cause: error,
+      },
+    );
   return classifyS3Error(error, `${operation} ${key}`, context);
 }
 
@@ -164,8 +220,17 @@ async function networkFailure(error: unknown, target: string, context: S3Failure
     urlKey: context.urlKey,
     clientCertificate: context.tls.clientCertificate,
   };
-  const classified = classifyNetworkError(timedOut ? Object.assign(new Error('timed out', { cause: error }), { name: 'TimeoutError' }) : error, request);
-  const explained = await explainTlsFailure(classified, { url: context.url, tls: context.tls, target, timeoutMs: context.timeoutSeconds * 1000, route: context.route });
+  const classified = classifyNetworkError(
+    timedOut ? Object.assign(new Error('timed out', { cause: error }), { name: 'TimeoutError' }) : error,
+    request,
+  );
+  const explained = await explainTlsFailure(classified, {
+    url: context.url,
+    tls: context.tls,
+    target,
+    timeoutMs: context.timeoutSeconds * 1000,
+    route: context.route,
+  });
   return isConnectorAuthError(explained) ? explained : classified;
 }
 
@@ -174,11 +239,15 @@ function serviceError(error: unknown): ServiceError | undefined {
   const status = (error as { $metadata?: { httpStatusCode?: unknown } }).$metadata?.httpStatusCode;
   if (typeof status !== 'number') return undefined;
   const region = (error as { Region?: unknown }).Region ?? headerOf(error, 'x-amz-bucket-region');
-  return { name: error.name, message: error.message, status, region: typeof region === 'string' && region ? region : undefined };
+  return {
+    name: error.name,
+    message: error.message,
+    status,
+    region: typeof region === 'string' && region ? region : undefined,
+  };
 }
 
 function headerOf(error: Error, name: string): unknown {
   const headers = (error as { $response?: { headers?: Record<string, unknown> } }).$response?.headers;
   return headers?.[name];
 }
-

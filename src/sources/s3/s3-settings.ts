@@ -15,7 +15,8 @@ const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
 export const s3Keys = z.object({
   bucket: keys.text().refine((v) => BUCKET_NAME.test(v) && !v.includes('..'), {
-    message: 'must be an S3 bucket name: 3 to 63 lower-case letters, digits, dots or hyphens, starting and ending with a letter or digit',
+    message:
+      'must be an S3 bucket name: 3 to 63 lower-case letters, digits, dots or hyphens, starting and ending with a letter or digit',
   }),
   region: keys.optionalText(),
   endpoint: keys.optionalUrl(),

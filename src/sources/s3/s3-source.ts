@@ -2,9 +2,23 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { GetObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
-import { AWS_METHODS, isAwsCredential, quietAwsSdkNodeVersionWarning, type AwsCredential, type Credential } from '../../auth/index.js';
+import {
+  AWS_METHODS,
+  isAwsCredential,
+  quietAwsSdkNodeVersionWarning,
+  type AwsCredential,
+  type Credential,
+} from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
-import { headersDeadline, isLoopbackHost, prepareSshTunnel, readTlsSettings, routeAgent, tlsConnectOptions, urlDestination } from '../../network/index.js';
+import {
+  headersDeadline,
+  isLoopbackHost,
+  prepareSshTunnel,
+  readTlsSettings,
+  routeAgent,
+  tlsConnectOptions,
+  urlDestination,
+} from '../../network/index.js';
 import { classifiedStream } from '../classified-stream.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyObjectError, classifyS3Error, type S3FailureContext } from './classify-s3-error.js';
@@ -66,35 +80,56 @@ export interface S3ObjectStat {
 
 export default defineSource({
   name: 's3',
-  summary: 'S3 bucket (AWS or S3-compatible via endpoint): requests signed with the AWS credentials (a key or a role session); probe = list one object under prefix',
+  summary:
+    'S3 bucket (AWS or S3-compatible via endpoint): requests signed with the AWS credentials (a key or a role session); probe = list one object under prefix',
   keys: s3Keys,
   acceptsMethods: AWS_METHODS,
   async connect(k, credential, context): Promise<S3Source> {
     const aws = awsCredential(credential);
-    const location: S3Location = { bucket: k.bucket, prefix: k.prefix, region: k.region?.trim() || aws.region || DEFAULT_REGION, endpoint: k.endpoint };
+    const location: S3Location = {
+      bucket: k.bucket,
+      prefix: k.prefix,
+      region: k.region?.trim() || aws.region || DEFAULT_REGION,
+      endpoint: k.endpoint,
+    };
     const endpoint = k.endpoint;
     if (endpoint && endpoint.protocol === 'http:' && !isLoopbackHost(endpoint.hostname)) {
       if (!context.common.allow_plain_http)
-        throw new ConfigurationError(`refusing to use ${endpoint.host} over plain http://: anyone on the network could read the bucket's data and replay signed requests`, {
-          code: 'plain_http_refused',
-          key: 'endpoint',
-          hint: "use https:// in 'endpoint', or set 'allow_plain_http' to \"true\" if you must",
-        });
+        throw new ConfigurationError(
+          `refusing to use ${endpoint.host} over plain http://: anyone on the network could read the bucket's data and replay signed requests`,
+          {
+            code: 'plain_http_refused',
+            key: 'endpoint',
+            hint: "use https:// in 'endpoint', or set 'allow_plain_http' to \"true\" if you must",
+          },
+        );
       context.log.warning(`using S3 at ${endpoint.host} over plain http:// (allow_plain_http=true)`);
     }
     const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
-    if (!tls.verify) context.log.warning(`TLS verification is OFF for S3 at ${endpoint?.host ?? `s3.${location.region}.amazonaws.com`} (tls_skip_verify=true)`);
+    if (!tls.verify)
+      context.log.warning(
+        `TLS verification is OFF for S3 at ${endpoint?.host ?? `s3.${location.region}.amazonaws.com`} (tls_skip_verify=true)`,
+      );
     const timeoutMs = context.common.timeout_seconds * 1000;
-    const url = endpoint ? new URL(`${endpoint.origin}/${location.bucket}/`) : new URL(`https://s3.${location.region}.amazonaws.com/${location.bucket}/`);
+    const url = endpoint
+      ? new URL(`${endpoint.origin}/${location.bucket}/`)
+      : new URL(`https://s3.${location.region}.amazonaws.com/${location.bucket}/`);
     // Through a bastion: an S3-compatible server at `endpoint`, one origin that the bastion reaches.
     // AWS itself is addressed by virtual-hosted bucket names, not one host a tunnel can be set up for.
     if (k.ssh_tunnel_host && !endpoint)
-      throw new ConfigurationError(`invalid configuration for the s3 source: an SSH tunnel needs 'endpoint', the S3-compatible server behind the bastion`, {
-        code: 'ssh_tunnel_needs_endpoint',
-        key: 'endpoint',
-        hint: "set 'endpoint' to the server as the bastion reaches it, or remove 'ssh_tunnel_host'",
-      });
-    const tunnel = await prepareSshTunnel(k, urlDestination(url, 'endpoint'), { timeoutSeconds: context.common.timeout_seconds, log: context.log, secrets: context.secrets });
+      throw new ConfigurationError(
+        `invalid configuration for the s3 source: an SSH tunnel needs 'endpoint', the S3-compatible server behind the bastion`,
+        {
+          code: 'ssh_tunnel_needs_endpoint',
+          key: 'endpoint',
+          hint: "set 'endpoint' to the server as the bastion reaches it, or remove 'ssh_tunnel_host'",
+        },
+      );
+    const tunnel = await prepareSshTunnel(k, urlDestination(url, 'endpoint'), {
+      timeoutSeconds: context.common.timeout_seconds,
+      log: context.log,
+      secrets: context.secrets,
+    });
     const target = describeLocation(location) + (tunnel ? ` via ${tunnel.bastion}` : '');
     const failure = (timedOut?: boolean): S3FailureContext => ({
       location,
@@ -110,7 +145,12 @@ export default defineSource({
     quietAwsSdkNodeVersionWarning();
     const s3 = await import('@aws-sdk/client-s3');
     const httpsAgent = new Agent({ keepAlive: true, ...tlsConnectOptions(tls) });
-    const agents = tunnel ? { httpsAgent: routeAgent(httpsAgent, tunnel), httpAgent: routeAgent(new HttpAgent({ keepAlive: true }), tunnel) } : { httpsAgent };
+    const agents = tunnel
+      ? {
+          httpsAgent: routeAgent(httpsAgent, tunnel),
+          httpAgent: routeAgent(new HttpAgent({ keepAlive: true }), tunnel),
+        }
+      : { httpsAgent };
     const client = new s3.S3Client({
       region: location.region,
       // A provider: a role's credentials are renewed before they expire, a key's are the same object.
@@ -138,7 +178,8 @@ export default defineSource({
         throw tunnel?.takeFailure() ?? (await classify(error, deadline.aborted));
       }
     };
-    const onObject = (operation: string, key: string) => (error: unknown, timedOut: boolean) => classifyObjectError(error, operation, key, failure(timedOut));
+    const onObject = (operation: string, key: string) => (error: unknown, timedOut: boolean) =>
+      classifyObjectError(error, operation, key, failure(timedOut));
 
     return {
       target,
@@ -148,7 +189,15 @@ export default defineSource({
         const started = performance.now();
         await credential.prepare?.();
         const listed = await call(
-          (abortSignal) => client.send(new s3.ListObjectsV2Command({ Bucket: location.bucket, Prefix: location.prefix || undefined, MaxKeys: 1 }), { abortSignal }),
+          (abortSignal) =>
+            client.send(
+              new s3.ListObjectsV2Command({
+                Bucket: location.bucket,
+                Prefix: location.prefix || undefined,
+                MaxKeys: 1,
+              }),
+              { abortSignal },
+            ),
           (error, timedOut) => classifyS3Error(error, 'list', failure(timedOut)),
         );
         const count = listed.KeyCount ?? listed.Contents?.length ?? 0;
@@ -173,29 +222,54 @@ export default defineSource({
                       Bucket: location.bucket,
                       Prefix: prefix || undefined,
                       MaxKeys: pageSize,
-                      ...(continuationToken ? { ContinuationToken: continuationToken } : options.startAfter ? { StartAfter: options.startAfter } : {}),
+                      ...(continuationToken
+                        ? { ContinuationToken: continuationToken }
+                        : options.startAfter
+                          ? { StartAfter: options.startAfter }
+                          : {}),
                     }),
                     { abortSignal },
                   ),
                 (error, timedOut) => classifyS3Error(error, `list '${prefix}'`, failure(timedOut)),
               );
               for (const item of page.Contents ?? [])
-                if (item.Key !== undefined) yield { key: item.Key, size: item.Size ?? 0, modifiedAt: item.LastModified ?? new Date(0), etag: item.ETag };
+                if (item.Key !== undefined)
+                  yield {
+                    key: item.Key,
+                    size: item.Size ?? 0,
+                    modifiedAt: item.LastModified ?? new Date(0),
+                    etag: item.ETag,
+                  };
               continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
             } while (continuationToken);
           },
         };
       },
       stat: (key) =>
-        call(async (abortSignal) => {
-          const head = await client.send(new s3.HeadObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal });
-          return { size: head.ContentLength ?? 0, modifiedAt: head.LastModified ?? new Date(0), etag: head.ETag, contentType: head.ContentType };
-        }, onObject('stat', key)),
+        call(
+          async (abortSignal) => {
+            const head = await client.send(new s3.HeadObjectCommand({ Bucket: location.bucket, Key: key }), {
+              abortSignal,
+            });
+            return {
+              size: head.ContentLength ?? 0,
+              modifiedAt: head.LastModified ?? new Date(0),
+              etag: head.ETag,
+              contentType: head.ContentType,
+            };
+          },
+          onObject('stat', key),
+        ),
       readFile: (key) =>
-        call(async (abortSignal) => {
-          const object = await client.send(new s3.GetObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal });
-          return Buffer.from(await object.Body!.transformToByteArray());
-        }, onObject('get', key)),
+        call(
+          async (abortSignal) => {
+            const object = await client.send(new s3.GetObjectCommand({ Bucket: location.bucket, Key: key }), {
+              abortSignal,
+            });
+            return Buffer.from(await object.Body!.transformToByteArray());
+          },
+          onObject('get', key),
+        ),
       // No deadline on the stream itself: a large object may take longer than timeout_seconds to read.
       // The deadline covers getting the object's headers only (headersDeadline), not call()'s
       // AbortSignal.timeout, which the SDK's request handler would keep until the whole body is read.
@@ -204,7 +278,8 @@ export default defineSource({
         let object: GetObjectCommandOutput;
         try {
           object = await call(
-            (abortSignal) => client.send(new s3.GetObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal }),
+            (abortSignal) =>
+              client.send(new s3.GetObjectCommand({ Bucket: location.bucket, Key: key }), { abortSignal }),
             onObject('get', key),
             deadline.signal,
           );
@@ -213,7 +288,9 @@ export default defineSource({
         }
         // The deadline can still have run out after the headers arrived but before send() resolved,
         // destroying the body: that stream error is the timeout, not a connection the server reset.
-        return classifiedStream(object.Body as Readable, (error) => classifyObjectError(error, 'read', key, failure(deadline.signal.aborted)));
+        return classifiedStream(object.Body as Readable, (error) =>
+          classifyObjectError(error, 'read', key, failure(deadline.signal.aborted)),
+        );
       },
       client: () => client,
       async close() {
@@ -229,17 +306,22 @@ export default defineSource({
 
 function awsCredential(credential: Credential): AwsCredential {
   if (!isAwsCredential(credential))
-    throw new ConfigurationError(`invalid configuration for the s3 source: auth_method '${credential.method}' cannot sign S3 requests`, {
-      code: 'auth_method_not_accepted',
-      key: 'auth_method',
-      hint: `set 'auth_method' to ${AWS_METHODS.join(' or ')}`,
-    });
+    throw new ConfigurationError(
+      `invalid configuration for the s3 source: auth_method '${credential.method}' cannot sign S3 requests`,
+      {
+        code: 'auth_method_not_accepted',
+        key: 'auth_method',
+        hint: `set 'auth_method' to ${AWS_METHODS.join(' or ')}`,
+      },
+    );
   return credential;
 }
 
 function checkPageSize(pageSize: number | undefined): number {
   if (pageSize === undefined) return 1000;
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000)
-    throw new ConfigurationError(`S3 list: pageSize must be a whole number from 1 to 1000`, { code: 'invalid_page_size' });
+    throw new ConfigurationError(`S3 list: pageSize must be a whole number from 1 to 1000`, {
+      code: 'invalid_page_size',
+    });
   return pageSize;
 }

@@ -6,7 +6,14 @@ import {
   isConnectorAuthError,
   type ConnectorAuthError,
 } from '../../errors/index.js';
-import { SYSTEM_ERROR_DESCRIPTIONS, hostKeyMismatch, loginRefused, type HostKeyCheck, type HostKeyRule, type LoginRecord } from '../../network/index.js';
+import {
+  SYSTEM_ERROR_DESCRIPTIONS,
+  hostKeyMismatch,
+  loginRefused,
+  type HostKeyCheck,
+  type HostKeyRule,
+  type LoginRecord,
+} from '../../network/index.js';
 import { sftpLoginTerms } from './login-secret.js';
 import { describeEndpoint, type SftpEndpoint } from './sftp-settings.js';
 
@@ -45,7 +52,8 @@ export function classifyConnectError(error: unknown, context: SftpFailureContext
   const code = typeof e.code === 'string' ? e.code : '';
   const message = e.message.replace(/^[a-zA-Z]+: /, '');
 
-  if (context.hostKey.refused()) return hostKeyMismatch(context.hostKeyRule, context.hostKey.presented(), target, error);
+  if (context.hostKey.refused())
+    return hostKeyMismatch(context.hostKeyRule, context.hostKey.presented(), target, error);
   if (e.level === 'client-authentication')
     return loginRefused(target, context, sftpLoginTerms(endpoint, credential), error);
   if (e.level === 'client-timeout' || /timed out/i.test(message)) {
@@ -66,28 +74,40 @@ export function classifyConnectError(error: unknown, context: SftpFailureContext
     });
   }
   if (/^Handshake failed: (.{1,80})$/.test(message)) {
-    return new SourceUnreachableError(`${target} failed: the SSH handshake failed (${message.replace(/^Handshake failed: /, '')})`, {
-      code: 'ssh_handshake_failed',
-      key: 'host',
-      hint: `the server and ssh2 share no algorithm: check that 'host' and 'port' point at the SSH server meant, or ask its administrator`,
-      cause: error,
-    });
+    return new SourceUnreachableError(
+      `${target} failed: the SSH handshake failed (${message.replace(/^Handshake failed: /, '')})`,
+      {
+        code: 'ssh_handshake_failed',
+        key: 'host',
+        hint: `the server and ssh2 share no algorithm: check that 'host' and 'port' point at the SSH server meant, or ask its administrator`,
+        cause: error,
+      },
+    );
   }
   if (/subsystem/i.test(message)) {
-    return new SourceUnreachableError(`${target} failed: the server does not start SFTP for user '${endpoint.username}'`, {
-      code: 'sftp_subsystem_unavailable',
-      key: 'username',
-      hint: `ask the server's administrator to enable the sftp subsystem for '${endpoint.username}' (Subsystem sftp in sshd_config)`,
-      cause: error,
-    });
+    return new SourceUnreachableError(
+      `${target} failed: the server does not start SFTP for user '${endpoint.username}'`,
+      {
+        code: 'sftp_subsystem_unavailable',
+        key: 'username',
+        hint: `ask the server's administrator to enable the sftp subsystem for '${endpoint.username}' (Subsystem sftp in sshd_config)`,
+        cause: error,
+      },
+    );
   }
-  const known = /^(Connection lost before handshake|Unexpected (end|close) event|Remote host has reset the connection|No SFTP connection available|Not connected)/i.exec(message);
-  return new SourceUnreachableError(`${target} failed: ${known ? known[0].toLowerCase() : 'the SSH connection failed'}`, {
-    code: 'ssh_connection_failed',
-    key: 'host',
-    hint: `check that 'host' and 'port' point at an SSH server`,
-    cause: error,
-  });
+  const known =
+    /^(Connection lost before handshake|Unexpected (end|close) event|Remote host has reset the connection|No SFTP connection available|Not connected)/i.exec(
+      message,
+    );
+  return new SourceUnreachableError(
+    `${target} failed: ${known ? known[0].toLowerCase() : 'the SSH connection failed'}`,
+    {
+      code: 'ssh_connection_failed',
+      key: 'host',
+      hint: `check that 'host' and 'port' point at an SSH server`,
+      cause: error,
+    },
+  );
 }
 
 /** The probe's readdir of `probe_path`. */
@@ -112,12 +132,15 @@ export function classifyProbeError(error: unknown, path: string, context: SftpFa
       cause: error,
     });
   }
-  return new SourceUnreachableError(`${target} failed: SFTP list ${path}: the server could not list it (SFTP status ${status}; is it a directory?)`, {
-    code: 'sftp_probe_failed',
-    key: 'probe_path',
-    hint: `set 'probe_path' to a directory that '${user}' may list`,
-    cause: error,
-  });
+  return new SourceUnreachableError(
+    `${target} failed: SFTP list ${path}: the server could not list it (SFTP status ${status}; is it a directory?)`,
+    {
+      code: 'sftp_probe_failed',
+      key: 'probe_path',
+      hint: `set 'probe_path' to a directory that '${user}' may list`,
+      cause: error,
+    },
+  );
 }
 
 /**

@@ -2,10 +2,22 @@ import type { Readable } from 'node:stream';
 import type { ConnectConfig } from 'ssh2';
 import type SftpClient from 'ssh2-sftp-client';
 import { ConfigurationError } from '../../errors/index.js';
-import { checkHostKeyRule, firstLineOf, hostKeyCheck, prepareSshTunnel, sshLogin, type HostKeyRule } from '../../network/index.js';
+import {
+  checkHostKeyRule,
+  firstLineOf,
+  hostKeyCheck,
+  prepareSshTunnel,
+  sshLogin,
+  type HostKeyRule,
+} from '../../network/index.js';
 import { classifiedStream } from '../classified-stream.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
-import { classifyConnectError, classifyFileError, classifyProbeError, type SftpFailureContext } from './classify-sftp-error.js';
+import {
+  classifyConnectError,
+  classifyFileError,
+  classifyProbeError,
+  type SftpFailureContext,
+} from './classify-sftp-error.js';
 import { describeEndpoint, sftpKeys, type SftpEndpoint } from './sftp-settings.js';
 import { loginSecretOf } from './login-secret.js';
 
@@ -50,17 +62,21 @@ export type SftpEntryType = 'file' | 'directory' | 'symlink' | 'other';
 
 export default defineSource({
   name: 'sftp',
-  summary: 'SFTP server: password or SSH key, host key checked against host_key_fingerprint; probe = one listing of probe_path',
+  summary:
+    'SFTP server: password or SSH key, host key checked against host_key_fingerprint; probe = one listing of probe_path',
   keys: sftpKeys,
   acceptsMethods: ['password', 'ssh_key'],
   async connect(k, credential, context): Promise<SftpSource> {
     const endpoint: SftpEndpoint = { host: k.host.trim(), port: k.port, username: k.username };
     if (context.common.tls_skip_verify) {
-      throw new ConfigurationError(`invalid configuration for the sftp source: 'tls_skip_verify' is not used; SFTP runs over SSH, whose server is checked by its host key`, {
-        code: 'tls_skip_verify_not_for_sftp',
-        key: 'tls_skip_verify',
-        hint: "remove 'tls_skip_verify'; set 'host_key_fingerprint' to the server's host key fingerprint",
-      });
+      throw new ConfigurationError(
+        `invalid configuration for the sftp source: 'tls_skip_verify' is not used; SFTP runs over SSH, whose server is checked by its host key`,
+        {
+          code: 'tls_skip_verify_not_for_sftp',
+          key: 'tls_skip_verify',
+          hint: "remove 'tls_skip_verify'; set 'host_key_fingerprint' to the server's host key fingerprint",
+        },
+      );
     }
     const timeoutSeconds = context.common.timeout_seconds;
     const tunnel = await prepareSshTunnel(k, endpoint, { timeoutSeconds, log: context.log, secrets: context.secrets });
@@ -72,27 +88,40 @@ export default defineSource({
       expected: k.host_key_fingerprint,
       skip: k.ssh_skip_host_key_check,
     };
-    checkHostKeyRule(hostKeyRule, { host: endpoint.host, port: endpoint.port, target, risk: 'receive the credential' }, context.log);
+    checkHostKeyRule(
+      hostKeyRule,
+      { host: endpoint.host, port: endpoint.port, target, risk: 'receive the credential' },
+      context.log,
+    );
     const login = sshLogin(loginSecretOf(credential), endpoint.username);
     const log = context.log;
     const { default: Client } = await import('ssh2-sftp-client');
 
     /** The failure context of the latest connection: its host key check and the server's answer. */
-    let failure: SftpFailureContext = { endpoint, credential, timeoutSeconds, hostKeyRule, hostKey: hostKeyCheck(hostKeyRule) };
+    let failure: SftpFailureContext = {
+      endpoint,
+      credential,
+      timeoutSeconds,
+      hostKeyRule,
+      hostKey: hostKeyCheck(hostKeyRule),
+    };
     let current: SftpClient | undefined;
     let session: Promise<SftpClient> | undefined;
 
     const open = async (): Promise<SftpClient> => {
       // Directly, or the tunnel's listener (opened, with the bastion login, on first use).
       const reach = tunnel ? await tunnel.open() : endpoint;
-      const hostKey = hostKeyCheck(hostKeyRule, (key) => log.info(`${target} presented host key ${key.type} ${key.fingerprint} (not checked)`));
+      const hostKey = hostKeyCheck(hostKeyRule, (key) =>
+        log.info(`${target} presented host key ${key.type} ${key.fingerprint} (not checked)`),
+      );
       const attempt: SftpFailureContext = { endpoint, credential, timeoutSeconds, hostKeyRule, hostKey };
       failure = attempt;
       let lastSshError: Error | undefined;
       const client: SftpClient = new Client('connector-auth', {
         // ssh2-sftp-client prints to the console by default; a connection lost between calls is
         // reported by the next call instead, which reconnects.
-        error: (error: unknown) => log.debug(`${target}: the SSH connection failed (${firstLineOf(error)}); the next call reconnects`),
+        error: (error: unknown) =>
+          log.debug(`${target}: the SSH connection failed (${firstLineOf(error)}); the next call reconnects`),
         end: () => undefined,
         close: () => {
           if (current === client) {
@@ -155,7 +184,11 @@ export default defineSource({
           throw classifyProbeError(error, k.probe_path, failure);
         }
         const shown = k.probe_path === '.' ? '. (login directory)' : k.probe_path;
-        return { target, outcome: `SFTP list ${shown}: ${entries} ${entries === 1 ? 'entry' : 'entries'}`, elapsedMs: performance.now() - started };
+        return {
+          target,
+          outcome: `SFTP list ${shown}: ${entries} ${entries === 1 ? 'entry' : 'entries'}`,
+          elapsedMs: performance.now() - started,
+        };
       },
       list: (path = '.') =>
         call('list', path, async (client) =>
@@ -169,14 +202,22 @@ export default defineSource({
       stat: (path) =>
         call('stat', path, async (client) => {
           const stats = await client.stat(path);
-          const type = stats.isDirectory ? 'directory' : stats.isFile ? 'file' : stats.isSymbolicLink ? 'symlink' : 'other';
+          const type = stats.isDirectory
+            ? 'directory'
+            : stats.isFile
+              ? 'file'
+              : stats.isSymbolicLink
+                ? 'symlink'
+                : 'other';
           return { type, size: stats.size, modifiedAt: new Date(stats.modifyTime) } satisfies SftpStat;
         }),
       readFile: (path) => call('get', path, async (client) => (await client.get(path)) as Buffer),
       createReadStream: (path) =>
         call('read', path, async (client) => {
           // The file is opened as the stream starts: a missing file arrives as its 'error'.
-          return classifiedStream(client.createReadStream(path), (error) => classifyFileError(error, 'read', path, failure));
+          return classifiedStream(client.createReadStream(path), (error) =>
+            classifyFileError(error, 'read', path, failure),
+          );
         }),
       async close() {
         const client = current;

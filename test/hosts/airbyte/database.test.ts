@@ -28,14 +28,31 @@ beforeAll(async () => {
   ca = createCa();
   const server = issueServer(ca, { hosts: ['127.0.0.1'] });
   [peer, root] = await Promise.all([
-    start({ password: PASSWORD, database: DATABASE, ssl: { certificatePem: server.certificatePem, privateKeyPem: server.privateKeyPem }, hostsslOnly: true }),
+    start({
+      password: PASSWORD,
+      database: DATABASE,
+      ssl: { certificatePem: server.certificatePem, privateKeyPem: server.privateKeyPem },
+      hostsslOnly: true,
+    }),
     mkdtemp(join(tmpdir(), 'connector-auth-airbyte-database-')),
   ]);
   const { default: postgres } = await import('pg');
-  client = new postgres.Client({ host: peer.host, port: peer.port, user: peer.user, database: DATABASE, password: PASSWORD, ssl: { ca: ca.certificatePem } });
+  client = new postgres.Client({
+    host: peer.host,
+    port: peer.port,
+    user: peer.user,
+    database: DATABASE,
+    password: PASSWORD,
+    ssl: { ca: ca.certificatePem },
+  });
   await client.connect();
-  await client.query(`create table public.orders (id bigint primary key, status text not null, updated_at timestamptz)`);
-  await client.query(`insert into public.orders select i, 'new', timestamptz '2024-01-01 00:00:00+00' + (i / 100) * interval '1 second' from generate_series(1, $1::int) as i`, [ROWS]);
+  await client.query(
+    `create table public.orders (id bigint primary key, status text not null, updated_at timestamptz)`,
+  );
+  await client.query(
+    `insert into public.orders select i, 'new', timestamptz '2024-01-01 00:00:00+00' + (i / 100) * interval '1 second' from generate_series(1, $1::int) as i`,
+    [ROWS],
+  );
 }, 30_000);
 
 afterAll(async () => {
@@ -63,21 +80,35 @@ describe('airbyte on the database template (PostgreSQL)', () => {
     const specification = spec.of('SPEC')[0]!.spec.connectionSpecification;
     expect(specification.required).toEqual(['auth_method', 'host', 'database', 'user']);
     expect(specification.properties.port).toMatchObject({ default: '5432' });
-    expect(specification.properties.sslmode).toMatchObject({ default: 'verify-full', enum: ['disable', 'require', 'verify-ca', 'verify-full'] });
+    expect(specification.properties.sslmode).toMatchObject({
+      default: 'verify-full',
+      enum: ['disable', 'require', 'verify-ca', 'verify-full'],
+    });
     expect(specification.properties.batch_size).toMatchObject({ default: '1000' });
-    expect(specification.properties.auth_method.oneOf.find((m: { title: string }) => m.title === 'password').properties.password).toMatchObject({ airbyte_secret: true });
+    expect(
+      specification.properties.auth_method.oneOf.find((m: { title: string }) => m.title === 'password').properties
+        .password,
+    ).toMatchObject({ airbyte_secret: true });
 
     const good = await airbyte(['check', dir, '--config', await jsonFile(dir, 'good.json', connection())]);
     expect(good.of('CONNECTION_STATUS')[0]!.connectionStatus.status, good.stdout).toBe('SUCCEEDED');
     const bad = await airbyte(['check', dir, '--config', await jsonFile(dir, 'bad.json', connection(WRONG))]);
     expect(bad.code).toBe(0);
-    expect(bad.of('CONNECTION_STATUS')[0]!.connectionStatus).toMatchObject({ status: 'FAILED', message: expect.stringContaining("'password'") });
+    expect(bad.of('CONNECTION_STATUS')[0]!.connectionStatus).toMatchObject({
+      status: 'FAILED',
+      message: expect.stringContaining("'password'"),
+    });
 
     const discover = await airbyte(['discover', dir, '--config', await jsonFile(dir, 'good.json', connection())]);
     expect(discover.of('CATALOG')[0]!.catalog.streams).toEqual([
-      expect.objectContaining({ name: 'orders', source_defined_primary_key: [['id']], supported_sync_modes: ['full_refresh', 'incremental'] }),
+      expect.objectContaining({
+        name: 'orders',
+        source_defined_primary_key: [['id']],
+        supported_sync_modes: ['full_refresh', 'incremental'],
+      }),
     ]);
-    for (const run of [spec, good, bad, discover]) expectNoSecretOutsideControl(run, [...leakForms(PASSWORD), ...leakForms(WRONG)]);
+    for (const run of [spec, good, bad, discover])
+      expectNoSecretOutsideControl(run, [...leakForms(PASSWORD), ...leakForms(WRONG)]);
   }, 30_000);
 
   it('read: every row once in batches, a STATE per batch; resumed from that state, only the rows changed since', async () => {
@@ -95,7 +126,16 @@ describe('airbyte on the database template (PostgreSQL)', () => {
 
     await client.query(`update public.orders set status = 'shipped', updated_at = now() where id in (7, 1200)`);
     await client.query(`insert into public.orders values ($1, 'new', now())`, [ROWS + 1]);
-    const resumed = await airbyte(['read', dir, '--config', config, '--catalog', catalog, '--state', await jsonFile(dir, 'state.json', savedState(first))]);
+    const resumed = await airbyte([
+      'read',
+      dir,
+      '--config',
+      config,
+      '--catalog',
+      catalog,
+      '--state',
+      await jsonFile(dir, 'state.json', savedState(first)),
+    ]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.of('RECORD').map((r) => [r.record.data.id, r.record.data.status])).toEqual([
       [7, 'shipped'],
@@ -104,9 +144,20 @@ describe('airbyte on the database template (PostgreSQL)', () => {
     ]);
     expect(resumed.of('STATE').map((s) => s.state.sourceStats.recordCount)).toEqual([3]);
 
-    const wrong = await airbyte(['read', dir, '--config', await jsonFile(dir, 'wrong.json', connection(WRONG)), '--catalog', catalog]);
+    const wrong = await airbyte([
+      'read',
+      dir,
+      '--config',
+      await jsonFile(dir, 'wrong.json', connection(WRONG)),
+      '--catalog',
+      catalog,
+    ]);
     expect(wrong.code).toBe(3);
-    expect(wrong.of('TRACE')[0]!.trace.error).toMatchObject({ failure_type: 'config_error', message: expect.stringContaining("'password'") });
-    for (const run of [first, resumed, wrong]) expectNoSecretOutsideControl(run, [...leakForms(PASSWORD), ...leakForms(WRONG)]);
+    expect(wrong.of('TRACE')[0]!.trace.error).toMatchObject({
+      failure_type: 'config_error',
+      message: expect.stringContaining("'password'"),
+    });
+    for (const run of [first, resumed, wrong])
+      expectNoSecretOutsideControl(run, [...leakForms(PASSWORD), ...leakForms(WRONG)]);
   }, 30_000);
 });

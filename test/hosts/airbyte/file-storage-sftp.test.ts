@@ -38,8 +38,14 @@ async function sftpProject(name: string): Promise<string> {
   const body = /## The same connector on SFTP[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)![1]!;
   let source = await readFile(join(dir, 'connector.ts'), 'utf8');
   source = source.replace("source: 's3',", "source: 'sftp',");
-  source = source.replace('const settings = z.object({', "const settings = z.object({\n  directory: z.string().default('/upload'),");
-  source = source.replace(/ {4}\/\/ A key saved for another bucket[\s\S]*?(?= {4}log\.info\(`synced)/, body.replace(/^/gm, '    ').trimEnd() + '\n');
+  source = source.replace(
+    'const settings = z.object({',
+    "const settings = z.object({\n  directory: z.string().default('/upload'),",
+  );
+  source = source.replace(
+    / {4}\/\/ A key saved for another bucket[\s\S]*?(?= {4}log\.info\(`synced)/,
+    body.replace(/^/gm, '    ').trimEnd() + '\n',
+  );
   expect(source).toContain("source: 'sftp'");
   expect(source).not.toContain('startAfter');
   await writeFile(join(dir, 'connector.ts'), source);
@@ -52,17 +58,29 @@ describe('airbyte on the file-storage template, SFTP variant', () => {
     const good = await jsonFile(dir, 'good.json', sftpConfiguration(peer, { directory: upload, table: 'rows' }));
     const check = await airbyte(['check', dir, '--config', good]);
     expect(check.of('CONNECTION_STATUS')[0]!.connectionStatus.status, check.stdout + check.stderr).toBe('SUCCEEDED');
-    const bad = await airbyte(['check', dir, '--config', await jsonFile(dir, 'bad.json', sftpConfiguration(peer, { directory: upload, password: WRONG }))]);
+    const bad = await airbyte([
+      'check',
+      dir,
+      '--config',
+      await jsonFile(dir, 'bad.json', sftpConfiguration(peer, { directory: upload, password: WRONG })),
+    ]);
     expect(bad.code).toBe(0);
-    expect(bad.of('CONNECTION_STATUS')[0]!.connectionStatus).toMatchObject({ status: 'FAILED', message: expect.stringContaining("'password'") });
+    expect(bad.of('CONNECTION_STATUS')[0]!.connectionStatus).toMatchObject({
+      status: 'FAILED',
+      message: expect.stringContaining("'password'"),
+    });
 
     const discover = await airbyte(['discover', dir, '--config', good]);
-    expect(discover.of('CATALOG')[0]!.catalog.streams).toEqual([expect.objectContaining({ name: 'rows', source_defined_primary_key: [['_file'], ['_record']] })]);
+    expect(discover.of('CATALOG')[0]!.catalog.streams).toEqual([
+      expect.objectContaining({ name: 'rows', source_defined_primary_key: [['_file'], ['_record']] }),
+    ]);
 
     const catalog = await jsonFile(dir, 'catalog.json', configuredCatalog([{ name: 'rows' }]));
     const first = await airbyte(['read', dir, '--config', good, '--catalog', catalog]);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.of('RECORD').map((r) => [r.record.data._file.split('/').at(-1), r.record.data._record, r.record.data.name])).toEqual([
+    expect(
+      first.of('RECORD').map((r) => [r.record.data._file.split('/').at(-1), r.record.data._record, r.record.data.name]),
+    ).toEqual([
       ['2024-01-01.csv', 1, 'Ada'],
       ['2024-01-01.csv', 2, 'Brian, Jr.'],
       ['2024-01-02.csv', 1, 'Chloé'],
@@ -70,9 +88,19 @@ describe('airbyte on the file-storage template, SFTP variant', () => {
     expect(first.of('STATE').map((s) => s.state.sourceStats.recordCount)).toEqual([2, 1]);
 
     await writeFile(join(upload, '2024-01-03.csv'), 'id,name\n4,Dan\n');
-    const resumed = await airbyte(['read', dir, '--config', good, '--catalog', catalog, '--state', await jsonFile(dir, 'state.json', savedState(first))]);
+    const resumed = await airbyte([
+      'read',
+      dir,
+      '--config',
+      good,
+      '--catalog',
+      catalog,
+      '--state',
+      await jsonFile(dir, 'state.json', savedState(first)),
+    ]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.of('RECORD').map((r) => r.record.data.name)).toEqual(['Dan']);
-    for (const run of [check, bad, discover, first, resumed]) expectNoSecretOutsideControl(run, [...leakForms(peer.password), ...leakForms(WRONG)]);
+    for (const run of [check, bad, discover, first, resumed])
+      expectNoSecretOutsideControl(run, [...leakForms(peer.password), ...leakForms(WRONG)]);
   }, 40_000);
 });

@@ -16,13 +16,18 @@ import { configuredCatalog, lineProblems } from './support.js';
  */
 
 const TOKEN = 'Image-T0ken/+rest?&x=1';
-const PACKAGE = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+const PACKAGE = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 const TEMPLATES = new URL('../../../templates/', import.meta.url);
 let peer: HttpApiPeer;
 let root: string;
 
 beforeAll(async () => {
-  [peer, root] = await Promise.all([start({ auth: { kind: 'bearer', token: TOKEN }, items: 5 }), mkdtemp(join(tmpdir(), 'connector-auth-image-'))]);
+  [peer, root] = await Promise.all([
+    start({ auth: { kind: 'bearer', token: TOKEN }, items: 5 }),
+    mkdtemp(join(tmpdir(), 'connector-auth-image-')),
+  ]);
 });
 afterAll(async () => {
   await peer?.stop();
@@ -43,20 +48,54 @@ interface Dockerfile {
 
 /** The instructions this Dockerfile uses, read as a builder reads them (continuations joined, comments dropped). */
 function parseDockerfile(text: string): Dockerfile {
-  const out: Dockerfile = { from: '', args: {}, env: {}, workdir: '', user: '', expose: [], entrypoint: [], cmd: [], run: [] };
-  const lines = text.replace(/\\\n\s*/g, ' ').split('\n').filter((l) => l.trim() && !l.trim().startsWith('#'));
+  const out: Dockerfile = {
+    from: '',
+    args: {},
+    env: {},
+    workdir: '',
+    user: '',
+    expose: [],
+    entrypoint: [],
+    cmd: [],
+    run: [],
+  };
+  const lines = text
+    .replace(/\\\n\s*/g, ' ')
+    .split('\n')
+    .filter((l) => l.trim() && !l.trim().startsWith('#'));
   for (const line of lines) {
     const [, instruction, rest] = /^(\w+)\s+(.*)$/.exec(line.trim())!;
     switch (instruction!.toUpperCase()) {
-      case 'FROM': out.from = rest!; break;
-      case 'ARG': { const [k, v] = rest!.split('='); out.args[k!] = v ?? ''; break; }
-      case 'ENV': for (const [, k, v] of rest!.matchAll(/(\w+)=("[^"]*"|\S+)/g)) out.env[k!] = v!.startsWith('"') ? v!.slice(1, -1) : v!; break;
-      case 'WORKDIR': out.workdir = rest!; break;
-      case 'USER': out.user = rest!; break;
-      case 'EXPOSE': out.expose.push(...rest!.split(/\s+/)); break;
-      case 'ENTRYPOINT': out.entrypoint = JSON.parse(rest!) as string[]; break;
-      case 'CMD': out.cmd = JSON.parse(rest!) as string[]; break;
-      case 'RUN': out.run.push(rest!); break;
+      case 'FROM':
+        out.from = rest!;
+        break;
+      case 'ARG': {
+        const [k, v] = rest!.split('=');
+        out.args[k!] = v ?? '';
+        break;
+      }
+      case 'ENV':
+        for (const [, k, v] of rest!.matchAll(/(\w+)=("[^"]*"|\S+)/g))
+          out.env[k!] = v!.startsWith('"') ? v!.slice(1, -1) : v!;
+        break;
+      case 'WORKDIR':
+        out.workdir = rest!;
+        break;
+      case 'USER':
+        out.user = rest!;
+        break;
+      case 'EXPOSE':
+        out.expose.push(...rest!.split(/\s+/));
+        break;
+      case 'ENTRYPOINT':
+        out.entrypoint = JSON.parse(rest!) as string[];
+        break;
+      case 'CMD':
+        out.cmd = JSON.parse(rest!) as string[];
+        break;
+      case 'RUN':
+        out.run.push(rest!);
+        break;
     }
   }
   return out;
@@ -72,13 +111,18 @@ describe('the Dockerfile of every template', () => {
     const file = parseDockerfile(await readFile(join(dir, 'Dockerfile'), 'utf8'));
     expect(file.from).toMatch(/^node:24-alpine$/);
     expect(file.args.CONNECTOR_AUTH_VERSION).toBe(PACKAGE.version);
-    expect(file.run.join('\n')).toContain('npm install --global --no-audit --no-fund "connector-auth@${CONNECTOR_AUTH_VERSION}"');
+    expect(file.run.join('\n')).toContain(
+      'npm install --global --no-audit --no-fund "connector-auth@${CONNECTOR_AUTH_VERSION}"',
+    );
     expect(file.user).toBe('node');
     expect(file.expose).toEqual(['50051']);
     expect(file.entrypoint).toEqual(['connector-auth']);
     // The gRPC host serves the image's project on the exposed port.
     expect(file.cmd).toEqual(['serve', file.workdir, '--port', file.expose[0]]);
-    expect(file.env).toMatchObject({ AIRBYTE_ENTRYPOINT: 'connector-auth airbyte', CONNECTOR_AUTH_PROJECT: file.workdir });
+    expect(file.env).toMatchObject({
+      AIRBYTE_ENTRYPOINT: 'connector-auth airbyte',
+      CONNECTOR_AUTH_PROJECT: file.workdir,
+    });
     const ignored = (await readFile(join(dir, '.dockerignore'), 'utf8')).split('\n');
     expect(ignored).toEqual(expect.arrayContaining(['configuration.json', 'files/', '*.recovery.json']));
   });
@@ -88,13 +132,33 @@ describe('the Dockerfile of every template', () => {
     const file = parseDockerfile(await readFile(join(dir, 'Dockerfile'), 'utf8'));
     // COPY . /connector, less .dockerignore.
     const image = join(root, 'image-root', file.workdir);
-    const ignored = (await readFile(join(dir, '.dockerignore'), 'utf8')).split('\n').filter((l) => l && !l.startsWith('#'));
-    await cp(dir, image, { recursive: true, filter: (source) => !ignored.some((pattern) => source.endsWith(`/${pattern.replace(/\/$/, '')}`)) });
-    expect((await readdir(image)).sort()).toEqual(['.dockerignore', '.gitignore', 'Dockerfile', 'README.md', 'connector.ts', 'package.json', 'tsconfig.json']);
+    const ignored = (await readFile(join(dir, '.dockerignore'), 'utf8'))
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'));
+    await cp(dir, image, {
+      recursive: true,
+      filter: (source) => !ignored.some((pattern) => source.endsWith(`/${pattern.replace(/\/$/, '')}`)),
+    });
+    expect((await readdir(image)).sort()).toEqual([
+      '.dockerignore',
+      '.gitignore',
+      'Dockerfile',
+      'README.md',
+      'connector.ts',
+      'package.json',
+      'tsconfig.json',
+    ]);
 
     const configFolder = join(root, 'config');
     await mkdir(configFolder, { recursive: true });
-    await writeFile(join(configFolder, 'source_config.json'), JSON.stringify({ auth_method: { auth_method: 'bearer', token: TOKEN }, base_url: peer.url, probe_path: 'health' }));
+    await writeFile(
+      join(configFolder, 'source_config.json'),
+      JSON.stringify({
+        auth_method: { auth_method: 'bearer', token: TOKEN },
+        base_url: peer.url,
+        probe_path: 'health',
+      }),
+    );
     await writeFile(join(configFolder, 'source_catalog.json'), JSON.stringify(configuredCatalog([{ name: 'items' }])));
     const env = Object.fromEntries(Object.entries(file.env).map(([k, v]) => [k, v === file.workdir ? image : v]));
     const [program, ...prefix] = env.AIRBYTE_ENTRYPOINT!.split(' ');
@@ -102,7 +166,10 @@ describe('the Dockerfile of every template', () => {
 
     const spec = await cli([...prefix, 'spec'], { cwd: configFolder, env });
     const check = await cli([...prefix, 'check', '--config', 'source_config.json'], { cwd: configFolder, env });
-    const read = await cli([...prefix, 'read', '--config', 'source_config.json', '--catalog', 'source_catalog.json'], { cwd: configFolder, env });
+    const read = await cli([...prefix, 'read', '--config', 'source_config.json', '--catalog', 'source_catalog.json'], {
+      cwd: configFolder,
+      env,
+    });
     for (const run of [spec, check, read]) {
       expect(run.code, run.stderr).toBe(0);
       for (const line of run.stdout.trimEnd().split('\n')) expect(lineProblems(line), line).toEqual([]);

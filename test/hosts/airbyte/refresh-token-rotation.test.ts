@@ -24,7 +24,8 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const everySecret = () => [peer.clients.refresh.secret, ...peer.seen.accessTokens, ...peer.seen.refreshTokens].flatMap((s) => leakForms(s));
+const everySecret = () =>
+  [peer.clients.refresh.secret, ...peer.seen.accessTokens, ...peer.seen.refreshTokens].flatMap((s) => leakForms(s));
 
 /** The one CONTROL message of a run, checked to come before the probe's success is logged. */
 function control(run: AirbyteRun): Record<string, any> {
@@ -42,7 +43,13 @@ describe('airbyte: a rotated refresh token is sent as a CONTROL message by every
     const dir = await initTemplate(root, 'nested', 'rest-api');
     const first = await peer.issueRefreshToken();
     const given = {
-      auth_method: { auth_method: 'oauth2_refresh_token', token_url: peer.tokenUrl, client_id: peer.clients.refresh.id, client_secret: peer.clients.refresh.secret, refresh_token: first },
+      auth_method: {
+        auth_method: 'oauth2_refresh_token',
+        token_url: peer.tokenUrl,
+        client_id: peer.clients.refresh.id,
+        client_secret: peer.clients.refresh.secret,
+        refresh_token: first,
+      },
       base_url: peer.apiUrl,
       probe_path: 'health',
       items_path: 'items',
@@ -67,7 +74,14 @@ describe('airbyte: a rotated refresh token is sent as a CONTROL message by every
     expect(third).not.toBe(second);
 
     const catalog = await jsonFile(dir, 'catalog.json', configuredCatalog([{ name: 'items' }]));
-    const read = await airbyte(['read', dir, '--config', await jsonFile(dir, 'c3.json', control(discover)), '--catalog', catalog]);
+    const read = await airbyte([
+      'read',
+      dir,
+      '--config',
+      await jsonFile(dir, 'c3.json', control(discover)),
+      '--catalog',
+      catalog,
+    ]);
     expect(read.code, read.stderr).toBe(0);
     expect(read.of('RECORD').length).toBeGreaterThan(0);
     const fourth = control(read).auth_method.refresh_token as string;
@@ -81,7 +95,16 @@ describe('airbyte: a rotated refresh token is sent as a CONTROL message by every
   it('a flat configuration gets a flat one back; the old token, replayed, is refused as a config_error naming refresh_token', async () => {
     const dir = await initTemplate(root, 'flat', 'rest-api');
     const first = await peer.issueRefreshToken();
-    const given = { auth_method: 'oauth2_refresh_token', token_url: peer.tokenUrl, client_id: peer.clients.refresh.id, client_secret: peer.clients.refresh.secret, refresh_token: first, base_url: peer.apiUrl, probe_path: 'health', items_path: 'items' };
+    const given = {
+      auth_method: 'oauth2_refresh_token',
+      token_url: peer.tokenUrl,
+      client_id: peer.clients.refresh.id,
+      client_secret: peer.clients.refresh.secret,
+      refresh_token: first,
+      base_url: peer.apiUrl,
+      probe_path: 'health',
+      items_path: 'items',
+    };
     const catalog = await jsonFile(dir, 'catalog.json', configuredCatalog([{ name: 'items' }]));
     const read = await airbyte(['read', dir, '--config', await jsonFile(dir, 'c1.json', given), '--catalog', catalog]);
     expect(read.code, read.stderr).toBe(0);
@@ -90,10 +113,20 @@ describe('airbyte: a rotated refresh token is sent as a CONTROL message by every
     expect(updated.refresh_token).not.toBe(first);
 
     // Had Airbyte not stored it, the next run would start from the consumed token.
-    const replay = await airbyte(['read', dir, '--config', await jsonFile(dir, 'c2.json', given), '--catalog', catalog]);
+    const replay = await airbyte([
+      'read',
+      dir,
+      '--config',
+      await jsonFile(dir, 'c2.json', given),
+      '--catalog',
+      catalog,
+    ]);
     expect(replay.code).toBe(3);
     expect(replay.of('CONTROL')).toEqual([]);
-    expect(replay.of('TRACE')[0]!.trace.error).toMatchObject({ failure_type: 'config_error', message: expect.stringContaining('refresh_token') });
+    expect(replay.of('TRACE')[0]!.trace.error).toMatchObject({
+      failure_type: 'config_error',
+      message: expect.stringContaining('refresh_token'),
+    });
     for (const run of [read, replay]) expectNoSecretOutsideControl(run, everySecret());
   });
 });

@@ -19,14 +19,23 @@ let peer: HttpApiPeer;
 let root: string;
 
 beforeAll(async () => {
-  [peer, root] = await Promise.all([start({ auth: { kind: 'bearer', token: TOKEN }, items: 25, pageSize: 10 }), mkdtemp(join(tmpdir(), 'connector-auth-airbyte-rest-'))]);
+  [peer, root] = await Promise.all([
+    start({ auth: { kind: 'bearer', token: TOKEN }, items: 25, pageSize: 10 }),
+    mkdtemp(join(tmpdir(), 'connector-auth-airbyte-rest-')),
+  ]);
 });
 afterAll(async () => {
   await peer?.stop();
   await rm(root, { recursive: true, force: true });
 });
 
-const flat = (token = TOKEN, base = peer.url) => ({ auth_method: 'bearer', token, base_url: base, probe_path: 'health', items_path: 'items' });
+const flat = (token = TOKEN, base = peer.url) => ({
+  auth_method: 'bearer',
+  token,
+  base_url: base,
+  probe_path: 'health',
+  items_path: 'items',
+});
 let count = 0;
 async function project(connector?: string): Promise<string> {
   const dir = await initTemplate(root, `p${++count}`, 'rest-api');
@@ -60,7 +69,10 @@ describe('airbyte spec / check / discover (rest-api template)', () => {
     // The schema is one a validator compiles, and the nested configuration Airbyte's form saves passes it.
     const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
     const validate = new Ajv({ strict: false }).compile(specification);
-    expect(validate({ auth_method: { auth_method: 'bearer', token: TOKEN }, base_url: peer.url }), JSON.stringify(validate.errors)).toBe(true);
+    expect(
+      validate({ auth_method: { auth_method: 'bearer', token: TOKEN }, base_url: peer.url }),
+      JSON.stringify(validate.errors),
+    ).toBe(true);
     expect(validate({ auth_method: { auth_method: 'bearer' }, base_url: peer.url })).toBe(false);
   });
 
@@ -68,7 +80,12 @@ describe('airbyte spec / check / discover (rest-api template)', () => {
     const dir = await project();
     const good = await airbyte(['check', dir, '--config', await config(dir, flat())]);
     expect(good.code, good.stderr).toBe(0);
-    expect(good.of('CONNECTION_STATUS')).toEqual([{ type: 'CONNECTION_STATUS', connectionStatus: { status: 'SUCCEEDED', message: expect.stringContaining('probe succeeded') } }]);
+    expect(good.of('CONNECTION_STATUS')).toEqual([
+      {
+        type: 'CONNECTION_STATUS',
+        connectionStatus: { status: 'SUCCEEDED', message: expect.stringContaining('probe succeeded') },
+      },
+    ]);
     const bad = await airbyte(['check', dir, '--config', await config(dir, flat(WRONG))]);
     expect(bad.code).toBe(0);
     const [status] = bad.of('CONNECTION_STATUS');
@@ -80,13 +97,27 @@ describe('airbyte spec / check / discover (rest-api template)', () => {
 
   it("check with Airbyte's nested form and non-string scalars: the method's keys flattened, a number taken as its text", async () => {
     const dir = await project();
-    const nested = { auth_method: { auth_method: 'bearer', token: TOKEN }, base_url: peer.url, probe_path: 'health', timeout_seconds: 5, allow_plain_http: false, scope: null };
+    const nested = {
+      auth_method: { auth_method: 'bearer', token: TOKEN },
+      base_url: peer.url,
+      probe_path: 'health',
+      timeout_seconds: 5,
+      allow_plain_http: false,
+      scope: null,
+    };
     const run = await airbyte(['check', dir, '--config', await config(dir, nested)]);
     expect(run.of('CONNECTION_STATUS')[0]?.connectionStatus.status, run.stdout).toBe('SUCCEEDED');
     const twice = await airbyte(['check', dir, '--config', await config(dir, { ...nested, token: WRONG })]);
     expect(twice.of('CONNECTION_STATUS')[0]?.connectionStatus.message).toContain("key 'token' is given twice");
-    const list = await airbyte(['check', dir, '--config', await config(dir, { ...nested, probe_expect_status: [200] })]);
-    expect(list.of('CONNECTION_STATUS')[0]?.connectionStatus.message).toContain("key 'probe_expect_status' is an array");
+    const list = await airbyte([
+      'check',
+      dir,
+      '--config',
+      await config(dir, { ...nested, probe_expect_status: [200] }),
+    ]);
+    expect(list.of('CONNECTION_STATUS')[0]?.connectionStatus.message).toContain(
+      "key 'probe_expect_status' is an array",
+    );
   });
 
   it('discover: one stream per table, its primary key, both sync modes, the delete marker column', async () => {
@@ -97,7 +128,10 @@ describe('airbyte spec / check / discover (rest-api template)', () => {
     expect(catalog!.catalog.streams).toEqual([
       {
         name: 'items',
-        json_schema: expect.objectContaining({ type: 'object', properties: { id: {}, _ab_cdc_deleted_at: expect.objectContaining({ format: 'date-time' }) } }),
+        json_schema: expect.objectContaining({
+          type: 'object',
+          properties: { id: {}, _ab_cdc_deleted_at: expect.objectContaining({ format: 'date-time' }) },
+        }),
         supported_sync_modes: ['full_refresh', 'incremental'],
         source_defined_cursor: true,
         is_resumable: true,
@@ -116,14 +150,36 @@ describe('airbyte read (rest-api template)', () => {
     expect(first.code, first.stderr).toBe(0);
     const records = first.of('RECORD');
     expect(records.map((r) => r.record.data.id)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
-    expect(records.every((r) => r.record.stream === 'items' && Number.isInteger(r.record.emitted_at) && r.record.emitted_at > Date.now() - 60_000)).toBe(true);
+    expect(
+      records.every(
+        (r) =>
+          r.record.stream === 'items' &&
+          Number.isInteger(r.record.emitted_at) &&
+          r.record.emitted_at > Date.now() - 60_000,
+      ),
+    ).toBe(true);
     const states = first.of('STATE');
     expect(states.map((s) => s.state.global.shared_state.cursor)).toEqual(['10', '20', '20']);
     expect(states.map((s) => s.state.sourceStats.recordCount)).toEqual([10, 10, 5]);
-    expect(states[0]!.state).toMatchObject({ type: 'GLOBAL', global: { stream_states: [{ stream_descriptor: { name: 'items' } }] } });
+    expect(states[0]!.state).toMatchObject({
+      type: 'GLOBAL',
+      global: { stream_states: [{ stream_descriptor: { name: 'items' } }] },
+    });
     // Each STATE follows the records it covers.
-    expect(first.messages.filter((m) => m.type === 'RECORD' || m.type === 'STATE').map((m) => m.type).join(',')).toBe(
-      [...Array(10).fill('RECORD'), 'STATE', ...Array(10).fill('RECORD'), 'STATE', ...Array(5).fill('RECORD'), 'STATE'].join(','),
+    expect(
+      first.messages
+        .filter((m) => m.type === 'RECORD' || m.type === 'STATE')
+        .map((m) => m.type)
+        .join(','),
+    ).toBe(
+      [
+        ...Array(10).fill('RECORD'),
+        'STATE',
+        ...Array(10).fill('RECORD'),
+        'STATE',
+        ...Array(5).fill('RECORD'),
+        'STATE',
+      ].join(','),
     );
 
     const state = await jsonFile(dir, 'state.json', savedState(first));
@@ -135,7 +191,12 @@ describe('airbyte read (rest-api template)', () => {
     const full = await jsonFile(dir, 'full.json', configuredCatalog([{ name: 'items', sync_mode: 'full_refresh' }]));
     const refreshed = await airbyte(['read', dir, '--config', cfg, '--catalog', full, '--state', state]);
     expect(refreshed.of('RECORD')).toHaveLength(25);
-    expect(refreshed.of('LOG').map((l) => l.log.message).join('\n')).toContain("starting from an empty state: 'items' is configured full_refresh");
+    expect(
+      refreshed
+        .of('LOG')
+        .map((l) => l.log.message)
+        .join('\n'),
+    ).toContain("starting from an empty state: 'items' is configured full_refresh");
 
     // A stream the catalog does not select sends nothing.
     const other = await jsonFile(dir, 'other.json', configuredCatalog([{ name: 'orders' }]));
@@ -150,11 +211,22 @@ describe('airbyte read (rest-api template)', () => {
     const dir = await project();
     const catalog = await jsonFile(dir, 'catalog.json', configuredCatalog([{ name: 'items' }]));
     const wrong = await airbyte(['read', dir, '--config', await config(dir, flat(WRONG)), '--catalog', catalog]);
-    const down = await airbyte(['read', dir, '--config', await jsonFile(dir, 'down.json', flat(TOKEN, `http://127.0.0.1:${await closedPort()}`)), '--catalog', catalog]);
+    const down = await airbyte([
+      'read',
+      dir,
+      '--config',
+      await jsonFile(dir, 'down.json', flat(TOKEN, `http://127.0.0.1:${await closedPort()}`)),
+      '--catalog',
+      catalog,
+    ]);
     const uncatalogued = await airbyte(['read', dir, '--config', await jsonFile(dir, 'good.json', flat())]);
     expect([wrong.code, down.code, uncatalogued.code]).toEqual([3, 4, 2]);
     const errors = [wrong, down, uncatalogued].map((run) => run.of('TRACE').map((t) => t.trace.error));
-    expect(errors.map((e) => e.map((x) => x.failure_type))).toEqual([['config_error'], ['system_error'], ['config_error']]);
+    expect(errors.map((e) => e.map((x) => x.failure_type))).toEqual([
+      ['config_error'],
+      ['system_error'],
+      ['config_error'],
+    ]);
     expect(errors[0]![0]!.message).toContain("'token'");
     expect(errors[1]![0]!.message).toContain("'base_url'");
     expect(errors[2]![0]!.message).toContain('--catalog');
@@ -196,12 +268,31 @@ export default defineConnector({
     expect(records[3]).toEqual({ id: 2, _ab_cdc_deleted_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
     expectNoSecretOutsideControl(run, leakForms(TOKEN));
 
-    const failing = await airbyte(['read', dir, '--config', await config(dir, flat()), '--catalog', catalog, '--state', await jsonFile(dir, 'state.json', [{ type: 'GLOBAL', global: { shared_state: { fail: true }, stream_states: [{ stream_descriptor: { name: 'items' } }] } }])]);
+    const failing = await airbyte([
+      'read',
+      dir,
+      '--config',
+      await config(dir, flat()),
+      '--catalog',
+      catalog,
+      '--state',
+      await jsonFile(dir, 'state.json', [
+        {
+          type: 'GLOBAL',
+          global: { shared_state: { fail: true }, stream_states: [{ stream_descriptor: { name: 'items' } }] },
+        },
+      ]),
+    ]);
     expect(failing.code).toBe(1);
     const [trace] = failing.of('TRACE');
-    expect(trace!.trace.error).toMatchObject({ failure_type: 'system_error', message: expect.stringContaining('the API changed its mind') });
+    expect(trace!.trace.error).toMatchObject({
+      failure_type: 'system_error',
+      message: expect.stringContaining('the API changed its mind'),
+    });
     // What was checkpointed before the failure reached Airbyte first.
-    expect(failing.messages.map((m) => m.type).lastIndexOf('STATE')).toBeLessThan(failing.messages.map((m) => m.type).indexOf('TRACE'));
+    expect(failing.messages.map((m) => m.type).lastIndexOf('STATE')).toBeLessThan(
+      failing.messages.map((m) => m.type).indexOf('TRACE'),
+    );
   });
 
   it('a state holding a secret is refused before it is sent (TRACE, exit 1); with --verbose the TRACE has the stack; a project without a connector is a TRACE too', async () => {
@@ -221,12 +312,20 @@ export default defineConnector({
     expect(run.code).toBe(1);
     expect(run.of('STATE')).toEqual([]);
     const [trace] = run.of('TRACE');
-    expect(trace!.trace.error).toMatchObject({ failure_type: 'system_error', message: expect.stringContaining("refusing to send the state: it holds the value of secret configuration key(s) 'token'") });
+    expect(trace!.trace.error).toMatchObject({
+      failure_type: 'system_error',
+      message: expect.stringContaining(
+        "refusing to send the state: it holds the value of secret configuration key(s) 'token'",
+      ),
+    });
     expect(trace!.trace.error.stack_trace).toContain('ConnectorError');
     expectNoSecretOutsideControl(run, leakForms(TOKEN));
 
     const missing = await airbyte(['spec', join(root, 'no-connector')]);
     expect(missing.code).toBe(1);
-    expect(missing.of('TRACE')[0]!.trace.error).toMatchObject({ failure_type: 'system_error', message: expect.stringContaining('no connector file') });
+    expect(missing.of('TRACE')[0]!.trace.error).toMatchObject({
+      failure_type: 'system_error',
+      message: expect.stringContaining('no connector file'),
+    });
   });
 });

@@ -6,19 +6,38 @@ import { lineProblems } from './support.js';
 describe('airbyteStream', () => {
   it('a table that says incremental: false is offered as a full refresh only, with no cursor of its own', () => {
     const stream = airbyteStream({ table: 'groups', primary_key: ['id'], incremental: false });
-    expect(stream).toEqual({ name: 'groups', json_schema: expect.any(Object), supported_sync_modes: ['full_refresh'], source_defined_primary_key: [['id']] });
+    expect(stream).toEqual({
+      name: 'groups',
+      json_schema: expect.any(Object),
+      supported_sync_modes: ['full_refresh'],
+      source_defined_primary_key: [['id']],
+    });
     expect(lineProblems(JSON.stringify({ type: 'CATALOG', catalog: { streams: [stream] } }))).toEqual([]);
   });
 
   it('a composite key is one path per column; a table without a key has none', () => {
-    expect(airbyteStream({ table: 'rows', primary_key: ['_file', '_record'] }).source_defined_primary_key).toEqual([['_file'], ['_record']]);
+    expect(airbyteStream({ table: 'rows', primary_key: ['_file', '_record'] }).source_defined_primary_key).toEqual([
+      ['_file'],
+      ['_record'],
+    ]);
     expect(airbyteStream({ table: 'events' })).not.toHaveProperty('source_defined_primary_key');
   });
 
   it("maps the SDK's column types to Airbyte's, every column nullable", () => {
     const stream = airbyteStream({
       table: 't',
-      columns: { a: 'BOOLEAN', b: 'LONG', c: 'DOUBLE', d: { type: 'DECIMAL', precision: 10, scale: 2 }, e: 'NAIVE_DATE', f: 'UTC_DATETIME', g: 'NAIVE_DATETIME', h: 'BINARY', i: 'JSON', j: 'STRING' },
+      columns: {
+        a: 'BOOLEAN',
+        b: 'LONG',
+        c: 'DOUBLE',
+        d: { type: 'DECIMAL', precision: 10, scale: 2 },
+        e: 'NAIVE_DATE',
+        f: 'UTC_DATETIME',
+        g: 'NAIVE_DATETIME',
+        h: 'BINARY',
+        i: 'JSON',
+        j: 'STRING',
+      },
     });
     expect(stream.json_schema.properties).toEqual({
       a: { type: ['null', 'boolean'] },

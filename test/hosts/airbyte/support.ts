@@ -14,7 +14,9 @@ import { cli, type CliRun } from '../../helpers/cli.js';
  * (`connection_status` for `connectionStatus`) fails here rather than being ignored by Airbyte.
  */
 
-const SCHEMA = JSON.parse(readFileSync(new URL('../../../protocols/airbyte/airbyte-message.schema.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+const SCHEMA = JSON.parse(
+  readFileSync(new URL('../../../protocols/airbyte/airbyte-message.schema.json', import.meta.url), 'utf8'),
+) as Record<string, unknown>;
 
 function validator(schema: unknown): ValidateFunction {
   const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
@@ -29,7 +31,11 @@ export function closed(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(closed);
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) out[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, closed(v)])) : closed(value);
+  for (const [key, value] of Object.entries(node))
+    out[key] =
+      key === 'properties'
+        ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, closed(v)]))
+        : closed(value);
   if ('properties' in out && out.type === 'object') out.additionalProperties = false;
   return out;
 }
@@ -61,7 +67,10 @@ export function lineProblems(line: string): string[] {
   return problems;
 }
 
-export async function airbyte(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<AirbyteRun> {
+export async function airbyte(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<AirbyteRun> {
   const run = await cli(['airbyte', ...args], options);
   const lines = run.stdout.split('\n');
   expect(lines.pop(), 'stdout ends with a line break').toBe('');

@@ -28,7 +28,9 @@ describe('CallSecrets', () => {
     expect(processSecrets.redact('call-a-token-value call-b-token-value')).toContain('<redacted:');
     expect(processSecrets.redact('call-a-token-value')).not.toContain('call-a-token-value');
     b.release();
-    expect(processSecrets.redact('call-a-token-value call-b-token-value')).toBe('call-a-token-value call-b-token-value');
+    expect(processSecrets.redact('call-a-token-value call-b-token-value')).toBe(
+      'call-a-token-value call-b-token-value',
+    );
     expect(heldFormCount()).toBe(before);
 
     // Registered after the end (a connector's timer): redacted from then on, never released.
@@ -40,9 +42,16 @@ describe('CallSecrets', () => {
 
 describe('sealed rotated values in the state', () => {
   it('opens only with the configured value it was sealed under, and not once altered', () => {
-    const text = seal({ value: 'rotated-refresh-token-2', rotatedAt: 5 }, 'configured-refresh-token-1', 'refresh_token');
+    const text = seal(
+      { value: 'rotated-refresh-token-2', rotatedAt: 5 },
+      'configured-refresh-token-1',
+      'refresh_token',
+    );
     expect(text).not.toContain('rotated-refresh-token-2');
-    expect(unseal(text, 'configured-refresh-token-1', 'refresh_token')).toEqual({ value: 'rotated-refresh-token-2', rotatedAt: 5 });
+    expect(unseal(text, 'configured-refresh-token-1', 'refresh_token')).toEqual({
+      value: 'rotated-refresh-token-2',
+      rotatedAt: 5,
+    });
     expect(unseal(text, 'another-configured-token', 'refresh_token')).toBeUndefined();
     expect(unseal(text, 'configured-refresh-token-1', 'client_secret')).toBeUndefined();
     const parts = text.split('.');
@@ -78,7 +87,9 @@ describe('sealed rotated values in the state', () => {
     const registry = new CallSecrets();
     registry.register('token', raw.token);
     const rotated = new RotatedValues();
-    expect(() => checkpointJson({ copy: 'x state-secret-token' }, raw, rotated, registry)).toThrow(/holds the value of secret configuration key\(s\) 'token'/);
+    expect(() => checkpointJson({ copy: 'x state-secret-token' }, raw, rotated, registry)).toThrow(
+      /holds the value of secret configuration key\(s\) 'token'/,
+    );
     expect(() => checkpointJson({ [RESERVED_STATE_KEY]: 1 }, raw, rotated, registry)).toThrow(/reserved/);
     registry.release();
   });

@@ -30,13 +30,27 @@ beforeAll(async () => {
   ca = createCa();
   const certificate = issueServer(ca, { hosts: ['127.0.0.1'] });
   [peer, root] = await Promise.all([
-    start({ password: PASSWORD, database: DATABASE, ssl: { certificatePem: certificate.certificatePem, privateKeyPem: certificate.privateKeyPem }, hostsslOnly: true }),
+    start({
+      password: PASSWORD,
+      database: DATABASE,
+      ssl: { certificatePem: certificate.certificatePem, privateKeyPem: certificate.privateKeyPem },
+      hostsslOnly: true,
+    }),
     mkdtemp(join(tmpdir(), 'connector-auth-serve-database-')),
   ]);
   const { default: postgres } = await import('pg');
-  db = new postgres.Client({ host: peer.host, port: peer.port, user: peer.user, database: DATABASE, password: PASSWORD, ssl: { ca: ca.certificatePem } });
+  db = new postgres.Client({
+    host: peer.host,
+    port: peer.port,
+    user: peer.user,
+    database: DATABASE,
+    password: PASSWORD,
+    ssl: { ca: ca.certificatePem },
+  });
   await db.connect();
-  await db.query(`create table public.orders (id bigint primary key, status text not null, amount numeric(10, 2) not null, updated_at timestamptz)`);
+  await db.query(
+    `create table public.orders (id bigint primary key, status text not null, amount numeric(10, 2) not null, updated_at timestamptz)`,
+  );
   await db.query(
     `insert into public.orders select i, 'new', i * 1.25, timestamptz '2024-01-01 00:00:00.123+00' + i * interval '1 second' from generate_series(1, $1::int) as i`,
     [ROWS],
@@ -68,15 +82,20 @@ describe('serve: the database template (PostgreSQL)', () => {
   it("ConfigurationForm: the postgres source's methods and keys, sslmode a dropdown, the template's own keys with their defaults", async () => {
     const form = (await client.configurationForm()) as { fields: Record<string, unknown>[] };
     const byName = Object.fromEntries(form.fields.map((f) => [f.name as string, f]));
-    const methods = (byName.auth_method as { descriptive_dropdown_fields: { descriptive_dropdown_field: { value: string }[] } }).descriptive_dropdown_fields.descriptive_dropdown_field;
+    const methods = (
+      byName.auth_method as { descriptive_dropdown_fields: { descriptive_dropdown_field: { value: string }[] } }
+    ).descriptive_dropdown_fields.descriptive_dropdown_field;
     expect(methods.map((m) => m.value)).toEqual(expect.arrayContaining(['password', 'gcp_metadata', 'aws_access_key']));
     expect(methods.map((m) => m.value)).not.toContain('bearer');
-    expect((byName.auth_method_password as { conditional_fields: { fields: unknown[] } }).conditional_fields.fields).toEqual([
-      expect.objectContaining({ name: 'password', text_field: 'Password', required: true }),
-    ]);
+    expect(
+      (byName.auth_method_password as { conditional_fields: { fields: unknown[] } }).conditional_fields.fields,
+    ).toEqual([expect.objectContaining({ name: 'password', text_field: 'Password', required: true })]);
     expect(byName.host).toMatchObject({ required: true, text_field: 'PlainText' });
     expect(byName.port).toMatchObject({ default_value: '5432' });
-    expect(byName.sslmode).toMatchObject({ dropdown_field: { dropdown_field: ['disable', 'require', 'verify-ca', 'verify-full'] }, default_value: 'verify-full' });
+    expect(byName.sslmode).toMatchObject({
+      dropdown_field: { dropdown_field: ['disable', 'require', 'verify-ca', 'verify-full'] },
+      default_value: 'verify-full',
+    });
     expect(byName.tls_ca_certificate).toMatchObject({ text_field: 'PlainText' });
     expect(byName.table).toMatchObject({ default_value: 'public.orders' });
     expect(byName.batch_size).toMatchObject({ default_value: '1000' });
@@ -91,7 +110,9 @@ describe('serve: the database template (PostgreSQL)', () => {
 
   it('Schema: the table under its destination name with its primary key', async () => {
     const schema = (await client.schema(configuration())) as { without_schema: { tables: unknown[] } };
-    expect(schema.without_schema.tables).toEqual([{ name: 'orders', columns: [{ name: 'id', type: 'UNSPECIFIED', primary_key: true }] }]);
+    expect(schema.without_schema.tables).toEqual([
+      { name: 'orders', columns: [{ name: 'id', type: 'UNSPECIFIED', primary_key: true }] },
+    ]);
   });
 
   it('Update: every row, typed as pg hands them (int8 as LONG, numeric as exact text, timestamptz as UTC_DATETIME); resumed, only rows changed since', async () => {
@@ -109,7 +130,10 @@ describe('serve: the database template (PostgreSQL)', () => {
 
     await db.query(`update public.orders set status = 'paid', updated_at = now() where id in (5, 6)`);
     await db.query(`insert into public.orders values (${ROWS + 1}, 'new', 1, now())`);
-    const second = await client.update({ configuration: configuration(), state_json: JSON.stringify(first.checkpoints.at(-1)) });
+    const second = await client.update({
+      configuration: configuration(),
+      state_json: JSON.stringify(first.checkpoints.at(-1)),
+    });
     expect(second.error).toBeUndefined();
     expect(second.records.map((r) => [plain(r).id, plain(r).status])).toEqual([
       [{ long: '5' }, { string: 'paid' }],

@@ -71,7 +71,10 @@ let project: string;
 const servers: ServeProcess[] = [];
 
 beforeAll(async () => {
-  [peer, root] = await Promise.all([start({ auth: { kind: 'bearer', token: TOKEN } }), mkdtemp(join(tmpdir(), 'connector-auth-serve-lifecycle-'))]);
+  [peer, root] = await Promise.all([
+    start({ auth: { kind: 'bearer', token: TOKEN } }),
+    mkdtemp(join(tmpdir(), 'connector-auth-serve-lifecycle-')),
+  ]);
   project = join(root, 'events');
   await mkdir(project);
   await writeFile(join(project, 'connector.ts'), CONNECTOR);
@@ -89,19 +92,40 @@ async function server(extra: string[] = []) {
   return { serve, client: connectorClient(serve.port) };
 }
 
-const configuration = (extra: Record<string, string> = {}, token = TOKEN) => ({ auth_method: 'bearer', token, base_url: peer.url, probe_path: 'health', ...extra });
+const configuration = (extra: Record<string, string> = {}, token = TOKEN) => ({
+  auth_method: 'bearer',
+  token,
+  base_url: peer.url,
+  probe_path: 'health',
+  ...extra,
+});
 
-const progress = (s: ServeProcess) => Math.max(0, ...s.lines().map((l) => /^progress (\d+)$/.exec(l.message)).map((m) => (m ? Number(m[1]) : 0)));
+const progress = (s: ServeProcess) =>
+  Math.max(
+    0,
+    ...s
+      .lines()
+      .map((l) => /^progress (\d+)$/.exec(l.message))
+      .map((m) => (m ? Number(m[1]) : 0)),
+  );
 
 describe('serve: calls, clients and signals', () => {
   it('values of declared types go as those types; Schema says them', async () => {
     const { client } = await server();
-    const schema = (await client.schema(configuration())) as { without_schema: { tables: { columns: Record<string, unknown>[] }[] } };
+    const schema = (await client.schema(configuration())) as {
+      without_schema: { tables: { columns: Record<string, unknown>[] }[] };
+    };
     expect(schema.without_schema.tables[0]!.columns).toEqual([
       { name: 'id', type: 'LONG', primary_key: true },
       { name: 'at', type: 'UTC_DATETIME', primary_key: false },
       { name: 'day', type: 'NAIVE_DATE', primary_key: false },
-      { name: 'amount', type: 'DECIMAL', primary_key: false, params: { decimal: { precision: 10, scale: 2 }, params: 'decimal' }, _params: 'params' },
+      {
+        name: 'amount',
+        type: 'DECIMAL',
+        primary_key: false,
+        params: { decimal: { precision: 10, scale: 2 }, params: 'decimal' },
+        _params: 'params',
+      },
       { name: 'note', type: 'STRING', primary_key: false },
       { name: 'payload', type: 'JSON', primary_key: false },
       { name: 'flag', type: 'BOOLEAN', primary_key: false },
@@ -187,7 +211,9 @@ describe('serve: calls, clients and signals', () => {
 
   it('a client that cancels: the connector stops at its next operation and the server says so', async () => {
     const { serve, client } = await server();
-    const stream = client.updateStream({ configuration: configuration({ rows: '100000', checkpoint_every: '100', pause_ms: '50' }) });
+    const stream = client.updateStream({
+      configuration: configuration({ rows: '100000', checkpoint_every: '100', pause_ms: '50' }),
+    });
     stream.on('data', () => {});
     stream.on('error', () => {});
     await serve.until(/progress 200\b/);
@@ -209,7 +235,10 @@ describe('serve: calls, clients and signals', () => {
     const serve = await startServe(bare);
     servers.push(serve);
     const client = connectorClient(serve.port);
-    expect(await client.schema(configuration())).toEqual({ response: 'schema_response_not_supported', schema_response_not_supported: true });
+    expect(await client.schema(configuration())).toEqual({
+      response: 'schema_response_not_supported',
+      schema_response_not_supported: true,
+    });
     const result = await client.update({ configuration: configuration() });
     expect(result.records.map(plain)).toEqual([{ id: { long: '1' }, at: { utc_datetime: 0 } }]);
     expect(result.checkpoints).toEqual([{ done: true }]);
@@ -217,7 +246,9 @@ describe('serve: calls, clients and signals', () => {
 
   it('SIGTERM: no new calls, the running Update ends at its next checkpoint (UNAVAILABLE, resumable), exit 0', async () => {
     const { serve, client } = await server();
-    const stream = client.update({ configuration: configuration({ rows: '1000', checkpoint_every: '50', pause_ms: '300' }) });
+    const stream = client.update({
+      configuration: configuration({ rows: '1000', checkpoint_every: '50', pause_ms: '300' }),
+    });
     await serve.until(/progress 50\b/);
     serve.child.kill('SIGTERM');
     const [result, code] = await Promise.all([stream, serve.exited]);

@@ -11,7 +11,8 @@ import { PROTOCOL_DIR } from './support.js';
 
 const UPSTREAM: Record<string, string> = {
   ConfigurationFormRequest: '',
-  ConfigurationFormResponse: 'schema_selection_supported=1:bool table_selection_supported=2:bool fields=3:FormField tests=4:ConfigurationTest',
+  ConfigurationFormResponse:
+    'schema_selection_supported=1:bool table_selection_supported=2:bool fields=3:FormField tests=4:ConfigurationTest',
   FormField:
     'name=1:string label=2:string required=3:bool description=4:string text_field=5:TextField dropdown_field=6:DropdownField toggle_field=7:ToggleField conditional_fields=10:ConditionalFields upload_field=11:UploadField descriptive_dropdown_fields=12:DescriptiveDropDownFields default_value=8:string placeholder=9:string',
   UploadField: 'allowed_file_type=1:string max_file_size_bytes=2:int32',
@@ -28,7 +29,8 @@ const UPSTREAM: Record<string, string> = {
   SchemaList: 'schemas=1:Schema',
   TableList: 'tables=1:Table',
   Schema: 'name=1:string tables=2:Table',
-  DataType: 'UNSPECIFIED=0 BOOLEAN=1 SHORT=2 INT=3 LONG=4 DECIMAL=5 FLOAT=6 DOUBLE=7 NAIVE_DATE=8 NAIVE_DATETIME=9 UTC_DATETIME=10 BINARY=11 XML=12 STRING=13 JSON=14 NAIVE_TIME=15',
+  DataType:
+    'UNSPECIFIED=0 BOOLEAN=1 SHORT=2 INT=3 LONG=4 DECIMAL=5 FLOAT=6 DOUBLE=7 NAIVE_DATE=8 NAIVE_DATETIME=9 UTC_DATETIME=10 BINARY=11 XML=12 STRING=13 JSON=14 NAIVE_TIME=15',
   DataTypeParams: 'decimal=1:DecimalParams string_byte_length=2:int32',
   DecimalParams: 'precision=1:uint32 scale=2:uint32',
   RecordType: 'UPSERT=0 UPDATE=1 DELETE=2 TRUNCATE=3',
@@ -39,14 +41,16 @@ const UPSTREAM: Record<string, string> = {
   Warning: 'message=1:string',
   Task: 'message=1:string',
   SchemaRequest: 'configuration=1:map<string, string>',
-  SchemaResponse: 'schema_response_not_supported=1:bool with_schema=2:SchemaList without_schema=3:TableList selection_not_supported=4:bool',
+  SchemaResponse:
+    'schema_response_not_supported=1:bool with_schema=2:SchemaList without_schema=3:TableList selection_not_supported=4:bool',
   UpdateRequest: 'configuration=1:map<string, string> selection=2:Selection state_json=3:string',
   Selection: 'without_schema=1:TablesWithNoSchema with_schema=2:TablesWithSchema',
   TablesWithNoSchema: 'tables=1:TableSelection include_new_tables=2:bool',
   TablesWithSchema: 'schemas=1:SchemaSelection include_new_schemas=2:bool',
   SchemaSelection: 'included=1:bool schema_name=2:string tables=3:TableSelection include_new_tables=4:bool',
   TableSelection: 'included=1:bool table_name=2:string columns=3:map<string, bool> include_new_columns=4:bool',
-  UpdateResponse: 'record=1:Record schema_change=2:SchemaChange checkpoint=3:Checkpoint warning=4:Warning task=5:Task records=6:Records',
+  UpdateResponse:
+    'record=1:Record schema_change=2:SchemaChange checkpoint=3:Checkpoint warning=4:Warning task=5:Task records=6:Records',
   SchemaChange: 'with_schema=1:SchemaList without_schema=2:TableList',
   Records: 'records=1:Record',
   Record: 'schema_name=1:string table_name=2:string type=3:RecordType data=4:map<string, ValueType>',
@@ -96,7 +100,10 @@ describe('protocols/fivetran', () => {
   });
 
   it('the service SourceConnector: four calls, Update a server stream', () => {
-    const service = definition['fivetran_sdk.v2.SourceConnector'] as Record<string, { path: string; requestStream: boolean; responseStream: boolean }>;
+    const service = definition['fivetran_sdk.v2.SourceConnector'] as Record<
+      string,
+      { path: string; requestStream: boolean; responseStream: boolean }
+    >;
     expect(Object.values(service).map((m) => [m.path, m.requestStream, m.responseStream])).toEqual([
       ['/fivetran_sdk.v2.SourceConnector/ConfigurationForm', false, false],
       ['/fivetran_sdk.v2.SourceConnector/Test', false, false],

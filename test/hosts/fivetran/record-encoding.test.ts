@@ -10,15 +10,29 @@ import { PROTOCOL_DIR } from './support.js';
  * same values, so the two encoders cannot disagree.
  */
 
-const definition = loader.loadSync('connector_sdk.proto', { includeDirs: [PROTOCOL_DIR], keepCase: true, longs: String, enums: String, oneofs: true, defaults: false });
-const update = (definition['fivetran_sdk.v2.SourceConnector'] as unknown as { Update: { responseSerialize(m: unknown): Buffer; responseDeserialize(b: Buffer): unknown } }).Update;
+const definition = loader.loadSync('connector_sdk.proto', {
+  includeDirs: [PROTOCOL_DIR],
+  keepCase: true,
+  longs: String,
+  enums: String,
+  oneofs: true,
+  defaults: false,
+});
+const update = (
+  definition['fivetran_sdk.v2.SourceConnector'] as unknown as {
+    Update: { responseSerialize(m: unknown): Buffer; responseDeserialize(b: Buffer): unknown };
+  }
+).Update;
 
 interface Decoded {
   records: { records: { table_name: string; type?: string; data?: Record<string, Record<string, unknown>> }[] };
 }
 const decode = (buffer: Buffer | undefined) => (update.responseDeserialize(buffer!) as Decoded).records.records;
 
-function one(row: Record<string, unknown>, types?: Record<string, ColumnType>): Record<string, Record<string, unknown>> {
+function one(
+  row: Record<string, unknown>,
+  types?: Record<string, ColumnType>,
+): Record<string, Record<string, unknown>> {
   const batch = new RecordBatch();
   batch.add('t', RecordType.upsert, row, types ? new Map(Object.entries(types)) : undefined);
   return decode(batch.take())[0]!.data ?? {};
@@ -82,7 +96,20 @@ describe('RecordBatch: values written by hand, read by protobufjs', () => {
     };
     expect(
       one(
-        { flag: 'true', small: '-7', count: 2 ** 31 - 1, id: '9223372036854775807', ratio: '0.25', amount: 12.5, day: new Date(Date.UTC(2024, 1, 29, 13)), local: '2024-02-29 13:14:15.5', when: '2024-02-29T13:14:15+02:00', text: 42n, doc: '[1,2]', markup: '<a/>' },
+        {
+          flag: 'true',
+          small: '-7',
+          count: 2 ** 31 - 1,
+          id: '9223372036854775807',
+          ratio: '0.25',
+          amount: 12.5,
+          day: new Date(Date.UTC(2024, 1, 29, 13)),
+          local: '2024-02-29 13:14:15.5',
+          when: '2024-02-29T13:14:15+02:00',
+          text: 42n,
+          doc: '[1,2]',
+          markup: '<a/>',
+        },
         types,
       ),
     ).toEqual({
@@ -93,7 +120,9 @@ describe('RecordBatch: values written by hand, read by protobufjs', () => {
       ratio: value({ float: 0.25 }),
       amount: value({ decimal: '12.5' }),
       day: value({ naive_date: { seconds: String(Date.UTC(2024, 1, 29) / 1000) } }),
-      local: value({ naive_datetime: { seconds: String(Date.UTC(2024, 1, 29, 13, 14, 15) / 1000), nanos: 500_000_000 } }),
+      local: value({
+        naive_datetime: { seconds: String(Date.UTC(2024, 1, 29, 13, 14, 15) / 1000), nanos: 500_000_000 },
+      }),
       when: value({ utc_datetime: { seconds: String(Date.UTC(2024, 1, 29, 11, 14, 15) / 1000) } }),
       text: value({ string: '42' }),
       doc: value({ json: '[1,2]' }),
@@ -109,7 +138,9 @@ describe('RecordBatch: values written by hand, read by protobufjs', () => {
       }
       throw new Error('not refused');
     };
-    expect(refused({ c: 'secret-looking-text' }, 'LONG')).toBe("table 'orders' column 'c': a string value cannot be sent as LONG");
+    expect(refused({ c: 'secret-looking-text' }, 'LONG')).toBe(
+      "table 'orders' column 'c': a string value cannot be sent as LONG",
+    );
     expect(refused({ c: 40000 }, 'SHORT')).toMatch(/a number value cannot be sent as SHORT/);
     expect(refused({ c: 'abc' }, 'BINARY')).toMatch(/cannot be sent as BINARY/);
     expect(refused({ c: 'not json' }, 'JSON')).toMatch(/cannot be sent as JSON/);
@@ -128,7 +159,11 @@ describe('RecordBatch: values written by hand, read by protobufjs', () => {
     const theirs = update.responseSerialize({
       records: {
         records: [
-          { table_name: 'wide', type: 'UPDATE', data: { a: { string: long }, b: { string: longer }, [long]: { long: '1' } } },
+          {
+            table_name: 'wide',
+            type: 'UPDATE',
+            data: { a: { string: long }, b: { string: longer }, [long]: { long: '1' } },
+          },
           { table_name: 'wide', type: 'DELETE', data: { id: { long: '1' } } },
           { table_name: 'wide', type: 'TRUNCATE' },
         ],

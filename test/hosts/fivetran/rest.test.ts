@@ -22,7 +22,10 @@ let server: ServeProcess;
 let client: ReturnType<typeof connectorClient>;
 
 beforeAll(async () => {
-  [peer, root] = await Promise.all([start({ auth: { kind: 'bearer', token: TOKEN }, items: 25, pageSize: 10 }), mkdtemp(join(tmpdir(), 'connector-auth-serve-rest-'))]);
+  [peer, root] = await Promise.all([
+    start({ auth: { kind: 'bearer', token: TOKEN }, items: 25, pageSize: 10 }),
+    mkdtemp(join(tmpdir(), 'connector-auth-serve-rest-')),
+  ]);
   const project = await initTemplate(root, 'rest', 'rest-api');
   server = await startServe(project);
   client = connectorClient(server.port);
@@ -35,7 +38,13 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const configuration = (token = TOKEN) => ({ auth_method: 'bearer', token, base_url: peer.url, probe_path: 'health', items_path: 'items' });
+const configuration = (token = TOKEN) => ({
+  auth_method: 'bearer',
+  token,
+  base_url: peer.url,
+  probe_path: 'health',
+  items_path: 'items',
+});
 
 describe('serve: the rest-api template', () => {
   it('ConfigurationForm: an auth_method dropdown of the rest methods, each method its keys, secrets as Password, the connector key, the probe test', async () => {
@@ -45,23 +54,46 @@ describe('serve: the rest-api template', () => {
       table_selection_supported?: boolean;
     };
     const byName = Object.fromEntries(form.fields.map((f) => [f.name as string, f]));
-    const authMethod = byName.auth_method as { required: boolean; descriptive_dropdown_fields: { descriptive_dropdown_field: { value: string; description: string }[] } };
+    const authMethod = byName.auth_method as {
+      required: boolean;
+      descriptive_dropdown_fields: { descriptive_dropdown_field: { value: string; description: string }[] };
+    };
     const methods = authMethod.descriptive_dropdown_fields.descriptive_dropdown_field;
     expect(authMethod.required).toBe(true);
-    expect(methods.map((m) => m.value)).toEqual(expect.arrayContaining(['basic', 'bearer', 'api_key', 'oauth2_client_credentials', 'oauth2_refresh_token', 'mtls']));
+    expect(methods.map((m) => m.value)).toEqual(
+      expect.arrayContaining([
+        'basic',
+        'bearer',
+        'api_key',
+        'oauth2_client_credentials',
+        'oauth2_refresh_token',
+        'mtls',
+      ]),
+    );
     expect(methods.find((m) => m.value === 'bearer')!.description).toMatch(/bearer/i);
     expect(methods.map((m) => m.value)).not.toContain('password');
 
-    const bearer = byName.auth_method_bearer as { conditional_fields: { condition: Record<string, unknown>; fields: Record<string, unknown>[] } };
-    expect(bearer.conditional_fields.condition).toMatchObject({ condition_field: 'auth_method', string_value: 'bearer', visible_when: 'string_value' });
-    expect(bearer.conditional_fields.fields).toEqual([expect.objectContaining({ name: 'token', text_field: 'Password', required: true, type: 'text_field' })]);
+    const bearer = byName.auth_method_bearer as {
+      conditional_fields: { condition: Record<string, unknown>; fields: Record<string, unknown>[] };
+    };
+    expect(bearer.conditional_fields.condition).toMatchObject({
+      condition_field: 'auth_method',
+      string_value: 'bearer',
+      visible_when: 'string_value',
+    });
+    expect(bearer.conditional_fields.fields).toEqual([
+      expect.objectContaining({ name: 'token', text_field: 'Password', required: true, type: 'text_field' }),
+    ]);
     const basic = (byName.auth_method_basic as typeof bearer).conditional_fields.fields;
     expect(basic.map((f) => [f.name, f.text_field])).toEqual([
       ['username', 'PlainText'],
       ['password', 'Password'],
     ]);
     const apiKey = (byName.auth_method_api_key as typeof bearer).conditional_fields.fields;
-    expect(apiKey.find((f) => f.name === 'api_key_location')).toMatchObject({ dropdown_field: { dropdown_field: ['header', 'query'] }, default_value: 'header' });
+    expect(apiKey.find((f) => f.name === 'api_key_location')).toMatchObject({
+      dropdown_field: { dropdown_field: ['header', 'query'] },
+      default_value: 'header',
+    });
 
     expect(byName.base_url).toMatchObject({ label: 'Base URL', required: true, text_field: 'PlainText' });
     expect(byName.base_url!.description).toContain('base URL of the API');
@@ -90,7 +122,9 @@ describe('serve: the rest-api template', () => {
   it('Schema: the template declares items with the primary key id (typed by Fivetran from the values: UNSPECIFIED)', async () => {
     expect(await client.schema(configuration())).toEqual({
       response: 'without_schema',
-      without_schema: { tables: [{ name: 'items', columns: [{ name: 'id', type: 'UNSPECIFIED', primary_key: true }] }] },
+      without_schema: {
+        tables: [{ name: 'items', columns: [{ name: 'id', type: 'UNSPECIFIED', primary_key: true }] }],
+      },
       selection_not_supported: false,
       _selection_not_supported: 'selection_not_supported',
     });
@@ -100,7 +134,12 @@ describe('serve: the rest-api template', () => {
     const first = await client.update({ configuration: configuration() });
     expect(first.error).toBeUndefined();
     expect(first.records).toHaveLength(25);
-    expect(plain(first.records[0]!)).toEqual({ id: { long: '1' }, name: { string: 'item 1' }, price: { double: 1.25 }, active: { bool: true } });
+    expect(plain(first.records[0]!)).toEqual({
+      id: { long: '1' },
+      name: { string: 'item 1' },
+      price: { double: 1.25 },
+      active: { bool: true },
+    });
     expect(first.records.every((r) => r.table_name === 'items' && r.type === undefined)).toBe(true);
     // The template checkpoints after each page with a next cursor, and once at the end with synced_at.
     expect(first.checkpoints.map((c) => c.cursor)).toEqual(['10', '20', '20']);
@@ -109,7 +148,10 @@ describe('serve: the rest-api template', () => {
     const order = first.messages.map((m) => (m.checkpoint ? 'C' : `R${m.records!.records.length}`)).join(' ');
     expect(order).toBe('R10 C R10 C R5 C');
 
-    const resumed = await client.update({ configuration: configuration(), state_json: JSON.stringify({ cursor: '20' }) });
+    const resumed = await client.update({
+      configuration: configuration(),
+      state_json: JSON.stringify({ cursor: '20' }),
+    });
     expect(resumed.error).toBeUndefined();
     expect(resumed.records.map((r) => plain(r).id)).toEqual([21, 22, 23, 24, 25].map((id) => ({ long: String(id) })));
   });
@@ -117,14 +159,29 @@ describe('serve: the rest-api template', () => {
   it("Update with the user's selection: a deselected column is not sent (the primary key always is), a deselected table not at all", async () => {
     const columns = await client.update({
       configuration: configuration(),
-      selection: { without_schema: { include_new_tables: false, tables: [{ table_name: 'items', included: true, columns: { id: false, name: false, price: true }, include_new_columns: false }] } },
+      selection: {
+        without_schema: {
+          include_new_tables: false,
+          tables: [
+            {
+              table_name: 'items',
+              included: true,
+              columns: { id: false, name: false, price: true },
+              include_new_columns: false,
+            },
+          ],
+        },
+      },
     });
     expect(columns.error).toBeUndefined();
     expect(columns.records.map(plain).slice(0, 2)).toEqual([
       { id: { long: '1' }, price: { double: 1.25 } },
       { id: { long: '2' }, price: { double: 2.5 } },
     ]);
-    const none = await client.update({ configuration: configuration(), selection: { without_schema: { include_new_tables: true, tables: [{ table_name: 'items', included: false }] } } });
+    const none = await client.update({
+      configuration: configuration(),
+      selection: { without_schema: { include_new_tables: true, tables: [{ table_name: 'items', included: false }] } },
+    });
     expect(none.error).toBeUndefined();
     expect(none.records).toEqual([]);
     expect(none.checkpoints).toHaveLength(3);
@@ -154,7 +211,9 @@ describe('serve: the rest-api template', () => {
       expect(['sdk_connector', 'connector']).toContain(line['message-origin']);
     }
     // The template's own log line ("synced N page(s)") is the connector's.
-    expect(lines.some((l) => l['message-origin'] === 'connector' && /synced 3 page\(s\) of items/.test(l.message))).toBe(true);
+    expect(
+      lines.some((l) => l['message-origin'] === 'connector' && /synced 3 page\(s\) of items/.test(l.message)),
+    ).toBe(true);
     const printed = server.stdout() + server.stderr();
     for (const form of [...leakForms(TOKEN), ...leakForms(WRONG)]) expect(printed).not.toContain(form);
   });

@@ -64,8 +64,13 @@ describe('serve: a refresh token the authorization server rotates', () => {
     expect(await peer.refreshTokenActive(t1)).toBe(true);
     const states1 = first.messages.filter((m) => m.checkpoint).map((m) => m.checkpoint!.state_json);
     // The rotation's checkpoint comes first (the request's empty state with the sealed token), then the template's.
-    expect(JSON.parse(states1[0]!)).toEqual({ _connector_auth: { rotated: { refresh_token: expect.stringMatching(/^v1\./) } } });
-    expect(JSON.parse(lastState(states1))).toMatchObject({ synced_at: expect.any(String), _connector_auth: { rotated: { refresh_token: expect.any(String) } } });
+    expect(JSON.parse(states1[0]!)).toEqual({
+      _connector_auth: { rotated: { refresh_token: expect.stringMatching(/^v1\./) } },
+    });
+    expect(JSON.parse(lastState(states1))).toMatchObject({
+      synced_at: expect.any(String),
+      _connector_auth: { rotated: { refresh_token: expect.any(String) } },
+    });
 
     // A Test in the same server uses the newest token (its memory), not the spent one it is sent.
     expect(await a.client.test(configuration(configured))).toMatchObject({ success: true });
@@ -90,20 +95,28 @@ describe('serve: a refresh token the authorization server rotates', () => {
     // The first exchange is slowed down, so the second call arrives while it is under way.
     peer.delayNextTokenRequest(400);
     const before = peer.tokenRequests('refresh_token');
-    const both = await Promise.all([b.client.test(configuration(configured)), b.client.test(configuration(configured))]);
+    const both = await Promise.all([
+      b.client.test(configuration(configured)),
+      b.client.test(configuration(configured)),
+    ]);
     expect(both).toEqual([expect.objectContaining({ success: true }), expect.objectContaining({ success: true })]);
     expect(peer.tokenRequests('refresh_token') - before).toBe(2);
     const newest = peer.seen.refreshTokens.at(-1)!;
     expect(await peer.refreshTokenActive(newest)).toBe(true);
 
     // Nothing printed holds a token, the client secret or an access token; no state holds one in clear.
-    const states = [...states1, ...states2, ...third.messages.filter((m) => m.checkpoint).map((m) => m.checkpoint!.state_json)];
+    const states = [
+      ...states1,
+      ...states2,
+      ...third.messages.filter((m) => m.checkpoint).map((m) => m.checkpoint!.state_json),
+    ];
     const secrets = [configured, ...peer.seen.refreshTokens, ...peer.seen.accessTokens, peer.clients.refresh.secret];
     const printed = [a.serve, b.serve].map((s) => s.stdout() + s.stderr()).join('\n');
-    for (const secret of secrets) for (const form of leakForms(secret)) {
-      expect(printed).not.toContain(form);
-      expect(states.join('\n')).not.toContain(form);
-    }
+    for (const secret of secrets)
+      for (const form of leakForms(secret)) {
+        expect(printed).not.toContain(form);
+        expect(states.join('\n')).not.toContain(form);
+      }
   });
 
   it('a state sealed under another configured token (the user authorized again) is ignored: the configuration wins', async () => {

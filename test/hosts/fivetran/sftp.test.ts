@@ -33,8 +33,14 @@ async function sftpVariant(project: string): Promise<void> {
     text = text.replace(from, to);
   };
   step(/source: 's3',/, "source: 'sftp',");
-  step(/const settings = z\.object\(\{\n/, "const settings = z.object({\n  directory: z.string().default('/upload'),\n");
-  step(/(async update\(\{ configuration, state, source, op, log \}\) \{\n)[\s\S]*?(\n\s*log\.info\(`synced)/, `$1${loop.replace(/\n$/, '')}$2`);
+  step(
+    /const settings = z\.object\(\{\n/,
+    "const settings = z.object({\n  directory: z.string().default('/upload'),\n",
+  );
+  step(
+    /(async update\(\{ configuration, state, source, op, log \}\) \{\n)[\s\S]*?(\n\s*log\.info\(`synced)/,
+    `$1${loop.replace(/\n$/, '')}$2`,
+  );
   await writeFile(file, text);
 }
 
@@ -58,15 +64,20 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const configuration = (extra: Record<string, string> = {}) => sftpConfiguration(peer, { directory, table: 'rows', probe_path: directory, ...extra });
+const configuration = (extra: Record<string, string> = {}) =>
+  sftpConfiguration(peer, { directory, table: 'rows', probe_path: directory, ...extra });
 
 describe('serve: the file-storage template, sftp variant', () => {
   it('ConfigurationForm: password or ssh_key, each with its secret; the host key fingerprint; no TLS keys for sftp', async () => {
     const form = (await client.configurationForm()) as { fields: Record<string, unknown>[] };
     const byName = Object.fromEntries(form.fields.map((f) => [f.name as string, f]));
-    const methods = (byName.auth_method as { descriptive_dropdown_fields: { descriptive_dropdown_field: { value: string }[] } }).descriptive_dropdown_fields.descriptive_dropdown_field;
+    const methods = (
+      byName.auth_method as { descriptive_dropdown_fields: { descriptive_dropdown_field: { value: string }[] } }
+    ).descriptive_dropdown_fields.descriptive_dropdown_field;
     expect(methods.map((m) => m.value)).toEqual(['password', 'ssh_key']);
-    expect((byName.auth_method_ssh_key as { conditional_fields: { fields: unknown[] } }).conditional_fields.fields).toEqual([
+    expect(
+      (byName.auth_method_ssh_key as { conditional_fields: { fields: unknown[] } }).conditional_fields.fields,
+    ).toEqual([
       expect.objectContaining({ name: 'private_key', text_field: 'Password', required: true }),
       expect.objectContaining({ name: 'private_key_passphrase', text_field: 'Password', required: false }),
     ]);
@@ -98,9 +109,27 @@ describe('serve: the file-storage template, sftp variant', () => {
     const first = await client.update({ configuration: configuration() });
     expect(first.error).toBeUndefined();
     expect(first.records.map(plain)).toEqual([
-      { _file: { string: `${directory}/2024-01-01.csv` }, _record: { long: '1' }, id: { string: '1' }, name: { string: 'Ada' }, note: { string: 'likes "maths", a lot' } },
-      { _file: { string: `${directory}/2024-01-01.csv` }, _record: { long: '2' }, id: { string: '2' }, name: { string: 'Brian' }, note: { string: 'plain' } },
-      { _file: { string: `${directory}/2024-01-02.csv` }, _record: { long: '1' }, id: { string: '3' }, name: { string: 'Chloé' }, note: { string: 'two\nlines' } },
+      {
+        _file: { string: `${directory}/2024-01-01.csv` },
+        _record: { long: '1' },
+        id: { string: '1' },
+        name: { string: 'Ada' },
+        note: { string: 'likes "maths", a lot' },
+      },
+      {
+        _file: { string: `${directory}/2024-01-01.csv` },
+        _record: { long: '2' },
+        id: { string: '2' },
+        name: { string: 'Brian' },
+        note: { string: 'plain' },
+      },
+      {
+        _file: { string: `${directory}/2024-01-02.csv` },
+        _record: { long: '1' },
+        id: { string: '3' },
+        name: { string: 'Chloé' },
+        note: { string: 'two\nlines' },
+      },
     ]);
     expect(first.checkpoints).toEqual([
       { directory, last_key: `${directory}/2024-01-01.csv` },
@@ -108,7 +137,10 @@ describe('serve: the file-storage template, sftp variant', () => {
     ]);
 
     await writeFile(join(directory, '2024-01-03.csv'), 'id,name,note\n4,Dan,new\n');
-    const second = await client.update({ configuration: configuration(), state_json: JSON.stringify(first.checkpoints.at(-1)) });
+    const second = await client.update({
+      configuration: configuration(),
+      state_json: JSON.stringify(first.checkpoints.at(-1)),
+    });
     expect(second.error).toBeUndefined();
     expect(second.records.map((r) => plain(r).name)).toEqual([{ string: 'Dan' }]);
   });

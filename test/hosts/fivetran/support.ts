@@ -20,8 +20,9 @@ const definition = loader.loadSync('connector_sdk.proto', {
   oneofs: true,
   defaults: false,
 });
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const SourceConnector = (grpc.loadPackageDefinition(definition) as any).fivetran_sdk.v2.SourceConnector as grpc.ServiceClientConstructor;
+
+const SourceConnector = (grpc.loadPackageDefinition(definition) as any).fivetran_sdk.v2
+  .SourceConnector as grpc.ServiceClientConstructor;
 
 export interface ServeProcess {
   port: number;
@@ -38,7 +39,11 @@ export interface ServeProcess {
   exited: Promise<number | null>;
 }
 
-export async function startServe(project: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+export async function startServe(
+  project: string,
+  extra: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<ServeProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', project, '--port', '0', '--host', '127.0.0.1', ...extra], {
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -63,7 +68,9 @@ export async function startServe(project: string, extra: string[] = [], env: Nod
       };
       const timer = setTimeout(() => {
         waiters.delete(check);
-        reject(new Error(`serve did not print ${pattern} within ${timeoutMs} ms; stdout:\n${stdout}\nstderr:\n${stderr}`));
+        reject(
+          new Error(`serve did not print ${pattern} within ${timeoutMs} ms; stdout:\n${stdout}\nstderr:\n${stderr}`),
+        );
       }, timeoutMs);
       waiters.add(check);
       void exited.then(() => {
@@ -121,14 +128,15 @@ export function connectorClient(port: number) {
   const client = new SourceConnector(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   const unary = <T>(method: string, request: object) =>
     new Promise<T>((resolve, reject) =>
-      (client as unknown as Record<string, (r: object, cb: (e: grpc.ServiceError | null, v: T) => void) => void>)[method]!.call(client, request, (error, value) =>
-        error ? reject(error) : resolve(value),
-      ),
+      (client as unknown as Record<string, (r: object, cb: (e: grpc.ServiceError | null, v: T) => void) => void>)[
+        method
+      ]!.call(client, request, (error, value) => (error ? reject(error) : resolve(value))),
     );
   return {
     client,
     configurationForm: () => unary<Record<string, unknown>>('ConfigurationForm', {}),
-    test: (configuration: Record<string, string>, name = 'probe') => unary<{ success?: boolean; failure?: string }>('Test', { name, configuration }),
+    test: (configuration: Record<string, string>, name = 'probe') =>
+      unary<{ success?: boolean; failure?: string }>('Test', { name, configuration }),
     schema: (configuration: Record<string, string>) => unary<Record<string, unknown>>('Schema', { configuration }),
     /** The Update stream, to read at one's own pace. */
     updateStream: (request: { configuration: Record<string, string>; state_json?: string; selection?: object }) =>
@@ -136,12 +144,15 @@ export function connectorClient(port: number) {
     /** An Update read to its end. */
     update: (request: { configuration: Record<string, string>; state_json?: string; selection?: object }) =>
       new Promise<UpdateResult>((resolve) => {
-        const stream = (client as unknown as { Update(r: object): grpc.ClientReadableStream<UpdateMessage> }).Update(request);
+        const stream = (client as unknown as { Update(r: object): grpc.ClientReadableStream<UpdateMessage> }).Update(
+          request,
+        );
         const result: UpdateResult = { messages: [], records: [], checkpoints: [] };
         stream.on('data', (message: UpdateMessage) => {
           result.messages.push(message);
           if (message.records) result.records.push(...message.records.records);
-          if (message.checkpoint) result.checkpoints.push(JSON.parse(message.checkpoint.state_json) as Record<string, unknown>);
+          if (message.checkpoint)
+            result.checkpoints.push(JSON.parse(message.checkpoint.state_json) as Record<string, unknown>);
         });
         stream.on('error', (error: grpc.ServiceError) => resolve({ ...result, error }));
         stream.on('end', () => resolve(result));

@@ -61,7 +61,15 @@ describe('direct append', () => {
     const rows = await w.read('items');
     expect(rows).toHaveLength(20_000);
     expect(data([rows[0]!, rows[12_345]!])).toEqual([
-      { id: 0, name: 'name-0', amount: 0, active: true, at: new Date(at.getTime()), big: 0, tags: { n: 0, list: [0, 'x'] } },
+      {
+        id: 0,
+        name: 'name-0',
+        amount: 0,
+        active: true,
+        at: new Date(at.getTime()),
+        big: 0,
+        tags: { n: 0, list: [0, 'x'] },
+      },
       {
         id: 12_345,
         name: 'name-12345',

@@ -191,20 +191,38 @@ describe('delete and truncate', () => {
 describe('tables without a primary key', () => {
   it('are keyed by _fivetran_id, the sha1 of the canonical JSON of the data', async () => {
     const w = await openWarehouse();
-    await w.upsert('logs', { msg: 'hello', n: 1, at: new Date('2024-01-02T03:04:05.678Z'), meta: { b: 2, a: [1, 'x'] } });
-    await w.upsert('logs', { meta: { a: [1, 'x'], b: 2 }, at: new Date('2024-01-02T03:04:05.678Z'), n: 1, msg: 'hello' }); // same row
+    await w.upsert('logs', {
+      msg: 'hello',
+      n: 1,
+      at: new Date('2024-01-02T03:04:05.678Z'),
+      meta: { b: 2, a: [1, 'x'] },
+    });
+    await w.upsert('logs', {
+      meta: { a: [1, 'x'], b: 2 },
+      at: new Date('2024-01-02T03:04:05.678Z'),
+      n: 1,
+      msg: 'hello',
+    }); // same row
     await w.upsert('logs', { msg: 'hello', n: 2, extra: null });
     const rows = await w.read('logs');
     const first = sha1('{"at":"2024-01-02T03:04:05.678Z","meta":{"a":[1,"x"],"b":2},"msg":"hello","n":1}');
     const second = sha1('{"msg":"hello","n":2}');
     expect(rows.map((row) => row._fivetran_id).sort()).toEqual([first, second].sort());
-    expect(rows.find((row) => row._fivetran_id === first)).toMatchObject({ msg: 'hello', n: 1, meta: { a: [1, 'x'], b: 2 } });
+    expect(rows.find((row) => row._fivetran_id === first)).toMatchObject({
+      msg: 'hello',
+      n: 1,
+      meta: { a: [1, 'x'], b: 2 },
+    });
 
     await w.delete('logs', { n: 2, msg: 'hello' }); // the whole row identifies it
     await w.update('logs', { _fivetran_id: first, msg: 'changed' });
     const after = await w.read('logs');
     expect(after.find((row) => row._fivetran_id === second)?._fivetran_deleted).toBe(true);
-    expect(after.find((row) => row._fivetran_id === first)).toMatchObject({ msg: 'changed', n: 1, _fivetran_deleted: false });
+    expect(after.find((row) => row._fivetran_id === first)).toMatchObject({
+      msg: 'changed',
+      n: 1,
+      _fivetran_deleted: false,
+    });
   });
 
   it('declared without primary_key also get _fivetran_id', async () => {
@@ -279,7 +297,16 @@ describe('schema', () => {
       arr: 'JSON',
       late: 'BIGINT',
     });
-    expect(rows[0]).toMatchObject({ id: 1, b: true, i: 42, d: 1.5, big: 2n ** 62n, huge: 2n ** 100n, s: 'text', late: null });
+    expect(rows[0]).toMatchObject({
+      id: 1,
+      b: true,
+      i: 42,
+      d: 1.5,
+      big: 2n ** 62n,
+      huge: 2n ** 100n,
+      s: 'text',
+      late: null,
+    });
     expect((rows[0]?.ts as Date).toISOString()).toBe('2024-05-06T07:08:09.010Z');
     expect([...(rows[0]?.bin as Uint8Array)]).toEqual([0, 1, 255]);
     expect(rows[0]?.obj).toEqual({ k: [1, 2] });
@@ -402,7 +429,14 @@ describe('schema', () => {
       label: 123,
       payload: '{"k":1}',
     });
-    await w.upsert('typed', { id: '2', price: '1.5', day: new Date('2024-03-01T00:00:00Z'), at: new Date(0), label: true, payload: 'plain' });
+    await w.upsert('typed', {
+      id: '2',
+      price: '1.5',
+      day: new Date('2024-03-01T00:00:00Z'),
+      at: new Date(0),
+      label: true,
+      payload: 'plain',
+    });
     const rows = await w.read('typed');
     expect(w.schemaChanges).toBe(1);
     await closeAll();
@@ -424,7 +458,18 @@ describe('schema', () => {
       _fivetran_synced: 'TIMESTAMP WITH TIME ZONE',
       _fivetran_deleted: 'BOOLEAN',
     });
-    expect(rows[0]).toMatchObject({ id: 1, flag: true, small: 7, long: 9007199254740993n, price: 12.35, ratio: 0.5, score: 3, doc: '<a/>', label: '123', payload: { k: 1 } });
+    expect(rows[0]).toMatchObject({
+      id: 1,
+      flag: true,
+      small: 7,
+      long: 9007199254740993n,
+      price: 12.35,
+      ratio: 0.5,
+      score: 3,
+      doc: '<a/>',
+      label: '123',
+      payload: { k: 1 },
+    });
     expect((rows[0]?.day as Date).toISOString()).toBe('2024-02-29T00:00:00.000Z');
     expect((rows[0]?.local as Date).toISOString()).toBe('2024-02-29T10:11:12.000Z');
     expect((rows[0]?.at as Date).toISOString()).toBe('2024-02-29T08:11:12.000Z');
@@ -482,7 +527,9 @@ describe('schema', () => {
   it('refuses a missing or null primary key, naming the column', async () => {
     const w = await openWarehouse();
     await w.declare([{ table: 'users', primary_key: ['id'] }]);
-    await expect(w.upsert('users', { name: 'secret-name' })).rejects.toThrow('table "users", column "id": the primary key value is missing or null');
+    await expect(w.upsert('users', { name: 'secret-name' })).rejects.toThrow(
+      'table "users", column "id": the primary key value is missing or null',
+    );
     await expect(w.update('users', { id: null })).rejects.toThrow(/"id"/);
     await expect(w.upsert('users', { id: 1, _fivetran_deleted: true })).rejects.toThrow(/reserved/);
     await expect(w.upsert('users', { id: 1, Name: 'a', name: 'b' })).rejects.toThrow(/case-insensitive/);
@@ -497,12 +544,21 @@ describe('identifiers', () => {
     const w = await openWarehouse();
     const table = 'we"ird table; DROP TABLE x --';
     await w.declare([{ table, primary_key: ['the "key"'], columns: { 'the "key"': 'STRING', select: 'INT' } }]);
-    await w.upsert(table, { 'the "key"': 'k1', select: 1, 'a column with spaces': 'v', 'ünïcode': 'é' });
+    await w.upsert(table, { 'the "key"': 'k1', select: 1, 'a column with spaces': 'v', ünïcode: 'é' });
     await w.update(table, { 'the "key"': 'k1', select: 2 });
     await w.delete(table, { 'the "key"': 'k2' });
-    expect(data(await w.read(table))).toEqual([{ 'the "key"': 'k1', select: 2, 'a column with spaces': 'v', 'ünïcode': 'é' }]);
+    expect(data(await w.read(table))).toEqual([
+      { 'the "key"': 'k1', select: 2, 'a column with spaces': 'v', ünïcode: 'é' },
+    ]);
     await closeAll();
-    expect(Object.keys(await columnTypes(table))).toEqual(['the "key"', 'select', '_fivetran_synced', '_fivetran_deleted', 'a column with spaces', 'ünïcode']);
+    expect(Object.keys(await columnTypes(table))).toEqual([
+      'the "key"',
+      'select',
+      '_fivetran_synced',
+      '_fivetran_deleted',
+      'a column with spaces',
+      'ünïcode',
+    ]);
   });
 
   it('rejects empty names and names with NUL', async () => {
@@ -512,7 +568,9 @@ describe('identifiers', () => {
     await expect(w.upsert('t', { '': 1 })).rejects.toThrow(/table "t": invalid column name/);
     await expect(w.upsert('t', { 'a\0b': 1 })).rejects.toThrow(/invalid column name/);
     await expect(w.declare([{ table: 't2', columns: { '': 'INT' } }])).rejects.toThrow(/invalid column name/);
-    await expect(w.declare([{ table: 't3', columns: { a: 'NUMBER' as never } }])).rejects.toThrow(/table "t3", column "a": unknown column type/);
+    await expect(w.declare([{ table: 't3', columns: { a: 'NUMBER' as never } }])).rejects.toThrow(
+      /table "t3", column "a": unknown column type/,
+    );
   });
 
   it('treats names that differ only in case as the same (as DuckDB does)', async () => {
@@ -597,7 +655,13 @@ describe('durability and order', () => {
     const w = await openWarehouse(1000);
     await w.declare([{ table: 'items', primary_key: ['id'] }]);
     for (let i = 0; i < 10_000; i++) {
-      await w.upsert('items', { id: i % 7000, name: `name-${i}`, amount: i * 1.5, active: i % 2 === 0, updated_at: new Date(1_700_000_000_000 + i) });
+      await w.upsert('items', {
+        id: i % 7000,
+        name: `name-${i}`,
+        amount: i * 1.5,
+        active: i % 2 === 0,
+        updated_at: new Date(1_700_000_000_000 + i),
+      });
     }
     await w.close();
     open.splice(0);
@@ -605,7 +669,10 @@ describe('durability and order', () => {
       'SELECT count(*) AS n, sum(amount) AS total, max(updated_at) AS last, count_if(active) AS active FROM tester.items',
     );
     // ids 0..2999 were written twice: the second write (i = id + 7000) wins.
-    const expected = Array.from({ length: 7000 }, (_, id) => (id < 3000 ? id + 7000 : id) * 1.5).reduce((a, b) => a + b, 0);
+    const expected = Array.from({ length: 7000 }, (_, id) => (id < 3000 ? id + 7000 : id) * 1.5).reduce(
+      (a, b) => a + b,
+      0,
+    );
     expect(summary?.n).toBe(7000n);
     expect(summary?.total).toBe(expected);
     expect((summary?.last as Date).getTime()).toBe(1_700_000_000_000 + 9999);

@@ -114,7 +114,9 @@ export class AppendTransaction {
   async #replay(state: TableState, chunks: DataChunk[]): Promise<void> {
     const replay = `temp.main.${quoteIdent(REPLAY)}`;
     const keys = state.keys.map(quoteIdent).join(', ');
-    await this.#conn.run(`BEGIN TRANSACTION; CREATE OR REPLACE TEMP TABLE ${quoteIdent(REPLAY)} AS SELECT * FROM ${tableRef(state.name)} LIMIT 0`);
+    await this.#conn.run(
+      `BEGIN TRANSACTION; CREATE OR REPLACE TEMP TABLE ${quoteIdent(REPLAY)} AS SELECT * FROM ${tableRef(state.name)} LIMIT 0`,
+    );
     try {
       const appender = await this.#conn.createAppender(REPLAY, 'main', 'temp');
       try {

@@ -195,7 +195,9 @@ export class BatchWriter {
     }
     const names = order.names;
     const synced = new Date();
-    const appended = await this.#appending.append(state, n, () => appendRows(this.#api, this.#conn, state, names, given, n, synced));
+    const appended = await this.#appending.append(state, n, () =>
+      appendRows(this.#api, this.#conn, state, names, given, n, synced),
+    );
     if (!appended) state.merges = true;
     return appended;
   }
@@ -234,7 +236,14 @@ export class BatchWriter {
   async #writeDeletes(state: TableState, run: Run): Promise<void> {
     if (!state.exists) return;
     const staged = state.keys.map((key) =>
-      stageColumn(this.#api, state.name, key, state.columns.get(key)?.type ?? 'VARCHAR', run.columns.get(key) ?? [], true),
+      stageColumn(
+        this.#api,
+        state.name,
+        key,
+        state.columns.get(key)?.type ?? 'VARCHAR',
+        run.columns.get(key) ?? [],
+        true,
+      ),
     );
     await this.#staging.load(staged, run.n, undefined, false);
     await this.#execute([deleteStatement(state, staged)], this.#staging.emptyStatements());

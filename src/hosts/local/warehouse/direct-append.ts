@@ -42,7 +42,14 @@ export function directColumns(api: Api, staged: StagedColumn[]): Map<string, Chu
   for (const column of staged) {
     if (column.check) return undefined;
     const asIs = column.expr('c') === 'c';
-    const vector = { DOUBLE: api.DOUBLE, VARCHAR: api.VARCHAR, BOOLEAN: api.BOOLEAN, BIGINT: api.BIGINT, BLOB: api.BLOB, INTEGER: api.INTEGER }[column.stageType];
+    const vector = {
+      DOUBLE: api.DOUBLE,
+      VARCHAR: api.VARCHAR,
+      BOOLEAN: api.BOOLEAN,
+      BIGINT: api.BIGINT,
+      BLOB: api.BLOB,
+      INTEGER: api.INTEGER,
+    }[column.stageType];
     if (asIs && column.stageType === column.target) {
       columns.set(column.name, { type: vector, values: column.values });
     } else if (column.target === 'JSON' && column.stageType === 'VARCHAR') {
@@ -50,7 +57,11 @@ export function directColumns(api: Api, staged: StagedColumn[]): Map<string, Chu
       columns.set(column.name, { type: api.VARCHAR, values: column.values });
     } else if (column.target === 'BIGINT' && column.stageType === 'DOUBLE') {
       // Integers below 2^63 in magnitude, checked by the staging.
-      columns.set(column.name, { type: api.BIGINT, values: column.values, convert: (value) => BigInt(value as number) });
+      columns.set(column.name, {
+        type: api.BIGINT,
+        values: column.values,
+        convert: (value) => BigInt(value as number),
+      });
     } else if ((column.target === 'TIMESTAMPTZ' || column.target === 'TIMESTAMP') && column.stageType === 'DOUBLE') {
       // Dates staged as epoch milliseconds. The vector copies `micros` out of the object it is
       // given: one object serves every value.
@@ -59,7 +70,11 @@ export function directColumns(api: Api, staged: StagedColumn[]): Map<string, Chu
         holder.micros = micros(value as number);
         return holder;
       };
-      columns.set(column.name, { type: column.target === 'TIMESTAMPTZ' ? api.TIMESTAMPTZ : api.TIMESTAMP, values: column.values, convert });
+      columns.set(column.name, {
+        type: column.target === 'TIMESTAMPTZ' ? api.TIMESTAMPTZ : api.TIMESTAMP,
+        values: column.values,
+        convert,
+      });
     } else {
       return undefined;
     }
@@ -96,7 +111,8 @@ export async function appendRows(
   try {
     if (appender.columnCount !== order.length) throw new Error('the table changed shape');
     const columns: ChunkColumn[] = order.map((name, i) => {
-      if (name === SYNCED) return { type: api.TIMESTAMPTZ, values: undefined, constant: { micros: micros(synced.getTime()) } };
+      if (name === SYNCED)
+        return { type: api.TIMESTAMPTZ, values: undefined, constant: { micros: micros(synced.getTime()) } };
       if (name === DELETED) return { type: api.BOOLEAN, values: undefined, constant: false };
       return given.get(name) ?? { type: appender.columnType(i), values: undefined, constant: null };
     });

@@ -43,7 +43,8 @@ export function updateStatements(state: TableState, plan: Plan, staged: StagedCo
   ];
   const groupKeys = state.keys.map((_, i) => `c${i}`);
   const aggregates = data.map(
-    (_, j) => `arg_max_null(c${k + j}, __seq) FILTER (WHERE p${j}) AS c${k + j}, coalesce(bool_or(p${j}), false) AS p${j}`,
+    (_, j) =>
+      `arg_max_null(c${k + j}, __seq) FILTER (WHERE p${j}) AS c${k + j}, coalesce(bool_or(p${j}), false) AS p${j}`,
   );
   const merge =
     `CREATE OR REPLACE TEMP TABLE ${MERGED_TABLE} AS SELECT ${[...groupKeys, ...aggregates].join(', ')} ` +

@@ -88,7 +88,9 @@ function appendToRun(state: TableState, run: Run, row: unknown): void {
         throw warehouseError(`${columnLabel(state.name, name)}: values of type ${typeof value} cannot be stored`);
       }
       if (values.length > n) {
-        throw warehouseError(`${columnLabel(state.name, name)}: given twice in one row (column names are case-insensitive)`);
+        throw warehouseError(
+          `${columnLabel(state.name, name)}: given twice in one row (column names are case-insensitive)`,
+        );
       }
       values[n] = value;
     }

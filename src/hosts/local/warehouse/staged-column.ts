@@ -109,7 +109,8 @@ export function stageColumn(
       if (numbers > 0 && !integers) {
         // DuckDB would round a fraction into an integer column.
         for (const value of source) {
-          if (typeof value === 'number' && !Number.isInteger(value)) fail(`a non-integer number cannot be stored as ${target}`);
+          if (typeof value === 'number' && !Number.isInteger(value))
+            fail(`a non-integer number cannot be stored as ${target}`);
         }
         fail(`a number out of range cannot be stored as ${target}`);
       }
@@ -119,7 +120,12 @@ export function stageColumn(
       }
       if (numbers + bigints === nonNull && int64) {
         const values = convert((value) => (typeof value === 'bigint' ? value : BigInt(value as number)));
-        return staged('BIGINT', values, target === 'BIGINT' ? identity : castExpr(target), target !== 'BIGINT' && target !== 'HUGEINT');
+        return staged(
+          'BIGINT',
+          values,
+          target === 'BIGINT' ? identity : castExpr(target),
+          target !== 'BIGINT' && target !== 'HUGEINT',
+        );
       }
       return staged(
         'VARCHAR',
@@ -129,7 +135,9 @@ export function stageColumn(
       );
     case 'float':
       if (numbers === nonNull) {
-        return target === 'DOUBLE' ? staged('DOUBLE', source, identity, false) : staged('DOUBLE', source, castExpr(target), true);
+        return target === 'DOUBLE'
+          ? staged('DOUBLE', source, identity, false)
+          : staged('DOUBLE', source, castExpr(target), true);
       }
       break;
     case 'decimal':
@@ -140,7 +148,12 @@ export function stageColumn(
         // Epoch milliseconds: no string formatting or parsing on the way.
         const values = convert((value) => (value as Date).getTime());
         const epoch = (ref: string): string => `epoch_ms(CAST(${ref} AS BIGINT))`;
-        return staged('DOUBLE', values, target === 'TIMESTAMP' ? epoch : (ref) => `CAST(${epoch(ref)} AS ${target})`, false);
+        return staged(
+          'DOUBLE',
+          values,
+          target === 'TIMESTAMP' ? epoch : (ref) => `CAST(${epoch(ref)} AS ${target})`,
+          false,
+        );
       }
       break;
     case 'blob': {
@@ -155,7 +168,12 @@ export function stageColumn(
     case 'text':
       return staged('VARCHAR', strings === nonNull ? source : convert(asText), identity, false);
     case 'json':
-      return staged('VARCHAR', convert((value) => toJsonText(value)), castExpr('JSON'), false);
+      return staged(
+        'VARCHAR',
+        convert((value) => toJsonText(value)),
+        castExpr('JSON'),
+        false,
+      );
     default:
       break;
   }
@@ -174,7 +192,8 @@ function toText(api: Api, value: unknown, fail: (message: string) => null): stri
       return value ? 'true' : 'false';
     default:
       if (value instanceof JsonText) return value.text;
-      if (value instanceof Date) return isValidDate(value) ? value.toISOString() : fail('an invalid Date cannot be stored');
+      if (value instanceof Date)
+        return isValidDate(value) ? value.toISOString() : fail('an invalid Date cannot be stored');
       if (value instanceof Uint8Array) return new api.DuckDBBlobValue(value).toString();
       return fail(`a ${describeType(value)} value cannot be stored`);
   }

@@ -122,7 +122,6 @@ export class StagingTable {
     return [`CREATE OR REPLACE TEMP TABLE ${quoteIdent(STAGE)} (${this.#layout})`];
   }
 
-
   /** Drops the temporary tables (after a failed run). */
   async drop(): Promise<void> {
     this.#layout = undefined;
@@ -139,7 +138,9 @@ export function castCheckError(error: unknown, table: string, staged: StagedColu
   const match = error instanceof Error ? new RegExp(`${CHECK_MARK}:(\\d+):(\\d+)`).exec(error.message) : null;
   const column = match === null ? undefined : staged[Number(match[1])];
   if (match !== null && column !== undefined) {
-    return warehouseError(`${columnLabel(table, column.name)}: ${match[2]} value(s) cannot be stored as ${column.target}`);
+    return warehouseError(
+      `${columnLabel(table, column.name)}: ${match[2]} value(s) cannot be stored as ${column.target}`,
+    );
   }
   return undefined;
 }

@@ -23,7 +23,9 @@ export async function prepareLegacySchema(conn: Connection, path: string, fresh 
         `SELECT count(*) FROM information_schema.tables WHERE table_schema = '${LEGACY_SCHEMA}' AND table_type = 'BASE TABLE' AND table_catalog = current_database()`,
       );
   if (old && Number((old.getRowsJS()[0] as [bigint])[0]) > 0) {
-    throw warehouseError(`${path} was written by an earlier connector-auth, whose tables are in schema ${LEGACY_SCHEMA}; run connector-auth reset to start it over in ${SCHEMA}`);
+    throw warehouseError(
+      `${path} was written by an earlier connector-auth, whose tables are in schema ${LEGACY_SCHEMA}; run connector-auth reset to start it over in ${SCHEMA}`,
+    );
   }
   await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(LEGACY_SCHEMA)}`);
 }
@@ -34,6 +36,8 @@ export async function refreshLegacyViews(conn: Connection): Promise<void> {
     `SELECT table_name FROM information_schema.tables WHERE table_schema = '${SCHEMA}' AND table_type = 'BASE TABLE' AND table_catalog = current_database()`,
   );
   for (const [table] of tables.getRowsJS() as [string][]) {
-    await conn.run(`CREATE OR REPLACE VIEW ${quoteIdent(LEGACY_SCHEMA)}.${quoteIdent(table)} AS SELECT * FROM ${quoteIdent(SCHEMA)}.${quoteIdent(table)}`);
+    await conn.run(
+      `CREATE OR REPLACE VIEW ${quoteIdent(LEGACY_SCHEMA)}.${quoteIdent(table)} AS SELECT * FROM ${quoteIdent(SCHEMA)}.${quoteIdent(table)}`,
+    );
   }
 }

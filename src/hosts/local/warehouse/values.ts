@@ -35,7 +35,9 @@ export function copyObjectValue(value: object, table: string, column: string): u
   if (value instanceof Date) return value;
   if (value instanceof Uint8Array) return new Uint8Array(value);
   if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) {
-    throw warehouseError(`${columnLabel(table, column)}: binary values must be Uint8Array or Buffer, not ${describeType(value)}`);
+    throw warehouseError(
+      `${columnLabel(table, column)}: binary values must be Uint8Array or Buffer, not ${describeType(value)}`,
+    );
   }
   let text: string | undefined;
   try {
@@ -45,7 +47,9 @@ export function copyObjectValue(value: object, table: string, column: string): u
     text = undefined;
   }
   if (text === undefined) {
-    throw warehouseError(`${columnLabel(table, column)}: the ${describeType(value)} value cannot be serialized to JSON`);
+    throw warehouseError(
+      `${columnLabel(table, column)}: the ${describeType(value)} value cannot be serialized to JSON`,
+    );
   }
   return new JsonText(text);
 }

@@ -179,7 +179,10 @@ export class Warehouse {
       failure = error;
     }
     await this.#chain;
-    if (failure === undefined && this.#failure === undefined) await refreshLegacyViews(this.#conn).catch((error: unknown) => (failure = sanitize(error, 'refreshing the tester views')));
+    if (failure === undefined && this.#failure === undefined)
+      await refreshLegacyViews(this.#conn).catch(
+        (error: unknown) => (failure = sanitize(error, 'refreshing the tester views')),
+      );
     try {
       this.#conn.closeSync();
       this.#instance.closeSync();
