@@ -20,19 +20,15 @@ export const roleArnKey = () => keys.text().refine((v) => ROLE_ARN.test(v.trim()
 export const optionalRoleArnKey = () =>
   keys.optionalText().refine((v) => v === undefined || ROLE_ARN.test(v.trim()), { message: roleArnMessage });
 export const externalIdKey = () =>
-  keys
-    .optionalText()
-    .refine((v) => v === undefined || EXTERNAL_ID.test(v), {
-      message: 'must be 2 to 1224 letters, digits or + = , . @ : / - _, as STS accepts it',
-    });
+  keys.optionalText().refine((v) => v === undefined || EXTERNAL_ID.test(v), {
+    message: 'must be 2 to 1224 letters, digits or + = , . @ : / - _, as STS accepts it',
+  });
 
 /** The keys every role needs besides its ARN. */
 export const roleSessionKeys = {
-  aws_role_session_name: keys
-    .optionalText()
-    .refine((v) => v === undefined || ROLE_SESSION_NAME.test(v), {
-      message: 'must be 2 to 64 letters, digits or + = , . @ - _, as STS accepts it',
-    }),
+  aws_role_session_name: keys.optionalText().refine((v) => v === undefined || ROLE_SESSION_NAME.test(v), {
+    message: 'must be 2 to 64 letters, digits or + = , . @ - _, as STS accepts it',
+  }),
   aws_sts_endpoint: keys.optionalUrl(),
   aws_region: keys.optionalText(),
 };

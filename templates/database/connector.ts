@@ -19,23 +19,15 @@ const settings = z.object({
     message: 'must be a table name, `schema.table` or `table`: at most 63 bytes per part, no empty part, no NUL',
   }),
   // Must only grow when a row changes (e.g. set by a trigger): the sync reads rows whose value is past the saved one.
-  cursor_column: z
-    .string()
-    .default('updated_at')
-    .refine(isColumnName, { message: 'must be a column name: 1 to 63 bytes, no NUL' }),
+  cursor_column: z.string().default('updated_at').refine(isColumnName, { message: 'must be a column name: 1 to 63 bytes, no NUL' }),
   // One column, or several comma-separated (`tenant_id,id`): ties on the cursor are ordered by it.
-  primary_key: z
-    .string()
-    .default('id')
-    .refine((v) => columnList(v).every(isColumnName), {
-      message: 'must be one column name, or several separated by commas: 1 to 63 bytes each, no NUL',
-    }),
+  primary_key: z.string().default('id').refine((v) => columnList(v).every(isColumnName), {
+    message: 'must be one column name, or several separated by commas: 1 to 63 bytes each, no NUL',
+  }),
   batch_size: z
     .string()
     .default('1000')
-    .refine((v) => /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 100_000, {
-      message: 'must be a whole number from 1 to 100000',
-    })
+    .refine((v) => /^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 100_000, { message: 'must be a whole number from 1 to 100000' })
     .transform(Number),
 });
 
@@ -48,9 +40,7 @@ export default defineConnector({
   // The connector's own keys: strings in configuration.json, typed here.
   configuration: settings,
   // schema() gets the configuration update() gets: these keys typed, defaults applied.
-  schema: (configuration) => [
-    { table: destinationTable(configuration.table), primary_key: columnList(configuration.primary_key) },
-  ],
+  schema: (configuration) => [{ table: destinationTable(configuration.table), primary_key: columnList(configuration.primary_key) }],
 
   async update({ configuration, state, source, op, log }) {
     const key = columnList(configuration.primary_key);
@@ -62,19 +52,14 @@ export default defineConnector({
 
     // A position saved for another table, cursor or key means nothing here: start from the beginning.
     let position = readPosition(state, configuration);
-    if (!position && state.cursor !== undefined)
-      log.info(
-        `the saved position is for another table, cursor or primary key; syncing ${configuration.table} from the start`,
-      );
+    if (!position && state.cursor !== undefined) log.info(`the saved position is for another table, cursor or primary key; syncing ${configuration.table} from the start`);
 
     let synced = 0;
     for (;;) {
       // Values go in as $1, $2…; PostgreSQL gives each the type of the column it is compared with.
       // ::text keeps the position exact (a JavaScript Date would drop the microseconds).
       const values: unknown[] = position ? [position.cursor, ...position.key] : [];
-      const after = position
-        ? `and (${[cursor, ...keys].join(', ')}) > (${values.map((_, i) => `$${i + 1}`).join(', ')})`
-        : '';
+      const after = position ? `and (${[cursor, ...keys].join(', ')}) > (${values.map((_, i) => `$${i + 1}`).join(', ')})` : '';
       values.push(configuration.batch_size);
       const rows = await source.query(
         `select t.*, ${cursor}::text as ${CURSOR}, array[${keys.map((k) => `${k}::text`).join(', ')}] as ${KEY}
@@ -90,18 +75,10 @@ export default defineConnector({
       if (!last) break;
       position = { cursor: String(last[CURSOR]), key: last[KEY] as string[] };
       // Saving the position after every batch lets an interrupted sync resume where it stopped.
-      await op.checkpoint({
-        table: configuration.table,
-        cursor_column: configuration.cursor_column,
-        primary_key: configuration.primary_key,
-        cursor: position.cursor,
-        key: position.key,
-      });
+      await op.checkpoint({ table: configuration.table, cursor_column: configuration.cursor_column, primary_key: configuration.primary_key, cursor: position.cursor, key: position.key });
       if (rows.length < configuration.batch_size) break;
     }
-    log.info(
-      `synced ${synced} row(s) of ${configuration.table} into ${destination}${position ? `; ${configuration.cursor_column} is now ${position.cursor}` : ''}`,
-    );
+    log.info(`synced ${synced} row(s) of ${configuration.table} into ${destination}${position ? `; ${configuration.cursor_column} is now ${position.cursor}` : ''}`);
   },
 });
 
@@ -111,24 +88,10 @@ interface Position {
 }
 
 /** The position saved by the last checkpoint, if it was saved for this table, cursor and key. */
-function readPosition(
-  state: Record<string, unknown>,
-  c: { table: string; cursor_column: string; primary_key: string },
-): Position | undefined {
+function readPosition(state: Record<string, unknown>, c: { table: string; cursor_column: string; primary_key: string }): Position | undefined {
   const { table, cursor_column, primary_key, cursor, key } = state;
-  if (
-    table !== c.table ||
-    cursor_column !== c.cursor_column ||
-    primary_key !== c.primary_key ||
-    typeof cursor !== 'string'
-  )
-    return undefined;
-  if (
-    !Array.isArray(key) ||
-    key.length !== columnList(c.primary_key).length ||
-    !key.every((k) => typeof k === 'string')
-  )
-    return undefined;
+  if (table !== c.table || cursor_column !== c.cursor_column || primary_key !== c.primary_key || typeof cursor !== 'string') return undefined;
+  if (!Array.isArray(key) || key.length !== columnList(c.primary_key).length || !key.every((k) => typeof k === 'string')) return undefined;
   return { cursor, key };
 }
 

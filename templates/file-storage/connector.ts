@@ -16,10 +16,7 @@ import { CsvError, parse } from 'connector-auth/csv';
 
 const settings = z.object({
   // The warehouse table every CSV row lands in.
-  table: z
-    .string()
-    .default('rows')
-    .refine((v) => v.trim().length > 0 && !v.includes('\0'), { message: 'must be a table name' }),
+  table: z.string().default('rows').refine((v) => v.trim().length > 0 && !v.includes('\0'), { message: 'must be a table name' }),
 });
 
 export default defineConnector({
@@ -33,8 +30,7 @@ export default defineConnector({
     // A key saved for another bucket or prefix means nothing here: start from the beginning.
     const samePlace = state.bucket === source.bucket && state.prefix === source.prefix;
     let last = samePlace && typeof state.last_key === 'string' ? state.last_key : undefined;
-    if (!samePlace && state.last_key !== undefined)
-      log.info(`the saved position is for another bucket or prefix; reading ${source.target} from the start`);
+    if (!samePlace && state.last_key !== undefined) log.info(`the saved position is for another bucket or prefix; reading ${source.target} from the start`);
     let files = 0;
     let rows = 0;
     // list() pages through every key under `prefix`, in key order; startAfter resumes after `last`.
@@ -48,9 +44,7 @@ export default defineConnector({
       // After each file: an interrupted sync starts again at the file it was reading.
       await op.checkpoint({ bucket: source.bucket, prefix: source.prefix, last_key: last });
     }
-    log.info(
-      `synced ${rows} row(s) from ${files} new CSV file(s) into ${configuration.table}${last ? `; last file ${last}` : ''}`,
-    );
+    log.info(`synced ${rows} row(s) from ${files} new CSV file(s) into ${configuration.table}${last ? `; last file ${last}` : ''}`);
   },
 });
 
@@ -66,11 +60,7 @@ export default defineConnector({
  * with more or fewer fields than the header, text after a closing quote or a quote never closed stops
  * the sync (exit 1) with the file and line: usually a quoting mistake upstream, better fixed than guessed.
  */
-async function upsertCsv(
-  stream: Readable,
-  file: string,
-  upsert: (row: Record<string, unknown>) => Promise<void>,
-): Promise<number> {
+async function upsertCsv(stream: Readable, file: string, upsert: (row: Record<string, unknown>) => Promise<void>): Promise<number> {
   const parser = stream.pipe(
     parse({ bom: true, skip_empty_lines: true, relax_quotes: true, record_delimiter: ['\r\n', '\n', '\r'] }),
   );
@@ -103,8 +93,7 @@ function checkHeader(fields: string[], file: string): string[] {
   for (const name of names) {
     // The warehouse's names are case-insensitive: `Id` and `id` would be one column.
     const folded = name.toLowerCase();
-    if (folded === '_file' || folded === '_record')
-      throw new Error(`${file}: the header has a column '${name}', a name this connector uses itself`);
+    if (folded === '_file' || folded === '_record') throw new Error(`${file}: the header has a column '${name}', a name this connector uses itself`);
     if (seen.has(folded)) throw new Error(`${file}: the header names the column '${name}' twice`);
     seen.add(folded);
   }

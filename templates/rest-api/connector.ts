@@ -20,14 +20,10 @@ export default defineConnector({
     let cursor = typeof state.cursor === 'string' ? state.cursor : undefined;
     let pages = 0;
     do {
-      const path = cursor
-        ? `${configuration.items_path}?cursor=${encodeURIComponent(cursor)}`
-        : configuration.items_path;
+      const path = cursor ? `${configuration.items_path}?cursor=${encodeURIComponent(cursor)}` : configuration.items_path;
       // source.json: authenticated, joined to base_url, bounded by timeout_seconds; non-2xx throws.
       const body = await source.json<unknown>(path);
-      const page = Array.isArray(body)
-        ? { items: body, next_cursor: undefined }
-        : (body as { items: unknown[]; next_cursor?: string });
+      const page = Array.isArray(body) ? { items: body, next_cursor: undefined } : (body as { items: unknown[]; next_cursor?: string });
       for (const item of page.items) await op.upsert('items', item as Record<string, unknown>);
       pages++;
       if (!page.next_cursor) break;
