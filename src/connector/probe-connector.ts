@@ -1,10 +1,11 @@
 import type { z } from 'zod';
-import { parseKeys, protectConfiguration, type RawConfiguration } from '../config/index.js';
+import type { RawConfiguration } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
 import type { ProbeResult, SourceDefinition } from '../sources/index.js';
-import { authenticate, type AuthenticateOptions } from './authenticate.js';
+import type { AuthenticateOptions } from './authenticate.js';
 import type { ConnectorDefinition, SourceClients, TableDefinition } from './define-connector.js';
+import { startRun } from './start-run.js';
 
 export interface ProbeConnectorOptions {
   connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>;
@@ -26,23 +27,10 @@ export interface ProbeConnectorResult {
  * to test a configuration (Airbyte's check, Fivetran's Test) or to describe the schema (discover).
  */
 export async function probeConnector(options: ProbeConnectorOptions): Promise<ProbeConnectorResult> {
-  const { connector, configuration: raw, log, registry } = options;
-  const connectorSecretKeys = new Set(connector.secretKeys ?? []);
-  const auth = await authenticate(raw, {
-    ...options.authenticate,
-    source: connector.source as keyof SourceClients,
-    log,
-    registry,
-    connectorSecretKeys,
-  });
+  const { auth, configuration } = await startRun(options);
   try {
-    const own = connector.configuration ? parseKeys(connector.configuration, raw, 'the connector') : {};
     const probe = await auth.probe();
-    const configuration = protectConfiguration(
-      { ...raw, ...(own as object) },
-      new Set([...auth.secretKeys, ...connectorSecretKeys]),
-    );
-    const tables = connector.schema ? await connector.schema(configuration as never) : [];
+    const tables = options.connector.schema ? await options.connector.schema(configuration as never) : [];
     return { probe, tables };
   } finally {
     await auth.close();

@@ -1,13 +1,13 @@
 import type { z } from 'zod';
-import { parseKeys, protectConfiguration, type RawConfiguration } from '../config/index.js';
+import type { RawConfiguration } from '../config/index.js';
 import { ConnectorError, isConnectorAuthError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
 import type { ProbeResult, SourceDefinition } from '../sources/index.js';
-import { authenticate, type AuthenticateOptions } from './authenticate.js';
-import { checkConfigurationKeys } from './configuration-keys.js';
+import type { AuthenticateOptions } from './authenticate.js';
 import type { ConnectorDefinition, SourceClients, State } from './define-connector.js';
 import { createOperations, type Destination, type OperationCounts, type StateStore } from './operations.js';
+import { startRun } from './start-run.js';
 
 export interface RunConnectorOptions {
   connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>;
@@ -46,20 +46,10 @@ export interface RunResult {
  * at the start of every sync, and a failure stops the sync before update() runs.
  */
 export async function runConnector(options: RunConnectorOptions): Promise<RunResult> {
-  const { connector, configuration: raw, log, registry, signal } = options;
+  const { connector, log, registry, signal } = options;
   const untilStopped = stopper(signal);
-  const connectorSecretKeys = new Set(connector.secretKeys ?? []);
-  // A misspelt key is reported before the schemas, which would name the key it should have been.
-  checkConfigurationKeys(raw, connector, log);
-  const auth = await authenticate(raw, {
-    ...options.authenticate,
-    source: connector.source as keyof SourceClients,
-    log,
-    registry,
-    connectorSecretKeys,
-  });
+  const { auth, configuration } = await startRun(options);
   try {
-    const own = connector.configuration ? parseKeys(connector.configuration, raw, 'the connector') : {};
     const probing = auth.probe();
     if (options.prepareDestination) {
       probing.catch(() => {}); // its failure is awaited below; it must not count as unhandled meanwhile
@@ -72,10 +62,6 @@ export async function runConnector(options: RunConnectorOptions): Promise<RunRes
     const destination = await options.openDestination();
     let operations: ReturnType<typeof createOperations> | undefined;
     try {
-      const configuration = protectConfiguration(
-        { ...raw, ...(own as object) },
-        new Set([...auth.secretKeys, ...connectorSecretKeys]),
-      );
       if (connector.schema) await destination.declare(await connector.schema(configuration as never));
       operations = createOperations(destination, options.stateStore, registry, signal ? { signal } : {});
       options.onOperations?.(operations.counts);

@@ -1,0 +1,53 @@
+import type { z } from 'zod';
+import { parseKeys, protectConfiguration, type RawConfiguration } from '../config/index.js';
+import type { Logger } from '../log/index.js';
+import type { SecretRegistry } from '../secrets/index.js';
+import type { SourceDefinition } from '../sources/index.js';
+import { authenticate, type AuthenticateOptions, type Authenticated } from './authenticate.js';
+import { checkConfigurationKeys } from './configuration-keys.js';
+import type { ConnectorDefinition, SourceClients } from './define-connector.js';
+
+export interface StartRunOptions {
+  connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>;
+  configuration: RawConfiguration;
+  log: Logger;
+  registry: SecretRegistry;
+  authenticate?: Omit<AuthenticateOptions, 'source' | 'log' | 'registry' | 'connectorSecretKeys'>;
+}
+
+export interface StartedRun {
+  auth: Authenticated;
+  /** What update() and schema() get: every key, the connector's own typed, secrets protected. */
+  configuration: Readonly<RawConfiguration>;
+}
+
+/**
+ * The start every run shares, whether it syncs (runConnector) or only tests and describes
+ * (probeConnector, for Airbyte's check and discover and Fivetran's Test): the keys checked, the
+ * method and source made, the connector's own keys parsed. Nothing has gone to the network yet;
+ * the caller probes, and closes `auth` when it is done.
+ */
+export async function startRun(options: StartRunOptions): Promise<StartedRun> {
+  const { connector, configuration: raw, log, registry } = options;
+  const connectorSecretKeys = new Set(connector.secretKeys ?? []);
+  // A misspelt key is reported before the schemas, which would name the key it should have been.
+  checkConfigurationKeys(raw, connector, log);
+  const auth = await authenticate(raw, {
+    ...options.authenticate,
+    source: connector.source as keyof SourceClients,
+    log,
+    registry,
+    connectorSecretKeys,
+  });
+  try {
+    const own = connector.configuration ? parseKeys(connector.configuration, raw, 'the connector') : {};
+    const configuration = protectConfiguration(
+      { ...raw, ...(own as object) },
+      new Set([...auth.secretKeys, ...connectorSecretKeys]),
+    );
+    return { auth, configuration };
+  } catch (error) {
+    await auth.close();
+    throw error;
+  }
+}
