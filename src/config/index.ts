@@ -15,3 +15,4 @@ export { protectConfiguration } from './protect-configuration.js';
 export * as keys from './coerce.js';
 export { isPlaceholder, refusePlaceholders } from './placeholders.js';
 export { DEMO_VALUES, isPublicDemoValue } from './public-demo-values.js';
+export { readTextFile } from './read-text-file.js';

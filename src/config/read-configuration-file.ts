@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readTextFile } from './read-text-file.js';
 import { ConfigurationError } from '../errors/index.js';
 import { jsonErrorPosition } from './json-error-position.js';
 
@@ -9,22 +9,10 @@ export type RawConfiguration = Readonly<Record<string, string>>;
 
 /** Reads `configuration.json`: a flat JSON object of at most 100 keys whose values are all strings. */
 export async function readConfigurationFile(path: string): Promise<RawConfiguration> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigurationError(
-      code === 'ENOENT'
-        ? `configuration file ${path} does not exist`
-        : `cannot read configuration file ${path} (${code ?? 'error'})`,
-      {
-        code: 'configuration_unreadable',
-        hint: 'pass --configuration FILE or create configuration.json in the project',
-        cause: error,
-      },
-    );
-  }
+  const text = await readTextFile(path, 'configuration file', {
+    code: 'configuration_unreadable',
+    hint: 'pass --configuration FILE or create configuration.json in the project',
+  });
   return parseConfigurationText(text, path);
 }
 

@@ -1,5 +1,9 @@
-import { readFile } from 'node:fs/promises';
-import { checkFlatStringObject, parseConfigurationText, type RawConfiguration } from '../../config/index.js';
+import {
+  checkFlatStringObject,
+  parseConfigurationText,
+  readTextFile,
+  type RawConfiguration,
+} from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { JsonObject } from './protocol.js';
 
@@ -25,22 +29,10 @@ export interface AirbyteConfiguration {
 }
 
 export async function readAirbyteConfiguration(path: string): Promise<AirbyteConfiguration> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigurationError(
-      code === 'ENOENT'
-        ? `--config file ${path} does not exist`
-        : `cannot read --config file ${path} (${code ?? 'error'})`,
-      {
-        code: 'configuration_unreadable',
-        hint: 'pass --config FILE: the connector configuration as JSON',
-        cause: error,
-      },
-    );
-  }
+  let text = await readTextFile(path, '--config file', {
+    code: 'configuration_unreadable',
+    hint: 'pass --config FILE: the connector configuration as JSON',
+  });
   if (text.startsWith('\uFEFF')) text = text.slice(1);
   let given: unknown;
   try {

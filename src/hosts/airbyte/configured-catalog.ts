@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readTextFile } from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { SyncMode } from './protocol.js';
 
@@ -29,22 +29,10 @@ export async function readConfiguredCatalog(path: string): Promise<SelectedStrea
 
 /** A JSON file given to a command (catalog, state); errors name the flag, never quote the content. */
 export async function readJsonFile(path: string, flag: string, what: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigurationError(
-      code === 'ENOENT'
-        ? `${flag} file ${path} does not exist`
-        : `cannot read ${flag} file ${path} (${code ?? 'error'})`,
-      {
-        code: 'input_unreadable',
-        hint: `pass ${flag} FILE: ${what}`,
-        cause: error,
-      },
-    );
-  }
+  const text = await readTextFile(path, `${flag} file`, {
+    code: 'input_unreadable',
+    hint: `pass ${flag} FILE: ${what}`,
+  });
   try {
     return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
   } catch {
