@@ -12,14 +12,18 @@ import { basename } from 'node:path';
 
 const OWN_MANIFEST = new URL('../../package.json', import.meta.url);
 
-interface OwnManifest {
+export interface OwnManifest {
   name: string;
   version: string;
   devDependencies: Record<string, string>;
 }
 
-export async function editorSupportFiles(projectDir: string): Promise<Record<string, string>> {
-  const own = JSON.parse(await readFile(OWN_MANIFEST, 'utf8')) as OwnManifest;
+/** This package's own package.json: its name, its version, the versions of its types and compiler. */
+export async function readOwnManifest(): Promise<OwnManifest> {
+  return JSON.parse(await readFile(OWN_MANIFEST, 'utf8')) as OwnManifest;
+}
+
+export function editorSupportFiles(projectDir: string, own: OwnManifest): Record<string, string> {
   const manifest = {
     name: packageName(basename(projectDir)),
     private: true,

@@ -1,7 +1,7 @@
 import { chmod, cp, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ConfigurationError } from '../errors/index.js';
-import { editorSupportFiles } from './editor-support.js';
+import { editorSupportFiles, readOwnManifest } from './editor-support.js';
 
 /** Templates shipped in the package's `templates/` folder. */
 const TEMPLATES_DIR = new URL('../../templates/', import.meta.url);
@@ -90,11 +90,9 @@ export async function initProject(dir = '.', template = 'rest-api'): Promise<{ d
   await writeFile(join(target, '.gitignore'), GITIGNORE, { flag: 'wx' });
   await writeFile(join(target, '.dockerignore'), DOCKERIGNORE, { flag: 'wx' });
   const dockerfile = join(target, 'Dockerfile');
-  const version = (
-    JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-  ).version;
-  await writeFile(dockerfile, (await readFile(dockerfile, 'utf8')).replaceAll(VERSION_PLACEHOLDER, version));
-  for (const [name, text] of Object.entries(await editorSupportFiles(target)))
+  const own = await readOwnManifest();
+  await writeFile(dockerfile, (await readFile(dockerfile, 'utf8')).replaceAll(VERSION_PLACEHOLDER, own.version));
+  for (const [name, text] of Object.entries(editorSupportFiles(target, own)))
     await writeFile(join(target, name), text, { flag: 'wx' });
   return { dir: target, files: (await readdir(target)).sort() };
 }
