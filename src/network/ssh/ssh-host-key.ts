@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { ConfigurationError, SourceIdentityError } from '../errors/index.js';
-import type { Logger } from '../log/index.js';
+import { ConfigurationError, SourceIdentityError } from '../../errors/index.js';
+import type { Logger } from '../../log/index.js';
 
 /**
  * Whether an SSH server is the one meant: its host key's SHA256 fingerprint is compared with the

@@ -1,17 +1,17 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Client, ClientChannel } from 'ssh2';
 import { z } from 'zod';
-import { keys } from '../config/index.js';
+import { keys } from '../../config/index.js';
 import {
   ConfigurationError,
   ConnectorError,
   SourceUnreachableError,
   isConnectorAuthError,
   type ConnectorAuthError,
-} from '../errors/index.js';
-import type { Logger } from '../log/index.js';
-import type { SecretRegistry } from '../secrets/index.js';
-import { SYSTEM } from './classify-network-error.js';
+} from '../../errors/index.js';
+import type { Logger } from '../../log/index.js';
+import type { SecretRegistry } from '../../secrets/index.js';
+import { SYSTEM } from '../failures/classify-network-error.js';
 import {
   checkHostKeyRule,
   fingerprintList,
@@ -23,8 +23,8 @@ import {
 import { readSshPrivateKey } from './ssh-private-key.js';
 import { sshLogin, type LoginRecord, type SshLoginSecret } from './ssh-login.js';
 import { loginRefused, type LoginTerms } from './ssh-login-refusal.js';
-import { firstLineOf } from './one-line.js';
-import { bracketed } from './target.js';
+import { firstLineOf } from '../one-line.js';
+import { bracketed } from '../target.js';
 
 /**
  * An SSH tunnel through a bastion for any TCP source: a listener on 127.0.0.1 (ephemeral port)

@@ -4,11 +4,11 @@ import {
   SourceUnreachableError,
   isConnectorAuthError,
   type ConnectorAuthError,
-} from '../errors/index.js';
-import { describeCertificate } from './certificate-details.js';
-import type { ClientCertificateSummary } from './client-certificate.js';
+} from '../../errors/index.js';
+import { describeCertificate } from '../tls/certificate-details.js';
+import type { ClientCertificateSummary } from '../tls/client-certificate.js';
 import { CLIENT_CERTIFICATE_ALERT } from './server-certificate.js';
-import { describeUrl } from './target.js';
+import { describeUrl } from '../target.js';
 
 /**
  * Turns whatever a failed request threw (undici's "fetch failed" with a system or TLS error as its

@@ -1,4 +1,4 @@
-import { AuthenticationError } from '../errors/index.js';
+import { AuthenticationError } from '../../errors/index.js';
 import type { LoginRecord } from './ssh-login.js';
 
 /**

@@ -1,6 +1,6 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
-import { ConfigurationError } from '../errors/index.js';
-import { secrets } from '../secrets/index.js';
+import { ConfigurationError } from '../../errors/index.js';
+import { secrets } from '../../secrets/index.js';
 import { certificateDetails, isoDate, type CertificateDetails } from './certificate-details.js';
 
 /**

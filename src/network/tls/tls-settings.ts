@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { keys, parseKeys, type RawConfiguration } from '../config/index.js';
-import type { Logger } from '../log/index.js';
-import { secrets as processSecrets, type SecretRegistry } from '../secrets/index.js';
+import { keys, parseKeys, type RawConfiguration } from '../../config/index.js';
+import type { Logger } from '../../log/index.js';
+import { secrets as processSecrets, type SecretRegistry } from '../../secrets/index.js';
 import {
   loadClientCertificate,
   readCaCertificates,
