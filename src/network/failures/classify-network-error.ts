@@ -5,8 +5,8 @@ import {
   isConnectorAuthError,
   type ConnectorAuthError,
 } from '../../errors/index.js';
-import { describeCertificate } from '../tls/certificate-details.js';
-import type { ClientCertificateSummary } from '../tls/client-certificate.js';
+import { describeCertificate } from '../tls/index.js';
+import type { ClientCertificateSummary } from '../tls/index.js';
 import { CLIENT_CERTIFICATE_ALERT } from './server-certificate.js';
 import { describeUrl } from '../target.js';
 

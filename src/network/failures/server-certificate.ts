@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
-import { certificateDetails, type CertificateDetails } from '../tls/certificate-details.js';
+import { certificateDetails, type CertificateDetails } from '../tls/index.js';
 import { tlsDialOptions, type HttpRoute } from '../http-route.js';
-import type { TlsSettings } from '../tls/tls-settings.js';
+import type { TlsSettings } from '../tls/index.js';
 
 /** How long a look-only handshake may take, and the route that reaches the server (http-route.ts). */
 export interface HandshakeOptions {

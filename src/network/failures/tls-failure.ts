@@ -1,9 +1,9 @@
 import { SourceIdentityError, isConnectorAuthError, type ConnectorAuthError } from '../../errors/index.js';
-import { isoDate, type CertificateDetails } from '../tls/certificate-details.js';
+import { isoDate, type CertificateDetails } from '../tls/index.js';
 import { clientCertificateRefused } from './classify-network-error.js';
 import type { HttpRoute } from '../http-route.js';
 import { diagnoseClosedConnection, inspectServerCertificate } from './server-certificate.js';
-import type { TlsSettings } from '../tls/tls-settings.js';
+import type { TlsSettings } from '../tls/index.js';
 
 /**
  * Failures of TLS that need more than the error object to explain: nginx's HTTP 400 pages for a

@@ -1,9 +1,9 @@
 import type { Dispatcher } from 'undici';
-import { classifyNetworkError, type RequestContext } from '../failures/classify-network-error.js';
+import { classifyNetworkError, type RequestContext } from '../failures/index.js';
 import { headersDeadline } from './headers-deadline.js';
 import { undiciReply, type HttpReply } from './http-reply.js';
 import { identityOf, portOf, routeCarries, type HttpRoute } from '../http-route.js';
-import { tlsConnectOptions, type TlsSettings } from '../tls/tls-settings.js';
+import { tlsConnectOptions, type TlsSettings } from '../tls/index.js';
 import { undiciCore, undiciFetch, type UndiciCore } from './undici-modules.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { ParsedKey } from 'ssh2';
 import { ConfigurationError } from '../../errors/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
-import { unescapeNewlines } from '../tls/tls-settings.js';
+import { unescapeNewlines } from '../tls/index.js';
 
 /**
  * An SSH private key from configuration (OpenSSH, PEM or PuTTY format, optionally encrypted), read

@@ -2,12 +2,8 @@ import { z } from 'zod';
 import { keys, parseKeys, type RawConfiguration } from '../../config/index.js';
 import type { Logger } from '../../log/index.js';
 import { secrets as processSecrets, type SecretRegistry } from '../../secrets/index.js';
-import {
-  loadClientCertificate,
-  readCaCertificates,
-  unescapeNewlines,
-  type ClientCertificateSummary,
-} from './client-certificate.js';
+import { loadClientCertificate, type ClientCertificateSummary } from './client-certificate.js';
+import { readCaCertificates } from './pem-text.js';
 
 /**
  * TLS material for any HTTP source, read from the `tls_*` keys. Verification of the server is on
@@ -133,5 +129,3 @@ async function read(raw: RawConfiguration, options: TlsReadOptions): Promise<Tls
     clientCertificate: client.summary,
   };
 }
-
-export { unescapeNewlines };
