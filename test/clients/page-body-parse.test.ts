@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parsePageBody } from '../../src/clients/page-body-parse.js';
+import { parsePageBody } from '../../src/clients/transport/page-body-parse.js';
 import { defaultEmulatorData } from '../../src/emulator/index.js';
 
 /**

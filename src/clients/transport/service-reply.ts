@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { SourceUnreachableError } from '../errors/index.js';
+import { SourceUnreachableError } from '../../errors/index.js';
 import type { BodyBytes } from './body-buffers.js';
 import type { TransportResponse } from './http-transport.js';
 import { parsePageBody } from './page-body-parse.js';

@@ -1,9 +1,9 @@
-import { AuthenticationError, SourceUnreachableError } from '../errors/index.js';
-import { FeatureNotAvailableError, InvalidRequestError } from './client-errors.js';
-import { describeRequest, type HttpTransport, type TransportResponse } from './http-transport.js';
-import { sendWithRetry, type RetryDecision, type RetryOptions } from './retry-policy.js';
-import { oneLine } from '../network/index.js';
-import { bodyField, parseJsonBody, validate } from './service-reply.js';
+import { AuthenticationError, SourceUnreachableError } from '../../errors/index.js';
+import { FeatureNotAvailableError, InvalidRequestError } from '../transport/client-errors.js';
+import { describeRequest, type HttpTransport, type TransportResponse } from '../transport/http-transport.js';
+import { sendWithRetry, type RetryDecision, type RetryOptions } from '../transport/retry-policy.js';
+import { oneLine } from '../../network/index.js';
+import { bodyField, parseJsonBody, validate } from '../transport/service-reply.js';
 import {
   listedWebhookSchema,
   webhookSchema,

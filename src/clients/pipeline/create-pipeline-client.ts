@@ -1,5 +1,5 @@
-import { authenticate } from '../connector/index.js';
-import type { Logger } from '../log/index.js';
+import { authenticate } from '../../connector/index.js';
+import type { Logger } from '../../log/index.js';
 import { PipelineClient, type PipelineClientOptions } from './pipeline-client.js';
 
 export interface PipelineConnection {

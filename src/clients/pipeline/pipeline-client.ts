@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import { AuthenticationError, SourceUnreachableError, type ConnectorAuthError } from '../errors/index.js';
-import { secrets as processSecrets, type SecretRegistry } from '../secrets/index.js';
-import { InvalidRequestError, NotFoundError } from './client-errors.js';
-import { BodyBuffers } from './body-buffers.js';
-import { describeRequest, type HttpTransport, type TransportResponse } from './http-transport.js';
+import { AuthenticationError, SourceUnreachableError, type ConnectorAuthError } from '../../errors/index.js';
+import { secrets as processSecrets, type SecretRegistry } from '../../secrets/index.js';
+import { InvalidRequestError, NotFoundError } from '../transport/client-errors.js';
+import { BodyBuffers } from '../transport/body-buffers.js';
+import { describeRequest, type HttpTransport, type TransportResponse } from '../transport/http-transport.js';
 import { checkLimit } from './limit.js';
 import {
   connectorSchema,
@@ -17,11 +17,11 @@ import {
   type UpgradeResult,
 } from './pipeline-records.js';
 import { validateRecord } from './record-validator.js';
-import { sendWithRetry, type RetryDecision, type RetryOptions } from './retry-policy.js';
+import { sendWithRetry, type RetryDecision, type RetryOptions } from '../transport/retry-policy.js';
 import { guessNextCursorOf } from './next-cursor-guess.js';
 import { recordsOf } from './page-records.js';
-import { oneLine } from '../network/index.js';
-import { bodyField, parseJsonBody, readJsonBody, validate, type JsonBody } from './service-reply.js';
+import { oneLine } from '../../network/index.js';
+import { bodyField, parseJsonBody, readJsonBody, validate, type JsonBody } from '../transport/service-reply.js';
 
 export interface PipelineClientOptions {
   /**

@@ -1,4 +1,4 @@
-import { ConfigurationError, ConnectorAuthError, AuthenticationError, ExitCode } from '../errors/index.js';
+import { ConfigurationError, ConnectorAuthError, AuthenticationError, ExitCode } from '../../errors/index.js';
 
 /**
  * The errors the interface clients add to the project's classes. Each keeps the exit-code contract of

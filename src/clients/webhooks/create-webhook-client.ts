@@ -1,5 +1,5 @@
-import { authenticate } from '../connector/index.js';
-import type { Logger } from '../log/index.js';
+import { authenticate } from '../../connector/index.js';
+import type { Logger } from '../../log/index.js';
 import { WebhookClient, type WebhookClientOptions } from './webhook-client.js';
 
 /**
