@@ -5,10 +5,10 @@
  *   const client = new PipelineClient(source);            // inside update({ source })
  *   for await (const group of client.groups()) …
  */
-export { PipelineClient } from './pipeline/pipeline-client.js';
-export type { PipelineClientOptions, PageRequest, ConnectorPageRequest } from './pipeline/pipeline-client.js';
-export { createPipelineClient } from './pipeline/create-pipeline-client.js';
-export type { PipelineConnection } from './pipeline/create-pipeline-client.js';
+export { PipelineClient } from './pipeline/index.js';
+export type { PipelineClientOptions, PageRequest, ConnectorPageRequest } from './pipeline/index.js';
+export { createPipelineClient } from './pipeline/index.js';
+export type { PipelineConnection } from './pipeline/index.js';
 export {
   groupSchema,
   connectorSchema,
@@ -27,7 +27,7 @@ export {
   UPDATE_STATES,
   SCHEDULE_TYPES,
   SETUP_TEST_STATUSES,
-} from './pipeline/pipeline-records.js';
+} from './pipeline/index.js';
 export type {
   Group,
   Connector,
@@ -38,8 +38,8 @@ export type {
   SyncState,
   UpdateState,
   ScheduleType,
-} from './pipeline/pipeline-records.js';
-export { NotFoundError, InvalidRequestError } from './transport/client-errors.js';
-export { MIN_LIMIT, MAX_LIMIT, DEFAULT_LIMIT, checkLimit, parseLimit } from './pipeline/limit.js';
-export type { HttpTransport, TransportRequestInit, TransportResponse } from './transport/http-transport.js';
-export type { RetryOptions } from './transport/retry-policy.js';
+} from './pipeline/index.js';
+export { NotFoundError, InvalidRequestError } from './transport/index.js';
+export { MIN_LIMIT, MAX_LIMIT, DEFAULT_LIMIT, checkLimit, parseLimit } from './pipeline/index.js';
+export type { HttpTransport, TransportRequestInit, TransportResponse } from './transport/index.js';
+export type { RetryOptions } from './transport/index.js';

@@ -8,12 +8,12 @@
  * A receiver of the events checks each delivery with
  * `verifyWebhookSignature(rawBody, req.headers['x-fivetran-signature-256'], secret)`.
  */
-export { WebhookClient, checkWebhookId } from './webhooks/webhook-client.js';
-export type { WebhookClientOptions } from './webhooks/webhook-client.js';
-export { createWebhookClient } from './webhooks/create-webhook-client.js';
-export type { WebhookConnection, WebhookAuth } from './webhooks/create-webhook-client.js';
-export { webhookSchema, listedWebhookSchema, isHttpsUrl, webhookSelects, WEBHOOK_EVENTS } from './webhooks/webhook-records.js';
-export { WEBHOOK_SIGNATURE_HEADER, signWebhookPayload, verifyWebhookSignature } from './webhooks/webhook-signature.js';
+export { WebhookClient, checkWebhookId } from './webhooks/index.js';
+export type { WebhookClientOptions } from './webhooks/index.js';
+export { createWebhookClient } from './webhooks/index.js';
+export type { WebhookConnection, WebhookAuth } from './webhooks/index.js';
+export { webhookSchema, listedWebhookSchema, isHttpsUrl, webhookSelects, WEBHOOK_EVENTS } from './webhooks/index.js';
+export { WEBHOOK_SIGNATURE_HEADER, signWebhookPayload, verifyWebhookSignature } from './webhooks/index.js';
 export type {
   Webhook,
   ListedWebhook,
@@ -21,7 +21,7 @@ export type {
   WebhookFetchResult,
   WebhookListResult,
   WebhookDeleteResult,
-} from './webhooks/webhook-records.js';
-export { FeatureNotAvailableError, InvalidRequestError } from './transport/client-errors.js';
-export type { HttpTransport, TransportRequestInit, TransportResponse } from './transport/http-transport.js';
-export type { RetryOptions } from './transport/retry-policy.js';
+} from './webhooks/index.js';
+export { FeatureNotAvailableError, InvalidRequestError } from './transport/index.js';
+export type { HttpTransport, TransportRequestInit, TransportResponse } from './transport/index.js';
+export type { RetryOptions } from './transport/index.js';

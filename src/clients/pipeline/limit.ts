@@ -1,4 +1,4 @@
-import { InvalidRequestError } from '../transport/client-errors.js';
+import { InvalidRequestError } from '../transport/index.js';
 
 /** Section 4.7 rule 5 and section 8: page sizes are whole numbers from 1 to 1000, default 100. */
 export const MIN_LIMIT = 1;

@@ -1,4 +1,4 @@
-import type { JsonBody } from '../transport/service-reply.js';
+import type { JsonBody } from '../transport/index.js';
 
 /**
  * The `next_cursor` of a page, read from the end of its body before the body is parsed.

@@ -1,27 +1,30 @@
 import type { z } from 'zod';
-import { AuthenticationError, SourceUnreachableError, type ConnectorAuthError } from '../../errors/index.js';
 import { secrets as processSecrets, type SecretRegistry } from '../../secrets/index.js';
-import { InvalidRequestError, NotFoundError } from '../transport/client-errors.js';
-import { BodyBuffers } from '../transport/body-buffers.js';
-import { describeRequest, type HttpTransport, type TransportResponse } from '../transport/http-transport.js';
+import {
+  describeRequest,
+  InvalidRequestError,
+  readJsonBody,
+  sendWithRetry,
+  validate,
+  type HttpTransport,
+  type RetryDecision,
+  type RetryOptions,
+  type TransportResponse,
+} from '../transport/index.js';
 import { checkLimit } from './limit.js';
+import { PageFetcher, type PageQuery, type RawPage } from './page-fetcher.js';
+import { recordsOf } from './page-records.js';
 import {
   connectorSchema,
   groupSchema,
-  pageEnvelopeSchema,
-  pipelineErrorBodySchema,
   upgradeResultSchema,
   type Connector,
   type Group,
   type Page,
   type UpgradeResult,
 } from './pipeline-records.js';
+import { pipelineStatusError } from './pipeline-status-error.js';
 import { validateRecord } from './record-validator.js';
-import { sendWithRetry, type RetryDecision, type RetryOptions } from '../transport/retry-policy.js';
-import { guessNextCursorOf } from './next-cursor-guess.js';
-import { recordsOf } from './page-records.js';
-import { oneLine } from '../../network/index.js';
-import { bodyField, parseJsonBody, readJsonBody, validate, type JsonBody } from '../transport/service-reply.js';
 
 export interface PipelineClientOptions {
   /**
@@ -63,8 +66,8 @@ export class PipelineClient {
   readonly #registry: SecretRegistry;
   readonly #rejectedKey: string;
   readonly #onClose: (() => Promise<void>) | undefined;
-  /** Page bodies are read into these and parsed from them; see body-buffers.ts. */
-  readonly #buffers = new BodyBuffers();
+  /** Listings, one page or all of them (page-fetcher.ts). */
+  readonly #pages: PageFetcher;
 
   constructor(transport: HttpTransport, options: PipelineClientOptions = {}) {
     this.#transport = transport;
@@ -73,33 +76,40 @@ export class PipelineClient {
     this.#registry = options.registry ?? processSecrets;
     this.#rejectedKey = options.rejectedKey ?? 'password';
     this.#onClose = options.onClose;
+    this.#pages = new PageFetcher({
+      get: (path) => this.#send('GET', path, 'always'),
+      statusError: (response, target, subject) => pipelineStatusError(response, target, subject, this.#rejectedKey),
+    });
   }
 
   /** One page of groups (section 4.2). */
   async listGroups(request: PageRequest = {}): Promise<Page<Group>> {
-    return this.#validated(await this.#fetchPage(this.#groupsQuery(request)), groupSchema);
+    return this.#validated(await this.#pages.page(this.#groupsQuery(request)), groupSchema);
   }
 
   /** Every group, following `next_cursor` until it is absent. */
   groups(request: Omit<PageRequest, 'cursor'> = {}): AsyncIterable<Group> {
     checkLimit(request.limit);
     return recordsOf(
-      this.#pages((cursor) => this.#groupsQuery({ ...request, ...(cursor ? { cursor } : {}) }), groupSchema),
+      this.#pages.pages(
+        (cursor) => this.#groupsQuery({ ...request, ...(cursor ? { cursor } : {}) }),
+        (page) => this.#validated(page, groupSchema).items,
+      ),
     );
   }
 
   /** One page of the connectors of a group (section 4.1). */
   async listConnectors(groupId: string, request: ConnectorPageRequest = {}): Promise<Page<Connector>> {
-    return this.#validated(await this.#fetchPage(this.#connectorsQuery(groupId, request)), connectorSchema);
+    return this.#validated(await this.#pages.page(this.#connectorsQuery(groupId, request)), connectorSchema);
   }
 
   /** Every connector of a group, following `next_cursor` until it is absent. */
   connectors(groupId: string, request: Omit<ConnectorPageRequest, 'cursor'> = {}): AsyncIterable<Connector> {
     this.#connectorsQuery(groupId, request);
     return recordsOf(
-      this.#pages(
+      this.#pages.pages(
         (cursor) => this.#connectorsQuery(groupId, { ...request, ...(cursor ? { cursor } : {}) }),
-        connectorSchema,
+        (page) => this.#validated(page, connectorSchema).items,
       ),
     );
   }
@@ -114,7 +124,12 @@ export class PipelineClient {
     const response = await this.#send('POST', path, 'rate-limit-only');
     const target = describeRequest('POST', response, path);
     if (response.status !== 200)
-      throw await this.#statusError(response, target, { resource: 'transformation package', id: transformationId });
+      throw await pipelineStatusError(
+        response,
+        target,
+        { resource: 'transformation package', id: transformationId },
+        this.#rejectedKey,
+      );
     return validate(upgradeResultSchema, await readJsonBody(response, target), target, 'body');
   }
 
@@ -137,44 +152,6 @@ export class PipelineClient {
     };
   }
 
-  /** Sends one page request and reads its envelope; the items are validated by the caller. */
-  async #fetchPage(page: PageQuery): Promise<RawPage> {
-    return this.#parsePage(await this.#fetchPageBody(page));
-  }
-
-  /**
-   * One page request, its status checked and its body read whole but not parsed: as bytes in a
-   * reused buffer when the transport streams (the REST source does), else as text.
-   */
-  async #fetchPageBody(page: PageQuery): Promise<PageBody> {
-    const response = await this.#send('GET', withQuery(page.path, page.query), 'always');
-    const target = describeRequest('GET', response, page.path);
-    if (response.status !== 200) throw await this.#statusError(response, target, page.subject);
-    const body = response.eachChunk
-      ? await this.#buffers.read(
-          (onChunk) => response.eachChunk!(onChunk),
-          Number(response.headers.get('content-length')),
-        )
-      : await response.text();
-    return { body, target };
-  }
-
-  /** The envelope of a page; its buffer goes back to the pool whatever happens. */
-  #parsePage({ body, target }: PageBody): RawPage {
-    try {
-      // Only a 200's body is read as a page (#fetchPageBody throws for any other status).
-      const envelope = validate(pageEnvelopeSchema, parseJsonBody(body, 200, target), target, 'body');
-      const next = envelope.data.next_cursor;
-      return {
-        items: envelope.data.items,
-        nextCursor: typeof next === 'string' && next.length > 0 ? next : undefined,
-        target,
-      };
-    } finally {
-      release(body);
-    }
-  }
-
   #validated<S extends z.ZodType>(raw: RawPage, schema: S): Page<z.output<S>> {
     return {
       items: raw.items.map((item, index) => this.#item(schema, item, raw.target, index)),
@@ -190,77 +167,6 @@ export class PipelineClient {
     return record;
   }
 
-  /**
-   * All pages, each validated whole, as a stream of arrays (recordsOf hands out their records one by
-   * one). Page n+1 is requested as soon as page n's body has arrived, with the
-   * cursor read from the body's end (next-cursor-guess.ts), so the service prepares it while page n
-   * is parsed, validated and handed out. When the parsed `next_cursor` differs from the guess, the
-   * prefetched page is dropped and the right one requested. At most two pages are held, whatever the total.
-   */
-  async *#pages<S extends z.ZodType>(
-    queryFor: (cursor: string | undefined) => PageQuery,
-    schema: S,
-  ): AsyncGenerator<z.output<S>[], void, undefined> {
-    let cursor: string | undefined;
-    let pending: Promise<PageBody> | undefined = this.#fetchPageBody(queryFor(undefined));
-    try {
-      while (pending) {
-        const fetched: PageBody = await pending;
-        pending = undefined;
-        const guess = guessNextCursorOf(fetched.body);
-        // A guess equal to the cursor just used would be the loop refused below: not prefetched.
-        if (guess !== undefined && guess !== cursor) {
-          pending = this.#prefetch(queryFor(guess));
-          // Parsing and handing out a page is all one macrotask, and undici writes a request on a
-          // reused connection only after a full turn of the event loop (it first checks the idle
-          // socket for bytes the server sent unasked). Two turns here put the request on the wire
-          // before the page is parsed; without them it would leave after the whole page.
-          await nextTurn();
-          await nextTurn();
-        }
-        const page = this.#parsePage(fetched);
-        if (page.nextCursor !== undefined) {
-          // A service that hands back the cursor it was given would page forever.
-          if (page.nextCursor === cursor)
-            throw new SourceUnreachableError(
-              `${page.target} returned the cursor it was given as next_cursor; stopping instead of paging forever`,
-              {
-                code: 'cursor_loop',
-              },
-            );
-          cursor = page.nextCursor;
-        }
-        // A wrong guess (a page pending here was prefetched for `guess`): it is of no use. It is left
-        // to finish on its own (its body is read, its failure ignored) rather than waited for, which
-        // could mean its retries.
-        if (pending && guess !== page.nextCursor) {
-          pending.then(
-            (dropped) => release(dropped.body),
-            () => undefined,
-          );
-          pending = undefined;
-        }
-        if (!pending && page.nextCursor !== undefined) pending = this.#prefetch(queryFor(page.nextCursor));
-        // The whole page is checked before its first record is handed out: a caller never gets
-        // half a page that then fails (and one tight loop is faster than checks between yields).
-        yield this.#validated(page, schema).items;
-      }
-    } finally {
-      // A caller that stops early leaves at most one prefetched page; let it finish quietly.
-      await pending?.then(
-        (unused) => release(unused.body),
-        () => undefined,
-      );
-    }
-  }
-
-  /** A page requested ahead of its turn; awaited later, so its failure must not count as unhandled until then. */
-  #prefetch(page: PageQuery): Promise<PageBody> {
-    const pending = this.#fetchPageBody(page);
-    pending.catch(() => undefined);
-    return pending;
-  }
-
   #send(method: string, path: string, decision: RetryDecision): Promise<TransportResponse> {
     return sendWithRetry(
       () => this.#transport.request(path, { method, headers: { accept: 'application/json' } }),
@@ -268,76 +174,6 @@ export class PipelineClient {
       this.#retry,
     );
   }
-
-  /** Section 7 and the real service's `{code, message}` bodies, mapped to the project's classes. */
-  async #statusError(
-    response: TransportResponse,
-    target: string,
-    subject: { resource: string; id: string },
-  ): Promise<ConnectorAuthError> {
-    const body = await readJsonBody(response, target).catch(() => undefined);
-    const parsed = pipelineErrorBodySchema.safeParse(body);
-    const serviceCode = parsed.success ? parsed.data.code : undefined;
-    const serviceMessage = parsed.success ? oneLine(parsed.data.message) : oneLine(bodyField(body, 'message'));
-    const said = [serviceCode, serviceMessage].filter(Boolean).join(': ');
-    const status = `HTTP ${response.status}${said ? ` ${said}` : ''}`;
-    const s = response.status;
-    if (s === 401 || s === 403)
-      return new AuthenticationError(
-        `${target} ${s === 401 ? 'rejected the API key and secret' : 'denied access (the API key lacks a permission)'} (${status})`,
-        { code: `http_${s}`, key: this.#rejectedKey, hint: `check the API key and secret ('${this.#rejectedKey}')` },
-      );
-    if (s === 404)
-      return new NotFoundError(
-        `${target}: ${subject.resource}${subject.id ? ` '${subject.id}'` : ''} not found (${status})`,
-        {
-          code: 'not_found',
-          resource: subject.resource,
-          id: subject.id,
-          hint: `check the ${subject.resource} identifier`,
-        },
-      );
-    if (s >= 400 && s < 500 && s !== 429)
-      return new InvalidRequestError(`${target} refused the request (${status})`, {
-        code: `http_${s}`,
-        hint: 'check the identifiers and parameters of the request',
-      });
-    return new SourceUnreachableError(`${target} answered ${status}${s === 429 || s >= 500 ? ' after retries' : ''}`, {
-      code: `http_${s}`,
-      hint:
-        s === 429 ? 'the service is rate limiting this key; try again later' : 'the service failed; try again later',
-    });
-  }
-}
-
-interface PageQuery {
-  path: string;
-  query: Record<string, string | number | undefined>;
-  subject: { resource: string; id: string };
-}
-
-interface PageBody {
-  body: JsonBody;
-  target: string;
-}
-
-interface RawPage {
-  items: unknown[];
-  nextCursor: string | undefined;
-  target: string;
-}
-
-function release(body: JsonBody): void {
-  if (typeof body !== 'string') body.release();
-}
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-function withQuery(path: string, query: Record<string, string | number | undefined>): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
-  const text = params.toString();
-  return text ? `${path}?${text}` : path;
 }
 
 function checkIdentifier(value: unknown, name: string): void {

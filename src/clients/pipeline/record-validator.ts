@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { validate } from '../transport/service-reply.js';
+import { validate } from '../transport/index.js';
 
 /**
  * Record validation for the bulk path: every record of every page.

@@ -1,9 +1,9 @@
 import { AuthenticationError, SourceUnreachableError } from '../../errors/index.js';
-import { FeatureNotAvailableError, InvalidRequestError } from '../transport/client-errors.js';
-import { describeRequest, type HttpTransport, type TransportResponse } from '../transport/http-transport.js';
-import { sendWithRetry, type RetryDecision, type RetryOptions } from '../transport/retry-policy.js';
+import { FeatureNotAvailableError, InvalidRequestError } from '../transport/index.js';
+import { describeRequest, type HttpTransport, type TransportResponse } from '../transport/index.js';
+import { sendWithRetry, type RetryDecision, type RetryOptions } from '../transport/index.js';
 import { oneLine } from '../../network/index.js';
-import { bodyField, parseJsonBody, validate } from '../transport/service-reply.js';
+import { bodyField, parseJsonBody, validate } from '../transport/index.js';
 import {
   listedWebhookSchema,
   webhookSchema,
