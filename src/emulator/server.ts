@@ -1,27 +1,27 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEMO_VALUES } from '../config/index.js';
-import type { WebhookAuthScheme } from './auth-check.js';
-import { handleControl } from './control-routes.js';
-import { defaultEmulatorData } from './default-data.js';
-import type { EmulatorContext, EmulatorCredentials, EmulatorSettings } from './emulator-context.js';
+import type { WebhookAuthScheme } from './routes/auth-check.js';
+import { handleControl } from './routes/control-routes.js';
+import { defaultEmulatorData } from './data/default-data.js';
+import type { EmulatorContext, EmulatorCredentials, EmulatorSettings } from './routes/emulator-context.js';
 import {
   parseEmulatorData,
   readEmulatorData,
   seedStore,
   type EmulatorData,
   type EmulatorDataInput,
-} from './emulator-data.js';
-import { EventDelivery, type Delivery } from './event-delivery.js';
-import { FaultInjector } from './faults.js';
-import { PageBuffers } from './page-buffers.js';
-import { sendJson } from './http-reply.js';
-import type { PagingStyle } from './paging.js';
-import { EXAMPLE_API_PATH, handleExampleApi } from './example-api.js';
-import { handlePipeline } from './pipeline-routes.js';
-import { EmulatorStore } from './store.js';
-import { SyncSimulator } from './sync-simulation.js';
-import { handleWebhooks } from './webhook-routes.js';
+} from './data/emulator-data.js';
+import { EventDelivery, type Delivery } from './syncs/event-delivery.js';
+import { FaultInjector } from './routes/faults.js';
+import { PageBuffers } from './store/page-buffers.js';
+import { sendJson } from './routes/http-reply.js';
+import type { PagingStyle } from './store/paging.js';
+import { EXAMPLE_API_PATH, handleExampleApi } from './routes/example-api.js';
+import { handlePipeline } from './routes/pipeline-routes.js';
+import { EmulatorStore } from './store/store.js';
+import { SyncSimulator } from './syncs/sync-simulation.js';
+import { handleWebhooks } from './routes/webhook-routes.js';
 
 /**
  * A local server for both interfaces of the specification, on one port: the pipeline management

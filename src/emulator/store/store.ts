@@ -1,4 +1,4 @@
-import type { Connector, Group, Webhook } from '../clients/index.js';
+import type { Connector, Group, Webhook } from '../../clients/index.js';
 import { SortedIndex } from './sorted-index.js';
 
 /**

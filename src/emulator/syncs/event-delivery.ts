@@ -5,7 +5,7 @@ import {
   signWebhookPayload,
   webhookSelects,
   type Webhook,
-} from '../clients/index.js';
+} from '../../clients/index.js';
 import type { EmulatorEvent } from './sync-simulation.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Connector, Group } from '../clients/index.js';
+import type { Connector, Group } from '../../clients/index.js';
 
 /**
  * Section 2.1 writes timestamps as ISO 8601 UTC with fractional seconds. The records a data file or a

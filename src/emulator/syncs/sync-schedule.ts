@@ -1,4 +1,4 @@
-import type { Connector } from '../clients/index.js';
+import type { Connector } from '../../clients/index.js';
 
 /**
  * When a connector's next scheduled sync starts (specification 2.2, rules 3–5):

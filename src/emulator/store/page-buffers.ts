@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { BufferPool } from '../clients/index.js';
+import { BufferPool } from '../../clients/index.js';
 
 /**
  * Buffers the emulator assembles page bodies in, reused from response to response.

@@ -1,4 +1,4 @@
-import type { Connector, Group } from '../clients/index.js';
+import type { Connector, Group } from '../../clients/index.js';
 import type { EmulatorDataInput } from './emulator-data.js';
 
 /**
