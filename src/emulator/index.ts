@@ -1,17 +1,17 @@
+// The emulator's one door; each family (routes/, store/, data/, syncs/) has its own index.ts.
 export { startEmulator, DEMO_CREDENTIALS } from './server.js';
 export type { EmulatorOptions, RunningEmulator, RequestRecord } from './server.js';
-export type { EmulatorCredentials, EmulatorSettings } from './routes/emulator-context.js';
-export { EmulatorStore } from './store/store.js';
-export type { Transformation } from './store/store.js';
-export { defaultEmulatorData, DEFAULT_GROUP_SIZES } from './data/default-data.js';
-export { parseEmulatorData, readEmulatorData, emulatorDataSchema } from './data/emulator-data.js';
-export type { EmulatorData, EmulatorDataInput } from './data/emulator-data.js';
-export { encodeCursor, decodeCursor } from './store/cursor-codec.js';
-export { nextScheduledSync, startOffsetMinutes } from './syncs/sync-schedule.js';
-export type { NextSync } from './syncs/sync-schedule.js';
-export { SYNC_OUTCOMES } from './syncs/sync-simulation.js';
-export type { EmulatorEvent, SyncOutcome, SyncTrigger, SyncRun } from './syncs/sync-simulation.js';
-export type { Delivery } from './syncs/event-delivery.js';
-export { FEATURE_NOT_AVAILABLE } from './routes/webhook-routes.js';
-export type { WebhookAuthScheme } from './routes/auth-check.js';
-export type { PagingStyle } from './store/paging.js';
+export { FEATURE_NOT_AVAILABLE } from './routes/index.js';
+export type { EmulatorCredentials, EmulatorSettings, WebhookAuthScheme } from './routes/index.js';
+export { EmulatorStore, encodeCursor, decodeCursor } from './store/index.js';
+export type { Transformation, PagingStyle } from './store/index.js';
+export {
+  defaultEmulatorData,
+  DEFAULT_GROUP_SIZES,
+  parseEmulatorData,
+  readEmulatorData,
+  emulatorDataSchema,
+} from './data/index.js';
+export type { EmulatorData, EmulatorDataInput } from './data/index.js';
+export { nextScheduledSync, startOffsetMinutes, SYNC_OUTCOMES } from './syncs/index.js';
+export type { NextSync, EmulatorEvent, SyncOutcome, SyncTrigger, SyncRun, Delivery } from './syncs/index.js';

@@ -1,27 +1,29 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEMO_VALUES } from '../config/index.js';
-import type { WebhookAuthScheme } from './routes/auth-check.js';
-import { handleControl } from './routes/control-routes.js';
-import { defaultEmulatorData } from './data/default-data.js';
-import type { EmulatorContext, EmulatorCredentials, EmulatorSettings } from './routes/emulator-context.js';
 import {
+  defaultEmulatorData,
   parseEmulatorData,
   readEmulatorData,
   seedStore,
   type EmulatorData,
   type EmulatorDataInput,
-} from './data/emulator-data.js';
-import { EventDelivery, type Delivery } from './syncs/event-delivery.js';
-import { FaultInjector } from './routes/faults.js';
-import { PageBuffers } from './store/page-buffers.js';
-import { sendJson } from './routes/http-reply.js';
-import type { PagingStyle } from './store/paging.js';
-import { EXAMPLE_API_PATH, handleExampleApi } from './routes/example-api.js';
-import { handlePipeline } from './routes/pipeline-routes.js';
-import { EmulatorStore } from './store/store.js';
-import { SyncSimulator } from './syncs/sync-simulation.js';
-import { handleWebhooks } from './routes/webhook-routes.js';
+} from './data/index.js';
+import {
+  EXAMPLE_API_PATH,
+  FaultInjector,
+  handleControl,
+  handleExampleApi,
+  handlePipeline,
+  handleWebhooks,
+  sendJson,
+  type EmulatorContext,
+  type EmulatorCredentials,
+  type EmulatorSettings,
+  type WebhookAuthScheme,
+} from './routes/index.js';
+import { EmulatorStore, PageBuffers, type PagingStyle } from './store/index.js';
+import { EventDelivery, SyncSimulator, type Delivery } from './syncs/index.js';
 
 /**
  * A local server for both interfaces of the specification, on one port: the pipeline management

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { connectorSchema, groupSchema, webhookSchema, type Connector, type Group } from '../../clients/index.js';
 import { ConfigurationError } from '../../errors/index.js';
-import type { EmulatorStore, Transformation } from '../store/store.js';
+import type { EmulatorStore, Transformation } from '../store/index.js';
 import { utcConnector, utcGroup } from './utc-timestamps.js';
 
 /**

@@ -2,16 +2,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connectorSchema, groupSchema, isHttpsUrl, type Connector } from '../../clients/index.js';
 import type { EmulatorContext } from './emulator-context.js';
 import { readJson, sendJson } from './http-reply.js';
-import { utcConnector, utcGroup } from '../data/utc-timestamps.js';
+import { utcConnector, utcGroup } from '../data/index.js';
 import { pathSegments } from './pipeline-routes.js';
-import { nextScheduledSync } from '../syncs/sync-schedule.js';
 import {
+  nextScheduledSync,
   SimulationRefusal,
   SYNC_OUTCOMES,
   type EmulatorEvent,
   type SyncOutcome,
   type SyncTrigger,
-} from '../syncs/sync-simulation.js';
+} from '../syncs/index.js';
 
 /**
  * Emulator-only routes under `/_emulator/` — not part of either interface, no credentials needed (the

@@ -1,10 +1,7 @@
 import type { WebhookAuthScheme } from './auth-check.js';
-import type { EventDelivery } from '../syncs/event-delivery.js';
+import type { EmulatorStore, PageBuffers, PagingStyle } from '../store/index.js';
+import type { EventDelivery, SyncSimulator } from '../syncs/index.js';
 import type { FaultInjector } from './faults.js';
-import type { PageBuffers } from '../store/page-buffers.js';
-import type { PagingStyle } from '../store/paging.js';
-import type { EmulatorStore } from '../store/store.js';
-import type { SyncSimulator } from '../syncs/sync-simulation.js';
 
 /** The credentials the emulator accepts. */
 export interface EmulatorCredentials {

@@ -2,8 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basicMatches } from './auth-check.js';
 import type { EmulatorContext } from './emulator-context.js';
 import { acceptsJson, sendJson } from './http-reply.js';
-import { readPageQuery, takePage } from '../store/paging.js';
-import { jsonOf, type StoredRecord } from '../store/store.js';
+import { jsonOf, readPageQuery, takePage, type StoredRecord } from '../store/index.js';
 
 /**
  * The pipeline management interface (specification 4.1–4.3, 4.7) under `/v1`. Every request needs

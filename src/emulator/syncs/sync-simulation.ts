@@ -1,6 +1,6 @@
 import type { Connector } from '../../clients/index.js';
 import { DAILY_SYNC_TIME, SCHEDULE_TYPES, connectorSchema } from '../../clients/index.js';
-import type { EmulatorStore } from '../store/store.js';
+import type { EmulatorStore } from '../store/index.js';
 
 /**
  * A simulated sync run, so that the connector lifecycle of specification 2.2 and 3 can be watched

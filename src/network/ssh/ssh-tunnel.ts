@@ -39,8 +39,11 @@ export interface SshTunnelPlan {
   login: (record: LoginRecord) => SshAuthHandler;
   /** How a refused login is explained (the ssh_tunnel_* keys). */
   terms: LoginTerms;
-  /** ssh2, imported when the tunnel was prepared. */
-  ssh2: Pick<typeof import('ssh2'), 'Client'>;
+  /**
+   * ssh2's module, imported when the tunnel was prepared. Typed loosely on purpose: this interface
+   * is in the package's declarations, which must stand without @types/ssh2 (as ssh-login.ts's do).
+   */
+  ssh2: { Client: new () => unknown };
   timeoutSeconds: number;
   log: Pick<Logger, 'debug'>;
 }
@@ -143,7 +146,7 @@ export class SshTunnel {
   #connectBastion(): Promise<Client> {
     const plan = this.#plan;
     return new Promise<Client>((resolve, reject) => {
-      const client = new plan.ssh2.Client();
+      const client = new plan.ssh2.Client() as Client;
       this.#clients.add(client);
       this.#newest = client;
       const hostKey = hostKeyCheck(plan.hostKeyRule);
