@@ -3,17 +3,17 @@ import { ConfigurationError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { secrets as processSecrets } from '../../secrets/index.js';
 import { describeConfiguration, loadConnector, projectPaths } from '../../project/index.js';
-import { CallSecrets } from './call-secrets.js';
-import { failureLine, statusOf } from './call-status.js';
-import { configurationForm, type ConfigurationFormMessage } from './configuration-form.js';
+import { CallSecrets } from './state/call-secrets.js';
+import { failureLine, statusOf } from './calls/call-status.js';
+import { configurationForm, type ConfigurationFormMessage } from './calls/configuration-form.js';
 import { partnerLogger, routeConsole } from './partner-log.js';
 import { loadProtocol, SERVICE } from './protocol.js';
-import { RotatedValues } from './rotated-values.js';
-import { runSchema } from './schema-call.js';
+import { RotatedValues } from './state/rotated-values.js';
+import { runSchema } from './calls/schema-call.js';
 import type { ServeContext } from './serve-context.js';
-import { runTest } from './test-call.js';
-import { runUpdate } from './update-call.js';
-import type { UpdateStream } from './update-stream.js';
+import { runTest } from './calls/test-call.js';
+import { runUpdate } from './calls/update-call.js';
+import type { UpdateStream } from './records/update-stream.js';
 
 /**
  * `connector-auth serve`: the project's connector as a gRPC server of the partner SDK's

@@ -1,9 +1,9 @@
-import { checkFlatStringObject } from '../../config/index.js';
-import { probeConnector } from '../../connector/index.js';
-import type { CallSecrets } from './call-secrets.js';
+import { checkFlatStringObject } from '../../../config/index.js';
+import { probeConnector } from '../../../connector/index.js';
+import type { CallSecrets } from '../state/call-secrets.js';
 import { failureLine } from './call-status.js';
 import { PROBE_TEST } from './configuration-form.js';
-import type { ServeContext } from './serve-context.js';
+import type { ServeContext } from '../serve-context.js';
 
 /**
  * Test: the probe as `debug` runs it (`probeConnector`, the start of the one run), on the

@@ -1,4 +1,4 @@
-import type { ConfigurationDescription, ConfigurationField } from '../../project/index.js';
+import type { ConfigurationDescription, ConfigurationField } from '../../../project/index.js';
 
 /**
  * ConfigurationFormResponse from the one description of a connector's keys (describeConfiguration):

@@ -1,4 +1,4 @@
-import { MIN_SECRET_LENGTH, SecretRegistry, derivedForms, secrets as processSecrets } from '../../secrets/index.js';
+import { MIN_SECRET_LENGTH, SecretRegistry, derivedForms, secrets as processSecrets } from '../../../secrets/index.js';
 
 /**
  * Secrets of one gRPC call, and the process's view of all of them.

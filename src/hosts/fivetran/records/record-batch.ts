@@ -1,5 +1,5 @@
-import type { ColumnType } from '../../connector/index.js';
-import { ConnectorError } from '../../errors/index.js';
+import type { ColumnType } from '../../../connector/index.js';
+import { ConnectorError } from '../../../errors/index.js';
 import { writeValue } from './record-values.js';
 import { WireWriter, varint32Size } from './wire-writer.js';
 

@@ -1,11 +1,11 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
-import type { RawConfiguration } from '../../config/index.js';
-import type { ColumnType, Destination, State, StateStore, TableDefinition } from '../../connector/index.js';
-import { ConnectorError } from '../../errors/index.js';
-import type { SecretRegistry } from '../../secrets/index.js';
-import { checkpointJson } from './connector-state.js';
+import type { RawConfiguration } from '../../../config/index.js';
+import type { ColumnType, Destination, State, StateStore, TableDefinition } from '../../../connector/index.js';
+import { ConnectorError } from '../../../errors/index.js';
+import type { SecretRegistry } from '../../../secrets/index.js';
+import { checkpointJson } from '../state/connector-state.js';
 import { RecordBatch, RecordType, type RecordTypeNumber } from './record-batch.js';
-import type { RotatedValues } from './rotated-values.js';
+import type { RotatedValues } from '../state/rotated-values.js';
 import type { RecordFilter } from './selection.js';
 import { columnTypes } from './tables.js';
 

@@ -1,6 +1,6 @@
 import type { status as GrpcStatus, StatusObject } from '@grpc/grpc-js';
-import { ExitCode, exitCodeOf, isConnectorAuthError } from '../../errors/index.js';
-import { secrets as processSecrets, type SecretRegistry } from '../../secrets/index.js';
+import { ExitCode, exitCodeOf, isConnectorAuthError } from '../../../errors/index.js';
+import { secrets as processSecrets, type SecretRegistry } from '../../../secrets/index.js';
 
 /**
  * A failure as the platform sees it: our one line (`[code] message — hint`, the hint naming the key

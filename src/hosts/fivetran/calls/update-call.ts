@@ -1,12 +1,12 @@
-import { checkFlatStringObject, registerConfigurationSecrets } from '../../config/index.js';
-import { runConnector } from '../../connector/index.js';
-import { ExitCode, isConnectorAuthError } from '../../errors/index.js';
-import { CallSecrets } from './call-secrets.js';
+import { checkFlatStringObject, registerConfigurationSecrets } from '../../../config/index.js';
+import { runConnector } from '../../../connector/index.js';
+import { ExitCode, isConnectorAuthError } from '../../../errors/index.js';
+import { CallSecrets } from '../state/call-secrets.js';
 import { failureLine, statusOf } from './call-status.js';
-import { newerThanCarried, readRequestState } from './connector-state.js';
-import { recordFilter, type SelectionMessage } from './selection.js';
-import type { ServeContext } from './serve-context.js';
-import { UpdateStream, stoppingError, type UpdateCall } from './update-stream.js';
+import { newerThanCarried, readRequestState } from '../state/connector-state.js';
+import { recordFilter, type SelectionMessage } from '../records/selection.js';
+import type { ServeContext } from '../serve-context.js';
+import { UpdateStream, stoppingError, type UpdateCall } from '../records/update-stream.js';
 
 /**
  * Update: the one run (`runConnector`: authenticate → probe → update()), its operations streamed

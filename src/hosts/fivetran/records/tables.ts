@@ -1,5 +1,5 @@
-import type { ColumnType, TableDefinition } from '../../connector/index.js';
-import { ConnectorError } from '../../errors/index.js';
+import type { ColumnType, TableDefinition } from '../../../connector/index.js';
+import { ConnectorError } from '../../../errors/index.js';
 
 /**
  * The connector's `schema()` as the partner SDK's tables (common.proto `Table`, `Column`): each

@@ -1,7 +1,7 @@
-import type { RawConfiguration } from '../../config/index.js';
-import type { State } from '../../connector/index.js';
-import { ConfigurationError, ConnectorError } from '../../errors/index.js';
-import type { SecretRegistry } from '../../secrets/index.js';
+import type { RawConfiguration } from '../../../config/index.js';
+import type { State } from '../../../connector/index.js';
+import { ConfigurationError, ConnectorError } from '../../../errors/index.js';
+import type { SecretRegistry } from '../../../secrets/index.js';
 import type { RotatedValues } from './rotated-values.js';
 import { seal, unseal } from './sealed-value.js';
 

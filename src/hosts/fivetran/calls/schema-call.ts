@@ -3,11 +3,11 @@ import {
   parseKeys,
   protectConfiguration,
   registerConfigurationSecrets,
-} from '../../config/index.js';
-import { ConnectorError, isConnectorAuthError } from '../../errors/index.js';
-import type { CallSecrets } from './call-secrets.js';
-import type { ServeContext } from './serve-context.js';
-import { tableMessages, type TableMessage } from './tables.js';
+} from '../../../config/index.js';
+import { ConnectorError, isConnectorAuthError } from '../../../errors/index.js';
+import type { CallSecrets } from '../state/call-secrets.js';
+import type { ServeContext } from '../serve-context.js';
+import { tableMessages, type TableMessage } from '../records/tables.js';
 
 /**
  * Schema: the connector's `schema()` on the request's configuration (its own keys typed, defaults

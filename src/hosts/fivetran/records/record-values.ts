@@ -1,5 +1,5 @@
-import { rowJsonReplacer, type ColumnType } from '../../connector/index.js';
-import { ConnectorError } from '../../errors/index.js';
+import { rowJsonReplacer, type ColumnType } from '../../../connector/index.js';
+import { ConnectorError } from '../../../errors/index.js';
 import type { WireWriter } from './wire-writer.js';
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { RotatingSecret } from '../../auth/index.js';
-import type { RawConfiguration } from '../../config/index.js';
-import { derivedForms } from '../../secrets/index.js';
+import type { RotatingSecret } from '../../../auth/index.js';
+import type { RawConfiguration } from '../../../config/index.js';
+import { derivedForms } from '../../../secrets/index.js';
 import { holdForms, releaseForms } from './call-secrets.js';
 import type { RotatedValue } from './sealed-value.js';
 
