@@ -5,9 +5,9 @@ import {
   registerConfigurationSecrets,
 } from '../../../config/index.js';
 import { ConnectorError, isConnectorAuthError } from '../../../errors/index.js';
-import type { CallSecrets } from '../state/call-secrets.js';
+import type { CallSecrets } from '../state/index.js';
 import type { ServeContext } from '../serve-context.js';
-import { tableMessages, type TableMessage } from '../records/tables.js';
+import { tableMessages, type TableMessage } from '../records/index.js';
 
 /**
  * Schema: the connector's `schema()` on the request's configuration (its own keys typed, defaults

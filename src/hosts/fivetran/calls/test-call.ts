@@ -1,6 +1,6 @@
 import { checkFlatStringObject } from '../../../config/index.js';
 import { probeConnector } from '../../../connector/index.js';
-import type { CallSecrets } from '../state/call-secrets.js';
+import type { CallSecrets } from '../state/index.js';
 import { failureLine } from './call-status.js';
 import { PROBE_TEST } from './configuration-form.js';
 import type { ServeContext } from '../serve-context.js';

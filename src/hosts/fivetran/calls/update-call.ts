@@ -1,12 +1,10 @@
 import { checkFlatStringObject, registerConfigurationSecrets } from '../../../config/index.js';
 import { runConnector } from '../../../connector/index.js';
 import { ExitCode, isConnectorAuthError } from '../../../errors/index.js';
-import { CallSecrets } from '../state/call-secrets.js';
 import { failureLine, statusOf } from './call-status.js';
-import { newerThanCarried, readRequestState } from '../state/connector-state.js';
-import { recordFilter, type SelectionMessage } from '../records/selection.js';
+import { CallSecrets, newerThanCarried, readRequestState } from '../state/index.js';
 import type { ServeContext } from '../serve-context.js';
-import { UpdateStream, stoppingError, type UpdateCall } from '../records/update-stream.js';
+import { recordFilter, stoppingError, UpdateStream, type SelectionMessage, type UpdateCall } from '../records/index.js';
 
 /**
  * Update: the one run (`runConnector`: authenticate → probe → update()), its operations streamed

@@ -3,9 +3,8 @@ import type { RawConfiguration } from '../../../config/index.js';
 import type { ColumnType, Destination, State, StateStore, TableDefinition } from '../../../connector/index.js';
 import { ConnectorError } from '../../../errors/index.js';
 import type { SecretRegistry } from '../../../secrets/index.js';
-import { checkpointJson } from '../state/connector-state.js';
+import { checkpointJson, type RotatedValues } from '../state/index.js';
 import { RecordBatch, RecordType, type RecordTypeNumber } from './record-batch.js';
-import type { RotatedValues } from '../state/rotated-values.js';
 import type { RecordFilter } from './selection.js';
 import { columnTypes } from './tables.js';
 
