@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CallSecrets, heldFormCount } from '../../../src/hosts/fivetran/state/call-secrets.js';
-import { checkpointJson, readRequestState, RESERVED_STATE_KEY } from '../../../src/hosts/fivetran/state/connector-state.js';
+import {
+  checkpointJson,
+  readRequestState,
+  RESERVED_STATE_KEY,
+} from '../../../src/hosts/fivetran/state/connector-state.js';
 import { RotatedValues } from '../../../src/hosts/fivetran/state/rotated-values.js';
 import { seal, unseal } from '../../../src/hosts/fivetran/state/sealed-value.js';
 import { derivedForms, secrets as processSecrets } from '../../../src/secrets/index.js';
