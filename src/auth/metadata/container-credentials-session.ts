@@ -35,7 +35,7 @@ export function containerCredentialsSession(o: ContainerCredentialsOptions): Aws
   const { context, description, url } = o;
   // Made at the first fetch; verified as any identity service is (system roots plus tls_ca_certificate).
   let http: Promise<HttpClient> | undefined;
-  const client = () => (http ??= createTokenHttpClient(context.raw, context.common.timeout_seconds, context));
+  const client = () => (http ??= createTokenHttpClient(context.tls, context.common.timeout_seconds));
   const tokenKey = o.authorizationTokenFile ? 'container_authorization_token_file' : 'container_credentials_url';
 
   const authorization = async (): Promise<Record<string, string>> => {

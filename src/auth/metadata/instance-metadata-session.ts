@@ -56,7 +56,7 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): InstanceMet
   const notOnEc2 = o.elsewhere ? `${NOT_ON_EC2}; elsewhere ${o.elsewhere}` : NOT_ON_EC2;
   // Made at the first fetch; verified as any identity service is (system roots plus tls_ca_certificate).
   let http: Promise<HttpClient> | undefined;
-  const client = () => (http ??= createTokenHttpClient(context.raw, context.common.timeout_seconds, context));
+  const client = () => (http ??= createTokenHttpClient(context.tls, context.common.timeout_seconds));
 
   /** One request; nothing answering is explained for someone who is not on EC2. */
   const call = async (method: 'GET' | 'PUT', path: string, headers: Record<string, string>) => {
