@@ -23,6 +23,7 @@ const METHODS: Record<string, () => Promise<{ default: AuthMethod }>> = {
   gcp_metadata: () => import('./methods/gcp-metadata.js'),
   gcp_workload_identity: () => import('./methods/gcp-workload-identity.js'),
   azure_managed_identity: () => import('./methods/azure-managed-identity.js'),
+  kerberos: async () => ({ default: (await import('./kerberos/index.js')).kerberosMethod }),
 };
 
 export const AUTH_METHOD_NAMES: readonly string[] = Object.keys(METHODS);

@@ -15,6 +15,8 @@ export { isPasswordCredential, type PasswordCredential } from './password-creden
 export { isAccessTokenCredential, type AccessTokenCredential } from './token-credential.js';
 // Type only: the method's file (and ssh2) load when a configuration names ssh_key.
 export type { SshKeyCredential } from './methods/ssh-key.js';
+// The guard a source asks; the `kerberos` addon itself loads only at a credential's first exchange.
+export { isKerberosCredential, type GssInitiator, type GssTarget, type KerberosCredential } from './kerberos/index.js';
 export { AWS_METHODS, isAwsCredential, type AwsCredential, type AwsCredentialIdentity } from './aws-credential.js';
 export { quietAwsSdkNodeVersionWarning } from './aws-sdk-warning.js';
 export { sigv4Signer, type SigV4Signer, type SignableRequest } from './aws-sigv4.js';

@@ -23,12 +23,19 @@ export interface Daemon {
 export function spawnDaemon(
   command: string,
   args: string[],
-  options: { stopSignal?: NodeJS.Signals; owner?: { uid: number; gid: number }; keepStdinOpen?: boolean } = {},
+  options: {
+    stopSignal?: NodeJS.Signals;
+    owner?: { uid: number; gid: number };
+    keepStdinOpen?: boolean;
+    /** The server's environment (default: the test process's). */
+    env?: NodeJS.ProcessEnv;
+  } = {},
 ): Daemon {
   // keepStdinOpen: a server that reads commands on stdin (openssl s_server) must not see it end.
   const child = spawn(command, args, {
     stdio: [options.keepStdinOpen ? 'pipe' : 'ignore', 'ignore', 'pipe'],
     ...(options.owner ?? {}),
+    ...(options.env ? { env: options.env } : {}),
   });
   let log = '';
   child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
@@ -70,12 +77,13 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
 export function runToEnd(
   command: string,
   args: string[],
-  options: { owner?: { uid: number; gid: number }; input?: string } = {},
+  options: { owner?: { uid: number; gid: number }; input?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
       ...(options.owner ?? {}),
+      ...(options.env ? { env: options.env } : {}),
     });
     let output = '';
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));

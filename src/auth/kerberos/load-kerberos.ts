@@ -1,0 +1,31 @@
+import { ConfigurationError } from '../../errors/index.js';
+
+/**
+ * The `kerberos` package (mongodb-js: MIT Kerberos' GSS-API through an N-API addon), loaded only by
+ * a configuration whose auth_method is kerberos. It is an optional dependency: it builds against
+ * libkrb5-dev, and a machine without those headers still installs connector-auth, so its absence is
+ * one configuration error saying what to install.
+ */
+
+export type KerberosModule = typeof import('kerberos');
+
+let loaded: Promise<KerberosModule> | undefined;
+
+export function loadKerberos(): Promise<KerberosModule> {
+  loaded ??= import('kerberos').then(
+    (module) => ((module as { default?: KerberosModule }).default ?? module) as KerberosModule,
+    (error: unknown) => {
+      loaded = undefined;
+      throw new ConfigurationError(
+        "auth_method 'kerberos' needs the optional package `kerberos`, which is not installed or not built here",
+        {
+          code: 'kerberos_library_missing',
+          key: 'auth_method',
+          hint: 'install MIT Kerberos headers (Debian/Ubuntu: apt-get install libkrb5-dev; RHEL: krb5-devel), then run `npm rebuild kerberos` (or `npm install kerberos`)',
+          cause: error,
+        },
+      );
+    },
+  );
+  return loaded;
+}
