@@ -3,6 +3,7 @@ import type { ClientConfig, Pool } from 'pg';
 import { z } from 'zod';
 import { AWS_METHODS, isAccessTokenCredential, isAwsCredential, isPasswordCredential } from '../../auth/index.js';
 import { keys } from '../../config/index.js';
+import { isConnectorAuthError } from '../../errors/index.js';
 import { firstLineOf, prepareSshTunnel, readTlsSettings, sshTunnelKeys } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { columnValueTypes } from './column-values.js';
@@ -19,6 +20,7 @@ import {
   type PostgresEndpoint,
   type SslMode,
 } from './connection-settings.js';
+import { clientClassFor } from './gss-login.js';
 import { rdsAuthTokens, rdsRegion } from './rds-auth-token.js';
 
 /**
@@ -82,6 +84,7 @@ export default defineSource({
     'azure_managed_identity',
     'service_account_key',
     'oauth2_client_credentials',
+    'kerberos',
     ...AWS_METHODS,
   ],
   async connect(k, credential, context): Promise<PostgresSource> {
@@ -108,6 +111,8 @@ export default defineSource({
     const failure: PostgresFailureContext = { endpoint, credential, tls, timeoutSeconds };
     const target = describeEndpoint(endpoint) + (tunnel ? ` via ${tunnel.bastion}` : '');
     const pg = (await import('pg')).default;
+    // pg's Client, or one that logs in by GSSAPI with a Kerberos credential (gss-login.ts).
+    const PgClient = clientClassFor(pg, credential, endpoint);
 
     // The password: the configured one, a cloud access token (Cloud SQL IAM login, Entra ID for
     // Azure Database for PostgreSQL) fresh from the credential's token cache at each login, or an
@@ -153,7 +158,7 @@ export default defineSource({
       if (pool) return pool;
       const config = await reach();
       if (pool) return pool;
-      pool = new pg.Pool({ ...config, max: POOL_SIZE, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
+      pool = new pg.Pool({ ...config, Client: PgClient, max: POOL_SIZE, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
       // An idle connection the server drops must not take the process down; the next query reconnects.
       pool.on('error', (error) =>
         context.log.warning(`${target}: an idle pooled connection failed (${firstLineOf(error)}); it will be replaced`),
@@ -167,7 +172,7 @@ export default defineSource({
       async probe(): Promise<ProbeResult> {
         const started = performance.now();
         await credential.prepare?.();
-        const client = new pg.Client(await reach());
+        const client = new PgClient(await reach());
         // A connection that breaks after the login is reported by the pending call; without a
         // listener the 'error' event would end the process.
         client.on('error', () => undefined);
@@ -176,7 +181,7 @@ export default defineSource({
           await client.query('SELECT 1');
         } catch (error) {
           const classified = await classify(error);
-          throw classified === error ? unexpectedLoginFailure(error, failure) : classified;
+          throw classified === error && !isConnectorAuthError(error) ? unexpectedLoginFailure(error, failure) : classified;
         } finally {
           await client.end().catch(() => undefined);
         }
