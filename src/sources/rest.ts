@@ -78,6 +78,7 @@ export const HTTP_AUTH_METHODS = [
   'gcp_workload_identity',
   'azure_managed_identity',
   'mtls',
+  'kerberos',
   ...AWS_METHODS,
 ] as const;
 
