@@ -1,5 +1,4 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import { mkdtemp } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -111,5 +110,21 @@ describe('kerberos → rest (SPNEGO Negotiate) against a real KDC and Apache mod
     const values = configuration('alice', 'alice', { base_url: `http://127.0.0.1:${await freePort()}/` });
     const verdict = await probeVerdict(await project(values), values);
     expect(verdict.run.code, verdict.run.stderr).toBe(4);
+  });
+
+  it('doctor: a keytab file other users can read is an error naming the file; mode 0600 is fine', async () => {
+    const file = join(root, 'doctor.keytab');
+    await writeFile(file, keytabs.alice!);
+    const { kerberos_keytab: _inline, ...rest } = configuration('alice', 'alice');
+    const dir = await project({ ...rest, kerberos_keytab_path: file });
+    const modeFindings = async () => {
+      const run = await cli(['doctor', dir, '--json']);
+      const report = JSON.parse(run.stdout) as { findings: { check: string; where?: string; severity: string }[] };
+      return report.findings.filter((f) => f.check === 'file-readable-by-others' && f.where === file);
+    };
+    await chmod(file, 0o644);
+    expect(await modeFindings()).toEqual([expect.objectContaining({ severity: 'error' })]);
+    await chmod(file, 0o600);
+    expect(await modeFindings()).toEqual([]);
   });
 });
