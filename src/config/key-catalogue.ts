@@ -233,7 +233,7 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   ),
   kerberos_credential_cache: plain(
     'kerberos',
-    'an existing credential cache (`FILE:/tmp/krb5cc_1000`) in place of a keytab; default: the environment\'s (KRB5CCNAME)',
+    "an existing credential cache (`FILE:/tmp/krb5cc_1000`) in place of a keytab; default: the environment's (KRB5CCNAME)",
   ),
 };
 

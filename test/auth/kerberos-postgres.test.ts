@@ -36,7 +36,8 @@ const keytabs: Record<string, Buffer> = {};
 beforeAll(async () => {
   [realm, skewed] = await Promise.all([kdc.start(), kdc.start({ clockOffset: '+2h' })]);
   for (const name of ['alice', 'bob', 'carol', 'mallory', 'dave', 'postgres/127.0.0.1']) await realm.addPrincipal(name);
-  for (const name of ['alice', 'bob', 'carol', 'mallory', 'dave', 'postgres/127.0.0.1']) keytabs[name] = await realm.keytab(name);
+  for (const name of ['alice', 'bob', 'carol', 'mallory', 'dave', 'postgres/127.0.0.1'])
+    keytabs[name] = await realm.keytab(name);
   await realm.deletePrincipal('bob'); // bob's keytab now names a principal the KDC does not know
   await realm.changeKey('carol'); // carol's keytab holds a key the KDC no longer has
   await skewed.addPrincipal('alice');
@@ -112,7 +113,9 @@ describe('kerberos → postgres (GSSAPI) against a real KDC and PostgreSQL', () 
     const run = await cli(['debug', dir]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/Upserts\s+\|\s+7/);
-    expect(server.log()).toMatch(/connection authorized: user=alice .*GSS \(authenticated=yes.*principal=alice@CONNECTOR\.TEST\)/);
+    expect(server.log()).toMatch(
+      /connection authorized: user=alice .*GSS \(authenticated=yes.*principal=alice@CONNECTOR\.TEST\)/,
+    );
     const file = join(root, 'alice.keytab');
     await writeFile(file, keytabs.alice!);
     const forms = keytabLeakForms(realm, file, keytabs.alice!);
@@ -144,7 +147,7 @@ describe('kerberos → postgres (GSSAPI) against a real KDC and PostgreSQL', () 
     expect([verdict.code, verdict.key]).toEqual(['kerberos_keytab_rejected', 'kerberos_keytab']);
   });
 
-  it("a principal the keytab does not hold: exit 2 before the network, naming kerberos_principal", async () => {
+  it('a principal the keytab does not hold: exit 2 before the network, naming kerberos_principal', async () => {
     const verdict = await verdictOf(configuration('alice', 'carol'));
     expect(verdict.run.code, verdict.run.stderr).toBe(2);
     expect([verdict.code, verdict.key]).toEqual(['kerberos_principal_not_in_keytab', 'kerberos_principal']);
@@ -195,7 +198,7 @@ describe('kerberos → postgres (GSSAPI) against a real KDC and PostgreSQL', () 
     expect(verdict.run.code, verdict.run.stderr).toBe(4);
   });
 
-  it("untrusted server certificate: exit 5 before any ticket is shown to the server", async () => {
+  it('untrusted server certificate: exit 5 before any ticket is shown to the server', async () => {
     const { tls_ca_certificate: _none, ...rest } = configuration('alice', 'alice');
     const verdict = await verdictOf(rest);
     expect(verdict.run.code, verdict.run.stderr).toBe(5);

@@ -49,11 +49,17 @@ export function keytabLeakForms(kdc: KdcPeer, keytabFile: string, keytab: Buffer
   if (listed.status !== 0) throw new Error(`klist -k -K failed: ${listed.stderr}`);
   const keys = [...listed.stdout.matchAll(/\(0x([0-9a-f]+)\)/g)].map((m) => m[1]!);
   expect(keys.length).toBeGreaterThan(0);
-  return [keytab.toString('base64'), keytab.toString('hex'), ...keys, ...keys.map((k) => Buffer.from(k, 'hex').toString('base64'))];
+  return [
+    keytab.toString('base64'),
+    keytab.toString('hex'),
+    ...keys,
+    ...keys.map((k) => Buffer.from(k, 'hex').toString('base64')),
+  ];
 }
 
 export function expectNothingOf(texts: string[], forms: string[]): void {
-  for (const text of texts) for (const form of forms) expect(text.includes(form), `leaked ${form.slice(0, 12)}…`).toBe(false);
+  for (const text of texts)
+    for (const form of forms) expect(text.includes(form), `leaked ${form.slice(0, 12)}…`).toBe(false);
 }
 
 /** The temp directories the kerberos method made and has not removed. */

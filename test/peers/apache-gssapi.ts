@@ -35,7 +35,9 @@ export async function start(options: {
   files: Record<string, string>;
 }): Promise<ApacheGssapiPeer> {
   if (!existsSync(APACHE) || !existsSync(join(MODULES, 'mod_auth_gssapi.so')))
-    throw new Error('Apache with mod_auth_gssapi is missing: npm test installs apache2-bin and libapache2-mod-auth-gssapi');
+    throw new Error(
+      'Apache with mod_auth_gssapi is missing: npm test installs apache2-bin and libapache2-mod-auth-gssapi',
+    );
   const dir = await mkdtemp(join(tmpdir(), 'connector-auth-apache-'));
   const owner = childUser();
   let server: Daemon | undefined;
@@ -121,6 +123,7 @@ function childUser(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const id = (flag: string) => spawnSync('id', [flag, 'www-data'], { encoding: 'utf8' });
   const [uid, gid] = [id('-u'), id('-g')];
-  if (uid.status !== 0 || gid.status !== 0) throw new Error('Apache needs the www-data user to run its children as root');
+  if (uid.status !== 0 || gid.status !== 0)
+    throw new Error('Apache needs the www-data user to run its children as root');
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }

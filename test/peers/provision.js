@@ -50,7 +50,8 @@ export function filesNeeding(root, unavailable, peers = PEER_PACKAGES) {
   const testDir = join(root, 'test');
   const peerOf = new Map();
   for (const [module, peer] of peerEntries(peers)) {
-    if (unavailable.has(peer.package)) peerOf.set(join(testDir, module), [...(peerOf.get(join(testDir, module)) ?? []), peer.package]);
+    if (unavailable.has(peer.package))
+      peerOf.set(join(testDir, module), [...(peerOf.get(join(testDir, module)) ?? []), peer.package]);
   }
   const cache = new Map();
   const needs = (file, seen) => {

@@ -33,7 +33,6 @@ export interface KerberosCredential extends Credential {
 
 export function isKerberosCredential(credential: Credential): credential is KerberosCredential {
   return (
-    credential.method === 'kerberos' &&
-    typeof (credential as Partial<KerberosCredential>).gssInitiator === 'function'
+    credential.method === 'kerberos' && typeof (credential as Partial<KerberosCredential>).gssInitiator === 'function'
   );
 }

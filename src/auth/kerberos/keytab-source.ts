@@ -58,7 +58,12 @@ async function readKeytabFile(path: string): Promise<Buffer> {
       code === 'ENOENT'
         ? `invalid configuration: kerberos_keytab_path ${path} does not exist`
         : `invalid configuration: cannot read kerberos_keytab_path ${path} (${code ?? 'error'})`,
-      { code: 'kerberos_keytab_unreadable', key: 'kerberos_keytab_path', hint: 'point it at a readable keytab file', cause: error },
+      {
+        code: 'kerberos_keytab_unreadable',
+        key: 'kerberos_keytab_path',
+        hint: 'point it at a readable keytab file',
+        cause: error,
+      },
     );
   }
 }

@@ -42,7 +42,12 @@ export function clientClassFor(pg: PgModule, credential: Credential, endpoint: {
   };
 }
 
-function gssFilter(stream: Duplex, connection: PgConnection, begin: () => Promise<GssInitiator>, user: string): Readable {
+function gssFilter(
+  stream: Duplex,
+  connection: PgConnection,
+  begin: () => Promise<GssInitiator>,
+  user: string,
+): Readable {
   const toPg = new PassThrough();
   let pending: Buffer = Buffer.alloc(0);
   let loggedIn = false;
@@ -83,10 +88,12 @@ function gssFilter(stream: Duplex, connection: PgConnection, begin: () => Promis
     if (loggedIn && pending.length) toPg.write(pending);
   };
   stream.on('data', (chunk: Buffer) => {
-    queue = queue.then(() => consume(chunk)).catch((error: unknown) => {
-      loggedIn = true;
-      connection.emit('error', error);
-    });
+    queue = queue
+      .then(() => consume(chunk))
+      .catch((error: unknown) => {
+        loggedIn = true;
+        connection.emit('error', error);
+      });
   });
   stream.on('end', () => void queue.then(() => toPg.end()));
   return toPg;

@@ -158,7 +158,13 @@ export default defineSource({
       if (pool) return pool;
       const config = await reach();
       if (pool) return pool;
-      pool = new pg.Pool({ ...config, Client: PgClient, max: POOL_SIZE, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
+      pool = new pg.Pool({
+        ...config,
+        Client: PgClient,
+        max: POOL_SIZE,
+        idleTimeoutMillis: 30_000,
+        allowExitOnIdle: true,
+      });
       // An idle connection the server drops must not take the process down; the next query reconnects.
       pool.on('error', (error) =>
         context.log.warning(`${target}: an idle pooled connection failed (${firstLineOf(error)}); it will be replaced`),
@@ -181,7 +187,9 @@ export default defineSource({
           await client.query('SELECT 1');
         } catch (error) {
           const classified = await classify(error);
-          throw classified === error && !isConnectorAuthError(error) ? unexpectedLoginFailure(error, failure) : classified;
+          throw classified === error && !isConnectorAuthError(error)
+            ? unexpectedLoginFailure(error, failure)
+            : classified;
         } finally {
           await client.end().catch(() => undefined);
         }
