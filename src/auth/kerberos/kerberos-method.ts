@@ -92,6 +92,10 @@ export default defineAuthMethod({
       // A Negotiate token is an authenticator another server of the same service could accept for minutes.
       sendsSecret: true,
       gssInitiator,
+      // The probe's first step: a missing addon is said before any connection, not after the server's GSS request.
+      async prepare() {
+        await loadKerberos();
+      },
       async authorize(request: OutgoingRequest) {
         // SPNEGO in one round trip (RFC 4559): a fresh authenticator for each request.
         const initiator = await gssInitiator({
