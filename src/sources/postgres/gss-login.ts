@@ -17,7 +17,10 @@ import { ConfigurationError } from '../../errors/index.js';
  */
 
 type PgModule = { Client: typeof Client };
-type PgConnection = { attachListeners(stream: Duplex): void; emit(event: 'error', error: unknown): boolean };
+type PgConnection = {
+  attachListeners(stream: Duplex): void;
+  emit(event: string | symbol, ...args: unknown[]): boolean;
+};
 
 const AUTHENTICATION = 0x52; // 'R'
 const GSS = 7;
@@ -36,8 +39,20 @@ export function clientClassFor(pg: PgModule, credential: Credential, endpoint: {
       super(config);
       const connection = (this as unknown as { connection: PgConnection }).connection;
       const attach = connection.attachListeners.bind(connection);
-      connection.attachListeners = (stream) =>
-        attach(gssFilter(stream, connection, () => kerberos.gssInitiator(target), endpoint.user) as Duplex);
+      let idle = () => Promise.resolve();
+      connection.attachListeners = (stream) => {
+        const filter = gssFilter(stream, connection, () => kerberos.gssInitiator(target), endpoint.user);
+        idle = filter.idle;
+        attach(filter.toPg as Duplex);
+      };
+      // pg hears the socket close on the socket itself: a server that refuses the login sends its
+      // error and closes at once, and pg must read that error (still behind a GSS step here) first.
+      const emit = connection.emit.bind(connection);
+      connection.emit = (event, ...args) => {
+        if (event !== 'end') return emit(event, ...args);
+        void idle().then(() => emit(event, ...args));
+        return true;
+      };
     }
   };
 }
@@ -47,7 +62,7 @@ function gssFilter(
   connection: PgConnection,
   begin: () => Promise<GssInitiator>,
   user: string,
-): Readable {
+): { toPg: Readable; idle: () => Promise<void> } {
   const toPg = new PassThrough();
   let pending: Buffer = Buffer.alloc(0);
   let loggedIn = false;
@@ -96,7 +111,7 @@ function gssFilter(
       });
   });
   stream.on('end', () => void queue.then(() => toPg.end()));
-  return toPg;
+  return { toPg, idle: () => queue };
 }
 
 function passwordAsked(user: string): ConfigurationError {
