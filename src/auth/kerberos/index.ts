@@ -1,4 +1,2 @@
-// The kerberos auth method's door: the method (for the catalogue) and what a source asks of its credential.
+// The kerberos auth method's door: the method, for the catalogue (its capability's types are in ../capabilities.ts).
 export { default as kerberosMethod } from './kerberos-method.js';
-export { isKerberosCredential } from './kerberos-credential.js';
-export type { GssInitiator, GssTarget, KerberosCredential } from './kerberos-credential.js';

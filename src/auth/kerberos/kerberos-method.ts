@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
-import { defineAuthMethod, type OutgoingRequest } from '../auth-method.js';
+import { defineAuthMethod, type CredentialWith } from '../auth-method.js';
+import type { GssInitiator, GssTarget, OutgoingRequest } from '../capabilities.js';
 import { classifyGssError, type GssFailureContext } from './classify-gss-error.js';
-import type { GssInitiator, GssTarget, KerberosCredential } from './kerberos-credential.js';
 import { readConfiguredKeytab, type Keytab } from './keytab-source.js';
 import { krb5Environment } from './krb5-environment.js';
 import { loadKerberos } from './load-kerberos.js';
@@ -35,7 +35,7 @@ export default defineAuthMethod({
   keys: kerberosKeys,
   // A keytab is a long-lived secret like a password; a cache holds tickets that expire by themselves.
   rotationDays: (k) => (k.kerberos_keytab || k.kerberos_keytab_path ? 90 : null),
-  async create(k, { secrets }): Promise<KerberosCredential> {
+  async create(k, { secrets }): Promise<CredentialWith<'kerberos' | 'httpRequest'>> {
     const keytab = await readConfiguredKeytab(k, secrets);
     if (keytab && k.kerberos_credential_cache)
       throw new ConfigurationError(`invalid configuration: ${keytab.key} and kerberos_credential_cache are both set`, {
@@ -91,20 +91,22 @@ export default defineAuthMethod({
       rejectedKey: 'kerberos_principal',
       // A Negotiate token is an authenticator another server of the same service could accept for minutes.
       sendsSecret: true,
-      gssInitiator,
+      kerberos: { gssInitiator },
       // The probe's first step: a missing addon is said before any connection, not after the server's GSS request.
       async prepare() {
         await loadKerberos();
       },
-      async authorize(request: OutgoingRequest) {
-        // SPNEGO in one round trip (RFC 4559): a fresh authenticator for each request.
-        const initiator = await gssInitiator({
-          service: 'HTTP',
-          host: request.url.hostname,
-          hostKey: 'base_url',
-          mechanism: 'spnego',
-        });
-        request.headers.set('authorization', `Negotiate ${await initiator.step('')}`);
+      httpRequest: {
+        async authorize(request: OutgoingRequest) {
+          // SPNEGO in one round trip (RFC 4559): a fresh authenticator for each request.
+          const initiator = await gssInitiator({
+            service: 'HTTP',
+            host: request.url.hostname,
+            hostKey: 'base_url',
+            mechanism: 'spnego',
+          });
+          request.headers.set('authorization', `Negotiate ${await initiator.step('')}`);
+        },
       },
       async close() {
         environment.close();

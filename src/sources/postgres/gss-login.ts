@@ -1,6 +1,6 @@
 import { PassThrough, type Duplex, type Readable } from 'node:stream';
 import type { Client, ClientConfig } from 'pg';
-import { isKerberosCredential, type Credential, type GssInitiator, type GssTarget } from '../../auth/index.js';
+import type { Credential, GssInitiator, GssTarget } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 
 /**
@@ -13,7 +13,7 @@ import { ConfigurationError } from '../../errors/index.js';
  * as libpq's is. It hooks Connection.attachListeners, an internal of the pg version pinned in
  * package.json; the GSS tests against a real PostgreSQL fail if a new pg moves it.
  *
- * This file is the postgres source's only use of a Kerberos credential.
+ * This file is the postgres source's only use of the `kerberos` capability.
  */
 
 type PgModule = { Client: typeof Client };
@@ -29,11 +29,12 @@ const GSS_CONTINUE = 8;
 const OK = 0;
 const PASSWORD_REQUESTS = new Set([3, 5, 10]);
 
-/** pg's Client, or one that logs in by GSSAPI when the credential is a Kerberos one. */
+/** pg's Client, or one that logs in by GSSAPI when the credential has the `kerberos` capability. */
 export function clientClassFor(pg: PgModule, credential: Credential, endpoint: { host: string; user: string }) {
-  if (!isKerberosCredential(credential)) return pg.Client;
-  const kerberos = credential;
+  const kerberos = credential.kerberos;
+  if (kerberos === undefined) return pg.Client;
   const target: GssTarget = { service: 'postgres', host: endpoint.host, hostKey: 'host', mechanism: 'krb5' };
+  const initiator = () => kerberos.gssInitiator(target);
   return class GssClient extends pg.Client {
     constructor(config?: ClientConfig) {
       super(config);
@@ -41,7 +42,7 @@ export function clientClassFor(pg: PgModule, credential: Credential, endpoint: {
       const attach = connection.attachListeners.bind(connection);
       let idle = () => Promise.resolve();
       connection.attachListeners = (stream) => {
-        const filter = gssFilter(stream, connection, () => kerberos.gssInitiator(target), endpoint.user);
+        const filter = gssFilter(stream, connection, initiator, endpoint.user);
         idle = filter.idle;
         attach(filter.toPg as Duplex);
       };
