@@ -1,9 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chown, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freePort, spawnDaemon, type Daemon } from './daemon.js';
+import { freePort, spawnDaemon, startInTempDir, stopAndRemove } from './daemon.js';
 
 /**
  * A real SPNEGO acceptor: Apache (Debian's apache2-bin) with mod_auth_gssapi, in a temp directory,
@@ -38,10 +37,8 @@ export async function start(options: {
     throw new Error(
       'Apache with mod_auth_gssapi is missing: npm test installs apache2-bin and libapache2-mod-auth-gssapi',
     );
-  const dir = await mkdtemp(join(tmpdir(), 'connector-auth-apache-'));
   const owner = childUser();
-  let server: Daemon | undefined;
-  try {
+  return startInTempDir('connector-auth-apache-', async (dir, track) => {
     const www = join(dir, 'www');
     await mkdir(www);
     for (const [path, body] of Object.entries(options.files)) await writeFile(join(www, path), body);
@@ -54,11 +51,12 @@ export async function start(options: {
     }
     const port = await freePort();
     await writeFile(join(dir, 'httpd.conf'), configuration(dir, port, owner !== undefined));
-    server = spawnDaemon(APACHE, ['-f', join(dir, 'httpd.conf'), '-D', 'FOREGROUND'], {
-      stopSignal: 'SIGTERM',
-      env: { ...process.env, KRB5_CONFIG: join(dir, 'krb5.conf'), KRB5RCACHEDIR: dir },
-    });
-    const running = server;
+    const running = track(
+      spawnDaemon(APACHE, ['-f', join(dir, 'httpd.conf'), '-D', 'FOREGROUND'], {
+        stopSignal: 'SIGTERM',
+        env: { ...process.env, KRB5_CONFIG: join(dir, 'krb5.conf'), KRB5RCACHEDIR: dir },
+      }),
+    );
     const errorLog = async () => (existsSync(join(dir, 'error.log')) ? readFile(join(dir, 'error.log'), 'utf8') : '');
     if (!(await running.until(async () => /resuming normal operations/.test(await errorLog()), 15_000)))
       throw new Error(`apache did not start: ${running.log()} ${await errorLog()}`);
@@ -70,15 +68,10 @@ export async function start(options: {
       },
       errorLog,
       async stop() {
-        await running.stop();
-        await rm(dir, { recursive: true, force: true });
+        await stopAndRemove(running, dir);
       },
     };
-  } catch (error) {
-    server?.kill();
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
+  });
 }
 
 function configuration(dir: string, port: number, asRoot: boolean): string {

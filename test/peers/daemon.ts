@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * What the peers that run a real server binary (PostgreSQL, sshd, nginx) share: start it with its
@@ -114,4 +117,29 @@ export function portOpen(port: number): Promise<boolean> {
     socket.once('connect', () => (socket.destroy(), resolve(true)));
     socket.once('error', () => resolve(false));
   });
+}
+
+/**
+ * A peer started in a temp directory of its own: `start` gets the directory and a `track` for the
+ * server it spawns; when the start throws, that server is killed and the directory removed.
+ */
+export async function startInTempDir<T>(
+  prefix: string,
+  start: (dir: string, track: (server: Daemon) => Daemon) => Promise<T>,
+): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  let server: Daemon | undefined;
+  try {
+    return await start(dir, (spawned) => (server = spawned));
+  } catch (error) {
+    server?.kill();
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** The end of a peer started by startInTempDir: its server stopped, then its directory removed. */
+export async function stopAndRemove(server: Daemon, dir: string): Promise<void> {
+  await server.stop();
+  await rm(dir, { recursive: true, force: true });
 }

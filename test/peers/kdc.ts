@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freePort, runToEnd, spawnDaemon, type Daemon } from './daemon.js';
+import { freePort, runToEnd, spawnDaemon, startInTempDir, stopAndRemove } from './daemon.js';
 
 /**
  * A real MIT Kerberos realm (Debian's krb5-kdc and krb5-admin-server) created in a temp directory:
@@ -46,9 +45,7 @@ export async function start(options: { clockOffset?: string } = {}): Promise<Kdc
   for (const program of [KRB5KDC, KDB5_UTIL, KADMIN_LOCAL])
     if (!existsSync(program))
       throw new Error(`${program} is missing: npm test installs krb5-kdc and krb5-admin-server as root on Debian`);
-  const dir = await mkdtemp(join(tmpdir(), 'connector-auth-kdc-'));
-  let server: Daemon | undefined;
-  try {
+  return startInTempDir('connector-auth-kdc-', async (dir, track) => {
     const port = await freePort();
     const address = `127.0.0.1:${port}`;
     const krb5Config = join(dir, 'krb5.conf');
@@ -73,8 +70,7 @@ export async function start(options: { clockOffset?: string } = {}): Promise<Kdc
         throw new Error(`${FAKETIME_LIBRARY} is missing: npm test installs faketime as root on Debian`);
       Object.assign(kdcEnv, { LD_PRELOAD: FAKETIME_LIBRARY, FAKETIME: options.clockOffset, FAKETIME_DONT_RESET: '1' });
     }
-    server = spawnDaemon(KRB5KDC, ['-n', '-r', REALM], { env: kdcEnv });
-    const running = server;
+    const running = track(spawnDaemon(KRB5KDC, ['-n', '-r', REALM], { env: kdcEnv }));
     const logFile = join(dir, 'kdc.log');
     const kdcLog = async () => (existsSync(logFile) ? await readFile(logFile, 'utf8') : '');
     if (!(await running.until(async () => /commencing operation/.test(await kdcLog()), 15_000)))
@@ -107,15 +103,10 @@ export async function start(options: { clockOffset?: string } = {}): Promise<Kdc
       log: () => logText + running.log(),
       async stop() {
         logText = await kdcLog();
-        await running.stop();
-        await rm(dir, { recursive: true, force: true });
+        await stopAndRemove(running, dir);
       },
     };
-  } catch (error) {
-    server?.kill();
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
+  });
 }
 
 function clientProfile(address: string): string {
