@@ -40,7 +40,7 @@ export async function loadedModules(args: string[]): Promise<string[]> {
   return urls;
 }
 
-export const HEAVY = /@aws-sdk|\/pg\/|ssh2|@duckdb|node-forge|undici|\/zod\/|@grpc|protobufjs/;
+export const HEAVY = /@aws-sdk|\/pg\/|ssh2|@duckdb|node-forge|undici|\/zod\/|@grpc|protobufjs|node_modules\/kerberos\//;
 
 export async function run(): Promise<Record<string, number>> {
   const node = median(['-e', '0'], 9);
