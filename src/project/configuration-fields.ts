@@ -48,11 +48,7 @@ export interface ConfigurationDescription {
   connector: ConfigurationField[];
 }
 
-/**
- * The built-in sources whose connect() reads the TLS settings (readTlsSettings) from the raw
- * configuration: those keys are in no zod schema of theirs, so they are named here.
- */
-const TLS_SOURCES = new Set(['rest', 'signed-url', 'postgres', 's3']);
+/** The TLS keys, listed for a source that declares `tls: true` (they are in no schema of its own). */
 const tlsKeys = z.object(
   Object.fromEntries(
     Object.entries(KEY_CATALOGUE)
@@ -79,7 +75,7 @@ export async function describeConfiguration(connector: AnyConnector): Promise<Co
     source: source.name,
     common: fieldsOf(commonKeys).filter((field) => field.key !== 'auth_method'),
     sourceFields: fieldsOf(source.keys),
-    tls: TLS_SOURCES.has(source.name) ? fieldsOf(tlsKeys) : [],
+    tls: source.tls ? fieldsOf(tlsKeys) : [],
     methods,
     connector: connector.configuration
       ? fieldsOf(connector.configuration, connectorSecrets, 'a key of this connector')

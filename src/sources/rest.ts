@@ -67,6 +67,7 @@ const restKeys = z.object({
 
 export default defineSource({
   name: 'rest',
+  tls: true,
   summary: 'REST or HTTP API: credentials on every request, probe = one GET of probe_path',
   keys: restKeys,
   // A credential on each request; else AWS keys that sign each (SigV4); else a client certificate

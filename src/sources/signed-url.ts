@@ -47,6 +47,7 @@ const HEALTHY = new Set([200, 206, 301, 302, 303, 307, 308, 416]);
 
 export default defineSource({
   name: 'signed-url',
+  tls: true,
   summary: 'A file behind a signed URL: probe = GET of the first byte without following redirects (200, 206 or 302)',
   // The URL is the credential: its key is the signed_url method's, read through the credential.
   keys: z.object({}),

@@ -37,6 +37,11 @@ export interface SourceDefinition<
   readonly summary: string;
   readonly keys: Keys;
   /**
+   * True when connect() reads the TLS keys (a private CA, a client certificate) through
+   * `context.tls`: they are in no schema of the source's own, so the fields a template lists come from here.
+   */
+  readonly tls?: boolean;
+  /**
    * What the source can work with, any one of them, in order of preference: the connector accepts
    * every auth method whose catalogue line provides one of these, and refuses the others.
    */

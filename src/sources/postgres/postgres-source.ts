@@ -72,6 +72,7 @@ const postgresKeys = z.object({
 
 export default defineSource({
   name: 'postgres',
+  tls: true,
   summary:
     'PostgreSQL: password (SCRAM), client certificate or a cloud access token, TLS per sslmode; probe = one connection and SELECT 1',
   keys: postgresKeys,

@@ -73,6 +73,7 @@ export interface S3ObjectStat {
 
 export default defineSource({
   name: 's3',
+  tls: true,
   summary:
     'S3 bucket (AWS or S3-compatible via endpoint): requests signed with the AWS credentials (a key or a role session); probe = list one object under prefix',
   keys: s3Keys,
