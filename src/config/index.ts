@@ -7,7 +7,8 @@ export {
 export type { RawConfiguration } from './read-configuration-file.js';
 export { KEY_CATALOGUE, SECRET_NAME_PATTERN, isSecretKey } from './key-catalogue.js';
 export type { KeySpec } from './key-catalogue.js';
-export { registerConfigurationSecrets } from './register-secrets.js';
+export { Configuration, readConfiguration } from './configuration.js';
+export type { ReadConfigurationOptions } from './configuration.js';
 export { parseKeys } from './parse-configuration.js';
 export { commonKeys } from './common-keys.js';
 export type { CommonKeys } from './common-keys.js';

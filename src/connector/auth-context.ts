@@ -1,5 +1,5 @@
 import type { AuthContext } from '../auth/index.js';
-import { parseKeys, sourceFactKeys, type RawConfiguration } from '../config/index.js';
+import { sourceFactKeys, type Configuration } from '../config/index.js';
 import { hasClientCertificate, readTlsSettings } from '../network/index.js';
 
 /**
@@ -7,11 +7,15 @@ import { hasClientCertificate, readTlsSettings } from '../network/index.js';
  * source's keys a method may read, typed, and the TLS settings, read at the first ask and the same
  * for whoever asks next. Nothing downstream sees the raw map.
  */
-export function createAuthContext(raw: RawConfiguration, given: Omit<AuthContext, 'source' | 'tls'>): AuthContext {
+export function createAuthContext(
+  configuration: Configuration,
+  given: Omit<AuthContext, 'source' | 'tls'>,
+): AuthContext {
   const reading = { log: given.log, now: given.now, secrets: given.secrets };
+  const raw = configuration.values;
   return {
     ...given,
-    source: parseKeys(sourceFactKeys, raw, 'the source'),
+    source: configuration.parse(sourceFactKeys, 'the source'),
     tls: { hasClientCertificate: hasClientCertificate(raw), read: () => readTlsSettings(raw, reading) },
   };
 }

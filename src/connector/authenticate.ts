@@ -1,14 +1,6 @@
 import type { AuthMethod, CapabilityName, Credential, RotatingSecret, Timers } from '../auth/index.js';
 import { loadAuthMethod, rotationDaysOf, warnIfCredentialOld } from '../auth/index.js';
-import {
-  checkFlatStringObject,
-  commonKeys,
-  parseKeys,
-  registerConfigurationSecrets,
-  refusePlaceholders,
-  type CommonKeys,
-  type RawConfiguration,
-} from '../config/index.js';
+import { commonKeys, readConfiguration, type CommonKeys, type Configuration } from '../config/index.js';
 import { SourceUnreachableError } from '../errors/index.js';
 import { protectProcessOutput, silentLogger, type Logger } from '../log/index.js';
 import { secrets as defaultRegistry, type SecretRegistry } from '../secrets/index.js';
@@ -52,7 +44,7 @@ export interface Authenticated<Source extends ConnectedSource = ConnectedSource>
 }
 
 export interface ResolvedConfiguration {
-  readonly raw: RawConfiguration;
+  readonly configuration: Configuration;
   readonly common: CommonKeys;
   readonly method: AuthMethod;
   readonly methodKeys: unknown;
@@ -63,39 +55,41 @@ export interface ResolvedConfiguration {
   readonly secretKeys: ReadonlySet<string>;
 }
 
+/** A configuration map (library use: read here) or one a host has read already (readConfiguration). */
+export type ConfigurationInput = Readonly<Record<string, string>> | Configuration;
+
 /**
- * The configuration read through the schemas: secrets registered first, then the common keys, the
- * method's and the source's keys validated. What the keys' values mean (a certificate that has
+ * The configuration read through the schemas: secrets registered first (when it is read), then the
+ * common keys, the method's and the source's keys validated. What the keys' values mean (a certificate that has
  * expired, a key that does not parse, a token URL over plain http) is checked by
  * `authenticateResolved`, also without the network.
  */
 export async function resolveConfiguration(
-  configuration: Record<string, string>,
+  given: ConfigurationInput,
   options: Pick<AuthenticateOptions, 'source' | 'log' | 'registry' | 'connectorSecretKeys'> = {},
 ): Promise<ResolvedConfiguration> {
-  const registry = options.registry ?? defaultRegistry;
   const log = options.log ?? silentLogger;
-  const raw: RawConfiguration = checkFlatStringObject(configuration);
-  const secretKeys = registerConfigurationSecrets(raw, {
-    registry,
+  const configuration = readConfiguration(given, {
+    registry: options.registry ?? defaultRegistry,
     ...(options.connectorSecretKeys ? { connectorSecretKeys: options.connectorSecretKeys } : {}),
   });
-  for (const key of registry.tooShort)
+  for (const key of configuration.registry.tooShort)
     log.warning(
       `the value of secret key '${key}' is shorter than 4 characters: too short to redact safely from output`,
     );
 
-  const common = parseKeys(commonKeys, raw, 'all sources');
+  const common = configuration.parse(commonKeys, 'all sources');
   const method = await loadAuthMethod(common.auth_method);
   const source = typeof options.source === 'object' ? options.source : await loadSource(options.source ?? 'rest');
   const capability = matchCapability(method.name, source);
   // Before the method's and the source's schemas: a template's `<YOUR_API_TOKEN>` passes them all,
   // and would fail much later as something else. Only keys this configuration reads count: a
   // placeholder left in the key of a method no longer used is harmless.
-  refusePlaceholders(raw, [...keysOf(commonKeys), ...keysOf(method.keys), ...keysOf(source.keys)]);
-  const methodKeys = parseKeys(method.keys, raw, `auth_method '${method.name}'`);
-  const sourceKeys = parseKeys(source.keys, raw, `the ${source.name} source`);
-  return { raw, common, method, methodKeys, source, sourceKeys, capability, secretKeys };
+  configuration.refusePlaceholders([...keysOf(commonKeys), ...keysOf(method.keys), ...keysOf(source.keys)]);
+  const methodKeys = configuration.parse(method.keys, `auth_method '${method.name}'`);
+  const sourceKeys = configuration.parse(source.keys, `the ${source.name} source`);
+  const secretKeys = configuration.secretKeys;
+  return { configuration, common, method, methodKeys, source, sourceKeys, capability, secretKeys };
 }
 
 /**
@@ -104,15 +98,15 @@ export async function resolveConfiguration(
  * (protectProcessOutput), as the CLI gates them.
  */
 export async function authenticate<Name extends keyof SourceClients = 'rest'>(
-  configuration: Record<string, string>,
+  configuration: ConfigurationInput,
   options?: AuthenticateOptions & { source?: Name },
 ): Promise<Authenticated<SourceClients[Name]>>;
 export async function authenticate<S extends ConnectedSource>(
-  configuration: Record<string, string>,
+  configuration: ConfigurationInput,
   options: AuthenticateOptions & { source: SourceDefinition<never, S> },
 ): Promise<Authenticated<S>>;
 export async function authenticate(
-  configuration: Record<string, string>,
+  configuration: ConfigurationInput,
   options: AuthenticateOptions = {},
 ): Promise<Authenticated> {
   // Outside the CLI nothing else gates the process's output: a script that prints its configuration
@@ -128,7 +122,7 @@ export async function authenticate(
  * addresses checked, the SSH tunnel's settings and key, TLS files and their dates.
  */
 export async function authenticateResolved(
-  { raw, common, method, methodKeys, source, sourceKeys, capability, secretKeys }: ResolvedConfiguration,
+  { configuration, common, method, methodKeys, source, sourceKeys, capability, secretKeys }: ResolvedConfiguration,
   options: Omit<AuthenticateOptions, 'source' | 'connectorSecretKeys'> = {},
 ): Promise<Authenticated> {
   const log = options.log ?? silentLogger;
@@ -137,10 +131,10 @@ export async function authenticateResolved(
   if (common.environment)
     log.info(`environment: ${common.environment} (auth_method ${method.name}, source ${source.name})`);
 
-  const context = createAuthContext(raw, {
+  const context = createAuthContext(configuration, {
     common,
     log,
-    secrets: options.registry ?? defaultRegistry,
+    secrets: options.registry ?? configuration.registry,
     now,
     ...(options.persistConfigurationValue ? { persistConfigurationValue: options.persistConfigurationValue } : {}),
     ...(options.rotatingSecret ? { rotatingSecret: options.rotatingSecret } : {}),

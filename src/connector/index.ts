@@ -10,7 +10,7 @@ export type {
 export { createOperations, rowJsonReplacer } from './operations.js';
 export type { Operations, Destination, StateStore, OperationCounts } from './operations.js';
 export { authenticate, authenticateResolved, resolveConfiguration } from './authenticate.js';
-export type { AuthenticateOptions, Authenticated, ResolvedConfiguration } from './authenticate.js';
+export type { AuthenticateOptions, Authenticated, ConfigurationInput, ResolvedConfiguration } from './authenticate.js';
 export { runConnector } from './run-connector.js';
 export type { RunConnectorOptions, RunResult } from './run-connector.js';
 export { probeConnector } from './probe-connector.js';

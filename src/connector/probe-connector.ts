@@ -1,15 +1,15 @@
 import type { z } from 'zod';
-import type { RawConfiguration } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
 import type { ProbeResult, SourceDefinition } from '../sources/index.js';
-import type { AuthenticateOptions } from './authenticate.js';
+import type { AuthenticateOptions, ConfigurationInput } from './authenticate.js';
 import type { ConnectorDefinition, SourceClients, TableDefinition } from './define-connector.js';
 import { startRun } from './start-run.js';
 
 export interface ProbeConnectorOptions {
   connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>;
-  configuration: RawConfiguration;
+  /** Read by the host (readConfiguration), or a map read at the start (library use). */
+  configuration: ConfigurationInput;
   log: Logger;
   registry: SecretRegistry;
   authenticate?: Omit<AuthenticateOptions, 'source' | 'log' | 'registry' | 'connectorSecretKeys'>;

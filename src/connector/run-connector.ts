@@ -1,17 +1,17 @@
 import type { z } from 'zod';
-import type { RawConfiguration } from '../config/index.js';
 import { ConnectorError, isConnectorAuthError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
 import type { ProbeResult, SourceDefinition } from '../sources/index.js';
-import type { AuthenticateOptions } from './authenticate.js';
+import type { AuthenticateOptions, ConfigurationInput } from './authenticate.js';
 import type { ConnectorDefinition, SourceClients, State } from './define-connector.js';
 import { createOperations, type Destination, type OperationCounts, type StateStore } from './operations.js';
 import { startRun } from './start-run.js';
 
 export interface RunConnectorOptions {
   connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>;
-  configuration: RawConfiguration;
+  /** Read by the host (readConfiguration), or a map read at the start (library use). */
+  configuration: ConfigurationInput;
   state: State;
   /** Opened only after the probe succeeded, so a failed run leaves nothing on disk. */
   openDestination: () => Promise<Destination & { close(): Promise<void> }>;

@@ -1,15 +1,16 @@
 import type { z } from 'zod';
-import { parseKeys, protectConfiguration, type RawConfiguration } from '../config/index.js';
+import { readConfiguration, type RawConfiguration } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
 import type { SourceDefinition } from '../sources/index.js';
-import { authenticate, type AuthenticateOptions, type Authenticated } from './authenticate.js';
+import { authenticate, type AuthenticateOptions, type Authenticated, type ConfigurationInput } from './authenticate.js';
 import { checkConfigurationKeys } from './configuration-keys.js';
 import type { ConnectorDefinition, SourceClients } from './define-connector.js';
 
 export interface StartRunOptions {
   connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>;
-  configuration: RawConfiguration;
+  /** Read by the host (readConfiguration), or a map read here (library use). */
+  configuration: ConfigurationInput;
   log: Logger;
   registry: SecretRegistry;
   authenticate?: Omit<AuthenticateOptions, 'source' | 'log' | 'registry' | 'connectorSecretKeys'>;
@@ -28,24 +29,18 @@ export interface StartedRun {
  * the caller probes, and closes `auth` when it is done.
  */
 export async function startRun(options: StartRunOptions): Promise<StartedRun> {
-  const { connector, configuration: raw, log, registry } = options;
-  const connectorSecretKeys = new Set(connector.secretKeys ?? []);
+  const { connector, log, registry } = options;
+  const read = readConfiguration(options.configuration, { registry, connectorSecretKeys: connector.secretKeys ?? [] });
   // A misspelt key is reported before the schemas, which would name the key it should have been.
-  checkConfigurationKeys(raw, connector, log);
-  const auth = await authenticate(raw, {
+  checkConfigurationKeys(read.values, connector, log);
+  const auth = await authenticate(read, {
     ...options.authenticate,
     source: connector.source as keyof SourceClients,
     log,
     registry,
-    connectorSecretKeys,
   });
   try {
-    const own = connector.configuration ? parseKeys(connector.configuration, raw, 'the connector') : {};
-    const configuration = protectConfiguration(
-      { ...raw, ...(own as object) },
-      new Set([...auth.secretKeys, ...connectorSecretKeys]),
-    );
-    return { auth, configuration };
+    return { auth, configuration: read.forConnector(connector.configuration) };
   } catch (error) {
     await auth.close();
     throw error;

@@ -1,5 +1,5 @@
 import { loadAuthMethod, type BrowserHandoff } from '../auth/index.js';
-import { commonKeys, parseKeys, registerConfigurationSecrets } from '../config/index.js';
+import { commonKeys } from '../config/index.js';
 import { createAuthContext } from '../connector/index.js';
 import { ConfigurationError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
@@ -29,10 +29,8 @@ export async function authorizeProject(options: {
   log: Logger;
   handoff: BrowserHandoff;
 }): Promise<AuthorizeResult> {
-  const { paths, raw, connector } = await prepareProject(options);
-  if (connector?.secretKeys)
-    registerConfigurationSecrets(raw, { registry: secrets, connectorSecretKeys: new Set(connector.secretKeys) });
-  const common = parseKeys(commonKeys, raw, 'all sources');
+  const { paths, configuration } = await prepareProject(options);
+  const common = configuration.parse(commonKeys, 'all sources');
   const method = await loadAuthMethod(common.auth_method);
   if (!method.authorize) {
     throw new ConfigurationError(
@@ -44,8 +42,8 @@ export async function authorizeProject(options: {
       },
     );
   }
-  const keys = parseKeys(method.authorize.keys, raw, `auth_method '${method.name}'`);
-  const context = createAuthContext(raw, {
+  const keys = configuration.parse(method.authorize.keys, `auth_method '${method.name}'`);
+  const context = createAuthContext(configuration, {
     common,
     log: options.log,
     secrets,

@@ -1,4 +1,4 @@
-import { parseKeys, readConfigurationFile, registerConfigurationSecrets } from '../config/index.js';
+import { readConfiguration, readConfigurationFile } from '../config/index.js';
 import {
   authenticate,
   authenticateResolved,
@@ -43,21 +43,20 @@ export async function checkConfiguration(options: {
   configurationPath?: string;
   log: Logger;
 }): Promise<{ report: ValidationReport; resolved: ResolvedConfiguration }> {
-  const { paths, raw, connector, unknownKeys } = await prepareProject(options);
-  const resolved = await resolveConfiguration(raw, {
+  const { paths, configuration, connector, unknownKeys } = await prepareProject(options);
+  const resolved = await resolveConfiguration(configuration, {
     source: (connector?.source as never) ?? 'rest',
     log: options.log,
-    connectorSecretKeys: new Set(connector?.secretKeys ?? []),
   });
   // What the values mean, still offline: key material, addresses, the tunnel's settings.
   await (await authenticateResolved(resolved, { log: options.log })).close();
   // The connector's own keys, through its schema, as a run reads them.
-  if (connector?.configuration) parseKeys(connector.configuration, raw, 'the connector');
+  if (connector?.configuration) configuration.parse(connector.configuration, 'the connector');
   const report: ValidationReport = {
     configuration: paths.configuration,
     authMethod: resolved.method.name,
     source: resolved.source.name,
-    keys: Object.keys(raw).length,
+    keys: configuration.keys.length,
     secretKeys: [...resolved.secretKeys],
     unknownKeys,
   };
@@ -69,11 +68,10 @@ export async function probeProject(options: {
   configurationPath?: string;
   log: Logger;
 }): Promise<ProbeResult> {
-  const { paths, raw, connector } = await prepareProject(options);
-  const auth = await authenticate(raw, {
+  const { paths, configuration, connector } = await prepareProject(options);
+  const auth = await authenticate(configuration, {
     source: (connector?.source as never) ?? 'rest',
     log: options.log,
-    connectorSecretKeys: new Set(connector?.secretKeys ?? []),
     filesDir: paths.files,
     // A probe is a real run for the credential: a refresh token the server rotates must be saved,
     // or the next run starts with the consumed one.
@@ -85,7 +83,7 @@ export async function probeProject(options: {
   });
   try {
     // The connector's own keys are checked as debug checks them (exit 2), before anything is sent.
-    if (connector?.configuration) parseKeys(connector.configuration, raw, 'the connector');
+    if (connector?.configuration) configuration.parse(connector.configuration, 'the connector');
     return await auth.probe();
   } finally {
     await auth.close();
@@ -98,8 +96,8 @@ export async function probeProject(options: {
  */
 export async function prepareProject(options: { project?: string; configurationPath?: string; log: Logger }) {
   const paths = projectPaths(options.project, options.configurationPath);
-  const raw = await readConfigurationFile(paths.configuration);
-  registerConfigurationSecrets(raw, { registry: secrets });
+  // Secrets registered before the connector file runs: its top-level code could already print a value.
+  const configuration = readConfiguration(await readConfigurationFile(paths.configuration), { registry: secrets });
   const connector = await loadConnector(paths.project).then(
     (loaded) => loaded.connector as ConnectorDefinition<never, never> | undefined,
     (error: { code?: string }) => {
@@ -108,6 +106,7 @@ export async function prepareProject(options: { project?: string; configurationP
       throw error;
     },
   );
-  const { unknownKeys } = checkConfigurationKeys(raw, connector, options.log);
-  return { paths, raw, connector, unknownKeys };
+  configuration.addConnectorSecretKeys(connector?.secretKeys ?? []);
+  const { unknownKeys } = checkConfigurationKeys(configuration.values, connector, options.log);
+  return { paths, configuration, connector, unknownKeys };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { keys, parseKeys, registerConfigurationSecrets } from '../../src/config/index.js';
+import { keys, parseKeys, readConfiguration } from '../../src/config/index.js';
 import { ConfigurationError } from '../../src/errors/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
 
@@ -17,7 +17,7 @@ describe('userinfo in a URL', () => {
       base_url: `https://bob:${encodeURIComponent(password)}@api.example/v1`,
       webhook: 'https://TOKEN-abcdef123@hooks.example/x',
     };
-    registerConfigurationSecrets(raw, { registry });
+    readConfiguration(raw, { registry });
     expect(registry.redact(`GET ${raw.base_url}`)).toBe('GET https://<redacted:base_url>@api.example/v1');
     expect(registry.redact(`password ${password}`)).toBe('password <redacted:base_url>');
     expect(registry.redact(raw.webhook)).toBe('https://<redacted:webhook>@hooks.example/x');

@@ -1,4 +1,4 @@
-import { registerConfigurationSecrets } from '../../config/index.js';
+import { readConfiguration, type Configuration } from '../../config/index.js';
 import type { ConnectorDefinition, SourceClients } from '../../connector/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
@@ -11,6 +11,8 @@ import type { MessageOutput } from './message-output.js';
 /** What check, discover and read share: the configuration, the connector, and where a rotation goes. */
 export interface AirbyteSession {
   configuration: AirbyteConfiguration;
+  /** The flat configuration, read once (its secrets registered) for the session's run. */
+  flatConfiguration: Configuration;
   connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, never>;
   /**
    * The configuration's persistConfigurationValue: a rotated value (a refresh token) goes to
@@ -33,11 +35,12 @@ export async function openSession(options: {
       hint: 'pass --config FILE',
     });
   const configuration = await readAirbyteConfiguration(options.configPath);
-  // Registered before the connector file runs: its top-level code could already print a value.
-  registerConfigurationSecrets(configuration.flat, { registry: options.registry });
+  // Secrets registered before the connector file runs: its top-level code could already print a value.
+  const flatConfiguration = readConfiguration(configuration.flat, { registry: options.registry });
   const { connector } = await loadConnector(options.project);
   return {
     configuration,
+    flatConfiguration,
     connector: connector as AirbyteSession['connector'],
     persistConfigurationValue: async (key, value) => {
       await options.output.control(configuration.withValue(key, value));

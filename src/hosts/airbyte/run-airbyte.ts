@@ -112,7 +112,7 @@ async function probeWithSession(context: Context) {
   const session = await openSession(context);
   return probeConnector({
     connector: session.connector as never,
-    configuration: session.configuration.flat,
+    configuration: session.flatConfiguration,
     log: context.log,
     registry: context.registry,
     authenticate: { persistConfigurationValue: session.persistConfigurationValue },

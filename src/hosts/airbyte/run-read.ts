@@ -40,7 +40,7 @@ export async function runRead(context: {
   const destination = new RecordDestination(output, new Set(names), log);
   const result = await runConnector({
     connector: session.connector as never,
-    configuration: session.configuration.flat,
+    configuration: session.flatConfiguration,
     state: last,
     log,
     registry,

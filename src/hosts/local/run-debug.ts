@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { readConfigurationFile, registerConfigurationSecrets } from '../../config/index.js';
+import { readConfiguration, readConfigurationFile } from '../../config/index.js';
 import { runConnector, type OperationCounts, type State } from '../../connector/index.js';
 import { ConfigurationError, InterruptedError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
@@ -58,16 +58,15 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
     setInterval(() => counts && options.onProgress?.(counts()), options.progressEveryMs ?? 200).unref();
   try {
     await checkRunFiles(paths, 'run');
-    const raw = await readConfigurationFile(paths.configuration);
-    // Registered before the connector file runs: its top-level code could already print a value.
-    registerConfigurationSecrets(raw, { registry });
+    // Secrets registered before the connector file runs: its top-level code could already print a value.
+    const configuration = readConfiguration(await readConfigurationFile(paths.configuration), { registry });
     const { connector } = await loadConnector(paths.project);
     const state = await readInitialState(options.statePath ?? paths.state, options.statePath !== undefined);
     let opened = false;
     try {
       const result = await runConnector({
         connector,
-        configuration: raw,
+        configuration,
         state,
         log: options.log,
         registry,

@@ -2,8 +2,8 @@ import { rotationDaysOf } from '../../auth/index.js';
 import {
   isPublicDemoValue,
   isSecretKey,
+  readConfiguration,
   readConfigurationFile,
-  registerConfigurationSecrets,
   type RawConfiguration,
 } from '../../config/index.js';
 import { ConnectorAuthError } from '../../errors/index.js';
@@ -70,7 +70,8 @@ export async function doctorProject(
       (key) => isSecretKey(key, connectorSecretKeys) && isPublicDemoValue(raw![key]!),
     );
     const scanned = Object.fromEntries(Object.entries(raw).filter(([key]) => !demoKeys.includes(key)));
-    registerConfigurationSecrets(scanned, { registry, connectorSecretKeys });
+    // Read again into doctor's own registry, the public demo values left out (they are noted, not scanned for).
+    readConfiguration(scanned, { registry, connectorSecretKeys });
     for (const key of demoKeys)
       findings.push({
         severity: 'note',

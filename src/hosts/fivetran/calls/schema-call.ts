@@ -1,9 +1,4 @@
-import {
-  checkFlatStringObject,
-  parseKeys,
-  protectConfiguration,
-  registerConfigurationSecrets,
-} from '../../../config/index.js';
+import { readConfiguration } from '../../../config/index.js';
 import { ConnectorError, isConnectorAuthError } from '../../../errors/index.js';
 import type { CallSecrets } from '../state/index.js';
 import type { ServeContext } from '../serve-context.js';
@@ -29,17 +24,15 @@ export async function runSchema(
 ): Promise<SchemaResponseMessage> {
   const { connector } = context;
   const log = context.log(registry);
-  const raw = checkFlatStringObject(request.configuration ?? {});
-  const secretKeys = registerConfigurationSecrets(raw, {
+  const read = readConfiguration(request.configuration ?? {}, {
     registry,
-    connectorSecretKeys: new Set(connector.secretKeys ?? []),
+    connectorSecretKeys: connector.secretKeys ?? [],
   });
   if (!connector.schema) {
     log.info('Schema: the connector declares no schema(); tables and columns come with the records');
     return { schema_response_not_supported: true };
   }
-  const own = connector.configuration ? parseKeys(connector.configuration, raw, 'the connector') : {};
-  const configuration = protectConfiguration({ ...raw, ...(own as object) }, secretKeys);
+  const configuration = read.forConnector(connector.configuration);
   let declared: unknown;
   try {
     declared = await connector.schema(configuration as never);

@@ -1,4 +1,4 @@
-import { checkFlatStringObject, registerConfigurationSecrets } from '../../../config/index.js';
+import { readConfiguration } from '../../../config/index.js';
 import { runConnector } from '../../../connector/index.js';
 import { ExitCode, isConnectorAuthError } from '../../../errors/index.js';
 import { failureLine, statusOf } from './call-status.js';
@@ -33,9 +33,12 @@ export async function runUpdate(call: UpdateCall, context: ServeContext): Promis
   let stream: UpdateStream | undefined;
   try {
     const { connector } = context;
-    const raw = checkFlatStringObject(request.configuration ?? {});
-    // Before the state is read: whatever the state says must not be able to print a secret.
-    registerConfigurationSecrets(raw, { registry, connectorSecretKeys: new Set(connector.secretKeys ?? []) });
+    // Secrets registered before the state is read: whatever the state says must not be able to print one.
+    const configuration = readConfiguration(request.configuration ?? {}, {
+      registry,
+      connectorSecretKeys: connector.secretKeys ?? [],
+    });
+    const raw = configuration.values;
     const requestState = readRequestState(request.state_json, raw, context.rotated);
     const current = new UpdateStream(call, {
       raw,
@@ -66,7 +69,7 @@ export async function runUpdate(call: UpdateCall, context: ServeContext): Promis
     });
     const result = await runConnector({
       connector,
-      configuration: raw,
+      configuration,
       state: requestState.state,
       log,
       registry,

@@ -1,0 +1,114 @@
+import type { z } from 'zod';
+import { secrets as defaultRegistry, type SecretRegistry } from '../secrets/index.js';
+import { parseKeys } from './parse-configuration.js';
+import { refusePlaceholders } from './placeholders.js';
+import { protectConfiguration } from './protect-configuration.js';
+import { checkFlatStringObject, type RawConfiguration } from './read-configuration-file.js';
+import { registerConfigurationSecrets } from './register-secrets.js';
+
+export interface ReadConfigurationOptions {
+  /** Where the secret values go; the process's registry by default. */
+  registry?: SecretRegistry;
+  /** Secret keys of the connector's own, beyond those whose names say so. */
+  connectorSecretKeys?: Iterable<string>;
+}
+
+/**
+ * A configuration once read: the flat map, held here, and its secrets, registered when it was
+ * created (readConfiguration) and nowhere else. Readers take what they need through `parse`.
+ */
+export class Configuration {
+  readonly #values: RawConfiguration;
+  readonly #registry: SecretRegistry;
+  readonly #secretKeys = new Set<string>();
+  readonly #connectorSecretKeys = new Set<string>();
+
+  /** Made by readConfiguration; its secrets are registered here, before anything reads a value. */
+  constructor(values: RawConfiguration, registry: SecretRegistry) {
+    this.#values = values;
+    this.#registry = registry;
+    this.#register();
+  }
+
+  /** The registry this configuration's secrets are in. */
+  get registry(): SecretRegistry {
+    return this.#registry;
+  }
+
+  /** The secret keys present in this configuration (the connector's own among them). */
+  get secretKeys(): ReadonlySet<string> {
+    return this.#secretKeys;
+  }
+
+  /** The key names, never the values. */
+  get keys(): string[] {
+    return Object.keys(this.#values);
+  }
+
+  /**
+   * The whole flat map, for the readers that take it whole: the key check, the TLS files, the
+   * state that seals a rotated value. The secrets in it are registered already.
+   */
+  get values(): RawConfiguration {
+    return this.#values;
+  }
+
+  /**
+   * The connector's own secret keys, known once its file has loaded (after the configuration was
+   * read: its top-level code could already print a value). Registered at once.
+   */
+  addConnectorSecretKeys(keys: Iterable<string>): this {
+    const added = [...keys].filter((key) => !this.#connectorSecretKeys.has(key));
+    if (added.length === 0) return this;
+    for (const key of added) this.#connectorSecretKeys.add(key);
+    this.#register();
+    return this;
+  }
+
+  /** The one place a configuration's secrets are registered (again, for keys added since, harmlessly). */
+  #register(): void {
+    const found = registerConfigurationSecrets(this.#values, {
+      registry: this.#registry,
+      connectorSecretKeys: this.#connectorSecretKeys,
+    });
+    for (const key of found) this.#secretKeys.add(key);
+  }
+
+  /** One schema's keys, typed; the first issue is a ConfigurationError naming the key. */
+  parse<S extends z.ZodType>(schema: S, what: string): z.output<S> {
+    return parseKeys(schema, this.#values, what);
+  }
+
+  /** Refuses a template's placeholder left in one of these keys. */
+  refusePlaceholders(keys: readonly string[]): void {
+    refusePlaceholders(this.#values, keys);
+  }
+
+  /**
+   * What update() and schema() get: every key, the connector's own typed (`connectorKeys`, its
+   * defaults applied), printed with `<redacted:KEY>` for each secret one.
+   */
+  forConnector(connectorKeys: z.ZodType | undefined): Readonly<RawConfiguration> {
+    const own = connectorKeys ? this.parse(connectorKeys, 'the connector') : {};
+    return protectConfiguration(
+      { ...this.#values, ...(own as object) },
+      new Set([...this.#secretKeys, ...this.#connectorSecretKeys]),
+    );
+  }
+}
+
+/**
+ * The one way a configuration is read, by every host and command, once per run or call: the map
+ * checked (flat, strings, at most 100 keys) and its secrets registered before anything validates
+ * it. Given a Configuration already read, returns it, with the connector's secret keys added.
+ */
+export function readConfiguration(
+  given: Readonly<Record<string, string>> | Configuration,
+  options: ReadConfigurationOptions = {},
+): Configuration {
+  const configuration =
+    given instanceof Configuration
+      ? given
+      : new Configuration(checkFlatStringObject(given), options.registry ?? defaultRegistry);
+  return configuration.addConnectorSecretKeys(options.connectorSecretKeys ?? []);
+}
