@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import { readConfiguration } from '../../src/config/index.js';
+import { authenticate } from '../../src/connector/index.js';
+import { SecretRegistry } from '../../src/secrets/index.js';
+
+/**
+ * A configuration is read once, by readConfiguration, and its secrets are registered then and
+ * nowhere else: the connector's own secret keys when they become known, and nothing again when
+ * the read configuration is handed on (authenticate(), a run).
+ */
+
+/** A real registry that also counts what it is asked to register, to see a second registration. */
+class CountingRegistry extends SecretRegistry {
+  calls: string[] = [];
+  override register(label: string, value: string): void {
+    this.calls.push(label);
+    super.register(label, value);
+  }
+}
+
+const TOKEN = 'tok-7f3a9c21e5';
+const PIN = 'pin-50917342';
+const values = { auth_method: 'bearer', token: TOKEN, base_url: 'https://api.example/v1', api_pin: PIN };
+
+describe('readConfiguration', () => {
+  it('registers the secrets when the configuration is read, before any key is validated', () => {
+    const registry = new SecretRegistry();
+    const configuration = readConfiguration(values, { registry });
+    expect(registry.redact(`Bearer ${TOKEN}`)).toBe('Bearer <redacted:token>');
+    expect([...configuration.secretKeys]).toEqual(['token']);
+    // api_pin's name does not say it is secret: only the connector can.
+    expect(registry.redact(PIN)).toBe(PIN);
+  });
+
+  it("registers the connector's own secret keys as soon as they are added", () => {
+    const registry = new SecretRegistry();
+    const configuration = readConfiguration(values, { registry });
+    configuration.addConnectorSecretKeys(['api_pin']);
+    expect(registry.redact(PIN)).toBe('<redacted:api_pin>');
+    expect([...configuration.secretKeys].sort()).toEqual(['api_pin', 'token']);
+  });
+
+  it('given a configuration already read, returns it without registering anything again', () => {
+    const registry = new CountingRegistry();
+    const configuration = readConfiguration(values, { registry, connectorSecretKeys: ['api_pin'] });
+    const registered = registry.calls.length;
+    expect(registered).toBeGreaterThan(0);
+    expect(readConfiguration(configuration, { connectorSecretKeys: ['api_pin'] })).toBe(configuration);
+    expect(registry.calls).toHaveLength(registered);
+  });
+
+  it('handed to authenticate(), is not registered a second time', async () => {
+    const registry = new CountingRegistry();
+    const configuration = readConfiguration(values, { registry });
+    const registered = registry.calls.length;
+    const auth = await authenticate(configuration, { registry });
+    await auth.close();
+    expect(auth.secretKeys).toBe(configuration.secretKeys);
+    expect(registry.calls).toHaveLength(registered);
+  });
+
+  it('gives the connector every key, its own typed with defaults, printed with each secret one redacted', () => {
+    const registry = new SecretRegistry();
+    const configuration = readConfiguration(values, { registry, connectorSecretKeys: ['api_pin', 'api_salt'] });
+    const own = z.object({ page_size: z.coerce.number().default(50), api_salt: z.string().default('salt-default-1') });
+    const view = configuration.forConnector(own) as Record<string, unknown>;
+    expect(view.page_size).toBe(50);
+    expect(view.token).toBe(TOKEN);
+    expect(JSON.parse(JSON.stringify(view))).toMatchObject({
+      token: '<redacted:token>',
+      api_pin: '<redacted:api_pin>',
+      // A default of a secret key the configuration does not hold is hidden too.
+      api_salt: '<redacted:api_salt>',
+      page_size: 50,
+    });
+  });
+
+  it('refuses what is not a flat object of strings, as the file reader does', () => {
+    expect(() => readConfiguration({ port: 5432 } as never, { registry: new SecretRegistry() })).toThrow(
+      /key 'port' is a number/,
+    );
+  });
+});
