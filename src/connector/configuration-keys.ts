@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { KEY_CATALOGUE, type RawConfiguration } from '../config/index.js';
+import { Configuration, KEY_CATALOGUE, type RawConfiguration } from '../config/index.js';
 import { ConfigurationError, closestName } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 
@@ -19,7 +19,7 @@ import type { Logger } from '../log/index.js';
  * `usrname` under `bearer` is still a typo of `username`) and the connector's own.
  */
 export function checkConfigurationKeys(
-  raw: RawConfiguration,
+  configuration: RawConfiguration | Configuration,
   connector: { configuration?: z.ZodType | undefined; secretKeys?: readonly string[] | undefined } | undefined,
   log: Logger,
 ): { unknownKeys: string[] } {
@@ -28,7 +28,8 @@ export function checkConfigurationKeys(
   if (declared === undefined) return { unknownKeys: [] };
   const own = [...declared, ...(connector?.secretKeys ?? [])];
   const known = new Set([...Object.keys(KEY_CATALOGUE), ...own]);
-  const unknownKeys = Object.keys(raw).filter((key) => !known.has(key));
+  const keys = configuration instanceof Configuration ? configuration.keys : Object.keys(configuration);
+  const unknownKeys = keys.filter((key) => !known.has(key));
   for (const key of unknownKeys) {
     const near = closestName(key, known);
     if (near !== undefined) {

@@ -32,7 +32,7 @@ export async function startRun(options: StartRunOptions): Promise<StartedRun> {
   const { connector, log, registry } = options;
   const read = readConfiguration(options.configuration, { registry, connectorSecretKeys: connector.secretKeys ?? [] });
   // A misspelt key is reported before the schemas, which would name the key it should have been.
-  checkConfigurationKeys(read.values, connector, log);
+  checkConfigurationKeys(read, connector, log);
   const auth = await authenticate(read, {
     ...options.authenticate,
     source: connector.source as keyof SourceClients,

@@ -107,6 +107,6 @@ export async function prepareProject(options: { project?: string; configurationP
     },
   );
   configuration.addConnectorSecretKeys(connector?.secretKeys ?? []);
-  const { unknownKeys } = checkConfigurationKeys(configuration.values, connector, options.log);
+  const { unknownKeys } = checkConfigurationKeys(configuration, connector, options.log);
   return { paths, configuration, connector, unknownKeys };
 }
