@@ -11,10 +11,17 @@
  * numbers into DOUBLE and BIGINT, text, bytes, JSON text, Dates into timestamps); a run with any
  * other column is merged, where every cast is checked and a bad value named by column.
  */
-import type { Api, Connection, DataChunk, DuckDBType } from './duckdb-types.js';
-import { DELETED, SCHEMA, SYNCED } from './identifiers.js';
+import {
+  type Api,
+  type Connection,
+  type DataChunk,
+  type DuckDBType,
+  DELETED,
+  SCHEMA,
+  SYNCED,
+  type TableState,
+} from '../base/index.js';
 import type { StagedColumn } from './staged-column.js';
-import type { TableState } from './table-state.js';
 
 /**
  * A column as the appender takes it: the vector type and its values, each passed through

@@ -11,10 +11,15 @@
  * table of the table's shape, then INSERT OR REPLACE of the last row per key, in issue order. The
  * refused run itself is merged by the batch writer after that.
  */
-import type { Connection, DataChunk } from './duckdb-types.js';
-import { quoteIdent, tableRef } from './identifiers.js';
-import type { TableState } from './table-state.js';
-import { sanitize, tableLabel } from './warehouse-errors.js';
+import {
+  type Connection,
+  type DataChunk,
+  quoteIdent,
+  tableRef,
+  type TableState,
+  sanitize,
+  tableLabel,
+} from '../base/index.js';
 
 /** DuckDB's row group size: a commit of at least this many appended rows writes them to the file directly. */
 const COMMIT_ROWS = 122_880;

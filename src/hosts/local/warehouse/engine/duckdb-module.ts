@@ -6,7 +6,7 @@
  * Loading the module creates no file: `preloadDuckDB()` may run before the probe has succeeded.
  */
 import { createRequire } from 'node:module';
-import type { Api } from './duckdb-types.js';
+import type { Api } from '../base/index.js';
 
 let api: Api | undefined;
 

@@ -4,10 +4,20 @@
  * DOUBLE, dates as epoch milliseconds, ...), with the SQL that turns the
  * staging column into the target type and whether that cast can fail.
  */
-import { categoryOf } from './column-types.js';
-import type { Api } from './duckdb-types.js';
-import { INT64_MAX, INT64_MIN, JsonText, TWO_POW_63, base64, describeType, isJsonText, isValidDate } from './values.js';
-import { columnLabel, warehouseError } from './warehouse-errors.js';
+import {
+  categoryOf,
+  type Api,
+  INT64_MAX,
+  INT64_MIN,
+  JsonText,
+  TWO_POW_63,
+  base64,
+  describeType,
+  isJsonText,
+  isValidDate,
+  columnLabel,
+  warehouseError,
+} from '../base/index.js';
 
 /** One staged column: its values converted for a staging column type. */
 export interface StagedColumn {

@@ -5,10 +5,8 @@
  * table and column, never by value. Also names the TEMP table the merge of
  * an update run goes through, so both are dropped together after a failure.
  */
-import type { Api, Connection, DuckDBType } from './duckdb-types.js';
-import { quoteIdent } from './identifiers.js';
+import { type Api, type Connection, type DuckDBType, quoteIdent, columnLabel, warehouseError } from '../base/index.js';
 import type { StagedColumn } from './staged-column.js';
-import { columnLabel, warehouseError } from './warehouse-errors.js';
 
 const STAGE = '__connector_auth_stage';
 const MERGED = '__connector_auth_merged';
