@@ -80,3 +80,29 @@ await build({
   sourcemap: true,
   plugins: [vendoredZod, ownUrl],
 });
+
+/**
+ * DuckDB's Node API (CommonJS, 124 files, loaded by require() while the probe is out) as one file,
+ * required by engine/duckdb-module.ts. Its native binding stays external, resolved from the
+ * package's own place, so the copy always gets the binding version the package pins.
+ */
+const duckdbBinding = {
+  name: 'duckdb-binding-beside-its-package',
+  setup(builder) {
+    builder.onResolve({ filter: /^@duckdb\/node-bindings$/ }, () => ({ path: 'binding', namespace: 'duckdb-binding' }));
+    builder.onLoad({ filter: /.*/, namespace: 'duckdb-binding' }, () => ({
+      contents:
+        "const { createRequire } = require('node:module');\n" +
+        "module.exports = createRequire(require.resolve('@duckdb/node-api'))('@duckdb/node-bindings');\n",
+      loader: 'js',
+    }));
+  },
+};
+await build({
+  ...common,
+  format: 'cjs',
+  entryPoints: [join(ROOT, 'node_modules', '@duckdb', 'node-api', 'lib', 'index.js')],
+  outfile: join(OUT, 'duckdb-node-api.cjs'),
+  external: ['@duckdb/node-api'],
+  plugins: [duckdbBinding],
+});
