@@ -21,7 +21,7 @@ import {
   SYNCED,
   type TableState,
 } from '../base/index.js';
-import type { StagedColumn } from './staged-column.js';
+import { stageVectorType, type StagedColumn } from './staged-column.js';
 
 /**
  * A column as the appender takes it: the vector type and its values, each passed through
@@ -49,14 +49,7 @@ export function directColumns(api: Api, staged: StagedColumn[]): Map<string, Chu
   for (const column of staged) {
     if (column.check) return undefined;
     const asIs = column.expr('c') === 'c';
-    const vector = {
-      DOUBLE: api.DOUBLE,
-      VARCHAR: api.VARCHAR,
-      BOOLEAN: api.BOOLEAN,
-      BIGINT: api.BIGINT,
-      BLOB: api.BLOB,
-      INTEGER: api.INTEGER,
-    }[column.stageType];
+    const vector = stageVectorType(api, column.stageType);
     if (asIs && column.stageType === column.target) {
       columns.set(column.name, { type: vector, values: column.values });
     } else if (column.target === 'JSON' && column.stageType === 'VARCHAR') {

@@ -7,6 +7,7 @@
 import {
   categoryOf,
   type Api,
+  type DuckDBType,
   INT64_MAX,
   INT64_MIN,
   JsonText,
@@ -29,6 +30,24 @@ export interface StagedColumn {
   expr: (ref: string) => string;
   /** the cast can fail: check it with TRY_CAST before writing */
   check: boolean;
+}
+
+/** DuckDB's type of a staging column, for the appender's chunks. */
+export function stageVectorType(api: Api, stageType: StagedColumn['stageType']): DuckDBType {
+  switch (stageType) {
+    case 'DOUBLE':
+      return api.DOUBLE;
+    case 'VARCHAR':
+      return api.VARCHAR;
+    case 'BOOLEAN':
+      return api.BOOLEAN;
+    case 'BIGINT':
+      return api.BIGINT;
+    case 'BLOB':
+      return api.BLOB;
+    case 'INTEGER':
+      return api.INTEGER;
+  }
 }
 
 function castExpr(target: string): (ref: string) => string {
