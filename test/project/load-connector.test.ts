@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
 
 /**
- * How a connector project's TypeScript is loaded (src/project/connector-hooks.ts): compiled by
+ * How a connector project's TypeScript is loaded (src/project/loader/connector-hooks.ts): compiled by
  * esbuild, cached by content hash in CONNECTOR_AUTH_CACHE_DIR, with what tsx gave connectors
  * before (type-only imports dropped, enums, `./x.js` finding `x.ts`). Through the built CLI,
  * with a source that needs no network.

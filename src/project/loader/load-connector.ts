@@ -2,8 +2,8 @@ import { access, readFile } from 'node:fs/promises';
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isConnectorDefinition, type ConnectorDefinition } from '../connector/index.js';
-import { ConnectorError } from '../errors/index.js';
+import { isConnectorDefinition, type ConnectorDefinition } from '../../connector/index.js';
+import { ConnectorError } from '../../errors/index.js';
 import { bundleConnector } from './connector-bundle.js';
 import type { HookData } from './connector-hooks.js';
 import { cacheDirectory } from './typescript-cache.js';
@@ -79,7 +79,7 @@ async function registerHooks(
 
 /** `connector-auth` and each subpath of our `exports` map → the file URL it names. */
 async function ownExports(): Promise<Record<string, string>> {
-  const root = new URL('../../', import.meta.url);
+  const root = new URL('../../../', import.meta.url);
   const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as {
     name: string;
     exports: Record<string, string | { import?: string }>;
