@@ -196,6 +196,25 @@ export default defineConnector({
     expect(await rows(dir, 'SELECT label, n FROM tester.items')).toEqual([['dynamic', 7n]]);
   });
 
+  it('two projects loaded by the same relative path (airbyte check from each directory) each load their own connector', async () => {
+    const connector = (value: string) => `import { defineConnector, defineSource, z } from 'connector-auth';
+${SOURCE.replace("target: 'nothing'", `target: 'project-${value}'`)}
+export default defineConnector({ source: local, async update({ op }) { await op.checkpoint({ done: true }); } });
+`;
+    const first = await project('relative-one', { 'connector.ts': connector('one') });
+    const second = await project('relative-two', { 'connector.ts': connector('two') });
+    for (const [dir, value] of [
+      [first, 'one'],
+      [second, 'two'],
+    ] as const) {
+      const run = await cli(['airbyte', 'check', '--config', 'configuration.json'], {
+        cwd: dir,
+        env: { CONNECTOR_AUTH_CACHE_DIR: cache },
+      });
+      expect(run.stdout).toContain(`probe succeeded: project-${value}`);
+    }
+  });
+
   it('a syntax error is exit 1, naming the file and the line', async () => {
     const dir = await project('broken', {
       'connector.ts': `import { defineConnector } from 'connector-auth';

@@ -86,6 +86,9 @@ export async function bundleConnector(
   directory: string,
   self: Record<string, string>,
 ): Promise<string | undefined> {
+  // The entry's absolute path names its manifest: `connector.ts` of two projects, each loaded from
+  // its own directory, must not share one.
+  file = resolvePath(file);
   const key = manifestKey(file, self);
   const cached = upToDate(directory, readManifest(directory, key));
   if (cached !== undefined) return cached;
