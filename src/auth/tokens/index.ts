@@ -6,3 +6,4 @@ export { isAccessTokenCredential, tokenCredential } from './token-credential.js'
 export type { AccessTokenCredential } from './token-credential.js';
 export { tokenFileReader } from './token-file.js';
 export { DEFAULT_TOKEN_LIFETIME_SECONDS, tokenLifetime } from './token-lifetime.js';
+export { isUnsavedRefreshToken, saveRotatedRefreshToken, warnOfUnsavedRefreshToken } from './rotated-refresh-token.js';
