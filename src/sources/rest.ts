@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AWS_METHODS, isAwsCredential, type Credential } from '../auth/index.js';
+import type { Credential } from '../auth/index.js';
 import { keys } from '../config/index.js';
 import { ConfigurationError, SourceUnreachableError } from '../errors/index.js';
 import {
@@ -66,26 +66,13 @@ const restKeys = z.object({
   ...sshTunnelKeys.shape,
 });
 
-/** Methods that put a credential on HTTP requests; REST accepts all of them. */
-export const HTTP_AUTH_METHODS = [
-  'basic',
-  'bearer',
-  'api_key',
-  'oauth2_client_credentials',
-  'oauth2_refresh_token',
-  'service_account_key',
-  'gcp_metadata',
-  'gcp_workload_identity',
-  'azure_managed_identity',
-  'mtls',
-  ...AWS_METHODS,
-] as const;
-
 export default defineSource({
   name: 'rest',
   summary: 'REST or HTTP API: credentials on every request, probe = one GET of probe_path',
   keys: restKeys,
-  acceptsMethods: HTTP_AUTH_METHODS,
+  // A credential on each request; else AWS keys that sign each (SigV4); else a client certificate
+  // alone, which the HTTP client presents from the TLS settings.
+  needs: ['httpRequest', 'awsKeys', 'clientCertificate'],
   async connect(k, credential, context): Promise<RestSource> {
     const baseUrl = withTrailingSlash(k.base_url);
     guardPlainHttp(baseUrl, credential, context.common.allow_plain_http, context.log);
@@ -102,10 +89,11 @@ export default defineSource({
     });
     const via = tunnel ? ` via ${tunnel.bastion}` : '';
     const http = new HttpClient({ tls, timeoutSeconds, route: tunnel });
-    // An AWS method's credential signs each request itself (SigV4), rather than adding a header.
-    const signer: RequestSigner | undefined = isAwsCredential(credential)
-      ? await awsRequestSigner(credential, baseUrl, k.aws_service, context.now)
-      : undefined;
+    // AWS keys sign each request (SigV4), rather than adding a header.
+    const signer: RequestSigner | undefined =
+      !credential.httpRequest && credential.awsKeys
+        ? await awsRequestSigner(credential.awsKeys, baseUrl, k.aws_service, context.now)
+        : undefined;
     if (signer)
       context.log.debug(
         `${credential.description}: requests to ${baseUrl.origin} are signed with ${signer.description}`,
@@ -143,7 +131,7 @@ export default defineSource({
         const request = { method, url: new URL(url), headers };
         sent = request;
         const sameOrigin = url.origin === baseUrl.origin;
-        if (sameOrigin) await (signer ? signer.sign(request, body) : credential.authorize(request));
+        if (sameOrigin) await (signer ? signer.sign(request, body) : credential.httpRequest?.authorize(request));
         try {
           const reply = await transmit(request.url, {
             ...init,
@@ -152,7 +140,7 @@ export default defineSource({
             headers,
             redirect: 'manual',
           });
-          if (sameOrigin) credential.observeAnswer?.(request.url, reply.headers);
+          if (sameOrigin) credential.httpRequest?.observeAnswer?.(request.url, reply.headers);
           return reply;
         } catch (error) {
           // A connection the tunnel broke is explained by the tunnel (the bastion refused the channel).
@@ -221,7 +209,7 @@ export default defineSource({
       const retry =
         answer.reply.status === 401 &&
         answer.url.origin === baseUrl.origin &&
-        (credential.answersChallenge?.(answer.url, answer.reply.headers) ||
+        (credential.httpRequest?.answersChallenge?.(answer.url, answer.reply.headers) ||
           (credential.invalidate !== undefined && (await credential.invalidate(sent))));
       if (!retry) return answer.reply;
       // Read the (small) 401 body to its end so the retry reuses the connection.

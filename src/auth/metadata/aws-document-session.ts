@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { HttpClient } from '../../network/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 import type { AuthContext } from '../auth-method.js';
-import { cachedAwsSession, type AwsCredentialIdentity, type AwsSession } from '../aws/index.js';
+import { cachedAwsSession, type AwsSession } from '../aws/index.js';
+import type { AwsCredentialIdentity } from '../capabilities.js';
 import { createTokenHttpClient } from '../token-endpoint/index.js';
 import type { IssuedToken } from '../tokens/index.js';
 
