@@ -3,6 +3,7 @@ export type {
   AuthMethod,
   AuthContext,
   BrowserHandoff,
+  ConfiguredTls,
   Credential,
   CredentialWith,
   MethodAuthorization,

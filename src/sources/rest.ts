@@ -9,7 +9,6 @@ import {
   isLoopbackHost,
   prepareSshTunnel,
   readBodyStart,
-  readTlsSettings,
   sshTunnelKeys,
   urlDestination,
   type HttpReply,
@@ -76,7 +75,7 @@ export default defineSource({
   async connect(k, credential, context): Promise<RestSource> {
     const baseUrl = withTrailingSlash(k.base_url);
     guardPlainHttp(baseUrl, credential, context.common.allow_plain_http, context.log);
-    const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
+    const tls = await context.tls.read();
     if (!tls.verify)
       context.log.warning(
         `TLS verification is OFF for ${baseUrl.host} (tls_skip_verify=true): anyone on the path can read the credential`,

@@ -60,7 +60,7 @@ export interface DocumentSession extends AwsSession {
 export function awsDocumentSession(o: DocumentSessionOptions): DocumentSession {
   const { context, description } = o;
   let http: Promise<HttpClient> | undefined;
-  const client = () => (http ??= createTokenHttpClient(context.raw, context.common.timeout_seconds, context));
+  const client = () => (http ??= createTokenHttpClient(context.tls, context.common.timeout_seconds));
   const ask: AskEndpoint = async (method, url, headers) => {
     const reply = await (
       await client()

@@ -108,7 +108,7 @@ export async function tokenEndpointFor(
     },
 ): Promise<TokenEndpoint> {
   const { presentClientCertificate, ...rest } = options;
-  const tls = await tokenEndpointTls(context.raw, context, { clientCertificate: presentClientCertificate === true });
+  const tls = await tokenEndpointTls(context.tls, { clientCertificate: presentClientCertificate === true });
   return new TokenEndpoint({
     ...rest,
     http: new HttpClient({ tls, timeoutSeconds: context.common.timeout_seconds }),

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { ClientConfig, Pool } from 'pg';
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
-import { firstLineOf, prepareSshTunnel, readTlsSettings, sshTunnelKeys } from '../../network/index.js';
+import { firstLineOf, prepareSshTunnel, sshTunnelKeys } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { columnValueTypes } from './column-values.js';
 import {
@@ -84,7 +84,7 @@ export default defineSource({
       database: k.database,
       sslmode: k.sslmode,
     };
-    const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
+    const tls = await context.tls.read();
     const timeoutSeconds = context.common.timeout_seconds;
     const tunnel = await prepareSshTunnel(
       k,
