@@ -4,12 +4,10 @@
  * updates merge the given columns per key first and then update or insert,
  * deletes and truncates only mark rows `_fivetran_deleted`.
  */
-import { DELETED, SYNCED, quoteIdent, tableRef } from './identifiers.js';
-import type { Plan } from './schema-plan.js';
-import { planSql } from './schema-sql.js';
+import { DELETED, SYNCED, quoteIdent, tableRef, finalColumns, type TableState } from '../base/index.js';
+import { type Plan, planSql } from '../schema/index.js';
 import type { StagedColumn } from './staged-column.js';
 import { MERGED_REF, MERGED_TABLE, STAGE_REF } from './staging-table.js';
-import { finalColumns, type TableState } from './table-state.js';
 
 /** An upsert run: its DDL, then INSERT OR REPLACE of the last row per key. */
 export function upsertStatements(state: TableState, plan: Plan, staged: StagedColumn[]): string[] {

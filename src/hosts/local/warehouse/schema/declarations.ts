@@ -4,11 +4,20 @@
  * never change, and declared columns take the spelling used for them first.
  * The database work happens later, in order, through the batch writer.
  */
-import { sqlTypeOf } from './column-types.js';
-import { DELETED, FIVETRAN_ID, SYNCED, checkName, foldCase } from './identifiers.js';
-import { newTableState, type TableState } from './table-state.js';
-import { columnLabel, tableLabel, warehouseError } from './warehouse-errors.js';
-import type { TableDefinition } from './warehouse-types.js';
+import {
+  sqlTypeOf,
+  DELETED,
+  FIVETRAN_ID,
+  SYNCED,
+  checkName,
+  foldCase,
+  newTableState,
+  type TableState,
+  columnLabel,
+  tableLabel,
+  warehouseError,
+  type TableDefinition,
+} from '../base/index.js';
 
 /** A registered declaration: its declared columns, canonical names and SQL types. */
 export interface Declaration {

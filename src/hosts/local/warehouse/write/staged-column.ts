@@ -4,10 +4,21 @@
  * DOUBLE, dates as epoch milliseconds, ...), with the SQL that turns the
  * staging column into the target type and whether that cast can fail.
  */
-import { categoryOf } from './column-types.js';
-import type { Api } from './duckdb-types.js';
-import { INT64_MAX, INT64_MIN, JsonText, TWO_POW_63, base64, describeType, isJsonText, isValidDate } from './values.js';
-import { columnLabel, warehouseError } from './warehouse-errors.js';
+import {
+  categoryOf,
+  type Api,
+  type DuckDBType,
+  INT64_MAX,
+  INT64_MIN,
+  JsonText,
+  TWO_POW_63,
+  base64,
+  describeType,
+  isJsonText,
+  isValidDate,
+  columnLabel,
+  warehouseError,
+} from '../base/index.js';
 
 /** One staged column: its values converted for a staging column type. */
 export interface StagedColumn {
@@ -19,6 +30,24 @@ export interface StagedColumn {
   expr: (ref: string) => string;
   /** the cast can fail: check it with TRY_CAST before writing */
   check: boolean;
+}
+
+/** DuckDB's type of a staging column, for the appender's chunks. */
+export function stageVectorType(api: Api, stageType: StagedColumn['stageType']): DuckDBType {
+  switch (stageType) {
+    case 'DOUBLE':
+      return api.DOUBLE;
+    case 'VARCHAR':
+      return api.VARCHAR;
+    case 'BOOLEAN':
+      return api.BOOLEAN;
+    case 'BIGINT':
+      return api.BIGINT;
+    case 'BLOB':
+      return api.BLOB;
+    case 'INTEGER':
+      return api.INTEGER;
+  }
 }
 
 function castExpr(target: string): (ref: string) => string {

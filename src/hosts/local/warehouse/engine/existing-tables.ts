@@ -3,10 +3,17 @@
  * DuckDB's catalogue, so a second session goes on where the first stopped
  * (and refuses tables it did not create).
  */
-import { normalizeDbType } from './column-types.js';
-import type { Connection } from './duckdb-types.js';
-import { DELETED, FIVETRAN_ID, SCHEMA, SYNCED, foldCase } from './identifiers.js';
-import { newTableState, type TableState } from './table-state.js';
+import {
+  normalizeDbType,
+  type Connection,
+  DELETED,
+  FIVETRAN_ID,
+  SCHEMA,
+  SYNCED,
+  foldCase,
+  newTableState,
+  type TableState,
+} from '../base/index.js';
 
 /** Every table of the warehouse's schema, by case-folded name. */
 export async function readExistingTables(conn: Connection): Promise<Map<string, TableState>> {

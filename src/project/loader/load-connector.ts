@@ -2,8 +2,9 @@ import { access, readFile } from 'node:fs/promises';
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isConnectorDefinition, type ConnectorDefinition } from '../connector/index.js';
-import { ConnectorError } from '../errors/index.js';
+import { isConnectorDefinition, type ConnectorDefinition } from '../../connector/index.js';
+import { ConnectorError } from '../../errors/index.js';
+import { bundleConnector } from './connector-bundle.js';
 import type { HookData } from './connector-hooks.js';
 import { cacheDirectory } from './typescript-cache.js';
 
@@ -18,13 +19,9 @@ export async function loadConnector(
   project: string,
 ): Promise<{ file: string; connector: ConnectorDefinition<never, never> }> {
   const file = await findConnectorFile(project);
-  if (!hooksRegistered) {
-    await registerHooks();
-    hooksRegistered = true;
-  }
   let module: { default?: unknown };
   try {
-    module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    module = (await import(pathToFileURL(await loadableFile(file)).href)) as { default?: unknown };
   } catch (error) {
     throw new ConnectorError(`cannot load ${file}: ${error instanceof Error ? error.message : String(error)}`, {
       code: 'connector_load_failed',
@@ -41,10 +38,34 @@ export async function loadConnector(
   return { file, connector: module.default as ConnectorDefinition<never, never> };
 }
 
-/** The hooks of connector-hooks.ts: in the main thread where Node can, else in its loader thread. */
-async function registerHooks(): Promise<void> {
-  const data: HookData = { self: await ownExports(), cacheDirectory: cacheDirectory() };
+/**
+ * The file to import for the connector: where Node has no in-thread hooks (Node 20), the project
+ * bundled into the cache (connector-bundle.ts) when it can be, so no loader thread starts; else the
+ * connector itself, once the hooks are registered.
+ */
+async function loadableFile(file: string): Promise<string> {
+  if (hooksRegistered) return file;
+  const self = await ownExports();
   const { registerHooks: registerInThread } = nodeModule as { registerHooks?: (hooks: object) => unknown };
+  if (!registerInThread) {
+    const bundle = await bundleConnector(file, cacheDirectory(), self);
+    if (bundle !== undefined) {
+      // The bundle carries a source map: a stack trace names the project's .ts lines.
+      process.setSourceMapsEnabled(true);
+      return bundle;
+    }
+  }
+  await registerHooks(self, registerInThread);
+  hooksRegistered = true;
+  return file;
+}
+
+/** The hooks of connector-hooks.ts: in the main thread where Node can, else in its loader thread. */
+async function registerHooks(
+  self: Record<string, string>,
+  registerInThread: ((hooks: object) => unknown) | undefined,
+): Promise<void> {
+  const data: HookData = { self, cacheDirectory: cacheDirectory() };
   if (registerInThread) {
     const hooks = await import('./connector-hooks.js');
     hooks.initialize(data);
@@ -58,7 +79,7 @@ async function registerHooks(): Promise<void> {
 
 /** `connector-auth` and each subpath of our `exports` map → the file URL it names. */
 async function ownExports(): Promise<Record<string, string>> {
-  const root = new URL('../../', import.meta.url);
+  const root = new URL('../../../', import.meta.url);
   const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as {
     name: string;
     exports: Record<string, string | { import?: string }>;

@@ -6,12 +6,17 @@
  */
 import { existsSync } from 'node:fs';
 import { loadDuckDB } from './duckdb-module.js';
-import type { Api, Connection, Instance } from './duckdb-types.js';
+import {
+  type Api,
+  type Connection,
+  type Instance,
+  SCHEMA,
+  quoteIdent,
+  type TableState,
+  sanitize,
+} from '../base/index.js';
 import { readExistingTables } from './existing-tables.js';
-import { SCHEMA, quoteIdent } from './identifiers.js';
-import type { TableState } from './table-state.js';
 import { prepareLegacySchema } from './tester-views.js';
-import { sanitize } from './warehouse-errors.js';
 
 export interface OpenedDuckDb {
   api: Api;

@@ -11,10 +11,17 @@
  * numbers into DOUBLE and BIGINT, text, bytes, JSON text, Dates into timestamps); a run with any
  * other column is merged, where every cast is checked and a bad value named by column.
  */
-import type { Api, Connection, DataChunk, DuckDBType } from './duckdb-types.js';
-import { DELETED, SCHEMA, SYNCED } from './identifiers.js';
-import type { StagedColumn } from './staged-column.js';
-import type { TableState } from './table-state.js';
+import {
+  type Api,
+  type Connection,
+  type DataChunk,
+  type DuckDBType,
+  DELETED,
+  SCHEMA,
+  SYNCED,
+  type TableState,
+} from '../base/index.js';
+import { stageVectorType, type StagedColumn } from './staged-column.js';
 
 /**
  * A column as the appender takes it: the vector type and its values, each passed through
@@ -42,14 +49,7 @@ export function directColumns(api: Api, staged: StagedColumn[]): Map<string, Chu
   for (const column of staged) {
     if (column.check) return undefined;
     const asIs = column.expr('c') === 'c';
-    const vector = {
-      DOUBLE: api.DOUBLE,
-      VARCHAR: api.VARCHAR,
-      BOOLEAN: api.BOOLEAN,
-      BIGINT: api.BIGINT,
-      BLOB: api.BLOB,
-      INTEGER: api.INTEGER,
-    }[column.stageType];
+    const vector = stageVectorType(api, column.stageType);
     if (asIs && column.stageType === column.target) {
       columns.set(column.name, { type: vector, values: column.values });
     } else if (column.target === 'JSON' && column.stageType === 'VARCHAR') {

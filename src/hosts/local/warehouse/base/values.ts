@@ -4,7 +4,7 @@
  * column is not declared, and the canonical JSON behind `_fivetran_id`.
  */
 import { createHash } from 'node:crypto';
-import { rowJsonReplacer } from '../../../connector/index.js';
+import { rowJsonReplacer } from '../../../../connector/index.js';
 import { FIVETRAN_ID } from './identifiers.js';
 import { columnLabel, tableLabel, warehouseError } from './warehouse-errors.js';
 

@@ -1,5 +1,5 @@
-import { ConnectorError } from '../../../errors/index.js';
-import { redactedLine } from '../../../secrets/index.js';
+import { ConnectorError } from '../../../../errors/index.js';
+import { redactedLine } from '../../../../secrets/index.js';
 
 /**
  * The warehouse's errors. Its own checks of what a connector writes are plain

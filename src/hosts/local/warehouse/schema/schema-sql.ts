@@ -3,9 +3,8 @@
  * columns, adding and retyping columns, and rebuilding a table whose key
  * column changes type (DuckDB cannot retype an indexed column).
  */
-import { DELETED, SYNCED, quoteIdent, tableRef } from './identifiers.js';
+import { DELETED, SYNCED, quoteIdent, tableRef, finalColumns, type TableState } from '../base/index.js';
 import type { Plan } from './schema-plan.js';
-import { finalColumns, type TableState } from './table-state.js';
 
 export function createSql(table: string, columns: [string, string][], keys: string[]): string {
   const defs = columns.map(([name, type]) => `${quoteIdent(name)} ${type}`);

@@ -2,11 +2,17 @@
  * Reading a table back (for tests and summaries), with values in the forms a
  * connector wrote them: JSON parsed, integers that fit a JS number as numbers.
  */
-import type { Api, Connection, ResultReader } from './duckdb-types.js';
-import { quoteIdent, tableRef } from './identifiers.js';
-import type { TableState } from './table-state.js';
-import { sanitize, tableLabel } from './warehouse-errors.js';
-import type { Row } from './warehouse-types.js';
+import {
+  type Api,
+  type Connection,
+  type ResultReader,
+  quoteIdent,
+  tableRef,
+  type TableState,
+  sanitize,
+  tableLabel,
+  type Row,
+} from '../base/index.js';
 
 /** The rows of an existing table, ordered by primary key. */
 export async function readRows(api: Api, conn: Connection, state: TableState): Promise<Row[]> {

@@ -4,11 +4,22 @@
  * column names, its key checked and, for a table without a primary key, its
  * `_fivetran_id` computed. Nothing here touches the database.
  */
-import { DELETED, FIVETRAN_ID, SYNCED, checkName, foldCase } from './identifiers.js';
-import type { Op, Run, TableState } from './table-state.js';
-import { copyObjectValue, fivetranId } from './values.js';
-import { columnLabel, tableLabel, warehouseError } from './warehouse-errors.js';
-import type { Row } from './warehouse-types.js';
+import {
+  DELETED,
+  FIVETRAN_ID,
+  SYNCED,
+  checkName,
+  foldCase,
+  type Op,
+  type Run,
+  type TableState,
+  copyObjectValue,
+  fivetranId,
+  columnLabel,
+  tableLabel,
+  warehouseError,
+  type Row,
+} from '../base/index.js';
 
 /** Adds one operation to the table's pending operations; on error they are left as they were. */
 export function bufferOperation(state: TableState, kind: Op['kind'], row: Row | undefined): void {

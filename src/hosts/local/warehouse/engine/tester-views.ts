@@ -8,9 +8,7 @@
  * A file whose `tester` holds real tables was written by connector-auth before the move; it is
  * refused with the way out rather than half-migrated.
  */
-import type { Connection } from './duckdb-types.js';
-import { SCHEMA, quoteIdent } from './identifiers.js';
-import { warehouseError } from './warehouse-errors.js';
+import { type Connection, SCHEMA, quoteIdent, warehouseError } from '../base/index.js';
 
 export const LEGACY_SCHEMA = 'tester';
 

@@ -40,16 +40,16 @@ export function cacheKey(parts: { file: string; source: string; compiler: string
     .digest('hex');
 }
 
-export function readCached(directory: string, key: string): string | undefined {
+export function readCached(directory: string, key: string, extension = '.js'): string | undefined {
   try {
-    return readFileSync(join(directory, `${key}.js`), 'utf8');
+    return readFileSync(join(directory, `${key}${extension}`), 'utf8');
   } catch {
     return undefined;
   }
 }
 
-export function writeCached(directory: string, key: string, code: string): void {
-  const file = join(directory, `${key}.js`);
+export function writeCached(directory: string, key: string, code: string, extension = '.js'): void {
+  const file = join(directory, `${key}${extension}`);
   const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     mkdirSync(directory, { recursive: true, mode: 0o700 });

@@ -5,10 +5,8 @@
  * table and column, never by value. Also names the TEMP table the merge of
  * an update run goes through, so both are dropped together after a failure.
  */
-import type { Api, Connection, DuckDBType } from './duckdb-types.js';
-import { quoteIdent } from './identifiers.js';
-import type { StagedColumn } from './staged-column.js';
-import { columnLabel, warehouseError } from './warehouse-errors.js';
+import { type Api, type Connection, type DuckDBType, quoteIdent, columnLabel, warehouseError } from '../base/index.js';
+import { stageVectorType, type StagedColumn } from './staged-column.js';
 
 const STAGE = '__connector_auth_stage';
 const MERGED = '__connector_auth_merged';
@@ -46,20 +44,12 @@ export class StagingTable {
     sequence: boolean,
   ): Promise<string | undefined> {
     const api = this.#api;
-    const typeOf = {
-      DOUBLE: api.DOUBLE,
-      VARCHAR: api.VARCHAR,
-      BOOLEAN: api.BOOLEAN,
-      BIGINT: api.BIGINT,
-      BLOB: api.BLOB,
-      INTEGER: api.INTEGER,
-    } as const;
     const stageTypes: DuckDBType[] = [];
     const defs: string[] = [];
     const sources: unknown[][] = [];
     columns.forEach((column, i) => {
       defs.push(`c${i} ${column.stageType}`);
-      stageTypes.push(typeOf[column.stageType]);
+      stageTypes.push(stageVectorType(api, column.stageType));
       sources.push(column.values);
     });
     masks?.forEach((mask, i) => {

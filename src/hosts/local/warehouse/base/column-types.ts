@@ -6,7 +6,7 @@
 import { columnLabel, warehouseError } from './warehouse-errors.js';
 
 /** A column type as a connector declares it (the Python SDK's names); defined by the connector layer. */
-import type { ColumnType } from '../../../connector/index.js';
+import type { ColumnType } from '../../../../connector/index.js';
 export type { ColumnType };
 
 const SIMPLE_TYPES: Record<string, string> = {

@@ -3,8 +3,7 @@
  * added, inferred columns widened. Changes are counted as if the run's rows
  * were written one at a time, so the count does not depend on the batch size.
  */
-import type { Run, TableState } from './table-state.js';
-import { naturalType, widen } from './values.js';
+import { type Run, type TableState, naturalType, widen } from '../base/index.js';
 
 /** What one run does to a table's schema. */
 export interface Plan {

@@ -9,14 +9,20 @@
  */
 import { AppendTransaction } from './append-transaction.js';
 import { appendRows, directColumns, physicalColumns } from './direct-append.js';
-import type { Api, Connection } from './duckdb-types.js';
+import {
+  type Api,
+  type Connection,
+  finalColumns,
+  type Op,
+  type Run,
+  type TableState,
+  sanitize,
+  tableLabel,
+} from '../base/index.js';
 import { deleteStatement, truncateStatement, updateStatements, upsertStatements } from './merge-sql.js';
-import { commitPlan, planRun, type Plan } from './schema-plan.js';
-import { alterSql, createSql, planSql } from './schema-sql.js';
+import { commitPlan, planRun, type Plan, alterSql, createSql, planSql } from '../schema/index.js';
 import { stageColumn, type StagedColumn } from './staged-column.js';
 import { MERGED_REF, StagingTable, castCheckError } from './staging-table.js';
-import { finalColumns, type Op, type Run, type TableState } from './table-state.js';
-import { sanitize, tableLabel } from './warehouse-errors.js';
 
 /** Operations per batch while a table's upserts are appended directly (four 2,048-row chunks). */
 const DIRECT_BATCH = 8_192;
