@@ -59,10 +59,10 @@ export interface ResolvedConfiguration {
 export type ConfigurationInput = Readonly<Record<string, string>> | Configuration;
 
 /**
- * The configuration read through the schemas: secrets registered first (when it is read), then the
- * common keys, the method's and the source's keys validated. What the keys' values mean (a certificate that has
- * expired, a key that does not parse, a token URL over plain http) is checked by
- * `authenticateResolved`, also without the network.
+ * The configuration read through the schemas: secrets registered first (when it is read), then
+ * the common keys, the method's and the source's keys validated. What the keys' values mean (a
+ * certificate that has expired, a key that does not parse, a token URL over plain http) is checked
+ * by `authenticateResolved`, also without the network.
  */
 export async function resolveConfiguration(
   given: ConfigurationInput,
