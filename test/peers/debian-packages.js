@@ -19,4 +19,7 @@ export const PEER_PACKAGES = {
   'network/openssl-server.ts': { package: 'openssl', present: onPath('/usr/bin/openssl', '/usr/local/bin/openssl') },
   // A real browser for `authorize` (driven by playwright-core, which downloads none of its own).
   'peers/chromium.ts': { package: 'chromium', present: onPath('/usr/bin/chromium') },
+  'peers/vsftpd.ts': { package: 'vsftpd', present: onPath('/usr/sbin/vsftpd') },
+  // mariadb-install-db and mariadbd, run as the tests' own instance in a temp dir.
+  'peers/mariadb.ts': { package: 'mariadb-server', present: onPath('/usr/sbin/mariadbd') },
 };
