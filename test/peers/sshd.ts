@@ -242,4 +242,3 @@ async function keygen(args: string[]): Promise<void> {
   const result = await runToEnd('ssh-keygen', ['-q', ...args]);
   if (result.code !== 0) throw new Error(`ssh-keygen failed (exit ${result.code}): ${result.output}`);
 }
-
