@@ -62,8 +62,16 @@ export async function start(options: MariadbOptions): Promise<MariadbPeer> {
   let server: Daemon | undefined;
   try {
     await mkdir(data);
+    // Its own temp directory: bootstraps started in parallel would remove each other's temp tables in /tmp.
+    await mkdir(join(dir, 'tmp'));
     await chownTree(dir, owner);
-    const args = ['--no-defaults', `--datadir=${data}`, '--user=mysql', '--skip-name-resolve'];
+    const args = [
+      '--no-defaults',
+      `--datadir=${data}`,
+      `--tmpdir=${join(dir, 'tmp')}`,
+      '--user=mysql',
+      '--skip-name-resolve',
+    ];
     const install = await runToEnd('mariadb-install-db', [
       ...args,
       '--auth-root-authentication-method=socket',

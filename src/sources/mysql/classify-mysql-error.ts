@@ -98,12 +98,13 @@ function fromServer(
       });
     }
     case 1044:
+      // Said for a database that does not exist too, to an account without global privileges.
       return new AuthenticationError(
         `${target} failed: user '${user}' may not use database '${database}' (error 1044)`,
         {
           code: 'mysql_database_denied',
-          key: 'user',
-          hint: `grant '${user}' privileges on '${database}', or use a 'user' that has them`,
+          key: 'database',
+          hint: `check 'database' (the server answers the same when it does not exist), or grant '${user}' privileges on it`,
         },
       );
     case 1049:
