@@ -9,7 +9,8 @@ import { passiveThroughTunnel } from './tunnel-transfer.js';
 
 /**
  * An FTP or FTPS server, through basic-ftp, imported by `connect`. The probe opens the session step
- * by step (connect, AUTH TLS for explicit FTPS, the login, binary mode) and lists `probe_path` once;
+ * by step (connect, AUTH TLS for explicit FTPS, the login, binary mode) and lists `probe_path` once
+ * (entering it first, so that a directory that is not there fails rather than lists as empty);
  * the session stays open for the connector's update(), which gets the sftp source's surface: list,
  * stat, read a file whole or as a stream. Transfers are passive (the client connects to the server
  * for each listing and file), over TLS too when the control connection is. A session the server
@@ -25,7 +26,10 @@ import { passiveThroughTunnel } from './tunnel-transfer.js';
 export interface FtpSource extends ConnectedSource {
   /** "ftps://alice@files.example.com:21 (AUTH TLS)": no secret in it. */
   readonly target: string;
-  /** The entries of a directory (without `.` and `..`); relative paths start at the login directory. */
+  /**
+   * The entries of a directory (without `.` and `..`); relative paths start at the login directory.
+   * Some servers (vsftpd) list a directory that does not exist as empty: stat() tells them apart.
+   */
   list(path?: string): Promise<FtpEntry[]>;
   /** One file's or directory's size and modification time (SIZE, MDTM; a directory by CWD). */
   stat(path: string): Promise<FtpStat>;
@@ -135,7 +139,13 @@ export default defineSource({
         const entries = await queued(async () => {
           const client = await connected();
           try {
-            return (await client.list(k.probe_path)).length;
+            // Into the directory first: vsftpd lists a path that does not exist as an empty
+            // directory, while CWD answers 550 for it (and for a file).
+            const here = await client.pwd();
+            await client.cd(k.probe_path);
+            const count = (await client.list()).length;
+            await client.cd(here);
+            return count;
           } catch (error) {
             throw classifyFtpError(error, 'list', failure, k.probe_path);
           }
