@@ -27,20 +27,21 @@ function median(args: string[], runs: number, env: NodeJS.ProcessEnv = process.e
 }
 
 /** Modules a command loads, recorded by a resolve hook. */
-export async function loadedModules(args: string[]): Promise<string[]> {
+export async function loadedModules(args: string[], cwd?: string): Promise<string[]> {
   const dir = await mkdtemp(join(tmpdir(), 'loads-'));
   const log = join(dir, 'loads.txt');
   await writeFile(log, '');
   spawnSync(process.execPath, ['--import', RECORD_LOADS, BIN, ...args], {
     env: { ...process.env, RECORD_LOADS_FILE: log },
     stdio: 'ignore',
+    cwd,
   });
   const urls = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
   await rm(dir, { recursive: true, force: true });
   return urls;
 }
 
-export const HEAVY = /@aws-sdk|\/pg\/|ssh2|@duckdb|node-forge|undici|\/zod\/|@grpc|protobufjs/;
+export const HEAVY = /@aws-sdk|\/pg\/|ssh2|@duckdb|node-forge|undici|\/zod\/|@grpc|protobufjs|basic-ftp|mysql2/;
 
 export async function run(): Promise<Record<string, number>> {
   const node = median(['-e', '0'], 9);

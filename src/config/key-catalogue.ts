@@ -60,7 +60,10 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
     '`true` to use the bastion without checking its host key (logged as a warning on every run)',
   ),
   // auth methods
-  username: plain('basic, sftp, ftp', 'user name: HTTP Basic, the SFTP account, or the FTP account (`anonymous` for anonymous FTP)'),
+  username: plain(
+    'basic, sftp, ftp',
+    'user name: HTTP Basic, the SFTP account, or the FTP account (`anonymous` for anonymous FTP)',
+  ),
   password: secret(
     'basic, password',
     "password: HTTP Basic (with `username`), or the password the source checks itself (auth_method password: the database's `user`, the SFTP or FTP `username`)",
