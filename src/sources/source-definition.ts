@@ -4,7 +4,7 @@ import type { AuthContext, Credential } from '../auth/index.js';
 /**
  * A kind of source (REST API, database, bucket, SFTP server, signed URL) knows its own keys, which
  * auth methods it accepts, how to connect with a credential and how to probe. Drivers it needs
- * (pg, ssh2, the AWS SDK) are imported inside `connect`, and `catalogue.ts` imports the file only
+ * (pg, mysql2, ssh2, basic-ftp, the AWS SDK) are imported inside `connect`, and `catalogue.ts` imports the file only
  * when a configuration names the source.
  */
 
