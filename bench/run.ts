@@ -22,6 +22,7 @@ const ALL = [
   'paging',
   'airbyte-read',
   'fivetran-serve',
+  'wrong-credential',
 ];
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
