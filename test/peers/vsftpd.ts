@@ -132,6 +132,8 @@ export async function start(options: VsftpdOptions): Promise<VsftpdPeer> {
         throw new Error(`vsftpd did not start: ${running.log()}`);
       }
       const log = () => readFile(logFile, 'utf8').catch(() => '');
+      // The readiness check was a connection too: counted once it is in the log, so that counts start settled.
+      await waitFor(async () => (await log()).includes('CONNECT: Client'), 5_000);
       return {
         host: '127.0.0.1',
         port,

@@ -43,7 +43,8 @@ beforeAll(async () => {
   reporterCertificate = issueClient(clientCa, { commonName: 'reporter' });
   strangerCertificate = issueClient(clientCa, { commonName: 'someone-else' });
   const server = issueServer(ca, { hosts: ['127.0.0.1'] });
-  const elsewhere = issueServer(ca, { hosts: ['db.example.test'] });
+  // For `localhost` only: mysql2 alone checks an IP host against "localhost" and would accept it for 127.0.0.1.
+  const elsewhere = issueServer(ca, { hosts: ['localhost'] });
   const setupSql =
     'CREATE TABLE orders (id BIGINT PRIMARY KEY, status VARCHAR(20), amount DECIMAL(10,2));\n' +
     "INSERT INTO orders VALUES (1, 'new', 10.50), (2, 'paid', 20.00), (9007199254740993, 'big', 1.00);";
@@ -138,7 +139,7 @@ describe('mysql source, logins', () => {
     }
   });
 
-  it('tls_skip_verify: encrypted without the CA, warned', async () => {
+  it('tls_skip_verify: encrypted, the certificate unchecked, warned', async () => {
     const { auth, lines } = await connect(configuration(mismatch, { tls_ca_certificate: '', tls_skip_verify: 'true' }));
     try {
       expect((await auth.probe()).outcome).toBe('SELECT 1');
