@@ -8,6 +8,7 @@ import { SecretRegistry } from '../../src/secrets/index.js';
 import type { PostgresSource } from '../../src/sources/index.js';
 import { createCa, issueClient, issueServer, type Authority } from '../peers/certificates.js';
 import { start, type PostgresPeer } from '../peers/postgres.js';
+import { startTlsPostgres } from '../peers/postgres-tls.js';
 import { leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
 import { sourceConformance } from './conformance.js';
@@ -35,18 +36,13 @@ let plain: PostgresPeer;
 beforeAll(async () => {
   ca = createCa();
   clientCa = createCa({ commonName: 'connector-auth test client CA' });
-  const server = issueServer(ca, { hosts: ['127.0.0.1'] });
   const elsewhere = issueServer(ca, { hosts: ['db.example.test'] });
   [tls, mismatch, plain] = await Promise.all([
-    start({
+    startTlsPostgres({
+      ca,
       password: PASSWORD,
       database: DATABASE,
-      ssl: {
-        certificatePem: server.certificatePem,
-        privateKeyPem: server.privateKeyPem,
-        clientCaPem: clientCa.certificatePem,
-      },
-      hostsslOnly: true,
+      clientCaPem: clientCa.certificatePem,
       certificateUsers: ['reporter'],
     }),
     start({
