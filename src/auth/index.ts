@@ -10,18 +10,36 @@ export type {
   Timers,
 } from './auth-method.js';
 export { AUTH_METHOD_NAMES, loadAuthMethod } from './catalogue.js';
-export { staticHeaderCredential } from './static-header-credential.js';
-export { isPasswordCredential, type PasswordCredential } from './password-credential.js';
-export { isAccessTokenCredential, type AccessTokenCredential } from './token-credential.js';
-// Type only: the method's file (and ssh2) load when a configuration names ssh_key.
-export type { SshKeyCredential } from './methods/ssh-key.js';
-export { AWS_METHODS, isAwsCredential, type AwsCredential, type AwsCredentialIdentity } from './aws-credential.js';
-export { quietAwsSdkNodeVersionWarning } from './aws-sdk-warning.js';
-export { sigv4Signer, type SigV4Signer, type SignableRequest } from './aws-sigv4.js';
 export { warnIfCredentialOld, rotationDaysOf, credentialAgeDays, overdueAgeDays } from './credential-age.js';
-export { TokenCache, refreshMargin, hardMargin } from './token-cache.js';
-export type { IssuedToken, TokenCacheOptions } from './token-cache.js';
-export { TokenEndpoint, defaultRetryPolicy, retryAfterMs } from './token-endpoint.js';
-export { tokenLifetime, DEFAULT_TOKEN_LIFETIME_SECONDS } from './token-lifetime.js';
-export type { TokenResponse, RetryPolicy, OAuthErrorKeys } from './token-endpoint.js';
-export { writeRecoveryFile, recoveryFilePath } from './recovery-file.js';
+// Type only: the method's file (and ssh2) load when a configuration names ssh_key.
+export {
+  staticHeaderCredential,
+  isPasswordCredential,
+  type PasswordCredential,
+  type SshKeyCredential,
+} from './static/index.js';
+export {
+  AWS_METHODS,
+  isAwsCredential,
+  quietAwsSdkNodeVersionWarning,
+  sigv4Signer,
+  type AwsCredential,
+  type AwsCredentialIdentity,
+  type SigV4Signer,
+  type SignableRequest,
+} from './aws/index.js';
+export {
+  TokenCache,
+  refreshMargin,
+  hardMargin,
+  isAccessTokenCredential,
+  tokenLifetime,
+  DEFAULT_TOKEN_LIFETIME_SECONDS,
+  writeRecoveryFile,
+  recoveryFilePath,
+  type AccessTokenCredential,
+  type IssuedToken,
+  type TokenCacheOptions,
+} from './tokens/index.js';
+export { TokenEndpoint, defaultRetryPolicy, retryAfterMs } from './token-endpoint/index.js';
+export type { TokenResponse, RetryPolicy, OAuthErrorKeys } from './token-endpoint/index.js';

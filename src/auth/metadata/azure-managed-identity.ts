@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { keys } from '../../config/index.js';
+import { defineAuthMethod } from '../auth-method.js';
+import { LINK_LOCAL_METADATA_BASE, metadataEndpointKey, metadataUrl } from './metadata-endpoint.js';
+import { tokenCredential } from '../tokens/index.js';
+import { RETRY_STATUSES, tokenEndpointFor } from '../token-endpoint/index.js';
+
+/**
+ * The managed identity of the Azure virtual machine or scale set the connector runs on: access
+ * tokens for `resource` from the Instance Metadata Service (IMDS), no secret at all.
+ *
+ * The request is `GET /metadata/identity/oauth2/token?api-version=2018-02-01&resource=…` with the
+ * header `Metadata: true` (IMDS refuses requests without it, against SSRF), and for a user-assigned
+ * identity one of `client_id`, `object_id` or `msi_res_id`. Its answers are OAuth-shaped
+ * (`access_token`, `expires_in` as a string; errors as `{error, error_description}`: `invalid_resource`
+ * for an unknown resource, `invalid_request` "Identity not found" for an identity not assigned to the
+ * machine). As Azure documents and Azure Identity does, 404 (IMDS is being updated) and 410 (it is
+ * restarting) are retried with 429 and 5xx, within the budget of timeout_seconds.
+ */
+
+const IDENTITY_KEYS = [
+  ['azure_client_id', 'client_id'],
+  ['azure_object_id', 'object_id'],
+  ['azure_resource_id', 'msi_res_id'],
+] as const;
+
+export default defineAuthMethod({
+  name: 'azure_managed_identity',
+  // No secret in configuration.json: the platform issues and rotates what it signs with.
+  rotationDays: null,
+  summary:
+    "the Azure VM's managed identity (system- or user-assigned): access tokens for 'resource' from IMDS, no secret in configuration.json",
+  keys: z
+    .object({
+      resource: keys.text(),
+      azure_client_id: keys.optionalText(),
+      azure_object_id: keys.optionalText(),
+      azure_resource_id: keys.optionalText(),
+      metadata_endpoint: metadataEndpointKey(),
+    })
+    .refine((k) => IDENTITY_KEYS.filter(([key]) => k[key] !== undefined).length <= 1, {
+      path: ['azure_client_id'],
+      message:
+        'names a user-assigned identity, and so do azure_object_id or azure_resource_id: give only one of the three',
+    }),
+  async create(k, context) {
+    const url = metadataUrl(k.metadata_endpoint, LINK_LOCAL_METADATA_BASE, 'metadata/identity/oauth2/token');
+    const chosen = IDENTITY_KEYS.find(([key]) => k[key] !== undefined);
+    // With no identity key, IMDS uses the system-assigned identity; "Identity not found" then means
+    // there is none, and naming a user-assigned one is the other fix.
+    const identityKey = chosen?.[0] ?? 'azure_client_id';
+    const description = chosen
+      ? `Azure managed identity ${chosen[1]} '${k[chosen[0]]}'`
+      : 'Azure system-assigned managed identity';
+    const query = new URLSearchParams({ 'api-version': '2018-02-01', resource: k.resource });
+    if (chosen) query.set(chosen[1], k[chosen[0]]!.trim());
+    const endpoint = await tokenEndpointFor(context, {
+      url,
+      urlKey: 'metadata_endpoint',
+      credential: description,
+      method: 'GET',
+      errorKeys: {
+        invalid_client: identityKey,
+        invalid_grant: identityKey,
+        unauthorized_client: identityKey,
+        invalid_resource: 'resource',
+        invalid_target: 'resource',
+        invalid_scope: 'resource',
+        other: identityKey,
+      },
+      retryStatuses: new Set([...RETRY_STATUSES, 404, 410]),
+      unreachableHint:
+        "IMDS answers only on Azure virtual machines and scale sets; elsewhere use auth_method 'oauth2_client_credentials' with the app registration's client secret",
+    });
+    return tokenCredential({
+      method: 'azure_managed_identity',
+      description,
+      // An API refuses a token issued for another audience: 'resource' is what to check first.
+      rejectedKey: 'resource',
+      endpoint,
+      context,
+      obtain: () => endpoint.get(new URLSearchParams(query), new Headers({ metadata: 'true' })),
+    });
+  },
+});

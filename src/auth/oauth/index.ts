@@ -1,0 +1,3 @@
+// The OAuth family's door: client authentication and JWT signing, which gcp/ and the browser grants reuse.
+export type { ClientAuthentication } from './client-authentication.js';
+export { loadSigningKey, newJwtId, signJwt } from './signing-key.js';

@@ -1,0 +1,94 @@
+import { rootCertificates } from 'node:tls';
+import type { RawConfiguration } from '../../config/index.js';
+import { ConfigurationError } from '../../errors/index.js';
+import type { Logger } from '../../log/index.js';
+import {
+  HttpClient,
+  describeUrl,
+  hasClientCertificate,
+  isLoopbackHost,
+  readTlsSettings,
+  type TlsSettings,
+} from '../../network/index.js';
+import type { SecretRegistry } from '../../secrets/index.js';
+
+/**
+ * How the connector talks to an identity service (an OAuth token endpoint, a cloud's STS): where it
+ * may be (https://, or http:// on loopback) and which certificates it must present (verified always;
+ * the system roots plus `tls_ca_certificate`). A token endpoint receives the secrets that mint
+ * tokens, so none of the source's relaxations apply.
+ */
+
+/**
+ * A token endpoint receives the client secret (STS answers with a role's secret key): https:// only,
+ * except on a loopback host where nothing crosses a network. `allow_plain_http` does not loosen this
+ * (it covers short-lived tokens sent to a source, not the secrets that mint them). `exposed` says
+ * what would cross in clear, `endpoint` what the URL is, for the message.
+ */
+export function checkTokenEndpointUrl(
+  url: URL,
+  key: string,
+  scope: string,
+  exposed = 'send the client credentials',
+  endpoint = 'the token endpoint',
+): void {
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return;
+  throw new ConfigurationError(
+    `invalid configuration for ${scope}: key '${key}' must use https:// (${describeUrl(url)} would ${exposed} in clear; http:// is accepted only on a loopback host)`,
+    { code: 'token_url_not_https', key, hint: `use the https:// address of ${endpoint} in '${key}'` },
+  );
+}
+
+/**
+ * The token endpoint's HTTP client. It verifies the server whatever `tls_skip_verify` says (that key
+ * is about the source; a token endpoint receives the long-lived secret), and trusts the system roots
+ * plus `tls_ca_certificate` when given (an in-house CA often signs both the API and its identity
+ * server, while a hosted one is signed by a public CA: adding covers both cases, replacing would not).
+ */
+export async function createTokenHttpClient(
+  raw: RawConfiguration,
+  timeoutSeconds: number,
+  context: { log: Logger; now: () => number; secrets: SecretRegistry },
+): Promise<HttpClient> {
+  return new HttpClient({ tls: await tokenEndpointTls(raw, context), timeoutSeconds });
+}
+
+/**
+ * The TLS settings of any identity service (a token endpoint, AWS STS): verified, system roots plus
+ * `tls_ca_certificate`. The `tls_client_*` certificate is presented only when asked
+ * (`clientCertificate`: RFC 8705 client authentication, where it is the client's proof); otherwise it
+ * belongs to the source's connections alone.
+ */
+export async function tokenEndpointTls(
+  raw: RawConfiguration,
+  context: { log: Logger; now: () => number; secrets: SecretRegistry },
+  options: { clientCertificate?: boolean } = {},
+): Promise<TlsSettings> {
+  const read = { log: context.log, now: context.now, secrets: context.secrets };
+  const settings = options.clientCertificate
+    ? await readTlsSettings(raw, read)
+    : raw.tls_ca_certificate
+      ? await readTlsSettings({ tls_ca_certificate: raw.tls_ca_certificate }, read)
+      : undefined;
+  const ca = settings?.ca;
+  return {
+    verify: true,
+    ...(ca ? { ca: `${rootCertificates.join('\n')}\n${ca}` } : {}),
+    ...(options.clientCertificate && settings
+      ? { cert: settings.cert, key: settings.key, clientCertificate: settings.clientCertificate }
+      : {}),
+  };
+}
+
+/** RFC 8705 client authentication has no proof but the certificate: exit 2 naming its key when none is configured. */
+export function requireClientCertificate(raw: RawConfiguration, what: string): void {
+  if (hasClientCertificate(raw)) return;
+  throw new ConfigurationError(
+    `invalid configuration: ${what} proves the client with its TLS certificate, and none is configured`,
+    {
+      code: 'missing_key',
+      key: 'tls_client_certificate',
+      hint: "set 'tls_client_certificate' and 'tls_client_private_key' (or 'tls_client_pkcs12') to the certificate registered for the client",
+    },
+  );
+}

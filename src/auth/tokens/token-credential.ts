@@ -1,0 +1,102 @@
+import type { AuthContext, Credential, OutgoingRequest } from '../auth-method.js';
+import type { DpopProver, TokenEndpoint, TokenResponse } from '../token-endpoint/index.js';
+import { TokenCache } from './token-cache.js';
+import { tokenLifetime } from './token-lifetime.js';
+
+/**
+ * The Credential of every token method (client credentials, refresh token, service account key):
+ * `Authorization: Bearer <token>` from a TokenCache, or `DPoP <token>` with a proof (dpop.ts). Acquiring the token is the first step of the
+ * probe (`prepare`), so a wrong client secret fails there, before the source is asked anything.
+ */
+export interface TokenCredentialOptions {
+  method: string;
+  description: string;
+  rejectedKey: string;
+  endpoint: TokenEndpoint;
+  context: AuthContext;
+  /** One token request (with its retries), and whatever must happen before its token is used. */
+  obtain: () => Promise<TokenResponse>;
+  /** DPoP (RFC 9449): a DPoP-bound token goes with a proof for each request's method and URL. */
+  dpop?: DpopProver | undefined;
+  /** An error of `obtain` after which no token may be asked for again (TokenCache's isFatal). */
+  isFatal?: (error: unknown) => boolean;
+  /** What else `obtain` goes through (another endpoint, a metadata session): closed after `endpoint`. */
+  alsoClose?: { close(): Promise<void> }[];
+}
+
+/**
+ * A credential whose secret is a short-lived access token, also asked for as such: a database that
+ * accepts a cloud token as its password (Cloud SQL IAM login, Azure Database for PostgreSQL with
+ * Entra ID) asks for one at each login, from the same cache, so logins share one token per lifetime.
+ */
+export interface AccessTokenCredential extends Credential {
+  accessToken(): Promise<string>;
+}
+
+export function isAccessTokenCredential(credential: Credential): credential is AccessTokenCredential {
+  return typeof (credential as Partial<AccessTokenCredential>).accessToken === 'function';
+}
+
+export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredential {
+  const { context, dpop } = o;
+  // Each token is kept with its type: a server may answer Bearer even to a DPoP proof (it does not
+  // bind), and a request must send a token with the type it was issued as, also across a renewal.
+  const cache = new TokenCache<{ value: string; type: TokenResponse['tokenType'] }>({
+    description: o.description,
+    log: context.log,
+    now: context.now,
+    ...(o.isFatal ? { isFatal: o.isFatal } : {}),
+    fetch: async () => {
+      const response = await o.obtain();
+      const lifetime = tokenLifetime(response, context.now(), context.log, o.description);
+      context.log.debug(
+        `${o.description}: access token obtained, valid for ${Math.round(lifetime.seconds)}s (${lifetime.source})`,
+      );
+      return { value: { value: response.accessToken, type: response.tokenType }, lifetimeMs: lifetime.seconds * 1000 };
+    },
+  });
+  // Which token each request went out with, so a 401 drops that one and not a newer token.
+  const sentWith = new WeakMap<OutgoingRequest, { value: string; type: TokenResponse['tokenType'] }>();
+  return {
+    method: o.method,
+    description: o.description,
+    rejectedKey: o.rejectedKey,
+    sendsSecret: true,
+    async authorize(request: OutgoingRequest) {
+      const token = await cache.token();
+      sentWith.set(request, token);
+      if (token.type === 'DPoP' && dpop) {
+        request.headers.set('authorization', `DPoP ${token.value}`);
+        request.headers.set('dpop', await dpop.proof(request.method, request.url, token.value));
+        return;
+      }
+      request.headers.set('authorization', `Bearer ${token.value}`);
+    },
+    ...(dpop
+      ? {
+          // An API may hand out the next DPoP nonce with any answer...
+          observeAnswer: (url: URL, headers: { get(name: string): string | null }) =>
+            void dpop.learnNonce(url, headers),
+          // ... and asks for one in a 401: the same token goes again with the nonce observeAnswer kept.
+          // (A DPoP scheme in the challenge: only a DPoP-bound token is answered this way.)
+          answersChallenge: (_url: URL, headers: { get(name: string): string | null }) =>
+            /\bDPoP\b/i.test(headers.get('www-authenticate') ?? '') &&
+            /\buse_dpop_nonce\b/.test(headers.get('www-authenticate') ?? '') &&
+            headers.get('dpop-nonce') !== null,
+        }
+      : {}),
+    accessToken: async () => (await cache.token()).value,
+    async prepare() {
+      await cache.token();
+    },
+    invalidate: (refused?: OutgoingRequest) => cache.invalidate(refused ? sentWith.get(refused) : undefined),
+    async close() {
+      // The cache first (it may still use the endpoint), then each of the others whatever the rest
+      // do; the first failure is the one reported.
+      const [cacheClosed] = await Promise.allSettled([cache.close()]);
+      const closed = await Promise.allSettled([o.endpoint, ...(o.alsoClose ?? [])].map((each) => each.close()));
+      const failed = [cacheClosed!, ...closed].find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
+    },
+  };
+}
