@@ -15,12 +15,12 @@ import {
   type HttpReply,
   type HttpRequestInit,
 } from '../network/index.js';
-import { awsRequestSigner, type RequestSigner } from './aws-request-signing.js';
-import { leaveOriginSafely } from './rest-redirect.js';
-import { notJsonError, statusError } from './rest-status.js';
+import { awsRequestSigner, type RequestSigner } from './rest/aws-request-signing.js';
+import { leaveOriginSafely } from './rest/redirect-policy.js';
+import { notJsonError, statusError } from './rest/rest-status.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from './source-definition.js';
 
-export { awsRefusalMessage, statusError } from './rest-status.js';
+export { awsRefusalMessage, statusError } from './rest/rest-status.js';
 
 /**
  * A REST or HTTP API. `fetch` is what a connector's update() uses: paths join `base_url`, the

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../src/connector/index.js';
 import { SourceUnreachableError } from '../../src/errors/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
-import { leaveOriginSafely } from '../../src/sources/rest-redirect.js';
+import { leaveOriginSafely } from '../../src/sources/rest/redirect-policy.js';
 import { start, type FaultyApi } from '../peers/faulty-api.js';
 
 /**

@@ -1,6 +1,6 @@
-import { SourceUnreachableError } from '../errors/index.js';
-import { describeUrl } from '../network/index.js';
-import type { SecretRegistry } from '../secrets/index.js';
+import { SourceUnreachableError } from '../../errors/index.js';
+import { describeUrl } from '../../network/index.js';
+import type { SecretRegistry } from '../../secrets/index.js';
 
 /**
  * Where a redirect away from base_url's origin may go. The source applies its credential on
