@@ -4,21 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FtpSource } from '../../src/sources/index.js';
 import { leakForms } from '../helpers/cli.js';
 import type { Failure } from '../helpers/rejection.js';
-import {
-  connectSource,
-  expectNoSecretIn,
-  probeFailure as probeFailureOf,
-  silentServer,
-} from '../helpers/source-session.js';
+import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf } from '../helpers/source-session.js';
 import { createCa, issueServer, type Authority } from '../peers/certificates.js';
-import { freePort } from '../peers/daemon.js';
 import { ftpConfiguration, start, type VsftpdPeer } from '../peers/vsftpd.js';
+import { sourceConformance } from './conformance.js';
 
 /**
  * The ftp source against a real vsftpd (test/peers/vsftpd.ts): explicit FTPS (the default),
- * implicit FTPS, plain FTP by name, anonymous login, the sftp source's client surface, and every
- * failure as one row of FAILURES (configuration → exit code, error code, key), the shape a shared
- * source conformance suite takes.
+ * implicit FTPS, plain FTP by name, anonymous login, the sftp source's client surface; the failures
+ * every source owes through the conformance suite, and FTP's own as rows of FAILURES.
  */
 
 const WRONG = 'Wr0ng/+ftp?&y';
@@ -164,114 +158,131 @@ describe('ftp source, logins', () => {
   });
 });
 
-interface FailureCase {
-  name: string;
-  config: () => Promise<Record<string, string>> | Record<string, string>;
-  exitCode: number;
-  code: string;
-  key: string;
-  message?: () => string;
-}
-
-const FAILURES: FailureCase[] = [
-  {
-    name: 'wrong password',
-    config: () => configuration(explicit, { password: WRONG }),
-    exitCode: 3,
-    code: 'ftp_login_rejected',
-    key: 'password',
-    message: () =>
-      `password auth: ftps://cauth-ftp@127.0.0.1:${explicit.port} (AUTH TLS) failed: the server rejected the password for user 'cauth-ftp' (530 Login incorrect.)`,
-  },
-  {
-    name: 'unknown user (the server answers as for a wrong password)',
-    config: () => configuration(explicit, { username: 'nobody-here' }),
-    exitCode: 3,
-    code: 'ftp_login_rejected',
-    key: 'password',
-  },
-  {
-    name: 'probe_path that does not exist',
-    config: () => configuration(explicit, { probe_path: 'no-such-dir' }),
-    exitCode: 4,
-    code: 'ftp_probe_path_missing',
-    key: 'probe_path',
-  },
-  {
-    name: 'nothing listens',
-    config: async () => configuration(explicit, { port: String(await freePort()) }),
-    exitCode: 4,
+/**
+ * What every source owes (test/sources/conformance.ts): the probe, each wrong credential, nothing
+ * listening, a silent server, each untrusted identity, and through the CLI the leak check with
+ * HOSTILE_SECRET as the wrong password over stdout, stderr, files/ and the warehouse. FTP sends the
+ * password as one command line, so the hostile secret goes without its line break (a password with
+ * one is refused before anything is sent: below).
+ */
+sourceConformance({
+  source: 'ftp',
+  good: () => configuration(explicit),
+  outcome: 'FTP list upload: 2 entries',
+  probeLine: () => `ftps://cauth-ftp@127.0.0.1:${explicit.port} (AUTH TLS) → FTP list upload: 2 entries`,
+  upserts: 2,
+  wrongCredentials: [
+    {
+      name: 'a wrong password',
+      config: (wrong) => configuration(explicit, { password: oneLine(wrong) }),
+      key: 'password',
+      code: 'ftp_login_rejected',
+      message: () =>
+        `password auth: ftps://cauth-ftp@127.0.0.1:${explicit.port} (AUTH TLS) failed: the server rejected the password for user 'cauth-ftp' (530 Login incorrect.)`,
+      hint: ["check 'password'", "'username'"],
+    },
+    {
+      name: 'an unknown user (the server answers as for a wrong password)',
+      config: () => configuration(explicit, { username: 'nobody-here' }),
+      key: 'password',
+      code: 'ftp_login_rejected',
+    },
+  ],
+  unreachable: {
+    config: (port) => configuration(explicit, { port: String(port) }),
+    key: 'host',
     code: 'econnrefused',
-    key: 'host',
+    message: { contains: ['connection refused'] },
   },
-  {
-    name: 'untrusted certificate (no tls_ca_certificate)',
-    config: () => configuration(explicit, { tls_ca_certificate: '' }),
-    exitCode: 5,
-    code: 'tls_untrusted',
-    key: 'tls_ca_certificate',
+  silent: (port) => configuration(explicit, { port: String(port), timeout_seconds: '0.5' }),
+  untrusted: [
+    {
+      name: 'an untrusted certificate (no tls_ca_certificate)',
+      config: () => configuration(explicit, { tls_ca_certificate: '' }),
+      key: 'tls_ca_certificate',
+      code: 'tls_untrusted',
+    },
+    {
+      name: 'a certificate for another name',
+      config: () => configuration(mismatch),
+      key: 'host',
+      code: 'tls_host_mismatch',
+    },
+    {
+      name: 'explicit FTPS to a server without TLS',
+      config: () => configuration(plain),
+      key: 'ftp_tls',
+      code: 'ftp_tls_not_offered',
+    },
+  ],
+  secrets: () => [explicit.password, WRONG],
+  connector: `import { defineConnector } from 'connector-auth';
+export default defineConnector({
+  source: 'ftp',
+  schema: () => [{ table: 'files', primary_key: ['name'] }],
+  async update({ configuration, source, op }) {
+    for (const entry of await source.list(configuration.probe_path)) await op.upsert('files', { name: entry.name, type: entry.type, size: entry.size });
+    await op.checkpoint({ done: true });
   },
-  {
-    name: 'certificate for another name',
-    config: () => configuration(mismatch),
-    exitCode: 5,
-    code: 'tls_host_mismatch',
-    key: 'host',
-  },
-  {
-    name: 'explicit FTPS to a server without TLS',
-    config: () => configuration(plain),
-    exitCode: 5,
-    code: 'ftp_tls_not_offered',
-    key: 'ftp_tls',
-  },
-  {
-    name: 'plain FTP to a server that requires TLS',
-    config: () => configuration(strict, { ftp_tls: 'none', tls_ca_certificate: '' }),
-    exitCode: 2,
-    code: 'ftp_tls_required',
-    key: 'ftp_tls',
-  },
-  {
-    name: 'implicit FTPS to a server that greets in plain text',
-    config: () => configuration(explicit, { ftp_tls: 'implicit' }),
-    exitCode: 4,
-    code: 'ftp_tls_handshake_failed',
-    key: 'ftp_tls',
-  },
-  {
-    name: 'tls_skip_verify with plain FTP',
-    config: () => configuration(plain, { ftp_tls: 'none', tls_skip_verify: 'true' }),
-    exitCode: 2,
-    code: 'tls_skip_verify_without_tls',
-    key: 'tls_skip_verify',
-  },
-];
+});
+`,
+});
 
-describe('ftp source, failures: one line naming the key, no secret anywhere', () => {
+/** The failures of FTP's own: the TLS choice, the probe's directory, a password FTP cannot send. */
+const FAILURES: { name: string; config: () => Record<string, string>; exitCode: number; code: string; key: string }[] =
+  [
+    {
+      name: 'probe_path that does not exist',
+      config: () => configuration(explicit, { probe_path: 'no-such-dir' }),
+      exitCode: 4,
+      code: 'ftp_probe_path_missing',
+      key: 'probe_path',
+    },
+    {
+      name: 'plain FTP to a server that requires TLS',
+      config: () => configuration(strict, { ftp_tls: 'none', tls_ca_certificate: '' }),
+      exitCode: 2,
+      code: 'ftp_tls_required',
+      key: 'ftp_tls',
+    },
+    {
+      name: 'implicit FTPS to a server that greets in plain text',
+      config: () => configuration(explicit, { ftp_tls: 'implicit' }),
+      exitCode: 4,
+      code: 'ftp_tls_handshake_failed',
+      key: 'ftp_tls',
+    },
+    {
+      name: 'tls_skip_verify with plain FTP',
+      config: () => configuration(plain, { ftp_tls: 'none', tls_skip_verify: 'true' }),
+      exitCode: 2,
+      code: 'tls_skip_verify_without_tls',
+      key: 'tls_skip_verify',
+    },
+    {
+      name: 'a password with a line break (it would end the PASS command and start another)',
+      config: () => configuration(explicit, { password: 'first-line\r\nDELE upload/orders.csv' }),
+      exitCode: 2,
+      code: 'ftp_password_line_break',
+      key: 'password',
+    },
+  ];
+
+describe('ftp source, its own failures: one line naming the key, no secret anywhere', () => {
   for (const failure of FAILURES) {
     it(failure.name, async () => {
-      const { error, lines } = await probeFailure(await failure.config());
+      const { error, lines } = await probeFailure(failure.config());
       expect({ exitCode: error.exitCode, code: error.code, key: error.key }, error.message).toEqual({
         exitCode: failure.exitCode,
         code: failure.code,
         key: failure.key,
       });
-      if (failure.message) expect(error.message).toBe(failure.message());
       expectClean(error, lines);
     });
   }
-
-  it('a server that accepts the connection and never greets: exit 4 naming timeout_seconds', async () => {
-    const silent = await silentServer();
-    try {
-      const { error, lines } = await probeFailure(
-        configuration(explicit, { port: String(silent.port), timeout_seconds: '1' }),
-      );
-      expect([error.exitCode, error.key]).toEqual([4, 'timeout_seconds']);
-      expectClean(error, lines);
-    } finally {
-      silent.close();
-    }
-  });
 });
+
+/** The hostile secret as one line: FTP cannot carry a line break in a password. */
+function oneLine(secret: string): string {
+  return secret.replace(/[\r\n]/g, '');
+}

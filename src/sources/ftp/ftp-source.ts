@@ -1,5 +1,6 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type { Client, FileInfo } from 'basic-ftp';
+import { ConfigurationError } from '../../errors/index.js';
 import { prepareSshTunnel, readTlsSettings } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyFileError, classifyFtpError, type FtpFailureContext, type FtpStep } from './classify-ftp-error.js';
@@ -91,7 +92,7 @@ export default defineSource({
           await client.useTLS(secureOptions);
         }
         step = 'login';
-        await client.login(endpoint.username, login.password());
+        await client.login(endpoint.username, commandSafe(login.password()));
         step = 'connect';
         await client.useDefaultSettings();
         return client;
@@ -222,6 +223,20 @@ export default defineSource({
     };
   },
 });
+
+/**
+ * FTP sends the password as a line of its control connection (`PASS …`): a line break in it would end
+ * that command and start another. Refused, naming the key, before it is sent.
+ */
+function commandSafe(password: string): string {
+  if (/[\r\n]/.test(password))
+    throw new ConfigurationError('invalid configuration for the ftp source: the password holds a line break, which FTP cannot send', {
+      code: 'ftp_password_line_break',
+      key: 'password',
+      hint: "check 'password': FTP sends it as one line, so it cannot hold a line break",
+    });
+  return password;
+}
 
 function entryType(item: FileInfo): FtpEntryType {
   return item.isDirectory ? 'directory' : item.isFile ? 'file' : item.isSymbolicLink ? 'symlink' : 'other';
