@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FtpSource } from '../../src/sources/index.js';
 import { leakForms } from '../helpers/cli.js';
 import type { Failure } from '../helpers/rejection.js';
-import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf } from '../helpers/source-session.js';
+import { connectSource, expectNoSecretIn } from '../helpers/source-session.js';
 import { createCa, issueServer, type Authority } from '../peers/certificates.js';
 import { ftpConfiguration, start, type VsftpdPeer } from '../peers/vsftpd.js';
+import { ownFailures, warningsIn, type OwnFailure } from '../helpers/source-failures.js';
 import { sourceConformance } from './conformance.js';
 
 /**
@@ -53,17 +54,9 @@ afterAll(async () => {
 const configuration = (peer: VsftpdPeer, extra: Record<string, string> = {}) =>
   ftpConfiguration(peer, ca.certificatePem, { probe_path: 'upload', ...extra });
 const connect = (config: Record<string, string>) => connectSource<FtpSource>(config, 'ftp');
-const probeFailure = (config: Record<string, string>) => probeFailureOf(config, 'ftp');
 
 function expectClean(error: Failure, lines: string[]): void {
   expectNoSecretIn(error, lines, [...leakForms(explicit.password), ...leakForms(WRONG)]);
-}
-
-function warnings(lines: string[]): string[] {
-  return lines
-    .map((l) => JSON.parse(l) as { level: string; message: string })
-    .filter((l) => l.level === 'WARNING')
-    .map((l) => l.message);
 }
 
 describe('ftp source, logins', () => {
@@ -95,7 +88,7 @@ describe('ftp source, logins', () => {
       // vsftpd logs the protocol with PASS masked; the TLS upgrade happened before the login.
       expect(await explicit.log()).toMatch(/"AUTH TLS"[\s\S]*"USER cauth-ftp"/);
       expect(registry.contains(explicit.password)).toBe(true);
-      expect(warnings(lines)).toEqual([]);
+      expect(warningsIn(lines)).toEqual([]);
     } finally {
       await auth.close();
     }
@@ -108,7 +101,7 @@ describe('ftp source, logins', () => {
       expect(probe.target).toBe(`ftps://cauth-ftp@127.0.0.1:${implicit.port} (implicit TLS)`);
       expect(probe.outcome).toBe('FTP list upload: 2 entries');
       expect((await auth.source.readFile('upload/orders.csv')).toString()).toBe(ORDERS);
-      expect(warnings(lines)).toEqual([]);
+      expect(warningsIn(lines)).toEqual([]);
     } finally {
       await auth.close();
     }
@@ -119,7 +112,7 @@ describe('ftp source, logins', () => {
     try {
       expect((await auth.probe()).target).toBe(`ftp://cauth-ftp@127.0.0.1:${plain.port} (no TLS)`);
       expect((await auth.source.readFile('upload/orders.csv')).toString()).toBe(ORDERS);
-      expect(warnings(lines)).toEqual([
+      expect(warningsIn(lines)).toEqual([
         'ftp_tls=none: plain FTP to 127.0.0.1; the password and every file cross the network in clear (use explicit or implicit FTPS)',
       ]);
     } finally {
@@ -229,58 +222,45 @@ export default defineConnector({
 });
 
 /** The failures of FTP's own: the TLS choice, the probe's directory, a password FTP cannot send. */
-const FAILURES: { name: string; config: () => Record<string, string>; exitCode: number; code: string; key: string }[] =
-  [
-    {
-      name: 'probe_path that does not exist',
-      config: () => configuration(explicit, { probe_path: 'no-such-dir' }),
-      exitCode: 4,
-      code: 'ftp_probe_path_missing',
-      key: 'probe_path',
-    },
-    {
-      name: 'plain FTP to a server that requires TLS',
-      config: () => configuration(strict, { ftp_tls: 'none', tls_ca_certificate: '' }),
-      exitCode: 2,
-      code: 'ftp_tls_required',
-      key: 'ftp_tls',
-    },
-    {
-      name: 'implicit FTPS to a server that greets in plain text',
-      config: () => configuration(explicit, { ftp_tls: 'implicit' }),
-      exitCode: 4,
-      code: 'ftp_tls_handshake_failed',
-      key: 'ftp_tls',
-    },
-    {
-      name: 'tls_skip_verify with plain FTP',
-      config: () => configuration(plain, { ftp_tls: 'none', tls_skip_verify: 'true' }),
-      exitCode: 2,
-      code: 'tls_skip_verify_without_tls',
-      key: 'tls_skip_verify',
-    },
-    {
-      name: 'a password with a line break (it would end the PASS command and start another)',
-      config: () => configuration(explicit, { password: 'first-line\r\nDELE upload/orders.csv' }),
-      exitCode: 2,
-      code: 'ftp_password_line_break',
-      key: 'password',
-    },
-  ];
+const FAILURES: OwnFailure[] = [
+  {
+    name: 'probe_path that does not exist',
+    config: () => configuration(explicit, { probe_path: 'no-such-dir' }),
+    exitCode: 4,
+    code: 'ftp_probe_path_missing',
+    key: 'probe_path',
+  },
+  {
+    name: 'plain FTP to a server that requires TLS',
+    config: () => configuration(strict, { ftp_tls: 'none', tls_ca_certificate: '' }),
+    exitCode: 2,
+    code: 'ftp_tls_required',
+    key: 'ftp_tls',
+  },
+  {
+    name: 'implicit FTPS to a server that greets in plain text',
+    config: () => configuration(explicit, { ftp_tls: 'implicit' }),
+    exitCode: 4,
+    code: 'ftp_tls_handshake_failed',
+    key: 'ftp_tls',
+  },
+  {
+    name: 'tls_skip_verify with plain FTP',
+    config: () => configuration(plain, { ftp_tls: 'none', tls_skip_verify: 'true' }),
+    exitCode: 2,
+    code: 'tls_skip_verify_without_tls',
+    key: 'tls_skip_verify',
+  },
+  {
+    name: 'a password with a line break (it would end the PASS command and start another)',
+    config: () => configuration(explicit, { password: 'first-line\r\nDELE upload/orders.csv' }),
+    exitCode: 2,
+    code: 'ftp_password_line_break',
+    key: 'password',
+  },
+];
 
-describe('ftp source, its own failures: one line naming the key, no secret anywhere', () => {
-  for (const failure of FAILURES) {
-    it(failure.name, async () => {
-      const { error, lines } = await probeFailure(failure.config());
-      expect({ exitCode: error.exitCode, code: error.code, key: error.key }, error.message).toEqual({
-        exitCode: failure.exitCode,
-        code: failure.code,
-        key: failure.key,
-      });
-      expectClean(error, lines);
-    });
-  }
-});
+ownFailures('ftp', FAILURES, expectClean);
 
 /** The hostile secret as one line: FTP cannot carry a line break in a password. */
 function oneLine(secret: string): string {

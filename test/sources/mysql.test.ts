@@ -2,14 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MysqlSource } from '../../src/sources/index.js';
 import { leakForms } from '../helpers/cli.js';
 import type { Failure } from '../helpers/rejection.js';
-import {
-  connectSource,
-  expectNoSecretIn,
-  pemLines,
-  probeFailure as probeFailureOf,
-} from '../helpers/source-session.js';
+import { connectSource, expectNoSecretIn, pemLines } from '../helpers/source-session.js';
 import { createCa, issueClient, issueServer, type Authority, type Issued } from '../peers/certificates.js';
 import { mysqlConfiguration, start, type MariadbPeer, type MariadbUser } from '../peers/mariadb.js';
+import { ownFailures, warningsIn, type OwnFailure } from '../helpers/source-failures.js';
 import { sourceConformance } from './conformance.js';
 
 /**
@@ -64,7 +60,6 @@ afterAll(async () => {
 const configuration = (peer: MariadbPeer, extra: Record<string, string> = {}) =>
   mysqlConfiguration(peer, ALICE, ca.certificatePem, extra);
 const connect = (config: Record<string, string>) => connectSource<MysqlSource>(config, 'mysql');
-const probeFailure = (config: Record<string, string>) => probeFailureOf(config, 'mysql');
 
 function secretForms(): string[] {
   return [
@@ -77,13 +72,6 @@ function secretForms(): string[] {
 
 function expectClean(error: Failure, lines: string[]): void {
   expectNoSecretIn(error, lines, secretForms());
-}
-
-function warnings(lines: string[]): string[] {
-  return lines
-    .map((l) => JSON.parse(l) as { level: string; message: string })
-    .filter((l) => l.level === 'WARNING')
-    .map((l) => l.message);
 }
 
 describe('mysql source, logins', () => {
@@ -107,7 +95,7 @@ describe('mysql source, logins', () => {
       const [cipher] = await auth.source.query<{ Value: string }>("SHOW SESSION STATUS LIKE 'Ssl_cipher'");
       expect(cipher!.Value).not.toBe('');
       expect(registry.contains(ALICE.password!)).toBe(true);
-      expect(warnings(lines)).toEqual([]);
+      expect(warningsIn(lines)).toEqual([]);
     } finally {
       await auth.close();
     }
@@ -128,7 +116,7 @@ describe('mysql source, logins', () => {
     const { auth, lines } = await connect(configuration(plain, { mysql_tls: 'none', tls_ca_certificate: '' }));
     try {
       expect((await auth.probe()).target).toBe(`mysql://alice@127.0.0.1:${plain.port}/sales (no TLS)`);
-      expect(warnings(lines)).toEqual([
+      expect(warningsIn(lines)).toEqual([
         'mysql_tls=none: the connection to 127.0.0.1 is not encrypted; the login exchange, queries and results cross the network in clear',
       ]);
     } finally {
@@ -140,8 +128,8 @@ describe('mysql source, logins', () => {
     const { auth, lines } = await connect(configuration(mismatch, { tls_ca_certificate: '', tls_skip_verify: 'true' }));
     try {
       expect((await auth.probe()).outcome).toBe('SELECT 1');
-      expect(warnings(lines)).toHaveLength(1);
-      expect(warnings(lines)[0]).toMatch(/^tls_skip_verify: .* not verified/);
+      expect(warningsIn(lines)).toHaveLength(1);
+      expect(warningsIn(lines)[0]).toMatch(/^tls_skip_verify: .* not verified/);
     } finally {
       await auth.close();
     }
@@ -264,45 +252,32 @@ export default defineConnector({
 });
 
 /** The failures of MySQL's own: a database refused, TLS choices that cannot do what they say. */
-const FAILURES: { name: string; config: () => Record<string, string>; exitCode: number; code: string; key: string }[] =
-  [
-    {
-      name: 'a database that does not exist (the server answers as for one the account may not use)',
-      config: () => configuration(tls, { database: 'no_such_db' }),
-      exitCode: 3,
-      code: 'mysql_database_denied',
-      key: 'database',
-    },
-    {
-      name: 'a token login without TLS (the token would cross in clear)',
-      config: () => withoutPassword(configuration(plain, { ...IAM_KEYS, mysql_tls: 'none' })),
-      exitCode: 2,
-      code: 'token_login_without_tls',
-      key: 'mysql_tls',
-    },
-    {
-      name: 'a client certificate with mysql_tls=none',
-      config: () => ({
-        ...configuration(plain, { mysql_tls: 'none' }),
-        tls_client_certificate: reporterCertificate.certificatePem,
-        tls_client_private_key: reporterCertificate.privateKeyPem,
-      }),
-      exitCode: 2,
-      code: 'client_certificate_without_tls',
-      key: 'mysql_tls',
-    },
-  ];
+const FAILURES: OwnFailure[] = [
+  {
+    name: 'a database that does not exist (the server answers as for one the account may not use)',
+    config: () => configuration(tls, { database: 'no_such_db' }),
+    exitCode: 3,
+    code: 'mysql_database_denied',
+    key: 'database',
+  },
+  {
+    name: 'a token login without TLS (the token would cross in clear)',
+    config: () => withoutPassword(configuration(plain, { ...IAM_KEYS, mysql_tls: 'none' })),
+    exitCode: 2,
+    code: 'token_login_without_tls',
+    key: 'mysql_tls',
+  },
+  {
+    name: 'a client certificate with mysql_tls=none',
+    config: () => ({
+      ...configuration(plain, { mysql_tls: 'none' }),
+      tls_client_certificate: reporterCertificate.certificatePem,
+      tls_client_private_key: reporterCertificate.privateKeyPem,
+    }),
+    exitCode: 2,
+    code: 'client_certificate_without_tls',
+    key: 'mysql_tls',
+  },
+];
 
-describe('mysql source, its own failures: one line naming the key, no secret anywhere', () => {
-  for (const failure of FAILURES) {
-    it(failure.name, async () => {
-      const { error, lines } = await probeFailure(failure.config());
-      expect({ exitCode: error.exitCode, code: error.code, key: error.key }, error.message).toEqual({
-        exitCode: failure.exitCode,
-        code: failure.code,
-        key: failure.key,
-      });
-      expectClean(error, lines);
-    });
-  }
-});
+ownFailures('mysql', FAILURES, expectClean);
