@@ -230,11 +230,14 @@ export default defineSource({
  */
 function commandSafe(password: string): string {
   if (/[\r\n]/.test(password))
-    throw new ConfigurationError('invalid configuration for the ftp source: the password holds a line break, which FTP cannot send', {
-      code: 'ftp_password_line_break',
-      key: 'password',
-      hint: "check 'password': FTP sends it as one line, so it cannot hold a line break",
-    });
+    throw new ConfigurationError(
+      'invalid configuration for the ftp source: the password holds a line break, which FTP cannot send',
+      {
+        code: 'ftp_password_line_break',
+        key: 'password',
+        hint: "check 'password': FTP sends it as one line, so it cannot hold a line break",
+      },
+    );
   return password;
 }
 
