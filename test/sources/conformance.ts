@@ -8,8 +8,8 @@ import {
   SourceUnreachableError,
   type ConnectorAuthError,
 } from '../../src/errors/index.js';
-import { cli, exists, leakForms, type CliRun } from '../helpers/cli.js';
-import { HOSTILE_SECRET, expectNoLeak, findLeaks } from '../helpers/leak-check.js';
+import { cli, exists, leakForms, readTree, type CliRun } from '../helpers/cli.js';
+import { HOSTILE_SECRET, expectNoLeaks, findLeaks } from '../helpers/leak-check.js';
 import type { Failure } from '../helpers/rejection.js';
 import { connectSource, expectNoSecretIn, probeFailure, silentServer } from '../helpers/source-session.js';
 import { freePort } from '../peers/daemon.js';
@@ -75,8 +75,14 @@ export interface SourceConformance {
   silent?: (port: number) => Configuration;
   /** Each way the server's identity is not trusted: TLS certificate, SSH host key (exit 5). */
   untrusted: [FailureCase, ...FailureCase[]];
-  /** Every secret the configurations hold, each long enough to be recognised (a key's PEM lines, not its armour). */
+  /** Every secret the configurations hold: passwords, tokens, signatures (each checked window by window). */
   secrets: () => string[];
+  /**
+   * Key material, checked line by line: a private key's PEM body lines (not its armour). Each line is
+   * looked for whole, raw and base64-, URL- and JSON-encoded; windows of a hundred key lines over a
+   * warehouse file would take minutes.
+   */
+  keyMaterial?: () => string[];
   /** The project's connector.ts: it reads something through the source and upserts at least one row. */
   connector: string;
 }
@@ -86,14 +92,11 @@ const SILENT_BUDGET_MS = 3_000;
 
 export function sourceConformance(spec: SourceConformance): void {
   const secrets = () => [HOSTILE_SECRET, ...spec.secrets()];
+  const keyForms = () => (spec.keyMaterial?.() ?? []).flatMap((line) => leakForms(line));
 
   /** One line, a hint, and no secret in any form or window anywhere the failure could carry it. */
   const expectClean = (error: Failure, lines: string[]) => {
-    expectNoSecretIn(
-      error,
-      lines,
-      secrets().flatMap((secret) => leakForms(secret)),
-    );
+    expectNoSecretIn(error, lines, [...secrets().flatMap((secret) => leakForms(secret)), ...keyForms()]);
     const texts: [string, string][] = [
       ['message', error.message],
       ['hint', error.hint ?? ''],
@@ -220,12 +223,14 @@ export function sourceConformance(spec: SourceConformance): void {
             [`${name} stderr`, r.stderr],
           ]),
         );
-        for (const secret of secrets())
-          await expectNoLeak(secret, {
-            texts,
-            files: join(project, 'files'),
-            warehouse: join(project, 'files', 'warehouse.db'),
-          });
+        await expectNoLeaks(secrets(), {
+          texts,
+          files: join(project, 'files'),
+          warehouse: join(project, 'files', 'warehouse.db'),
+        });
+        const everything = [...Object.values(texts), await readTree(join(project, 'files'))].join('\n');
+        for (const form of keyForms())
+          expect(everything.includes(form), `key material leaked: ${form.slice(0, 12)}…`).toBe(false);
       }, 60_000);
     });
   });

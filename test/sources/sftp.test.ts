@@ -80,9 +80,12 @@ const keyConfiguration = (server: SshdPeer, key: SshKeyPair, extra: Record<strin
 const connect = (config: Record<string, string>) => connectSource<SftpSource>(config, 'sftp');
 const probeFailure = (config: Record<string, string>) => probeFailureOf(config, 'sftp');
 
-/** The secrets the configurations hold: the passwords, the passphrase, each private key's PEM lines (and its decrypted form's). */
-function secrets(): string[] {
-  const all = [PASSWORD_OF_PEER(), WRONG_PASSWORD, PASSPHRASE];
+/** The secrets the configurations hold: the passwords and the passphrase. */
+const secrets = () => [PASSWORD_OF_PEER(), WRONG_PASSWORD, PASSPHRASE];
+
+/** Each private key's PEM lines, and its decrypted form's. */
+function keyMaterial(): string[] {
+  const all: string[] = [];
   for (const key of [ed25519, rsaEncrypted, rsaPemEncrypted, stranger]) {
     all.push(...pemLines(key.privateKey));
     const parsed = ssh2.utils.parseKey(key.privateKey, PASSPHRASE);
@@ -95,7 +98,7 @@ function secrets(): string[] {
 /** Every text a secret could leak through: each secret's forms, and each whole private key's. */
 function secretForms(): string[] {
   const keys = [ed25519, rsaEncrypted, rsaPemEncrypted, stranger].map((key) => key.privateKey);
-  return [...secrets(), ...keys].flatMap((secret) => leakForms(secret));
+  return [...secrets(), ...keyMaterial(), ...keys].flatMap((secret) => leakForms(secret));
 }
 const PASSWORD_OF_PEER = () => peer.password;
 
@@ -536,7 +539,8 @@ sourceConformance({
       hint: () => peer.hostKeyFingerprint,
     },
   ],
-  secrets: secrets,
+  secrets,
+  keyMaterial,
   connector: `import { defineConnector } from 'connector-auth';
 export default defineConnector({
   source: 'sftp',
