@@ -4,7 +4,6 @@ import {
   ConnectorError,
   SourceIdentityError,
   SourceUnreachableError,
-  isConnectorAuthError,
   type ConnectorAuthError,
 } from '../../errors/index.js';
 import {
@@ -17,6 +16,7 @@ import {
   oneLine,
   type TlsSettings,
 } from '../../network/index.js';
+import { classifyUnlessOurs } from '../classify-failure.js';
 import { describeEndpoint, type FtpEndpoint } from './ftp-settings.js';
 
 /**
@@ -42,11 +42,22 @@ export function classifyFtpError(
   context: FtpFailureContext,
   path?: string,
 ): ConnectorAuthError {
+  const where = describeEndpoint(context.endpoint);
+  return classifyUnlessOurs(error, { description: context.credential }, where, (target) =>
+    fromReply(error, step, context, target, path),
+  );
+}
+
+/** The server answered (a reply code), or the connection failed before it could. */
+function fromReply(
+  error: unknown,
+  step: FtpStep,
+  context: FtpFailureContext,
+  target: string,
+  path: string | undefined,
+): ConnectorAuthError {
   const chain = causeChain(error);
-  const ours = chain.find(isConnectorAuthError);
-  if (ours) return ours;
   const { endpoint } = context;
-  const target = `${context.credential}: ${describeEndpoint(endpoint)}`;
   const reply = chain.map((e) => (e as { code?: unknown }).code).find((c): c is number => typeof c === 'number');
   const said = oneLine(error instanceof Error ? error.message : String(error), 200) ?? '';
   const cause = error;

@@ -3,7 +3,6 @@ import {
   ConfigurationError,
   SourceIdentityError,
   SourceUnreachableError,
-  isConnectorAuthError,
   type ConnectorAuthError,
 } from '../../errors/index.js';
 import {
@@ -15,6 +14,7 @@ import {
   type TlsSettings,
 } from '../../network/index.js';
 import type { MysqlLoginSecret } from './login-secret.js';
+import { classifyUnlessOurs } from '../classify-failure.js';
 import { describeEndpoint, type MysqlEndpoint } from './mysql-settings.js';
 
 /**
@@ -50,14 +50,14 @@ const UNTRUSTED =
 const HOST_MISMATCH = /Hostname\/IP does not match certificate's altnames|ERR_TLS_CERT_ALTNAME_INVALID/i;
 
 export function classifyMysqlError(error: unknown, context: MysqlFailureContext): ConnectorAuthError | undefined {
-  const chain = causeChain(error);
-  const ours = chain.find(isConnectorAuthError);
-  if (ours) return ours;
-  const target = `${context.credential}: ${describeEndpoint(context.endpoint)}`;
-  const e = (chain[0] ?? {}) as MysqlError;
-  if (typeof e.errno === 'number' && typeof e.sqlState === 'string')
-    return fromServer(e.errno, serverMessage(e), target, context);
-  return fromConnection(chain, target, context);
+  const where = describeEndpoint(context.endpoint);
+  return classifyUnlessOurs(error, { description: context.credential }, where, (target) => {
+    const chain = causeChain(error);
+    const e = (chain[0] ?? {}) as MysqlError;
+    if (typeof e.errno === 'number' && typeof e.sqlState === 'string')
+      return fromServer(e.errno, serverMessage(e), target, context);
+    return fromConnection(chain, target, context);
+  });
 }
 
 /** The server's answer to the login: 1045 wrong credential, 1044/1130 not allowed, 1049 no such database. */
