@@ -61,7 +61,7 @@ export default defineSource({
   summary:
     'FTP server: explicit FTPS by default (implicit, or plain FTP by name), password or anonymous; probe = one listing of probe_path',
   keys: ftpKeys,
-  acceptsMethods: ['password'],
+  needs: ['password'],
   async connect(k, credential, context): Promise<FtpSource> {
     const endpoint = ftpEndpoint(k);
     const login = loginSecretOf(credential);

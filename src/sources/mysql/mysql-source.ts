@@ -9,7 +9,7 @@ import {
   unexpectedLoginFailure,
   type MysqlFailureContext,
 } from './classify-mysql-error.js';
-import { loginSecretOf } from './login-secret.js';
+import { MYSQL_NEEDS, loginSecretOf } from './login-secret.js';
 import { describeEndpoint, mysqlKeys, type MysqlEndpoint } from './mysql-settings.js';
 import { mysqlSslOptions } from './mysql-tls.js';
 
@@ -44,19 +44,9 @@ export default defineSource({
   summary:
     'MySQL or MariaDB: password, client certificate, an RDS IAM token or a cloud access token; TLS verified by default; probe = one connection and SELECT 1',
   keys: mysqlKeys,
-  acceptsMethods: [
-    'password',
-    'mtls',
-    'gcp_metadata',
-    'gcp_workload_identity',
-    'azure_managed_identity',
-    'service_account_key',
-    'oauth2_client_credentials',
-    'aws_access_key',
-    'aws_web_identity',
-    'aws_instance_profile',
-    'aws_container_credentials',
-  ],
+  // The login: a password, a cloud access token in its place, an IAM database token signed with AWS
+  // keys, or a client certificate alone (an account created REQUIRE SUBJECT or X509).
+  needs: MYSQL_NEEDS,
   async connect(k, credential, context): Promise<MysqlSource> {
     const endpoint: MysqlEndpoint = {
       host: k.host.trim(),
