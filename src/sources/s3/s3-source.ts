@@ -1,7 +1,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent } from 'node:https';
 import type { Readable } from 'node:stream';
-import type { GetObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
+import type { GetObjectCommandOutput } from '@aws-sdk/client-s3';
 import { quietAwsSdkNodeVersionWarning } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import {
