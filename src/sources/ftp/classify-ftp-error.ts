@@ -17,6 +17,7 @@ import {
   type TlsSettings,
 } from '../../network/index.js';
 import { classifyUnlessOurs } from '../classify-failure.js';
+import { certificateForAnotherHost, untrustedCertificate } from '../tls-identity-errors.js';
 import { describeEndpoint, type FtpEndpoint } from './ftp-settings.js';
 
 /**
@@ -114,24 +115,9 @@ function fromConnection(
 ): ConnectorAuthError {
   const { endpoint, timeoutSeconds } = context;
   const codes = chain.map((e) => String((e as { code?: unknown }).code ?? ''));
-  if (codes.some((c) => HOST_MISMATCH_CODES.has(c)))
-    return new SourceIdentityError(
-      `${target} failed: the server's TLS certificate is not valid for host '${endpoint.host}'`,
-      {
-        code: 'tls_host_mismatch',
-        key: 'host',
-        hint: `set 'host' to a name the certificate lists, or get a certificate that names '${endpoint.host}'`,
-        cause,
-      },
-    );
+  if (codes.some((c) => HOST_MISMATCH_CODES.has(c))) return certificateForAnotherHost(target, endpoint.host, cause);
   const untrusted = codes.find((c) => UNTRUSTED_CERTIFICATE_CODES.has(c));
-  if (untrusted)
-    return new SourceIdentityError(`${target} failed: the server's TLS certificate is not trusted (${untrusted})`, {
-      code: 'tls_untrusted',
-      key: 'tls_ca_certificate',
-      hint: `set 'tls_ca_certificate' to the PEM of the CA that signs the server's certificate, or check that 'host' is the right server`,
-      cause,
-    });
+  if (untrusted) return untrustedCertificate(target, untrusted, cause);
   const alert = codes.find((c) => CLIENT_CERTIFICATE_ALERT.test(c));
   if (alert)
     return clientCertificateRefused(

@@ -15,6 +15,7 @@ import {
 } from '../../network/index.js';
 import type { MysqlLoginSecret } from './login-secret.js';
 import { classifyUnlessOurs } from '../classify-failure.js';
+import { certificateForAnotherHost, untrustedCertificate } from '../tls-identity-errors.js';
 import { describeEndpoint, type MysqlEndpoint } from './mysql-settings.js';
 
 /**
@@ -177,29 +178,9 @@ function fromConnection(
       },
     );
   }
-  if (messages.some((m) => HOST_MISMATCH.test(m))) {
-    return new SourceIdentityError(
-      `${target} failed: the server's TLS certificate is not valid for host '${endpoint.host}'`,
-      {
-        code: 'tls_host_mismatch',
-        key: 'host',
-        hint: `set 'host' to a name the certificate lists, or get a certificate that names '${endpoint.host}'`,
-        cause,
-      },
-    );
-  }
+  if (messages.some((m) => HOST_MISMATCH.test(m))) return certificateForAnotherHost(target, endpoint.host, cause);
   const untrusted = messages.find((m) => UNTRUSTED.test(m));
-  if (untrusted) {
-    return new SourceIdentityError(
-      `${target} failed: the server's TLS certificate is not trusted (${UNTRUSTED.exec(untrusted)![0].toLowerCase()})`,
-      {
-        code: 'tls_untrusted',
-        key: 'tls_ca_certificate',
-        hint: `set 'tls_ca_certificate' to the PEM of the CA that signs the server's certificate, or check that 'host' is the right server`,
-        cause,
-      },
-    );
-  }
+  if (untrusted) return untrustedCertificate(target, UNTRUSTED.exec(untrusted)![0].toLowerCase(), cause);
   const alert = [...codes, ...messages]
     .map((c) => CLIENT_CERTIFICATE_ALERT.exec(c.toUpperCase().replace(/ /g, '_'))?.[0])
     .find(Boolean);
