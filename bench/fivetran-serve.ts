@@ -33,7 +33,7 @@ const LONG = 3_000_000;
 const CAPPED = ['--max-old-space-size=128'];
 
 const CONNECTOR = `import { defineConnector, defineSource, z } from 'connector-auth';
-const local = defineSource({ name: 'generated', summary: 'rows made in process', keys: z.object({}), acceptsMethods: ['bearer'],
+const local = defineSource({ name: 'generated', summary: 'rows made in process', keys: z.object({}), needs: ['httpRequest'],
   async connect() { return { async probe() { return { target: 'nothing', outcome: 'ok', elapsedMs: 0 }; }, async close() {} }; } });
 export default defineConnector({
   source: local,

@@ -50,7 +50,7 @@ export async function run(): Promise<Record<string, number>> {
   await writeFile(
     join(project, 'connector.ts'),
     `import { defineConnector, defineSource } from 'connector-auth';
-const local = defineSource({ name: 'none', summary: 'no source', keys: (await import('connector-auth')).z.object({}), acceptsMethods: ['bearer'],
+const local = defineSource({ name: 'none', summary: 'no source', keys: (await import('connector-auth')).z.object({}), needs: ['httpRequest'],
   async connect() { return { async probe() { return { target: 'nothing', outcome: 'ok', elapsedMs: 0 }; }, async close() {} }; } });
 export default defineConnector({ source: local, async update({ op }) { await op.upsert('t', { id: 1 }); await op.checkpoint({ done: true }); } });
 `,

@@ -40,20 +40,20 @@ export async function run(): Promise<Record<string, number>> {
     // Cold: 1,000 concurrent callers.
     const cold = await authenticate(configuration, { registry, now: () => fake });
     const coldBefore = server.count;
-    await Promise.all(Array.from({ length: 1000 }, () => cold.credential.authorize(request(server.url))));
+    await Promise.all(Array.from({ length: 1000 }, () => cold.credential.httpRequest!.authorize(request(server.url))));
     const concurrentCached = server.count - coldBefore;
 
     // Steady state.
-    for (let i = 0; i < 10_000; i++) await cold.credential.authorize(request(server.url));
+    for (let i = 0; i < 10_000; i++) await cold.credential.httpRequest!.authorize(request(server.url));
     const req = request(server.url);
     let started = process.hrtime.bigint();
-    for (let i = 0; i < CACHED_CALLS; i++) await cold.credential.authorize(req);
+    for (let i = 0; i < CACHED_CALLS; i++) await cold.credential.httpRequest!.authorize(req);
     const cachedNs = Number(process.hrtime.bigint() - started) / CACHED_CALLS;
 
     // At expiry: every caller must wait, one request serves them all.
     fake += 3601_000;
     const expiryBefore = server.count;
-    await Promise.all(Array.from({ length: 1000 }, () => cold.credential.authorize(request(server.url))));
+    await Promise.all(Array.from({ length: 1000 }, () => cold.credential.httpRequest!.authorize(request(server.url))));
     const concurrentAtExpiry = server.count - expiryBefore;
     await cold.close();
 
@@ -94,7 +94,8 @@ export async function run(): Promise<Record<string, number>> {
         { registry, now: () => t },
       );
       const begin = t;
-      for (t = begin; t <= begin + 3600_000; t += 1000) await hour.credential.authorize(request(short.url));
+      for (t = begin; t <= begin + 3600_000; t += 1000)
+        await hour.credential.httpRequest!.authorize(request(short.url));
       await hour.close();
       hourRequests = short.count;
     } finally {

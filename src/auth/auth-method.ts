@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { CommonKeys, RawConfiguration } from '../config/index.js';
 import type { Logger } from '../log/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
+import type { CapabilityName, Capabilities, OutgoingRequest } from './capabilities.js';
 
 /**
  * The small interface every auth method implements. A method is one file under `methods/`: a zod
@@ -46,14 +47,12 @@ export interface Timers {
 
 export const realTimers: Timers = { sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
 
-/** What a request looks like to a credential: it may add headers or a query parameter. */
-export interface OutgoingRequest {
-  readonly method: string;
-  readonly url: URL;
-  readonly headers: Headers;
-}
-
-export interface Credential {
+/**
+ * A credential: what a method's `create` returns. Besides the few members every source uses, it has
+ * the capability members (capabilities.ts) of what it can do, and only those: a password credential
+ * has `password` and nothing that could put it on an HTTP request.
+ */
+export interface Credential extends Partial<Capabilities> {
   /** The auth_method name. */
   readonly method: string;
   /** A phrase for messages, e.g. "basic auth as 'alice'"; never a secret. */
@@ -62,24 +61,19 @@ export interface Credential {
   readonly rejectedKey: string;
   /** True when each request carries a secret (bearer, basic, key): such a request refuses plain http. */
   readonly sendsSecret: boolean;
-  /** Adds the credential to a request. May fetch or refresh a token first. */
-  authorize(request: OutgoingRequest): Promise<void>;
   /** Runs as the first step of the probe (e.g. acquiring a token proves the client secret). */
   prepare?(): Promise<void>;
-  /** Sees the headers of every answer to a request it authorized: a new DPoP nonce may come with any (RFC 9449 §9). */
-  observeAnswer?(url: URL, headers: { get(name: string): string | null }): void;
   /**
-   * After a 401 from the source (and observeAnswer of it), first: does the answer ask for something
-   * the credential now holds, with the same token (a DPoP nonce)? True when one retry, as it is, may succeed.
-   */
-  answersChallenge?(url: URL, headers: { get(name: string): string | null }): boolean;
-  /**
-   * After a 401 from the source: forget the cached token the refused request carried (`refused`,
-   * when the caller knows it; a token already replaced since is kept); true when one retry may succeed.
+   * After the source refused the credential (a 401): forget the cached token or session the refused
+   * request carried (`refused`, when the caller knows it; a token already replaced since is kept);
+   * true when one retry may succeed.
    */
   invalidate?(refused?: OutgoingRequest): Promise<boolean> | boolean;
   close?(): Promise<void>;
 }
+
+/** A credential known to have the capabilities `Names` (what the connector's match guarantees a source). */
+export type CredentialWith<Names extends CapabilityName> = Credential & Pick<Capabilities, Names>;
 
 export interface AuthMethod<Keys extends z.ZodType = z.ZodType> {
   readonly name: string;

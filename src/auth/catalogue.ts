@@ -1,35 +1,63 @@
 import { ConfigurationError, closestName } from '../errors/index.js';
 import type { AuthMethod } from './auth-method.js';
+import type { CapabilityName } from './capabilities.js';
 
 /**
- * auth_method name → the file that implements it, imported only when chosen. Adding a method is one
- * file under `methods/`, one line here and its keys in config/key-catalogue.ts.
+ * auth_method name → what its credential provides, and the file that implements it, imported only
+ * when chosen. `provides` is stated here, not read from the method's file, so that matching a method
+ * to a source (and listing the methods a source accepts) loads no method. Adding a method is one file
+ * in its family's folder, one line here and its keys in config/key-catalogue.ts.
  */
-const METHODS: Record<string, () => Promise<{ default: AuthMethod }>> = {
-  basic: () => import('./static/basic.js'),
-  bearer: () => import('./static/bearer.js'),
-  api_key: () => import('./static/api-key.js'),
-  mtls: () => import('./static/mtls.js'),
-  password: () => import('./static/password.js'),
-  signed_url: () => import('./static/signed-url.js'),
-  ssh_key: () => import('./static/ssh-key.js'),
-  oauth2_client_credentials: () => import('./oauth/oauth2-client-credentials.js'),
-  oauth2_refresh_token: () => import('./oauth/oauth2-refresh-token.js'),
-  service_account_key: () => import('./gcp/service-account-key.js'),
-  aws_access_key: () => import('./aws/aws-access-key.js'),
-  aws_web_identity: () => import('./aws/aws-web-identity.js'),
-  aws_instance_profile: () => import('./metadata/aws-instance-profile.js'),
-  aws_container_credentials: () => import('./metadata/aws-container-credentials.js'),
-  gcp_metadata: () => import('./metadata/gcp-metadata.js'),
-  gcp_workload_identity: () => import('./gcp/gcp-workload-identity.js'),
-  azure_managed_identity: () => import('./metadata/azure-managed-identity.js'),
+interface CatalogueLine {
+  readonly provides: readonly CapabilityName[];
+  readonly load: () => Promise<{ default: AuthMethod }>;
+}
+
+const METHODS: Record<string, CatalogueLine> = {
+  basic: { provides: ['httpRequest'], load: () => import('./static/basic.js') },
+  bearer: { provides: ['httpRequest'], load: () => import('./static/bearer.js') },
+  api_key: { provides: ['httpRequest'], load: () => import('./static/api-key.js') },
+  mtls: { provides: ['clientCertificate'], load: () => import('./static/mtls.js') },
+  password: { provides: ['password'], load: () => import('./static/password.js') },
+  signed_url: { provides: ['signedUrl'], load: () => import('./static/signed-url.js') },
+  ssh_key: { provides: ['sshKey'], load: () => import('./static/ssh-key.js') },
+  oauth2_client_credentials: {
+    provides: ['httpRequest', 'bearerToken'],
+    load: () => import('./oauth/oauth2-client-credentials.js'),
+  },
+  // A person's delegated token is for the API it was granted for, not a database login.
+  oauth2_refresh_token: { provides: ['httpRequest'], load: () => import('./oauth/oauth2-refresh-token.js') },
+  service_account_key: { provides: ['httpRequest', 'bearerToken'], load: () => import('./gcp/service-account-key.js') },
+  aws_access_key: { provides: ['awsKeys'], load: () => import('./aws/aws-access-key.js') },
+  aws_web_identity: { provides: ['awsKeys'], load: () => import('./aws/aws-web-identity.js') },
+  aws_instance_profile: { provides: ['awsKeys'], load: () => import('./metadata/aws-instance-profile.js') },
+  aws_container_credentials: { provides: ['awsKeys'], load: () => import('./metadata/aws-container-credentials.js') },
+  gcp_metadata: { provides: ['httpRequest', 'bearerToken'], load: () => import('./metadata/gcp-metadata.js') },
+  gcp_workload_identity: {
+    provides: ['httpRequest', 'bearerToken'],
+    load: () => import('./gcp/gcp-workload-identity.js'),
+  },
+  azure_managed_identity: {
+    provides: ['httpRequest', 'bearerToken'],
+    load: () => import('./metadata/azure-managed-identity.js'),
+  },
 };
 
 export const AUTH_METHOD_NAMES: readonly string[] = Object.keys(METHODS);
 
+/** What a method's credential provides, without loading the method; undefined for an unknown name. */
+export function capabilitiesOf(name: string): readonly CapabilityName[] | undefined {
+  return METHODS[name]?.provides;
+}
+
+/** The methods whose credential provides at least one of `needs`, in catalogue order. */
+export function methodsProviding(needs: readonly CapabilityName[]): string[] {
+  return AUTH_METHOD_NAMES.filter((name) => METHODS[name]!.provides.some((capability) => needs.includes(capability)));
+}
+
 export async function loadAuthMethod(name: string): Promise<AuthMethod> {
-  const load = METHODS[name];
-  if (!load) {
+  const line = METHODS[name];
+  if (!line) {
     // The methods are listed once, in the message; the hint is the one most likely meant.
     const near = closestName(name, AUTH_METHOD_NAMES);
     throw new ConfigurationError(
@@ -41,5 +69,5 @@ export async function loadAuthMethod(name: string): Promise<AuthMethod> {
       },
     );
   }
-  return (await load()).default;
+  return (await line.load()).default;
 }

@@ -4,27 +4,32 @@ export type {
   AuthContext,
   BrowserHandoff,
   Credential,
+  CredentialWith,
   MethodAuthorization,
-  OutgoingRequest,
   RotatingSecret,
   Timers,
 } from './auth-method.js';
-export { AUTH_METHOD_NAMES, loadAuthMethod } from './catalogue.js';
+export type {
+  Capabilities,
+  CapabilityName,
+  OutgoingRequest,
+  HttpRequestCapability,
+  BearerTokenCapability,
+  PasswordCapability,
+  AwsKeysCapability,
+  AwsCredentialIdentity,
+  ClientCertificateCapability,
+  SshKeyCapability,
+  SignedUrlCapability,
+} from './capabilities.js';
+export { AUTH_METHOD_NAMES, capabilitiesOf, methodsProviding, loadAuthMethod } from './catalogue.js';
 export { warnIfCredentialOld, rotationDaysOf, credentialAgeDays, overdueAgeDays } from './credential-age.js';
-// Type only: the method's file (and ssh2) load when a configuration names ssh_key.
+export { isPasswordCredential, type PasswordCredential, type SshKeyCredential } from './deprecated.js';
+export { staticHeaderCredential } from './static/index.js';
 export {
-  staticHeaderCredential,
-  isPasswordCredential,
-  type PasswordCredential,
-  type SshKeyCredential,
-} from './static/index.js';
-export {
-  AWS_METHODS,
-  isAwsCredential,
   quietAwsSdkNodeVersionWarning,
   sigv4Signer,
   type AwsCredential,
-  type AwsCredentialIdentity,
   type SigV4Signer,
   type SignableRequest,
 } from './aws/index.js';
@@ -32,12 +37,10 @@ export {
   TokenCache,
   refreshMargin,
   hardMargin,
-  isAccessTokenCredential,
   tokenLifetime,
   DEFAULT_TOKEN_LIFETIME_SECONDS,
   writeRecoveryFile,
   recoveryFilePath,
-  type AccessTokenCredential,
   type IssuedToken,
   type TokenCacheOptions,
 } from './tokens/index.js';

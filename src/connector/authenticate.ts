@@ -1,4 +1,4 @@
-import type { AuthMethod, Credential, RotatingSecret, Timers } from '../auth/index.js';
+import type { AuthMethod, CapabilityName, Credential, RotatingSecret, Timers } from '../auth/index.js';
 import { loadAuthMethod, rotationDaysOf, warnIfCredentialOld } from '../auth/index.js';
 import {
   checkFlatStringObject,
@@ -9,10 +9,17 @@ import {
   type CommonKeys,
   type RawConfiguration,
 } from '../config/index.js';
-import { ConfigurationError, SourceUnreachableError } from '../errors/index.js';
+import { SourceUnreachableError } from '../errors/index.js';
 import { protectProcessOutput, silentLogger, type Logger } from '../log/index.js';
 import { secrets as defaultRegistry, type SecretRegistry } from '../secrets/index.js';
-import { loadSource, type ConnectedSource, type ProbeResult, type SourceDefinition } from '../sources/index.js';
+import {
+  loadSource,
+  type ConnectedSource,
+  type CredentialFor,
+  type ProbeResult,
+  type SourceDefinition,
+} from '../sources/index.js';
+import { checkProvided, matchCapability } from './match-capability.js';
 import type { SourceClients } from './define-connector.js';
 
 export interface AuthenticateOptions {
@@ -50,6 +57,8 @@ export interface ResolvedConfiguration {
   readonly methodKeys: unknown;
   readonly source: SourceDefinition;
   readonly sourceKeys: unknown;
+  /** What the source uses of the method's credential: the first of its `needs` the method provides. */
+  readonly capability: CapabilityName;
   readonly secretKeys: ReadonlySet<string>;
 }
 
@@ -78,23 +87,14 @@ export async function resolveConfiguration(
   const common = parseKeys(commonKeys, raw, 'all sources');
   const method = await loadAuthMethod(common.auth_method);
   const source = typeof options.source === 'object' ? options.source : await loadSource(options.source ?? 'rest');
-  if (!source.acceptsMethods.includes(method.name)) {
-    throw new ConfigurationError(
-      `invalid configuration: the ${source.name} source does not accept auth_method '${method.name}'; it accepts ${source.acceptsMethods.join(', ')}`,
-      {
-        code: 'method_not_accepted',
-        key: 'auth_method',
-        hint: `set 'auth_method' to one of ${source.acceptsMethods.join(', ')}`,
-      },
-    );
-  }
+  const capability = matchCapability(method.name, source);
   // Before the method's and the source's schemas: a template's `<YOUR_API_TOKEN>` passes them all,
   // and would fail much later as something else. Only keys this configuration reads count: a
   // placeholder left in the key of a method no longer used is harmless.
   refusePlaceholders(raw, [...keysOf(commonKeys), ...keysOf(method.keys), ...keysOf(source.keys)]);
   const methodKeys = parseKeys(method.keys, raw, `auth_method '${method.name}'`);
   const sourceKeys = parseKeys(source.keys, raw, `the ${source.name} source`);
-  return { raw, common, method, methodKeys, source, sourceKeys, secretKeys };
+  return { raw, common, method, methodKeys, source, sourceKeys, capability, secretKeys };
 }
 
 /**
@@ -127,7 +127,7 @@ export async function authenticate(
  * addresses checked, the SSH tunnel's settings and key, TLS files and their dates.
  */
 export async function authenticateResolved(
-  { raw, common, method, methodKeys, source, sourceKeys, secretKeys }: ResolvedConfiguration,
+  { raw, common, method, methodKeys, source, sourceKeys, capability, secretKeys }: ResolvedConfiguration,
   options: Omit<AuthenticateOptions, 'source' | 'connectorSecretKeys'> = {},
 ): Promise<Authenticated> {
   const log = options.log ?? silentLogger;
@@ -148,7 +148,9 @@ export async function authenticateResolved(
     ...(options.timers ? { timers: options.timers } : {}),
   };
   const credential = await method.create(methodKeys, context);
-  const connected = await source.connect(sourceKeys, credential, context);
+  checkProvided(credential, capability);
+  // The match above makes the credential one the source can use: what the source's type says.
+  const connected = await source.connect(sourceKeys, credential as CredentialFor<CapabilityName>, context);
   const deadlineMs = common.timeout_seconds * 1000;
 
   return {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadAuthMethod } from '../auth/index.js';
+import { loadAuthMethod, methodsProviding } from '../auth/index.js';
 import { commonKeys, isSecretKey, KEY_CATALOGUE } from '../config/index.js';
 import type { ConnectorDefinition, SourceClients } from '../connector/index.js';
 import { loadSource, type SourceDefinition } from '../sources/index.js';
@@ -70,7 +70,7 @@ export async function describeConfiguration(connector: AnyConnector): Promise<Co
   const source = typeof connector.source === 'string' ? await loadSource(connector.source) : connector.source;
   const connectorSecrets = new Set(connector.secretKeys ?? []);
   const methods = await Promise.all(
-    source.acceptsMethods.map(async (name) => {
+    methodsProviding(source.needs).map(async (name) => {
       const method = await loadAuthMethod(name);
       return { name, summary: method.summary, fields: fieldsOf(method.keys) };
     }),

@@ -1,5 +1,11 @@
 export { defineSource } from './source-definition.js';
-export type { SourceDefinition, ConnectedSource, ProbeResult, SourceContext } from './source-definition.js';
+export type {
+  SourceDefinition,
+  ConnectedSource,
+  CredentialFor,
+  ProbeResult,
+  SourceContext,
+} from './source-definition.js';
 export { SOURCE_NAMES, loadSource } from './catalogue.js';
 export type { RestSource, RestRequestInit } from './rest.js';
 export type { SignedUrlSource, SignedUrlRequestInit } from './signed-url.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AWS_METHODS, isAwsCredential, type Credential } from '../auth/index.js';
+import type { Credential } from '../auth/index.js';
 import { keys } from '../config/index.js';
 import { ConfigurationError } from '../errors/index.js';
 import {
@@ -38,26 +38,13 @@ const restKeys = z.object({
   ...sshTunnelKeys.shape,
 });
 
-/** Methods that put a credential on HTTP requests; REST accepts all of them. */
-export const HTTP_AUTH_METHODS = [
-  'basic',
-  'bearer',
-  'api_key',
-  'oauth2_client_credentials',
-  'oauth2_refresh_token',
-  'service_account_key',
-  'gcp_metadata',
-  'gcp_workload_identity',
-  'azure_managed_identity',
-  'mtls',
-  ...AWS_METHODS,
-] as const;
-
 export default defineSource({
   name: 'rest',
   summary: 'REST or HTTP API: credentials on every request, probe = one GET of probe_path',
   keys: restKeys,
-  acceptsMethods: HTTP_AUTH_METHODS,
+  // A credential on each request; else AWS keys that sign each (SigV4); else a client certificate
+  // alone, which the HTTP client presents from the TLS settings.
+  needs: ['httpRequest', 'awsKeys', 'clientCertificate'],
   async connect(k, credential, context): Promise<RestSource> {
     const baseUrl = withTrailingSlash(k.base_url);
     guardPlainHttp(baseUrl, credential, context.common.allow_plain_http, context.log);
@@ -73,10 +60,11 @@ export default defineSource({
       secrets: context.secrets,
     });
     const http = new HttpClient({ tls, timeoutSeconds, route: tunnel });
-    // An AWS method's credential signs each request itself (SigV4), rather than adding a header.
-    const signer: RequestSigner | undefined = isAwsCredential(credential)
-      ? await awsRequestSigner(credential, baseUrl, k.aws_service, context.now)
-      : undefined;
+    // AWS keys sign each request (SigV4), rather than adding a header.
+    const signer: RequestSigner | undefined =
+      !credential.httpRequest && credential.awsKeys
+        ? await awsRequestSigner(credential.awsKeys, baseUrl, k.aws_service, context.now)
+        : undefined;
     if (signer)
       context.log.debug(
         `${credential.description}: requests to ${baseUrl.origin} are signed with ${signer.description}`,

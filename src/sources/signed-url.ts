@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { keys } from '../config/index.js';
 import { AuthenticationError, ConfigurationError, SourceUnreachableError } from '../errors/index.js';
 import {
   HttpClient,
@@ -50,10 +49,11 @@ const HEALTHY = new Set([200, 206, 301, 302, 303, 307, 308, 416]);
 export default defineSource({
   name: 'signed-url',
   summary: 'A file behind a signed URL: probe = GET of the first byte without following redirects (200, 206 or 302)',
-  keys: z.object({ signed_url: keys.url(['https:', 'http:']) }),
-  acceptsMethods: ['signed_url'],
-  async connect(k, credential, context): Promise<SignedUrlSource> {
-    const url = k.signed_url;
+  // The URL is the credential: its key is the signed_url method's, read through the credential.
+  keys: z.object({}),
+  needs: ['signedUrl'],
+  async connect(_keys, credential, context): Promise<SignedUrlSource> {
+    const url = credential.signedUrl.read();
     const target = describeUrl(url);
     if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
       if (!context.common.allow_plain_http) {

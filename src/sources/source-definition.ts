@@ -1,9 +1,10 @@
 import type { z } from 'zod';
-import type { AuthContext, Credential } from '../auth/index.js';
+import type { AuthContext, CapabilityName, CredentialWith } from '../auth/index.js';
 
 /**
- * A kind of source (REST API, database, bucket, SFTP server, signed URL) knows its own keys, which
- * auth methods it accepts, how to connect with a credential and how to probe. Drivers it needs
+ * A kind of source (REST API, database, bucket, SFTP server, signed URL) knows its own keys, what
+ * it needs of a credential (capabilities, never method names), how to connect with one and how to
+ * probe. Drivers it needs
  * (pg, ssh2, the AWS SDK) are imported inside `connect`, and `catalogue.ts` imports the file only
  * when a configuration names the source.
  */
@@ -24,20 +25,29 @@ export interface ConnectedSource {
 
 export type SourceContext = AuthContext;
 
+/** A credential with one of the capabilities `Needs` (which one, the source sees by its members). */
+export type CredentialFor<Needs extends CapabilityName> = Needs extends CapabilityName ? CredentialWith<Needs> : never;
+
 export interface SourceDefinition<
   Keys extends z.ZodType = z.ZodType,
   Client extends ConnectedSource = ConnectedSource,
+  Needs extends CapabilityName = CapabilityName,
 > {
   readonly name: string;
   readonly summary: string;
   readonly keys: Keys;
-  /** auth_method values this source can use. */
-  readonly acceptsMethods: readonly string[];
-  connect(keys: z.output<Keys>, credential: Credential, context: SourceContext): Promise<Client>;
+  /**
+   * What the source can work with, any one of them, in order of preference: the connector accepts
+   * every auth method whose catalogue line provides one of these, and refuses the others.
+   */
+  readonly needs: readonly Needs[];
+  connect(keys: z.output<Keys>, credential: CredentialFor<Needs>, context: SourceContext): Promise<Client>;
 }
 
-export function defineSource<Keys extends z.ZodType, Client extends ConnectedSource>(
-  source: SourceDefinition<Keys, Client>,
-): SourceDefinition<Keys, Client> {
+export function defineSource<
+  Keys extends z.ZodType,
+  Client extends ConnectedSource,
+  const Needs extends CapabilityName,
+>(source: SourceDefinition<Keys, Client, Needs>): SourceDefinition<Keys, Client, Needs> {
   return source;
 }

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AwsCredential } from '../../src/auth/index.js';
 import type { S3Source } from '../../src/sources/index.js';
 import { leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
@@ -169,7 +168,7 @@ describe('aws_access_key with aws_role_arn: STS AssumeRole, then S3 signed with 
       expect(asked[0]!.roleSessionName).toMatch(/^connector-auth-\d+$/);
 
       const issued = sts.issued.at(-1)!;
-      const identity = await (auth.credential as AwsCredential).identity();
+      const identity = await auth.credential.awsKeys!.identity();
       expect(identity).toMatchObject({
         accessKeyId: issued.accessKeyId,
         secretAccessKey: issued.secretAccessKey,
@@ -239,7 +238,7 @@ describe('aws_access_key with aws_role_arn: STS AssumeRole, then S3 signed with 
     const later = (ms: number) => vi.setSystemTime(Date.now() + ms);
     const [before, issuedBefore] = [sts.requests.length, sts.issued.length];
     const { auth } = await session(roleConfiguration());
-    const credential = auth.credential as AwsCredential;
+    const credential = auth.credential.awsKeys!;
     try {
       const first = await Promise.all(Array.from({ length: 50 }, () => credential.identity()));
       expect(new Set(first.map((i) => i.accessKeyId)).size).toBe(1);
@@ -304,7 +303,7 @@ describe('aws_access_key with aws_role_arn: STS AssumeRole, then S3 signed with 
   it("the key may itself be a role's session (ASIA… with aws_session_token): AssumeRole carries its token, role chaining", async () => {
     const { auth: first } = await session(roleConfiguration());
     try {
-      const key = await (first.credential as AwsCredential).identity();
+      const key = await first.credential.awsKeys!.identity();
       const before = sts.requests.length;
       const { auth: chained } = await session(
         roleConfiguration({
@@ -319,9 +318,7 @@ describe('aws_access_key with aws_role_arn: STS AssumeRole, then S3 signed with 
         expect(stsRequestsSince(sts, before)).toMatchObject([
           { action: 'AssumeRole', accessKeyId: key.accessKeyId, roleArn: CHAINED_ROLE, status: 200 },
         ]);
-        expect((await (chained.credential as AwsCredential).identity()).accessKeyId).toBe(
-          sts.issued.at(-1)!.accessKeyId,
-        );
+        expect((await chained.credential.awsKeys!.identity()).accessKeyId).toBe(sts.issued.at(-1)!.accessKeyId);
       } finally {
         await chained.close();
       }
@@ -371,7 +368,7 @@ describe('aws_web_identity: STS AssumeRoleWithWebIdentity with the token file', 
     let now = Date.now();
     const file = await tokenFile('token-rotating', await webToken());
     const { auth } = await session(webConfiguration(file), () => now);
-    const credential = auth.credential as AwsCredential;
+    const credential = auth.credential.awsKeys!;
     try {
       await auth.probe();
       await writeFile(file, await webToken({ exp: Math.floor(Date.now() / 1000) - 60 }));

@@ -2,7 +2,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AwsCredential } from '../../src/auth/index.js';
 import type { S3Source } from '../../src/sources/index.js';
 import { leakForms } from '../helpers/cli.js';
 import {
@@ -63,10 +62,7 @@ describe('aws_instance_profile: the EC2 role from IMDSv2', () => {
     const before = imds.tokenRequests.length;
     const { auth, registry, lines } = await connectSource<S3Source>(configuration(imds), 's3');
     try {
-      await Promise.all([
-        auth.probe(),
-        ...Array.from({ length: 20 }, () => (auth.credential as AwsCredential).identity()),
-      ]);
+      await Promise.all([auth.probe(), ...Array.from({ length: 20 }, () => auth.credential.awsKeys!.identity())]);
       const objects: string[] = [];
       for await (const object of auth.source.list()) objects.push(object.key);
       expect(objects).toEqual(['exports/2024-01.csv']);
@@ -81,7 +77,7 @@ describe('aws_instance_profile: the EC2 role from IMDSv2', () => {
       for (const get of gets) expect(get.headers['x-aws-ec2-metadata-token']).toBeTruthy();
 
       const served = imds.awsIssued.at(-1)!;
-      expect(await (auth.credential as AwsCredential).identity()).toMatchObject({
+      expect(await auth.credential.awsKeys!.identity()).toMatchObject({
         accessKeyId: served.accessKeyId,
         sessionToken: served.sessionToken,
       });
@@ -145,14 +141,9 @@ describe("aws_container_credentials: the ECS task's or EKS pod's role from the c
       's3',
     );
     try {
-      await Promise.all([
-        auth.probe(),
-        ...Array.from({ length: 20 }, () => (auth.credential as AwsCredential).identity()),
-      ]);
+      await Promise.all([auth.probe(), ...Array.from({ length: 20 }, () => auth.credential.awsKeys!.identity())]);
       expect(imdsRequests(imds, before)).toEqual([`200 ${imds.ecsCredentialsUri}`]);
-      expect((await (auth.credential as AwsCredential).identity()).accessKeyId).toBe(
-        imds.awsIssued.at(-1)!.accessKeyId,
-      );
+      expect((await auth.credential.awsKeys!.identity()).accessKeyId).toBe(imds.awsIssued.at(-1)!.accessKeyId);
     } finally {
       await auth.close();
     }

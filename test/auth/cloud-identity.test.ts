@@ -161,13 +161,13 @@ describe('gcp_metadata against the GCE metadata token endpoint', () => {
       await a.credential.prepare!();
       const first = tokens().at(-1);
       h.clock.advance(250_000);
-      await a.credential.authorize(request(peer.apiUrl));
+      await a.credential.httpRequest!.authorize(request(peer.apiUrl));
       expect(peer.tokenRequests).toHaveLength(1);
       h.clock.advance(51_000); // past expiry
       const seen = await Promise.all(
         Array.from({ length: 200 }, async () => {
           const r = request(peer.apiUrl);
-          await a.credential.authorize(r);
+          await a.credential.httpRequest!.authorize(r);
           return bearerOf(r);
         }),
       );
@@ -280,10 +280,10 @@ describe('azure_managed_identity against Azure IMDS', () => {
     try {
       await a.credential.prepare!();
       h.clock.advance(560_000); // short of 600 − 5% = 570 s
-      await a.credential.authorize(request(peer.apiUrl));
+      await a.credential.httpRequest!.authorize(request(peer.apiUrl));
       expect(peer.tokenRequests).toHaveLength(1);
       h.clock.advance(40_000); // past expiry
-      await a.credential.authorize(request(peer.apiUrl));
+      await a.credential.httpRequest!.authorize(request(peer.apiUrl));
       expect(peer.tokenRequests).toHaveLength(2);
       expect(h.lines.some((l) => l.includes('valid for 600s (expires_in)'))).toBe(true);
     } finally {

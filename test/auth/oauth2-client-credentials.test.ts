@@ -192,12 +192,12 @@ describe('oauth2_client_credentials against oidc-provider', () => {
     peer.omitExpiresIn(true);
     const a = await connect(h, basic(), { fakeClock: true });
     try {
-      await a.credential.authorize(request(peer.apiUrl));
+      await a.credential.httpRequest!.authorize(request(peer.apiUrl));
       h.clock.advance(500_000); // past the 300 s default, short of 600 − 5% = 570 s
-      await a.credential.authorize(request(peer.apiUrl));
+      await a.credential.httpRequest!.authorize(request(peer.apiUrl));
       expect(peer.tokenRequests()).toBe(1);
       h.clock.advance(95_000); // 595 s: past the hard margin (600 − 30 s / 3): callers wait for a new token
-      await a.credential.authorize(request(peer.apiUrl));
+      await a.credential.httpRequest!.authorize(request(peer.apiUrl));
       expect(peer.tokenRequests()).toBe(2);
       expect(h.lines.some((l) => l.includes('no expires_in') && l.includes("access token's exp"))).toBe(true);
     } finally {
@@ -218,7 +218,7 @@ describe('oauth2_client_credentials against oidc-provider', () => {
         .find((l) => l.level === 'WARNING' && l.message.includes('no expires_in'));
       expect(warning?.message).toContain('assuming 300s');
       h.clock.advance(296_000);
-      await a.credential.authorize(request(peer.apiUrl));
+      await a.credential.httpRequest!.authorize(request(peer.apiUrl));
       expect(peer.tokenRequests()).toBe(2);
     } finally {
       await a.close();
@@ -237,7 +237,7 @@ describe('the token cache against oidc-provider', () => {
       const first = peer.seen.accessTokens.at(-1);
       h.clock.advance(301_000); // past expiry: every caller must wait for a new token
       const requests = Array.from({ length: 1000 }, () => request(peer.apiUrl));
-      await Promise.all(requests.map((r) => a.credential.authorize(r)));
+      await Promise.all(requests.map((r) => a.credential.httpRequest!.authorize(r)));
       expect(peer.tokenRequests()).toBe(2);
       const tokens = new Set(requests.map(bearerOf));
       expect(tokens.size).toBe(1);
@@ -257,13 +257,13 @@ describe('the token cache against oidc-provider', () => {
       const first = peer.seen.accessTokens.at(-1);
       h.clock.advance(290_000); // inside the last 15 s (5%): renewal starts, the old token is still good
       const requests = Array.from({ length: 1000 }, () => request(peer.apiUrl));
-      await Promise.all(requests.map((r) => a.credential.authorize(r)));
+      await Promise.all(requests.map((r) => a.credential.httpRequest!.authorize(r)));
       expect(new Set(requests.map(bearerOf))).toEqual(new Set([first]));
       // The background fetch lands shortly; from then on the new token is served.
       let later = request(peer.apiUrl);
       await until(async () => {
         later = request(peer.apiUrl);
-        await a.credential.authorize(later);
+        await a.credential.httpRequest!.authorize(later);
         return bearerOf(later) !== first;
       });
       expect(bearerOf(later)).toBe(peer.seen.accessTokens.at(-1));
@@ -281,7 +281,7 @@ describe('the token cache against oidc-provider', () => {
       // A request every 2 s of simulated time, for an hour.
       for (let t = 0; t <= 3600_000; t += 2000) {
         h.clock.set(start + t);
-        await a.credential.authorize(request(peer.apiUrl));
+        await a.credential.httpRequest!.authorize(request(peer.apiUrl));
       }
       const made = peer.tokenRequests('client_credentials');
       expect(made).toBeGreaterThanOrEqual(11);

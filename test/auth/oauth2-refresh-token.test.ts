@@ -201,7 +201,7 @@ describe('oauth2_refresh_token with rotation', () => {
       expect(error.message).toContain(join(p.filesDir, 'refresh_token.recovery.json'));
       // Final: no further token request, whoever asks.
       const count = peer.tokenRequests('refresh_token');
-      const again = await rejection(a.credential.authorize(request(peer.apiUrl)));
+      const again = await rejection(a.credential.httpRequest!.authorize(request(peer.apiUrl)));
       expect(again).toBe(error);
       expect(peer.tokenRequests('refresh_token')).toBe(count);
       expect(a.credential.invalidate!()).toBe(false);
@@ -220,9 +220,9 @@ describe('oauth2_refresh_token with rotation', () => {
       await a.credential.prepare!();
       h.clock.advance(301_000);
       // Had the old (consumed) token been sent, the provider would answer invalid_grant and revoke the grant.
-      await a.credential.authorize(request(peer.apiUrl));
+      await a.credential.httpRequest!.authorize(request(peer.apiUrl));
       h.clock.advance(301_000);
-      await a.credential.authorize(request(peer.apiUrl));
+      await a.credential.httpRequest!.authorize(request(peer.apiUrl));
       expect(peer.tokenRequests('refresh_token') - before).toBe(3);
       expect(await peer.refreshTokenActive(peer.seen.refreshTokens.at(-1)!)).toBe(true);
     } finally {

@@ -27,7 +27,7 @@ const SOURCE = `const local = defineSource({
   name: 'none',
   summary: 'no network',
   keys: z.object({}),
-  acceptsMethods: ['bearer'],
+  needs: ['httpRequest'],
   async connect() {
     return { async probe() { return { target: 'nothing', outcome: 'ok', elapsedMs: 0 }; }, async close() {} };
   },

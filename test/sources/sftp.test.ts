@@ -432,11 +432,9 @@ describe('sftp source, configuration', () => {
         now: Date.now,
       },
     );
-    const refused = await rejection(
-      credential.authorize({ method: 'GET', url: new URL('https://api.example.com'), headers: new Headers() }),
-    );
-    expect(refused.exitCode).toBe(2);
-    expect(refused.message).toContain('SSH sources');
+    // Nothing that could sign an HTTP request: only the SSH key capability.
+    expect(credential.httpRequest).toBeUndefined();
+    expect(credential.sshKey?.keyType).toBe('ssh-ed25519');
   });
 
   it('the key, its decrypted form and the passphrase are registered for redaction', async () => {

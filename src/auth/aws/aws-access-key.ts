@@ -2,12 +2,8 @@ import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { defineAuthMethod } from '../auth-method.js';
-import {
-  awsNotForHttp,
-  awsSessionCredential,
-  type AwsCredential,
-  type AwsCredentialIdentity,
-} from './aws-credential.js';
+import type { AwsCredentialIdentity } from '../capabilities.js';
+import { awsSessionCredential, type AwsCredential } from './aws-credential.js';
 import { externalIdKey, optionalRoleArnKey, roleSessionKeys, roleSessionSettings } from './aws-role-keys.js';
 import { roleSession } from './aws-role-session.js';
 
@@ -84,15 +80,11 @@ export default defineAuthMethod({
       return {
         method: 'aws_access_key',
         description: `aws access key ${accessKeyId}${k.aws_session_token ? ' (temporary)' : ''}`,
-        signer: `access key ${accessKeyId}`,
-        sessionKey: undefined,
         rejectedKey: 'aws_secret_access_key',
         // A session token travels in a header; the secret itself only keys the signature.
         sendsSecret: key.sessionToken !== undefined,
-        region,
         // The source's AWS SDK signs each request with identity().
-        identity: async () => key,
-        authorize: awsNotForHttp('aws_access_key'),
+        awsKeys: { signer: `access key ${accessKeyId}`, sessionKey: undefined, region, identity: async () => key },
       };
     }
 

@@ -1,5 +1,5 @@
-import type { AuthContext, Credential } from '../auth-method.js';
-import { notForHttp } from '../static/index.js';
+import type { AuthContext, CredentialWith } from '../auth-method.js';
+import type { AwsCredentialIdentity, AwsKeysCapability } from '../capabilities.js';
 import { TokenCache, type IssuedToken } from '../tokens/index.js';
 
 /**
@@ -11,47 +11,8 @@ import { TokenCache, type IssuedToken } from '../tokens/index.js';
  * message by accident.
  */
 
-/** What an AWS SDK client takes as `credentials`, or gets from a provider. */
-export interface AwsCredentialIdentity {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string;
-  /** When temporary credentials stop working: an SDK client asks its provider again before then. */
-  readonly expiration?: Date;
-}
-
-export const AWS_METHODS = [
-  'aws_access_key',
-  'aws_web_identity',
-  'aws_instance_profile',
-  'aws_container_credentials',
-] as const;
-
-export interface AwsCredential extends Credential {
-  readonly method: (typeof AWS_METHODS)[number];
-  /** Who signs, for messages: "access key AKIA…", "role arn:…:role/x", "the instance profile role"; never a secret. */
-  readonly signer: string;
-  /**
-   * For the temporary credentials of a role: the key that chose the role, to name when AWS refuses
-   * them or denies access (`aws_role_arn`; `auth_method` for the instance's own role). Undefined for
-   * an access key used itself, whose own keys are named instead.
-   */
-  readonly sessionKey: string | undefined;
-  /** The region in `aws_region`, when given: a default for sources with no region of their own. */
-  readonly region: string | undefined;
-  /**
-   * The credentials to sign with, as an SDK identity provider: the same object until a session nears
-   * its expiry, then a fresh one (one request for it per lifetime, whatever the concurrency).
-   */
-  identity(): Promise<AwsCredentialIdentity>;
-}
-
-export function isAwsCredential(credential: Credential): credential is AwsCredential {
-  return (
-    (AWS_METHODS as readonly string[]).includes(credential.method) &&
-    typeof (credential as Partial<AwsCredential>).identity === 'function'
-  );
-}
+/** A credential that signs with AWS keys: what an AWS method's `create` returns. */
+export type AwsCredential = CredentialWith<'awsKeys'>;
 
 /** Temporary credentials kept and renewed before they expire (a role's STS session, the instance's own). */
 export interface AwsSession {
@@ -97,27 +58,19 @@ export function cachedAwsSession(o: {
  */
 export function awsSessionCredential(
   session: AwsSession,
-  o: Pick<AwsCredential, 'method' | 'description' | 'signer' | 'region'> & { sessionKey: string },
+  o: Pick<AwsCredential, 'method' | 'description'> &
+    Pick<AwsKeysCapability, 'signer' | 'region'> & { sessionKey: string },
 ): AwsCredential {
   return {
-    ...o,
-    authorize: awsNotForHttp(o.method),
+    method: o.method,
+    description: o.description,
     // The role's own permissions decide what a source allows.
     rejectedKey: o.sessionKey,
     // The session token travels in a header of every request.
     sendsSecret: true,
-    identity: () => session.identity(),
+    awsKeys: { signer: o.signer, sessionKey: o.sessionKey, region: o.region, identity: () => session.identity() },
     prepare: async () => void (await session.identity()),
     invalidate: () => session.invalidate(),
     close: () => session.close(),
   };
-}
-
-/** authorize() of every AWS method: the source's AWS SDK signs with identity(); HTTP sources do not take these. */
-export function awsNotForHttp(method: string): () => Promise<never> {
-  return notForHttp(
-    method,
-    'AWS sources such as s3',
-    "for an HTTP API, choose a method such as bearer, basic or oauth2_client_credentials in 'auth_method'",
-  );
 }

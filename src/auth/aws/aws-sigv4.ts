@@ -1,4 +1,4 @@
-import type { AwsCredentialIdentity } from './aws-credential.js';
+import type { AwsCredentialIdentity } from '../capabilities.js';
 import { quietAwsSdkNodeVersionWarning } from './aws-sdk-warning.js';
 
 /**

@@ -1,6 +1,6 @@
 // The AWS family's door: the credential the sources sign with, and SigV4 for requests signed without an SDK client.
-export { AWS_METHODS, awsSessionCredential, cachedAwsSession, isAwsCredential } from './aws-credential.js';
-export type { AwsCredential, AwsCredentialIdentity, AwsSession } from './aws-credential.js';
+export { awsSessionCredential, cachedAwsSession } from './aws-credential.js';
+export type { AwsCredential, AwsSession } from './aws-credential.js';
 export { quietAwsSdkNodeVersionWarning } from './aws-sdk-warning.js';
 export { sigv4Signer } from './aws-sigv4.js';
 export type { SigV4Signer, SignableRequest } from './aws-sigv4.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { SecretRegistry } from '../../secrets/index.js';
-import type { AwsCredentialIdentity } from '../aws/index.js';
+import type { AwsCredentialIdentity } from '../capabilities.js';
 import type { IssuedToken } from '../tokens/index.js';
 
 /**

@@ -31,8 +31,10 @@ export default defineAuthMethod({
         description: `API key in query parameter '${param}'`,
         rejectedKey: 'api_key',
         sendsSecret: true,
-        async authorize(request) {
-          request.url.searchParams.set(param, k.api_key);
+        httpRequest: {
+          async authorize(request) {
+            request.url.searchParams.set(param, k.api_key);
+          },
         },
       };
     }

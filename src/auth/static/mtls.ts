@@ -50,7 +50,11 @@ export default defineAuthMethod({
       rejectedKey: certificate.key,
       // The private key never leaves the process; the certificate sent is public.
       sendsSecret: false,
-      async authorize() {},
+      // Presented by the source's TLS client from its TLS settings; nothing is added to requests.
+      clientCertificate: {
+        subject: certificate.subject,
+        read: () => ({ cert: tls.cert!, key: tls.key! }),
+      },
     };
   },
 });

@@ -59,7 +59,7 @@ export default defineAuthMethod({
       rejectedKey: 'signed_url',
       // The query string is the credential: over plain http anyone on the path could reuse it.
       sendsSecret: true,
-      async authorize() {},
+      signedUrl: { read: () => new URL(url) },
     };
   },
 });

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
-import { readSshPrivateKey, sshFingerprint, type SshPrivateKey } from '../../network/index.js';
-import type { Credential } from '../auth-method.js';
-import { defineAuthMethod } from '../auth-method.js';
-import { notForHttp } from './not-for-http.js';
+import { readSshPrivateKey, sshFingerprint } from '../../network/index.js';
+import { defineAuthMethod, type CredentialWith } from '../auth-method.js';
 
 /**
  * An SSH private key (OpenSSH, PEM or PuTTY format, optionally encrypted) that an SSH source such
@@ -17,21 +15,11 @@ import { notForHttp } from './not-for-http.js';
  * decrypted key ssh2 derives from it are registered when the key is read, before anything can fail.
  */
 
-export interface SshKeyCredential extends Credential {
-  readonly method: 'ssh_key';
-  /** "ssh-ed25519" */
-  readonly keyType: string;
-  /** SHA256 fingerprint of the public half, as `ssh-keygen -l` prints it: public, safe to show. */
-  readonly publicKeyFingerprint: string;
-  /** The parsed, decrypted key for ssh2; an object, so it cannot end up in a message by accident. */
-  privateKey(): SshPrivateKey;
-}
-
 export default defineAuthMethod({
   name: 'ssh_key',
   summary: 'an SSH private key the source checks against its authorized keys (sftp)',
   keys: z.object({ private_key: keys.text(), private_key_passphrase: keys.optionalText() }),
-  async create({ private_key, private_key_passphrase }, { raw, secrets }): Promise<SshKeyCredential> {
+  async create({ private_key, private_key_passphrase }, { raw, secrets }): Promise<CredentialWith<'sshKey'>> {
     const parsed = await readSshPrivateKey(private_key, private_key_passphrase, {
       keyKey: 'private_key',
       passphraseKey: 'private_key_passphrase',
@@ -45,14 +33,7 @@ export default defineAuthMethod({
       rejectedKey: 'private_key',
       // The key signs a challenge; it never crosses the network.
       sendsSecret: false,
-      keyType: parsed.type,
-      publicKeyFingerprint: fingerprint,
-      privateKey: () => parsed,
-      authorize: notForHttp(
-        'ssh_key',
-        'SSH sources such as sftp',
-        "for an HTTP API, choose a method such as bearer, basic or oauth2_client_credentials in 'auth_method'",
-      ),
+      sshKey: { keyType: parsed.type, publicKeyFingerprint: fingerprint, read: () => parsed },
     };
   },
 });

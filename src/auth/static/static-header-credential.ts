@@ -1,4 +1,5 @@
-import type { Credential, OutgoingRequest } from '../auth-method.js';
+import type { CredentialWith } from '../auth-method.js';
+import type { OutgoingRequest } from '../capabilities.js';
 
 /** A credential that sets the same headers on every request (Basic, Bearer, API key in a header). */
 export function staticHeaderCredential(options: {
@@ -6,15 +7,17 @@ export function staticHeaderCredential(options: {
   description: string;
   rejectedKey: string;
   headers: Readonly<Record<string, string>>;
-}): Credential {
+}): CredentialWith<'httpRequest'> {
   const entries = Object.entries(options.headers);
   return {
     method: options.method,
     description: options.description,
     rejectedKey: options.rejectedKey,
     sendsSecret: true,
-    async authorize(request: OutgoingRequest) {
-      for (const [name, value] of entries) request.headers.set(name, value);
+    httpRequest: {
+      async authorize(request: OutgoingRequest) {
+        for (const [name, value] of entries) request.headers.set(name, value);
+      },
     },
   };
 }

@@ -2,7 +2,6 @@
 export { recoveryFileExists, recoveryFilePath, writeRecoveryFile } from './recovery-file.js';
 export { TokenCache, hardMargin, refreshMargin } from './token-cache.js';
 export type { IssuedToken, TokenCacheOptions } from './token-cache.js';
-export { isAccessTokenCredential, tokenCredential } from './token-credential.js';
-export type { AccessTokenCredential } from './token-credential.js';
+export { tokenCredential } from './token-credential.js';
 export { tokenFileReader } from './token-file.js';
 export { DEFAULT_TOKEN_LIFETIME_SECONDS, tokenLifetime } from './token-lifetime.js';

@@ -1,4 +1,5 @@
-import type { AuthContext, Credential, OutgoingRequest } from '../auth-method.js';
+import type { AuthContext, Credential } from '../auth-method.js';
+import type { OutgoingRequest } from '../capabilities.js';
 import type { DpopProver, TokenEndpoint, TokenResponse } from '../token-endpoint/index.js';
 import { TokenCache } from './token-cache.js';
 import { tokenLifetime } from './token-lifetime.js';
@@ -22,22 +23,14 @@ export interface TokenCredentialOptions {
   isFatal?: (error: unknown) => boolean;
   /** What else `obtain` goes through (another endpoint, a metadata session): closed after `endpoint`. */
   alsoClose?: { close(): Promise<void> }[];
+  /**
+   * False when the token is for the API it was granted for only: no `bearerToken` capability, so no
+   * database takes it as a login (the refresh token method's, a person's delegated token).
+   */
+  bearerToken?: boolean;
 }
 
-/**
- * A credential whose secret is a short-lived access token, also asked for as such: a database that
- * accepts a cloud token as its password (Cloud SQL IAM login, Azure Database for PostgreSQL with
- * Entra ID) asks for one at each login, from the same cache, so logins share one token per lifetime.
- */
-export interface AccessTokenCredential extends Credential {
-  accessToken(): Promise<string>;
-}
-
-export function isAccessTokenCredential(credential: Credential): credential is AccessTokenCredential {
-  return typeof (credential as Partial<AccessTokenCredential>).accessToken === 'function';
-}
-
-export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredential {
+export function tokenCredential(o: TokenCredentialOptions): Credential {
   const { context, dpop } = o;
   // Each token is kept with its type: a server may answer Bearer even to a DPoP proof (it does not
   // bind), and a request must send a token with the type it was issued as, also across a renewal.
@@ -62,30 +55,34 @@ export function tokenCredential(o: TokenCredentialOptions): AccessTokenCredentia
     description: o.description,
     rejectedKey: o.rejectedKey,
     sendsSecret: true,
-    async authorize(request: OutgoingRequest) {
-      const token = await cache.token();
-      sentWith.set(request, token);
-      if (token.type === 'DPoP' && dpop) {
-        request.headers.set('authorization', `DPoP ${token.value}`);
-        request.headers.set('dpop', await dpop.proof(request.method, request.url, token.value));
-        return;
-      }
-      request.headers.set('authorization', `Bearer ${token.value}`);
-    },
-    ...(dpop
-      ? {
-          // An API may hand out the next DPoP nonce with any answer...
-          observeAnswer: (url: URL, headers: { get(name: string): string | null }) =>
-            void dpop.learnNonce(url, headers),
-          // ... and asks for one in a 401: the same token goes again with the nonce observeAnswer kept.
-          // (A DPoP scheme in the challenge: only a DPoP-bound token is answered this way.)
-          answersChallenge: (_url: URL, headers: { get(name: string): string | null }) =>
-            /\bDPoP\b/i.test(headers.get('www-authenticate') ?? '') &&
-            /\buse_dpop_nonce\b/.test(headers.get('www-authenticate') ?? '') &&
-            headers.get('dpop-nonce') !== null,
+    httpRequest: {
+      async authorize(request: OutgoingRequest) {
+        const token = await cache.token();
+        sentWith.set(request, token);
+        if (token.type === 'DPoP' && dpop) {
+          request.headers.set('authorization', `DPoP ${token.value}`);
+          request.headers.set('dpop', await dpop.proof(request.method, request.url, token.value));
+          return;
         }
-      : {}),
-    accessToken: async () => (await cache.token()).value,
+        request.headers.set('authorization', `Bearer ${token.value}`);
+      },
+      ...(dpop
+        ? {
+            // An API may hand out the next DPoP nonce with any answer...
+            observeAnswer: (url: URL, headers: { get(name: string): string | null }) =>
+              void dpop.learnNonce(url, headers),
+            // ... and asks for one in a 401: the same token goes again with the nonce observeAnswer kept.
+            // (A DPoP scheme in the challenge: only a DPoP-bound token is answered this way.)
+            answersChallenge: (_url: URL, headers: { get(name: string): string | null }) =>
+              /\bDPoP\b/i.test(headers.get('www-authenticate') ?? '') &&
+              /\buse_dpop_nonce\b/.test(headers.get('www-authenticate') ?? '') &&
+              headers.get('dpop-nonce') !== null,
+          }
+        : {}),
+    },
+    // A database that accepts a cloud token as its password (Cloud SQL IAM login, Azure Database for
+    // PostgreSQL with Entra ID) asks at each login, from the same cache: logins share one token per lifetime.
+    ...(o.bearerToken === false ? {} : { bearerToken: { read: async () => (await cache.token()).value } }),
     async prepare() {
       await cache.token();
     },

@@ -1,4 +1,4 @@
-import { isAccessTokenCredential, isAwsCredential, type Credential } from '../../auth/index.js';
+import type { Credential } from '../../auth/index.js';
 import {
   AuthenticationError,
   ConfigurationError,
@@ -9,7 +9,7 @@ import { causeChain, clientCertificateRefused, type TlsSettings } from '../../ne
 import { secrets } from '../../secrets/index.js';
 import { classifyUnlessOurs } from '../classify-failure.js';
 import { fromConnectionFailure } from './classify-postgres-connection.js';
-import { describeEndpoint, type PostgresEndpoint } from './connection-settings.js';
+import { describeEndpoint, loginCapability, type PostgresEndpoint } from './connection-settings.js';
 
 /**
  * What a failed PostgreSQL login means, as one of the project's errors: a line naming the method,
@@ -47,12 +47,13 @@ function fromSqlState(
   context: PostgresFailureContext,
 ): ConnectorAuthError | undefined {
   const { user, database } = context.endpoint;
+  const login = loginCapability(context.credential);
   switch (state) {
     case '28P01':
-      if (isAwsCredential(context.credential)) {
+      if (login === 'awsKeys' && context.credential.awsKeys) {
         // An IAM database token (RDS, Aurora: "PAM authentication failed"): signed with the wrong key or
         // region, or not allowed by IAM, or for a role the database does not let log in by IAM.
-        const { sessionKey, signer } = context.credential;
+        const { sessionKey, signer } = context.credential.awsKeys;
         return new AuthenticationError(
           `${target} failed: the server rejected the IAM database token for user '${user}' (SQLSTATE 28P01)`,
           {
@@ -64,7 +65,7 @@ function fromSqlState(
           },
         );
       }
-      if (isAccessTokenCredential(context.credential)) {
+      if (login === 'bearerToken') {
         // The password was an access token (Cloud SQL IAM login, Entra ID; postgres-source.ts picks it
         // the same way): the usual causes are a token for another audience or a role that is not the identity's.
         const key = context.credential.rejectedKey;

@@ -1,5 +1,5 @@
 import type { ConnectionOptions } from 'node:tls';
-import { isAwsCredential, type Credential } from '../../auth/index.js';
+import type { Credential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { bracketed, type TlsSettings } from '../../network/index.js';
@@ -54,7 +54,7 @@ export function tlsOptionsFor(
   }
   const clientCertificate = tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {};
   if (sslmode === 'disable') {
-    if (tls.cert || credential.method === 'mtls') {
+    if (tls.cert || credential.clientCertificate) {
       throw new ConfigurationError(
         `invalid configuration for the postgres source: a client certificate is configured but sslmode=disable; it is presented only inside TLS`,
         {
@@ -64,7 +64,7 @@ export function tlsOptionsFor(
         },
       );
     }
-    if (isAwsCredential(credential)) {
+    if (loginCapability(credential) === 'awsKeys') {
       // RDS refuses an IAM database login without TLS; the token would cross the network in clear.
       throw new ConfigurationError(
         `invalid configuration for the postgres source: an IAM database login (${credential.method}) needs TLS, but sslmode=disable`,
@@ -101,4 +101,14 @@ export function tlsOptionsFor(
       );
       return { ...clientCertificate, rejectUnauthorized: false };
   }
+}
+
+/**
+ * What the login sends as its password, from the credential's capabilities in the source's order of
+ * preference (its `needs`); none for a client certificate alone.
+ */
+export function loginCapability(credential: Credential): 'password' | 'bearerToken' | 'awsKeys' | undefined {
+  if (credential.password) return 'password';
+  if (credential.bearerToken) return 'bearerToken';
+  return credential.awsKeys ? 'awsKeys' : undefined;
 }

@@ -1,7 +1,6 @@
 import { isIP } from 'node:net';
 import type { ClientConfig, Pool } from 'pg';
 import { z } from 'zod';
-import { AWS_METHODS, isAccessTokenCredential, isAwsCredential, isPasswordCredential } from '../../auth/index.js';
 import { keys } from '../../config/index.js';
 import { firstLineOf, prepareSshTunnel, readTlsSettings, sshTunnelKeys } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
@@ -74,16 +73,9 @@ export default defineSource({
   summary:
     'PostgreSQL: password (SCRAM), client certificate or a cloud access token, TLS per sslmode; probe = one connection and SELECT 1',
   keys: postgresKeys,
-  acceptsMethods: [
-    'password',
-    'mtls',
-    'gcp_metadata',
-    'gcp_workload_identity',
-    'azure_managed_identity',
-    'service_account_key',
-    'oauth2_client_credentials',
-    ...AWS_METHODS,
-  ],
+  // The login: a password, a cloud access token in its place, an IAM database token signed with AWS
+  // keys, or a client certificate alone (a pg_hba.conf `cert` entry).
+  needs: ['password', 'bearerToken', 'awsKeys', 'clientCertificate'],
   async connect(k, credential, context): Promise<PostgresSource> {
     const endpoint: PostgresEndpoint = {
       host: k.host.trim(),
@@ -112,12 +104,13 @@ export default defineSource({
     // The password: the configured one, a cloud access token (Cloud SQL IAM login, Entra ID for
     // Azure Database for PostgreSQL) fresh from the credential's token cache at each login, or an
     // IAM database token (RDS, Aurora) signed at each login.
-    const password = isPasswordCredential(credential)
-      ? async () => credential.password()
-      : isAccessTokenCredential(credential)
-        ? () => credential.accessToken()
-        : isAwsCredential(credential)
-          ? await rdsAuthTokens(credential, endpoint, rdsRegion(endpoint.host, credential.region), context.secrets)
+    const { password: configured, bearerToken, awsKeys } = credential;
+    const password = configured
+      ? async () => configured.read()
+      : bearerToken
+        ? () => bearerToken.read()
+        : awsKeys
+          ? await rdsAuthTokens(awsKeys, endpoint, rdsRegion(endpoint.host, awsKeys.region), context.secrets)
           : async () => undefined;
     const clientConfig: ClientConfig = {
       host: endpoint.host,

@@ -1,4 +1,4 @@
-import { quietAwsSdkNodeVersionWarning, type AwsCredential } from '../../auth/index.js';
+import { quietAwsSdkNodeVersionWarning, type AwsKeysCapability } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 
@@ -38,7 +38,7 @@ export function rdsRegion(host: string, configured: string | undefined): string 
 
 /** A function that signs a fresh token at each call, for pg's `password`. */
 export async function rdsAuthTokens(
-  credential: AwsCredential,
+  credential: AwsKeysCapability,
   login: RdsLogin,
   region: string,
   secrets: Pick<SecretRegistry, 'register'>,

@@ -65,7 +65,7 @@ export function authorizedRequests(scope: AuthorizedRequestScope) {
       const request = { method: hop.method, url: new URL(hop.url), headers };
       sent = request;
       const carries = policy.carriesCredential(hop.url);
-      if (carries) await (signer ? signer.sign(request, hop.body) : credential.authorize(request));
+      if (carries) await (signer ? signer.sign(request, hop.body) : credential.httpRequest?.authorize(request));
       try {
         const reply = await transmit(request.url, {
           ...init,
@@ -74,7 +74,7 @@ export function authorizedRequests(scope: AuthorizedRequestScope) {
           headers,
           redirect: 'manual',
         });
-        if (carries) credential.observeAnswer?.(request.url, reply.headers);
+        if (carries) credential.httpRequest?.observeAnswer?.(request.url, reply.headers);
         return reply;
       } catch (error) {
         // A connection the tunnel broke is explained by the tunnel (the bastion refused the channel).
@@ -114,7 +114,7 @@ export function authorizedRequests(scope: AuthorizedRequestScope) {
     const retry =
       answer.reply.status === 401 &&
       policy.carriesCredential(answer.url) &&
-      (credential.answersChallenge?.(answer.url, answer.reply.headers) ||
+      (credential.httpRequest?.answersChallenge?.(answer.url, answer.reply.headers) ||
         (credential.invalidate !== undefined && (await credential.invalidate(sent))));
     if (!retry) return answer.reply;
     // Read the (small) 401 body to its end so the retry reuses the connection.

@@ -1,4 +1,4 @@
-import type { AwsCredential, OutgoingRequest } from '../../auth/index.js';
+import type { AwsKeysCapability, OutgoingRequest } from '../../auth/index.js';
 import { sigv4Signer } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 
@@ -74,7 +74,7 @@ export function signingScope(
 }
 
 export async function awsRequestSigner(
-  credential: AwsCredential,
+  credential: AwsKeysCapability,
   baseUrl: URL,
   service: string | undefined,
   now: () => number,

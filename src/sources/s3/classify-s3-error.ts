@@ -1,4 +1,4 @@
-import type { Credential } from '../../auth/index.js';
+import type { CredentialWith } from '../../auth/index.js';
 import {
   AuthenticationError,
   ConnectorError,
@@ -29,7 +29,7 @@ import { describeLocation, type S3Location } from './s3-settings.js';
 
 export interface S3FailureContext {
   location: S3Location;
-  credential: Credential & { signer?: string; sessionKey?: string | undefined };
+  credential: CredentialWith<'awsKeys'>;
   timeoutSeconds: number;
   tls: TlsSettings;
   /** The URL the requests go to: the endpoint, or AWS's for the bucket's region. */
@@ -66,8 +66,7 @@ async function fromS3Failure(error: unknown, target: string, context: S3FailureC
   if (!service) return networkFailure(error, target, context);
   const said = `${service.name}${service.message && service.message !== service.name ? `: ${oneLine(service.message)}` : ''} (HTTP ${service.status})`;
   const { bucket } = context.location;
-  const signer = context.credential.signer ?? 'the access key';
-  const sessionKey = context.credential.sessionKey;
+  const { signer, sessionKey } = context.credential.awsKeys;
   // A role's temporary key is AWS's to issue and to know: refused, it is the role to look at.
   if (
     sessionKey &&
@@ -204,7 +203,7 @@ export async function classifyObjectError(
     !CREDENTIAL_REFUSALS.has(service.name)
   )
     return new ConnectorError(
-      `S3 ${operation} ${name}: access denied to ${context.credential.signer ?? 'the access key'} (${service.name}, HTTP ${service.status})`,
+      `S3 ${operation} ${name}: access denied to ${context.credential.awsKeys.signer} (${service.name}, HTTP ${service.status})`,
       {
         code: 's3_access_denied',
         cause: error,

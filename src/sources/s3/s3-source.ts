@@ -2,13 +2,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { GetObjectCommandOutput } from '@aws-sdk/client-s3';
-import {
-  AWS_METHODS,
-  isAwsCredential,
-  quietAwsSdkNodeVersionWarning,
-  type AwsCredential,
-  type Credential,
-} from '../../auth/index.js';
+import { quietAwsSdkNodeVersionWarning } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import {
   headersDeadline,
@@ -41,9 +35,9 @@ export default defineSource({
   summary:
     'S3 bucket (AWS or S3-compatible via endpoint): requests signed with the AWS credentials (a key or a role session); probe = list one object under prefix',
   keys: s3Keys,
-  acceptsMethods: AWS_METHODS,
+  needs: ['awsKeys'],
   async connect(k, credential, context): Promise<S3Source> {
-    const aws = awsCredential(credential);
+    const aws = credential.awsKeys;
     const location: S3Location = {
       bucket: k.bucket,
       prefix: k.prefix,
@@ -91,7 +85,7 @@ export default defineSource({
     const target = describeLocation(location) + (tunnel ? ` via ${tunnel.bastion}` : '');
     const failure = (timedOut?: boolean): S3FailureContext => ({
       location,
-      credential: aws,
+      credential,
       timeoutSeconds: context.common.timeout_seconds,
       tls,
       url,
@@ -261,19 +255,6 @@ export default defineSource({
     };
   },
 });
-
-function awsCredential(credential: Credential): AwsCredential {
-  if (!isAwsCredential(credential))
-    throw new ConfigurationError(
-      `invalid configuration for the s3 source: auth_method '${credential.method}' cannot sign S3 requests`,
-      {
-        code: 'auth_method_not_accepted',
-        key: 'auth_method',
-        hint: `set 'auth_method' to ${AWS_METHODS.join(' or ')}`,
-      },
-    );
-  return credential;
-}
 
 function checkPageSize(pageSize: number | undefined): number {
   if (pageSize === undefined) return 1000;

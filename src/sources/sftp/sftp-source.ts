@@ -65,7 +65,7 @@ export default defineSource({
   summary:
     'SFTP server: password or SSH key, host key checked against host_key_fingerprint; probe = one listing of probe_path',
   keys: sftpKeys,
-  acceptsMethods: ['password', 'ssh_key'],
+  needs: ['password', 'sshKey'],
   async connect(k, credential, context): Promise<SftpSource> {
     const endpoint: SftpEndpoint = { host: k.host.trim(), port: k.port, username: k.username };
     if (context.common.tls_skip_verify) {

@@ -1,0 +1,133 @@
+import { createServer, type Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rejection } from '../helpers/rejection.js';
+import { copySource, type SourceCopy } from './source-copy.js';
+
+/**
+ * docs/architecture.md's "Adding a source", followed step by step on a copy of src/: a toy source
+ * that logs in to a line protocol with a password (`LOGIN <password>` → `OK` or `DENIED`). Its file,
+ * its catalogue line and its client type are the only edits; no auth method changes, yet the
+ * `password` method works with it and every other method is refused with the one that fits.
+ */
+
+const TOY_SOURCE = `import { createConnection } from 'node:net';
+import { z } from 'zod';
+import { keys } from '../config/index.js';
+import { AuthenticationError } from '../errors/index.js';
+import { defineSource, type ConnectedSource, type ProbeResult } from './source-definition.js';
+
+export type ToyLineSource = ConnectedSource;
+
+export default defineSource({
+  name: 'toy-line',
+  summary: 'a toy line protocol that checks a password',
+  keys: z.object({ host: keys.text(), port: keys.integer({ min: 1, max: 65535, default: 7 }) }),
+  needs: ['password'],
+  async connect(k, credential): Promise<ToyLineSource> {
+    const login = () =>
+      new Promise<string>((resolve, reject) => {
+        const socket = createConnection({ host: k.host, port: k.port });
+        socket.once('error', reject);
+        socket.once('data', (answer) => {
+          resolve(answer.toString().trim());
+          socket.end();
+        });
+        socket.write('LOGIN ' + credential.password.read() + '\\n');
+      });
+    return {
+      async probe(): Promise<ProbeResult> {
+        const started = performance.now();
+        const answer = await login();
+        if (answer !== 'OK')
+          throw new AuthenticationError(credential.description + ': the toy server said ' + answer, {
+            code: 'toy_login_refused',
+            key: credential.rejectedKey,
+          });
+        return { target: 'toy ' + k.host, outcome: answer, elapsedMs: performance.now() - started };
+      },
+      async close() {},
+    };
+  },
+});
+`;
+
+type Library = typeof import('../../src/index.js');
+type Registry = typeof import('../../src/secrets/index.js');
+
+let copy: SourceCopy;
+let library: Library;
+let registry: () => InstanceType<Registry['SecretRegistry']>;
+let server: Server;
+let port: number;
+const PASSWORD = 'toy-password-8c31e5';
+
+beforeAll(async () => {
+  copy = await copySource('source');
+  // 1. The source's file.
+  await copy.add('sources/toy-line.ts', TOY_SOURCE);
+  // 2. Its catalogue line and its client type (its keys, host and port, are in the key catalogue already).
+  await copy.insertAfter(
+    'sources/catalogue.ts',
+    'const SOURCES: Record<string, () => Promise<{ default: SourceDefinition }>> = {\n',
+    "  'toy-line': () => import('./toy-line.js') as Promise<{ default: SourceDefinition }>,\n",
+  );
+  await copy.insertAfter(
+    'connector/define-connector.ts',
+    'export interface SourceClients {\n',
+    "  'toy-line': import('../sources/toy-line.js').ToyLineSource;\n",
+  );
+  library = await copy.load<Library>('index.ts');
+  const secrets = await copy.load<Registry>('secrets/index.ts');
+  registry = () => new secrets.SecretRegistry();
+  // The toy protocol's server: one answer per login line.
+  server = createServer((socket) => {
+    socket.once('data', (line) => socket.end(line.toString().trim() === `LOGIN ${PASSWORD}` ? 'OK\n' : 'DENIED\n'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await copy?.remove();
+});
+
+const authenticateToy = (configuration: Record<string, string>) =>
+  library.authenticate(
+    { host: '127.0.0.1', port: String(port), ...configuration },
+    {
+      source: 'toy-line' as 'rest',
+      registry: registry(),
+    },
+  );
+
+describe('recipe: adding a source', () => {
+  it('the password method logs in to it unchanged: the probe passes, a wrong password is exit 3 naming it', async () => {
+    const auth = await authenticateToy({ auth_method: 'password', password: PASSWORD });
+    expect((await auth.probe()).outcome).toBe('OK');
+    await auth.close();
+
+    const wrong = await authenticateToy({ auth_method: 'password', password: 'not-the-password' });
+    const error = await rejection(wrong.probe());
+    expect([error.exitCode, error.code, error.key]).toEqual([3, 'toy_login_refused', 'password']);
+    await wrong.close();
+  });
+
+  it('a method without a password is refused before any connection, with the one method that fits', async () => {
+    const others: Record<string, string>[] = [
+      { auth_method: 'bearer', token: 'a-bearer-token-123' },
+      {
+        auth_method: 'aws_access_key',
+        aws_access_key_id: 'AKIAIOSFODNN7EXAMPLE',
+        aws_secret_access_key: 'x'.repeat(40),
+      },
+    ];
+    for (const configuration of others) {
+      const error = await rejection(authenticateToy(configuration));
+      expect([error.exitCode, error.code, error.key]).toEqual([2, 'method_not_accepted', 'auth_method']);
+      expect(error.message).toContain('the toy-line source does not accept');
+      expect(error.message).toMatch(/it accepts password$/);
+    }
+  });
+});

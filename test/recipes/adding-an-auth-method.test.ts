@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { start, type HttpApiPeer } from '../peers/http-api.js';
+import { rejection } from '../helpers/rejection.js';
+import { copySource, type SourceCopy } from './source-copy.js';
+
+/**
+ * docs/architecture.md's "Adding an auth method", followed step by step on a copy of src/: a toy
+ * method that sends its key in an `X-Toy-Key` header. Its file, its catalogue line and its key are
+ * the only edits; the rest source, which needs `httpRequest`, then accepts it against a real HTTP
+ * API, and the sources that cannot use it list it nowhere.
+ */
+
+const TOY_METHOD = `import { z } from 'zod';
+import { keys } from '../../config/index.js';
+import { defineAuthMethod } from '../auth-method.js';
+
+export default defineAuthMethod({
+  name: 'toy_key',
+  summary: 'a toy key in an X-Toy-Key header',
+  keys: z.object({ toy_key: keys.text() }),
+  create({ toy_key }) {
+    return {
+      method: 'toy_key',
+      description: 'toy key',
+      rejectedKey: 'toy_key',
+      sendsSecret: true,
+      httpRequest: {
+        async authorize(request) {
+          request.headers.set('x-toy-key', toy_key);
+        },
+      },
+    };
+  },
+});
+`;
+
+type Library = typeof import('../../src/index.js');
+type Registry = typeof import('../../src/secrets/index.js');
+
+let copy: SourceCopy;
+let library: Library;
+let registry: () => InstanceType<Registry['SecretRegistry']>;
+let peer: HttpApiPeer;
+const KEY = 'toy-key-4f1d9a7c2b';
+
+beforeAll(async () => {
+  copy = await copySource('auth-method');
+  // 1. The method's file, in the family it belongs to.
+  await copy.add('auth/static/toy-key.ts', TOY_METHOD);
+  // 2. One catalogue line.
+  await copy.insertAfter(
+    'auth/catalogue.ts',
+    'const METHODS: Record<string, CatalogueLine> = {\n',
+    "  toy_key: { provides: ['httpRequest'], load: () => import('./static/toy-key.js') },\n",
+  );
+  // 3. Its key in the key catalogue.
+  await copy.insertAfter(
+    'config/key-catalogue.ts',
+    'export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {\n',
+    "  toy_key: secret('toy_key', 'the toy key'),\n",
+  );
+  library = await copy.load<Library>('index.ts');
+  const secrets = await copy.load<Registry>('secrets/index.ts');
+  registry = () => new secrets.SecretRegistry();
+  peer = await start({ auth: { kind: 'header', name: 'x-toy-key', value: KEY } });
+});
+
+afterAll(async () => {
+  await peer?.stop();
+  await copy?.remove();
+});
+
+describe('recipe: adding an auth method', () => {
+  it('the rest source takes the new method through httpRequest: the probe passes, a wrong key is exit 3 naming it', async () => {
+    const configuration = { auth_method: 'toy_key', toy_key: KEY, base_url: peer.url, probe_path: 'health' };
+    const auth = await library.authenticate(configuration, { registry: registry() });
+    try {
+      expect((await auth.probe()).outcome).toBe('HTTP 200');
+    } finally {
+      await auth.close();
+    }
+    expect(peer.requests.at(-1)?.headers['x-toy-key']).toBe(KEY);
+
+    const wrong = await library.authenticate(
+      { ...configuration, toy_key: 'not-the-key-0000' },
+      { registry: registry() },
+    );
+    try {
+      const error = await rejection(wrong.probe());
+      expect([error.exitCode, error.key]).toEqual([3, 'toy_key']);
+    } finally {
+      await wrong.close();
+    }
+  });
+
+  it('a source that needs something else refuses it, and the rest source lists it among the methods that fit', async () => {
+    const refused = await rejection(
+      library.authenticate(
+        { auth_method: 'toy_key', toy_key: KEY, host: 'db.example.com', database: 'd', user: 'u' },
+        { source: 'postgres', registry: registry() },
+      ),
+    );
+    expect([refused.exitCode, refused.code, refused.key]).toEqual([2, 'method_not_accepted', 'auth_method']);
+    expect(refused.message).not.toMatch(/accepts .*toy_key/);
+
+    const listed = await rejection(
+      library.authenticate(
+        { auth_method: 'password', password: 'pw-123456', base_url: peer.url },
+        { registry: registry() },
+      ),
+    );
+    expect(listed.code).toBe('method_not_accepted');
+    expect(listed.message).toMatch(/it accepts .*\btoy_key\b/);
+  });
+});
