@@ -236,7 +236,7 @@ async function bareListing(info: ServerInfo, group: string): Promise<{ perSecond
 /** One page of 1000 connectors as the emulator sends it, with the modules that check its records. */
 async function samplePage(info: ServerInfo) {
   const { connectorSchema } = await import('../src/clients/pipeline-api.js');
-  const { compile } = await import('../src/clients/record-validator.js');
+  const { compile } = await import('../src/clients/pipeline/record-validator.js');
   const response = await fetch(`${info.url}/v1/groups/${GROUP}/connectors?limit=1000`, {
     headers: {
       authorization: `Basic ${Buffer.from(`${info.apiKey}:${info.apiSecret}`).toString('base64')}`,

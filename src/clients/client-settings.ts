@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../errors/index.js';
-import type { PipelineConnection } from './create-pipeline-client.js';
-import type { WebhookConnection } from './create-webhook-client.js';
+import type { PipelineConnection } from './pipeline/index.js';
+import type { WebhookConnection } from './webhooks/index.js';
 
 /**
  * Where the `pipeline` and `webhooks` commands find the service and its credentials. Each value is

@@ -5,41 +5,7 @@
  *   const client = new PipelineClient(source);            // inside update({ source })
  *   for await (const group of client.groups()) …
  */
-export { PipelineClient } from './pipeline-client.js';
-export type { PipelineClientOptions, PageRequest, ConnectorPageRequest } from './pipeline-client.js';
-export { createPipelineClient } from './create-pipeline-client.js';
-export type { PipelineConnection } from './create-pipeline-client.js';
-export {
-  groupSchema,
-  connectorSchema,
-  connectorStatusSchema,
-  noticeSchema,
-  setupTestSchema,
-  connectCardSchema,
-  connectCardConfigSchema,
-  pageEnvelopeSchema,
-  upgradeResultSchema,
-  pipelineErrorBodySchema,
-  DAILY_SYNC_TIME,
-  HTTP_URI,
-  SETUP_STATES,
-  SYNC_STATES,
-  UPDATE_STATES,
-  SCHEDULE_TYPES,
-  SETUP_TEST_STATUSES,
-} from './pipeline-records.js';
-export type {
-  Group,
-  Connector,
-  ConnectorStatus,
-  UpgradeResult,
-  Page,
-  SetupState,
-  SyncState,
-  UpdateState,
-  ScheduleType,
-} from './pipeline-records.js';
-export { NotFoundError, InvalidRequestError } from './client-errors.js';
-export { MIN_LIMIT, MAX_LIMIT, DEFAULT_LIMIT, checkLimit, parseLimit } from './limit.js';
-export type { HttpTransport, TransportRequestInit, TransportResponse } from './http-transport.js';
-export type { RetryOptions } from './retry-policy.js';
+// The pipeline family's index.ts is the list of what this entry point publishes.
+export * from './pipeline/index.js';
+export { NotFoundError, InvalidRequestError } from './transport/index.js';
+export type { HttpTransport, TransportRequestInit, TransportResponse, RetryOptions } from './transport/index.js';

@@ -1,17 +1,17 @@
+// The emulator's one door; each family (routes/, store/, data/, syncs/) has its own index.ts.
 export { startEmulator, DEMO_CREDENTIALS } from './server.js';
 export type { EmulatorOptions, RunningEmulator, RequestRecord } from './server.js';
-export type { EmulatorCredentials, EmulatorSettings } from './emulator-context.js';
-export { EmulatorStore } from './store.js';
-export type { Transformation } from './store.js';
-export { defaultEmulatorData, DEFAULT_GROUP_SIZES } from './default-data.js';
-export { parseEmulatorData, readEmulatorData, emulatorDataSchema } from './emulator-data.js';
-export type { EmulatorData, EmulatorDataInput } from './emulator-data.js';
-export { encodeCursor, decodeCursor } from './cursor-codec.js';
-export { nextScheduledSync, startOffsetMinutes } from './sync-schedule.js';
-export type { NextSync } from './sync-schedule.js';
-export { SYNC_OUTCOMES } from './sync-simulation.js';
-export type { EmulatorEvent, SyncOutcome, SyncTrigger, SyncRun } from './sync-simulation.js';
-export type { Delivery } from './event-delivery.js';
-export { FEATURE_NOT_AVAILABLE } from './webhook-routes.js';
-export type { WebhookAuthScheme } from './auth-check.js';
-export type { PagingStyle } from './paging.js';
+export { FEATURE_NOT_AVAILABLE } from './routes/index.js';
+export type { EmulatorCredentials, EmulatorSettings, WebhookAuthScheme } from './routes/index.js';
+export { EmulatorStore, encodeCursor, decodeCursor } from './store/index.js';
+export type { Transformation, PagingStyle } from './store/index.js';
+export {
+  defaultEmulatorData,
+  DEFAULT_GROUP_SIZES,
+  parseEmulatorData,
+  readEmulatorData,
+  emulatorDataSchema,
+} from './data/index.js';
+export type { EmulatorData, EmulatorDataInput } from './data/index.js';
+export { nextScheduledSync, startOffsetMinutes, SYNC_OUTCOMES } from './syncs/index.js';
+export type { NextSync, EmulatorEvent, SyncOutcome, SyncTrigger, SyncRun, Delivery } from './syncs/index.js';

@@ -1,27 +1,29 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEMO_VALUES } from '../config/index.js';
-import type { WebhookAuthScheme } from './auth-check.js';
-import { handleControl } from './control-routes.js';
-import { defaultEmulatorData } from './default-data.js';
-import type { EmulatorContext, EmulatorCredentials, EmulatorSettings } from './emulator-context.js';
 import {
+  defaultEmulatorData,
   parseEmulatorData,
   readEmulatorData,
   seedStore,
   type EmulatorData,
   type EmulatorDataInput,
-} from './emulator-data.js';
-import { EventDelivery, type Delivery } from './event-delivery.js';
-import { FaultInjector } from './faults.js';
-import { PageBuffers } from './page-buffers.js';
-import { sendJson } from './http-reply.js';
-import type { PagingStyle } from './paging.js';
-import { EXAMPLE_API_PATH, handleExampleApi } from './example-api.js';
-import { handlePipeline } from './pipeline-routes.js';
-import { EmulatorStore } from './store.js';
-import { SyncSimulator } from './sync-simulation.js';
-import { handleWebhooks } from './webhook-routes.js';
+} from './data/index.js';
+import {
+  EXAMPLE_API_PATH,
+  FaultInjector,
+  handleControl,
+  handleExampleApi,
+  handlePipeline,
+  handleWebhooks,
+  sendJson,
+  type EmulatorContext,
+  type EmulatorCredentials,
+  type EmulatorSettings,
+  type WebhookAuthScheme,
+} from './routes/index.js';
+import { EmulatorStore, PageBuffers, type PagingStyle } from './store/index.js';
+import { EventDelivery, SyncSimulator, type Delivery } from './syncs/index.js';
 
 /**
  * A local server for both interfaces of the specification, on one port: the pipeline management

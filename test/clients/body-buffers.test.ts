@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BodyBuffers } from '../../src/clients/body-buffers.js';
+import { BodyBuffers } from '../../src/clients/transport/body-buffers.js';
 
 /** A body source as a transport's eachChunk() is: chunks pushed, then the end (or a failure). */
 function chunksOf(text: string, size: number, failAfter?: number) {

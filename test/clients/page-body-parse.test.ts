@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parsePageBody } from '../../src/clients/page-body-parse.js';
+import { parsePageBody } from '../../src/clients/transport/page-body-parse.js';
 import { defaultEmulatorData } from '../../src/emulator/index.js';
 
 /**
  * parsePageBody must answer exactly what JSON.parse of the whole body answers (V8's own parser is
  * the oracle here), throw when it throws, and for a compact page never make a string of the whole
- * body: that is what it is for (large strings cost page faults, src/clients/page-body-parse.ts).
+ * body: that is what it is for (large strings cost page faults, src/clients/transport/page-body-parse.ts).
  */
 
 /** V8 puts strings over this many bytes in its large-object space. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PipelineClient } from '../../src/clients/index.js';
-import { guessNextCursor } from '../../src/clients/next-cursor-guess.js';
+import { guessNextCursor } from '../../src/clients/pipeline/next-cursor-guess.js';
 import { authenticate } from '../../src/connector/index.js';
 import { start, type PagedApiOptions, type PagedApiPeer } from '../peers/threaded-paged-api.js';
 

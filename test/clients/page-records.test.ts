@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recordsOf } from '../../src/clients/page-records.js';
+import { recordsOf } from '../../src/clients/pipeline/page-records.js';
 
 /** recordsOf: the records of a stream of pages, one at a time, as PipelineClient.connectors() hands them out. */
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningEmulator } from '../../src/emulator/index.js';
-import { basicMatches, bearerMatches } from '../../src/emulator/auth-check.js';
+import { basicMatches, bearerMatches } from '../../src/emulator/routes/auth-check.js';
 import { emulator, raw } from './support.js';
 
 /**

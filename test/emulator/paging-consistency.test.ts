@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SortedIndex } from '../../src/emulator/sorted-index.js';
-import { takePage } from '../../src/emulator/paging.js';
+import { SortedIndex } from '../../src/emulator/store/sorted-index.js';
+import { takePage } from '../../src/emulator/store/paging.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { control, emulator, minimalConnector, pipelineClient } from './support.js';
 

@@ -28,7 +28,7 @@ import {
  * A bastion that takes passwords (`ssh_tunnel_password`), in front of a real HTTPS API
  * (test/peers/http-api.ts): real OpenSSH bastions (test/peers/sshd.ts) that check the password
  * themselves, through PAM's keyboard-interactive, or not at all (keys only), and one that requires
- * a key after the password. The login is the sftp source's (network/ssh-login.ts), so the bastion's
+ * a key after the password. The login is the sftp source's (network/ssh/ssh-login.ts), so the bastion's
  * refusals are diagnosed as the sftp server's are, in the ssh_tunnel_* keys.
  */
 

@@ -452,13 +452,8 @@ describe('sftp source, configuration', () => {
   });
 });
 
-describe('connector-auth CLI with an sftp connector', () => {
-  let project: string;
-  beforeAll(async () => {
-    project = await mkdtemp(join(tmpdir(), 'connector-auth-sftp-project-'));
-    await writeFile(
-      join(project, 'connector.ts'),
-      `import { defineConnector } from 'connector-auth';
+/** A connector that lists probe_path into a table. */
+const CONNECTOR = `import { defineConnector } from 'connector-auth';
 export default defineConnector({
   source: 'sftp',
   schema: () => [{ table: 'files', primary_key: ['name'] }],
@@ -467,8 +462,13 @@ export default defineConnector({
     await op.checkpoint({ done: true });
   },
 });
-`,
-    );
+`;
+
+describe('connector-auth CLI with an sftp connector', () => {
+  let project: string;
+  beforeAll(async () => {
+    project = await mkdtemp(join(tmpdir(), 'connector-auth-sftp-project-'));
+    await writeFile(join(project, 'connector.ts'), CONNECTOR);
   });
   afterAll(async () => {
     await rm(project, { recursive: true, force: true });
@@ -539,14 +539,5 @@ sourceConformance({
   ],
   secrets,
   keyMaterial,
-  connector: `import { defineConnector } from 'connector-auth';
-export default defineConnector({
-  source: 'sftp',
-  schema: () => [{ table: 'files', primary_key: ['name'] }],
-  async update({ configuration, source, op }) {
-    for (const entry of await source.list(configuration.probe_path)) await op.upsert('files', { name: entry.name, type: entry.type, size: entry.size });
-    await op.checkpoint({ done: true });
-  },
-});
-`,
+  connector: CONNECTOR,
 });

@@ -2,10 +2,9 @@ import type { z } from 'zod';
 import type { ConnectorDefinition, SourceClients } from '../../connector/index.js';
 import type { Logger } from '../../log/index.js';
 import type { SourceDefinition } from '../../sources/index.js';
-import type { CallSecrets } from './call-secrets.js';
 import type { Grpc } from './protocol.js';
-import type { RotatedValues } from './rotated-values.js';
-import type { UpdateStream } from './update-stream.js';
+import type { UpdateStream } from './records/index.js';
+import type { CallSecrets, RotatedValues } from './state/index.js';
 
 /** What every call of one server shares; a call's own state (configuration, secrets, source) is not here. */
 export interface ServeContext {

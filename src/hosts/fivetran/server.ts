@@ -3,17 +3,13 @@ import { ConfigurationError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { secrets as processSecrets } from '../../secrets/index.js';
 import { describeConfiguration, loadConnector, projectPaths } from '../../project/index.js';
-import { CallSecrets } from './call-secrets.js';
-import { failureLine, statusOf } from './call-status.js';
-import { configurationForm, type ConfigurationFormMessage } from './configuration-form.js';
+import { configurationForm, failureLine, runSchema, runTest, runUpdate, statusOf } from './calls/index.js';
+import type { ConfigurationFormMessage } from './calls/index.js';
 import { partnerLogger, routeConsole } from './partner-log.js';
 import { loadProtocol, SERVICE } from './protocol.js';
-import { RotatedValues } from './rotated-values.js';
-import { runSchema } from './schema-call.js';
+import type { UpdateStream } from './records/index.js';
 import type { ServeContext } from './serve-context.js';
-import { runTest } from './test-call.js';
-import { runUpdate } from './update-call.js';
-import type { UpdateStream } from './update-stream.js';
+import { CallSecrets, RotatedValues } from './state/index.js';
 
 /**
  * `connector-auth serve`: the project's connector as a gRPC server of the partner SDK's

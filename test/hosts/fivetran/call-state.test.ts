@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CallSecrets, heldFormCount } from '../../../src/hosts/fivetran/call-secrets.js';
-import { checkpointJson, readRequestState, RESERVED_STATE_KEY } from '../../../src/hosts/fivetran/connector-state.js';
-import { RotatedValues } from '../../../src/hosts/fivetran/rotated-values.js';
-import { seal, unseal } from '../../../src/hosts/fivetran/sealed-value.js';
+import { CallSecrets, heldFormCount } from '../../../src/hosts/fivetran/state/call-secrets.js';
+import {
+  checkpointJson,
+  readRequestState,
+  RESERVED_STATE_KEY,
+} from '../../../src/hosts/fivetran/state/connector-state.js';
+import { RotatedValues } from '../../../src/hosts/fivetran/state/rotated-values.js';
+import { seal, unseal } from '../../../src/hosts/fivetran/state/sealed-value.js';
 import { derivedForms, secrets as processSecrets } from '../../../src/secrets/index.js';
 
 /**

@@ -1,0 +1,60 @@
+import {
+  checkFlatStringObject,
+  parseKeys,
+  protectConfiguration,
+  registerConfigurationSecrets,
+} from '../../../config/index.js';
+import { ConnectorError, isConnectorAuthError } from '../../../errors/index.js';
+import type { CallSecrets } from '../state/index.js';
+import type { ServeContext } from '../serve-context.js';
+import { tableMessages, type TableMessage } from '../records/index.js';
+
+/**
+ * Schema: the connector's `schema()` on the request's configuration (its own keys typed, defaults
+ * applied, secrets registered and hidden from printing), as tables without a schema name. No
+ * authentication: schema() reads the configuration only, as in `debug`.
+ *
+ * A connector without schema() answers `schema_response_not_supported`, as the Python connector SDK
+ * does: tables and columns then come from the records of each Update, typed from their values.
+ */
+
+export type SchemaResponseMessage =
+  | { schema_response_not_supported: true }
+  | { without_schema: { tables: TableMessage[] }; selection_not_supported: false };
+
+export async function runSchema(
+  request: { configuration?: Record<string, string> },
+  context: ServeContext,
+  registry: CallSecrets,
+): Promise<SchemaResponseMessage> {
+  const { connector } = context;
+  const log = context.log(registry);
+  const raw = checkFlatStringObject(request.configuration ?? {});
+  const secretKeys = registerConfigurationSecrets(raw, {
+    registry,
+    connectorSecretKeys: new Set(connector.secretKeys ?? []),
+  });
+  if (!connector.schema) {
+    log.info('Schema: the connector declares no schema(); tables and columns come with the records');
+    return { schema_response_not_supported: true };
+  }
+  const own = connector.configuration ? parseKeys(connector.configuration, raw, 'the connector') : {};
+  const configuration = protectConfiguration({ ...raw, ...(own as object) }, secretKeys);
+  let declared: unknown;
+  try {
+    declared = await connector.schema(configuration as never);
+  } catch (error) {
+    if (isConnectorAuthError(error)) throw error;
+    throw new ConnectorError(
+      `the connector's schema() failed: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        code: 'schema_failed',
+        hint: 'see the connector code',
+        cause: error,
+      },
+    );
+  }
+  const tables = tableMessages(declared);
+  log.info(`Schema: ${tables.length} table(s): ${tables.map((t) => t.name).join(', ')}`);
+  return { without_schema: { tables }, selection_not_supported: false };
+}

@@ -1,0 +1,116 @@
+import { checkFlatStringObject, registerConfigurationSecrets } from '../../../config/index.js';
+import { runConnector } from '../../../connector/index.js';
+import { ExitCode, isConnectorAuthError } from '../../../errors/index.js';
+import { failureLine, statusOf } from './call-status.js';
+import { CallSecrets, newerThanCarried, readRequestState } from '../state/index.js';
+import type { ServeContext } from '../serve-context.js';
+import { recordFilter, stoppingError, UpdateStream, type SelectionMessage, type UpdateCall } from '../records/index.js';
+
+/**
+ * Update: the one run (`runConnector`: authenticate → probe → update()), its operations streamed
+ * as records and checkpoints (update-stream.ts), resumed from the request's `state_json`. A
+ * failure ends the stream with a gRPC status whose message is our redacted one line naming the
+ * key; a stop asked by SIGTERM ends it UNAVAILABLE after the checkpoint it waited for; a client
+ * that cancelled gets nothing more.
+ *
+ * A refresh token rotated by the authorization server goes, before it is used, into the server's
+ * memory and into a checkpoint of the state already sent, sealed (connector-state.ts); a newer one
+ * the server held before this call (rotated by a Test, or an Update whose state never came back)
+ * is checkpointed the same way before anything else.
+ */
+
+export interface UpdateRequestMessage {
+  configuration?: Record<string, string>;
+  selection?: SelectionMessage;
+  state_json?: string;
+}
+
+export async function runUpdate(call: UpdateCall, context: ServeContext): Promise<void> {
+  const request = call.request as UpdateRequestMessage;
+  const registry = new CallSecrets();
+  const log = context.log(registry);
+  const started = performance.now();
+  let stream: UpdateStream | undefined;
+  try {
+    const { connector } = context;
+    const raw = checkFlatStringObject(request.configuration ?? {});
+    // Before the state is read: whatever the state says must not be able to print a secret.
+    registerConfigurationSecrets(raw, { registry, connectorSecretKeys: new Set(connector.secretKeys ?? []) });
+    const requestState = readRequestState(request.state_json, raw, context.rotated);
+    const current = new UpdateStream(call, {
+      raw,
+      rotated: context.rotated,
+      registry,
+      filter: recordFilter(request.selection),
+      state: requestState.state,
+    });
+    stream = current;
+    context.updates.add(current);
+    if (context.stopping()) current.requestStop();
+    if (newerThanCarried(raw, requestState, context.rotated)) {
+      await current.carryRotated();
+      log.info('a rotated credential this server held is now sealed in the state (checkpoint before the sync)');
+    }
+    const rotation = context.rotated.forCall(raw, async (key) => {
+      try {
+        await current.carryRotated();
+        log.info(
+          `the authorization server rotated '${key}'; the new value is sealed in the state of the checkpoint just sent`,
+        );
+      } catch {
+        // The server's memory has it already; the next Update's first checkpoint carries it.
+        log.warning(
+          `the authorization server rotated '${key}', and the checkpoint carrying it could not be sent (the call ended): it is kept in this server's memory`,
+        );
+      }
+    });
+    const result = await runConnector({
+      connector,
+      configuration: raw,
+      state: requestState.state,
+      log,
+      registry,
+      authenticate: rotation,
+      onProbed: (probe) =>
+        log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`),
+      openDestination: async () => current.destination(),
+      stateStore: current.stateStore(),
+    });
+    const c = result.counts;
+    log.info(
+      `Update done in ${((performance.now() - started) / 1000).toFixed(2)} s: ${current.records} records sent ` +
+        `(${c.upserts} upserts, ${c.updates} updates, ${c.deletes} deletes, ${c.truncates} truncates), ${current.checkpoints} checkpoints`,
+    );
+    call.end();
+  } catch (error) {
+    if (stream?.cancelled) {
+      log.warning(
+        `Update cancelled by the client after ${stream.records} records and ${stream.checkpoints} checkpoints`,
+      );
+      return;
+    }
+    // Stopped for shutdown: whatever the connector made of the stop, the sync ended at a checkpoint.
+    const reason = stream?.stopped ? stoppingError() : error;
+    const status = statusOf(reason, registry, context.grpc);
+    if (stream?.stopped)
+      log.info(`Update stopped for shutdown after ${stream.records} records and ${stream.checkpoints} checkpoints`);
+    else log.error(`Update failed: ${failureLine(error, registry)}`);
+    // A refused refresh token is fixed by a person only: a Task puts it on the dashboard as one.
+    if (
+      !stream?.stopped &&
+      isConnectorAuthError(error) &&
+      error.exitCode === ExitCode.authentication &&
+      error.key === 'refresh_token'
+    ) {
+      call.write({
+        task: {
+          message: `${failureLine(error, registry)}. Authorize again (connector-auth authorize) and put the new refresh token in this connection's setup.`,
+        },
+      });
+    }
+    call.emit('error', Object.assign(new Error(status.details), status));
+  } finally {
+    if (stream) context.updates.delete(stream);
+    registry.release();
+  }
+}

@@ -1,0 +1,165 @@
+import {
+  AuthenticationError,
+  SourceIdentityError,
+  SourceUnreachableError,
+  isConnectorAuthError,
+  type ConnectorAuthError,
+} from '../../errors/index.js';
+import { describeCertificate } from '../tls/index.js';
+import type { ClientCertificateSummary } from '../tls/index.js';
+import { CLIENT_CERTIFICATE_ALERT } from './server-certificate.js';
+import { describeUrl } from '../target.js';
+
+/**
+ * Turns whatever a failed request threw (undici's "fetch failed" with a system or TLS error as its
+ * cause, an abort on timeout) into the project's error classes, so the exit code says what went
+ * wrong: 4 for a source that cannot be reached, 5 for one whose identity is not trusted, 3 for a
+ * server that refused our client certificate during the handshake.
+ */
+
+export interface RequestContext {
+  method: string;
+  url: URL;
+  /** e.g. "basic auth as 'alice'" */
+  credential: string;
+  timeoutSeconds: number;
+  /** Key naming where the URL came from (base_url, token_url, signed_url). */
+  urlKey: string;
+  /** The client certificate presented, if any: named when the server refuses it. */
+  clientCertificate?: ClientCertificateSummary | undefined;
+  /**
+   * For an endpoint that exists only in one kind of place (a cloud's metadata service): the hint when
+   * nothing answers or it times out, which then names `urlKey` rather than `timeout_seconds`.
+   */
+  unreachableHint?: string;
+}
+
+/** OpenSSL / Node codes raised when the server's certificate cannot be trusted (a wrong name is HOST_MISMATCH, which callers check first). */
+export const UNTRUSTED = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_SIGNATURE_FAILURE',
+]);
+
+/** The certificate is trusted but does not name the host connected to. */
+export const HOST_MISMATCH = new Set(['ERR_TLS_CERT_ALTNAME_INVALID', 'HOSTNAME_MISMATCH']);
+
+export const SYSTEM: Record<string, string> = {
+  ECONNREFUSED: 'connection refused (nothing listens there)',
+  ENOTFOUND: 'host name not found (DNS)',
+  EAI_AGAIN: 'host name lookup failed (DNS, temporary)',
+  ECONNRESET: 'connection reset by the server',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  EPIPE: 'connection closed by the server',
+  UND_ERR_SOCKET: 'connection closed by the server',
+  UND_ERR_CLOSED: 'connection closed',
+};
+
+export function classifyNetworkError(error: unknown, context: RequestContext): ConnectorAuthError {
+  const chain = causeChain(error);
+  // Classified where it happened, and perhaps wrapped since (fetch() reports a failed connect as
+  // "fetch failed" with the cause inside): an SSH tunnel whose bastion refused the login, say.
+  const classified = chain.find(isConnectorAuthError);
+  if (classified) return classified;
+  const target = `${context.credential}: ${context.method} ${describeUrl(context.url)}`;
+  const codes = chain.map((e) => String((e as { code?: unknown }).code ?? ''));
+  const names = chain.map((e) => (e as { name?: unknown }).name);
+
+  if (names.includes('TimeoutError') || codes.some((c) => c.startsWith('UND_ERR_') && c.endsWith('TIMEOUT'))) {
+    return new SourceUnreachableError(`${target} timed out after ${context.timeoutSeconds}s`, {
+      code: 'timeout',
+      key: context.unreachableHint ? context.urlKey : 'timeout_seconds',
+      hint:
+        context.unreachableHint ?? `check that the source answers at '${context.urlKey}', or raise 'timeout_seconds'`,
+      cause: error,
+    });
+  }
+  const mismatch = codes.find((c) => HOST_MISMATCH.has(c));
+  if (mismatch) {
+    // The CA is trusted; what does not match is the name the URL uses: that is the key to fix.
+    return new SourceIdentityError(
+      `${target} failed: the server's TLS certificate is not valid for host '${context.url.hostname}' (${mismatch})`,
+      {
+        code: 'tls_host_mismatch',
+        key: context.urlKey,
+        hint: `use in '${context.urlKey}' a host name the certificate lists, or get a certificate that names '${context.url.hostname}'`,
+        cause: error,
+      },
+    );
+  }
+  const untrusted = codes.find((c) => UNTRUSTED.has(c));
+  if (untrusted) {
+    return new SourceIdentityError(`${target} failed: the server's TLS certificate is not trusted (${untrusted})`, {
+      code: 'tls_untrusted',
+      key: 'tls_ca_certificate',
+      hint: "set 'tls_ca_certificate' to the PEM of the CA that signs the server certificate, or check the host name",
+      cause: error,
+    });
+  }
+  const alert = codes.find((c) => CLIENT_CERTIFICATE_ALERT.test(c));
+  if (alert)
+    return clientCertificateRefused(target, `during the TLS handshake (${alert})`, context.clientCertificate, error);
+  const system = codes.find((c) => SYSTEM[c]);
+  const what = system ? SYSTEM[system]! : firstMessage(chain);
+  return new SourceUnreachableError(`${target} failed: ${what}`, {
+    code: system ? system.toLowerCase() : 'network_error',
+    key: context.urlKey,
+    hint: context.unreachableHint ?? `check '${context.urlKey}' and that the source is running and reachable`,
+    cause: error,
+  });
+}
+
+/**
+ * The server would not take our client certificate: a TLS alert, or nginx's HTTP 400 page after a
+ * handshake it completes anyway. The message names the certificate (public facts only) so a person
+ * can tell an expired, a wrong or a missing certificate apart.
+ */
+export function clientCertificateRefused(
+  target: string,
+  how: string,
+  certificate: ClientCertificateSummary | undefined,
+  cause?: unknown,
+): AuthenticationError {
+  if (!certificate) {
+    return new AuthenticationError(
+      `${target} failed: the server requires a client certificate and none is configured (${how})`,
+      {
+        code: 'tls_client_certificate_required',
+        key: 'tls_client_certificate',
+        hint: "set 'tls_client_certificate' and 'tls_client_private_key' (or 'tls_client_pkcs12') to a certificate the server trusts",
+        ...(cause === undefined ? {} : { cause }),
+      },
+    );
+  }
+  return new AuthenticationError(
+    `${target} failed: the server refused the client certificate (${describeCertificate(certificate)}) ${how}`,
+    {
+      code: 'tls_client_certificate_refused',
+      key: certificate.key,
+      hint: `check '${certificate.key}': the server must trust the CA '${certificate.issuer}' and accept this subject`,
+      ...(cause === undefined ? {} : { cause }),
+    },
+  );
+}
+
+/** The error and its causes, the attempts of a happy-eyeballs AggregateError included. */
+export function causeChain(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let e: unknown = error; e != null && chain.length < 8; e = (e as { cause?: unknown }).cause) chain.push(e);
+  // An AggregateError (happy eyeballs tried several addresses) keeps the real causes in `errors`.
+  for (const e of [...chain]) if (e instanceof AggregateError) chain.push(...e.errors);
+  return chain;
+}
+
+function firstMessage(chain: unknown[]): string {
+  const deepest = chain[chain.length - 1];
+  return deepest instanceof Error ? deepest.message : 'request failed';
+}
