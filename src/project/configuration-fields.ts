@@ -52,7 +52,7 @@ export interface ConfigurationDescription {
  * The built-in sources whose connect() reads the TLS settings (readTlsSettings) from the raw
  * configuration: those keys are in no zod schema of theirs, so they are named here.
  */
-const TLS_SOURCES = new Set(['rest', 'signed-url', 'postgres', 's3']);
+const TLS_SOURCES = new Set(['rest', 'signed-url', 'postgres', 's3', 'mysql', 'ftp']);
 const tlsKeys = z.object(
   Object.fromEntries(
     Object.entries(KEY_CATALOGUE)
