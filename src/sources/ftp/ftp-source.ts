@@ -1,7 +1,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type { Client, FileInfo } from 'basic-ftp';
 import { ConfigurationError } from '../../errors/index.js';
-import { prepareSshTunnel, readTlsSettings } from '../../network/index.js';
+import { prepareSshTunnel } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyFileError, classifyFtpError, type FtpFailureContext, type FtpStep } from './classify-ftp-error.js';
 import { describeEndpoint, ftpEndpoint, ftpKeys, ftpTlsOptions } from './ftp-settings.js';
@@ -65,7 +65,7 @@ export default defineSource({
   async connect(k, credential, context): Promise<FtpSource> {
     const endpoint = ftpEndpoint(k);
     const login = loginSecretOf(credential);
-    const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
+    const tls = await context.tls.read();
     const secureOptions = ftpTlsOptions(endpoint, tls, context.log);
     const timeoutSeconds = context.common.timeout_seconds;
     const tunnel = await prepareSshTunnel(k, endpoint, { timeoutSeconds, log: context.log, secrets: context.secrets });

@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import { connect as connectTcp, type Socket } from 'node:net';
 import type { Connection, ConnectionOptions } from 'mysql2/promise';
-import { firstLineOf, prepareSshTunnel, readTlsSettings } from '../../network/index.js';
+import { firstLineOf, prepareSshTunnel } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import {
   classifyMysqlError,
@@ -55,7 +55,7 @@ export default defineSource({
       database: k.database,
       tls: k.mysql_tls,
     };
-    const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
+    const tls = await context.tls.read();
     const login = await loginSecretOf(credential, endpoint, context.secrets);
     const ssl = mysqlSslOptions(endpoint, tls, login, context.log);
     const timeoutSeconds = context.common.timeout_seconds;
