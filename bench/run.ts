@@ -22,6 +22,7 @@ const ALL = [
   'paging',
   'airbyte-read',
   'fivetran-serve',
+  'kerberos-verdict',
 ];
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -6,11 +6,36 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../bin/connector-auth.js', import.meta.url));
 const RECORD_LOADS = fileURLToPath(new URL('./record-loads.mjs', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The modules a file of the bundled start path (dist/bundle/, scripts/bundle.js) holds, read from
+ * its source map, as the URLs the per-file build would have loaded: dist/<path>.js for our own
+ * sources, the package's file for a bundled package (zod). So a check of what a command loads
+ * sees through the bundle.
+ */
+async function bundledModules(url: string): Promise<string[]> {
+  if (!url.startsWith('file:') || !url.includes('/dist/bundle/')) return [];
+  const file = fileURLToPath(url);
+  let sources: string[];
+  try {
+    sources = (JSON.parse(await readFile(`${file}.map`, 'utf8')) as { sources: string[] }).sources;
+  } catch {
+    return [];
+  }
+  return sources.map((source) => {
+    const path = resolve(dirname(file), source);
+    const own = relative(join(ROOT, 'src'), path);
+    return own.startsWith('..')
+      ? pathToFileURL(path).href
+      : pathToFileURL(join(ROOT, 'dist', own.replace(/\.ts$/, '.js'))).href;
+  });
+}
 
 function median(args: string[], runs: number, env: NodeJS.ProcessEnv = process.env): number {
   const times: number[] = [];
@@ -26,7 +51,7 @@ function median(args: string[], runs: number, env: NodeJS.ProcessEnv = process.e
   return Math.round(times[Math.floor(times.length / 2)]!);
 }
 
-/** Modules a command loads, recorded by a resolve hook. */
+/** Modules a command loads, recorded by a resolve hook, with those inside the bundle's files. */
 export async function loadedModules(args: string[]): Promise<string[]> {
   const dir = await mkdtemp(join(tmpdir(), 'loads-'));
   const log = join(dir, 'loads.txt');
@@ -37,10 +62,13 @@ export async function loadedModules(args: string[]): Promise<string[]> {
   });
   const urls = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
   await rm(dir, { recursive: true, force: true });
-  return urls;
+  const inside = await Promise.all([...new Set(urls)].map(bundledModules));
+  return [...urls, ...inside.flat()];
 }
 
-export const HEAVY = /@aws-sdk|\/pg\/|ssh2|@duckdb|node-forge|undici|\/zod\/|@grpc|protobufjs/;
+/** The heavy packages; zod also as the bundle's copy of it (scripts/bundle.js). */
+export const HEAVY =
+  /@aws-sdk|\/pg\/|ssh2|@duckdb|node-forge|undici|\/zod\/|\/bundle\/zod\.js$|@grpc|protobufjs|node_modules\/kerberos\//;
 
 export async function run(): Promise<Record<string, number>> {
   const node = median(['-e', '0'], 9);

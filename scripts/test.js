@@ -11,11 +11,12 @@
 import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensurePackages, filesNeeding, skippedReport } from '../test/peers/provision.js';
+import { ensureKerberosAddon, ensurePackages, filesNeeding, skippedReport } from '../test/peers/provision.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 const unavailable = ensurePackages();
+ensureKerberosAddon(root, unavailable);
 const skipped = unavailable.size === 0 ? [] : filesNeeding(root, unavailable);
 const code = await runVitest(skipped.map((s) => s.file));
 const allowed = process.env.CONNECTOR_AUTH_ALLOW_MISSING_PEERS === '1';

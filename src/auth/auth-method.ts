@@ -1,6 +1,7 @@
 import type { z } from 'zod';
-import type { CommonKeys, RawConfiguration } from '../config/index.js';
+import type { CommonKeys, SourceFacts } from '../config/index.js';
 import type { Logger } from '../log/index.js';
+import type { TlsSettings } from '../network/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
 import type { CapabilityName, Capabilities, OutgoingRequest } from './capabilities.js';
 
@@ -12,8 +13,10 @@ import type { CapabilityName, Capabilities, OutgoingRequest } from './capabiliti
 
 export interface AuthContext {
   readonly common: CommonKeys;
-  /** The whole configuration, for methods that read keys owned by another concern (TLS). */
-  readonly raw: RawConfiguration;
+  /** The source's keys a method may read (its description, where the credential goes), typed. */
+  readonly source: SourceFacts;
+  /** The `tls_*` keys' settings, read and checked once, whoever asks first. */
+  readonly tls: ConfiguredTls;
   readonly log: Logger;
   readonly secrets: SecretRegistry;
   /** Milliseconds since the epoch; a test may pass a fake clock. */
@@ -35,6 +38,13 @@ export interface AuthContext {
   readonly rotatingSecret?: RotatingSecret;
   /** The project's `files/` folder, for recovery files; absent in library use. */
   readonly filesDir?: string;
+}
+
+export interface ConfiguredTls {
+  /** Whether `tls_client_*` keys are set (known without reading them). */
+  readonly hasClientCertificate: boolean;
+  /** The settings: CA, verification, the client certificate checked and its key decrypted. */
+  read(): Promise<TlsSettings>;
 }
 
 /** See AuthContext.rotatingSecret. */

@@ -24,6 +24,8 @@ export interface Capabilities {
   readonly sshKey: SshKeyCapability;
   /** A presigned URL, whose query string is the credential. */
   readonly signedUrl: SignedUrlCapability;
+  /** A GSS-API initiator under a Kerberos ticket: the tokens of PostgreSQL's GSSAPI login, of SPNEGO. */
+  readonly kerberos: KerberosCapability;
 }
 
 export type CapabilityName = keyof Capabilities;
@@ -101,4 +103,30 @@ export interface SshKeyCapability {
 
 export interface SignedUrlCapability {
   read(): URL;
+}
+
+/** The service a GSS-API exchange is with: its principal is `<service>/<host>@REALM`. */
+export interface GssTarget {
+  /** The service part of the principal: `postgres`, `HTTP`. */
+  service: string;
+  host: string;
+  /** The source's key that names the host, for a message when the realm has no such service. */
+  hostKey: string;
+  /** `krb5`: the raw Kerberos mechanism (PostgreSQL); `spnego`: negotiated, as HTTP wants it. */
+  mechanism: 'krb5' | 'spnego';
+}
+
+export interface GssInitiator {
+  /**
+   * One step of the exchange: the acceptor's last token (base64; '' to begin) in, the next token to
+   * send (base64; '' when there is none) out. Failures arrive classified, naming the key to fix.
+   */
+  step(challenge: string): Promise<string>;
+  /** True once the context is established (after the acceptor's answer, with mutual authentication). */
+  readonly complete: boolean;
+}
+
+export interface KerberosCapability {
+  /** A new security context with the service; the ticket behind it never leaves the Kerberos library. */
+  gssInitiator(target: GssTarget): Promise<GssInitiator>;
 }

@@ -41,6 +41,11 @@ const METHODS: Record<string, CatalogueLine> = {
     provides: ['httpRequest', 'bearerToken'],
     load: () => import('./metadata/azure-managed-identity.js'),
   },
+  // GSSAPI logins (postgres) and SPNEGO on HTTP requests (rest).
+  kerberos: {
+    provides: ['kerberos', 'httpRequest'],
+    load: async () => ({ default: (await import('./kerberos/index.js')).kerberosMethod }),
+  },
 };
 
 export const AUTH_METHOD_NAMES: readonly string[] = Object.keys(METHODS);

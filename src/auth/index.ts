@@ -3,6 +3,7 @@ export type {
   AuthMethod,
   AuthContext,
   BrowserHandoff,
+  ConfiguredTls,
   Credential,
   CredentialWith,
   MethodAuthorization,
@@ -21,6 +22,9 @@ export type {
   ClientCertificateCapability,
   SshKeyCapability,
   SignedUrlCapability,
+  KerberosCapability,
+  GssInitiator,
+  GssTarget,
 } from './capabilities.js';
 export { AUTH_METHOD_NAMES, capabilitiesOf, methodsProviding, loadAuthMethod } from './catalogue.js';
 export { warnIfCredentialOld, rotationDaysOf, credentialAgeDays, overdueAgeDays } from './credential-age.js';

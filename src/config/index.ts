@@ -11,6 +11,8 @@ export { registerConfigurationSecrets } from './register-secrets.js';
 export { parseKeys } from './parse-configuration.js';
 export { commonKeys } from './common-keys.js';
 export type { CommonKeys } from './common-keys.js';
+export { sourceFactKeys } from './source-facts.js';
+export type { SourceFacts } from './source-facts.js';
 export { protectConfiguration } from './protect-configuration.js';
 export * as keys from './coerce.js';
 export { isPlaceholder, refusePlaceholders } from './placeholders.js';

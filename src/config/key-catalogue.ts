@@ -221,6 +221,20 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
     'sftp',
     "`true` to connect without checking the server's host key (logged as a warning on every run)",
   ),
+  kerberos_principal: plain(
+    'kerberos',
+    "the client principal, `alice@EXAMPLE.COM` (default: the keytab's first, or the credential cache's)",
+  ),
+  kerberos_keytab: secret('kerberos', 'base64 of the keytab file (`base64 -w0 client.keytab`)'),
+  kerberos_keytab_path: plain('kerberos', 'path of the keytab file, in place of kerberos_keytab (keep it mode 0600)'),
+  kerberos_realm_kdc: plain(
+    'kerberos',
+    "the KDC's host:port (several: comma-separated) where no krb5.conf names the realm's KDC",
+  ),
+  kerberos_credential_cache: plain(
+    'kerberos',
+    "an existing credential cache (`FILE:/tmp/krb5cc_1000`) in place of a keytab; default: the environment's (KRB5CCNAME)",
+  ),
 };
 
 /** Names that reveal a secret when no table declares the key. */

@@ -19,6 +19,7 @@ import {
   type ProbeResult,
   type SourceDefinition,
 } from '../sources/index.js';
+import { createAuthContext } from './auth-context.js';
 import { checkProvided, matchCapability } from './match-capability.js';
 import type { SourceClients } from './define-connector.js';
 
@@ -136,9 +137,8 @@ export async function authenticateResolved(
   if (common.environment)
     log.info(`environment: ${common.environment} (auth_method ${method.name}, source ${source.name})`);
 
-  const context = {
+  const context = createAuthContext(raw, {
     common,
-    raw,
     log,
     secrets: options.registry ?? defaultRegistry,
     now,
@@ -146,7 +146,8 @@ export async function authenticateResolved(
     ...(options.rotatingSecret ? { rotatingSecret: options.rotatingSecret } : {}),
     ...(options.filesDir ? { filesDir: options.filesDir } : {}),
     ...(options.timers ? { timers: options.timers } : {}),
-  };
+  });
+
   const credential = await method.create(methodKeys, context);
   checkProvided(credential, capability);
   // The match above makes the credential one the source can use: what the source's type says.

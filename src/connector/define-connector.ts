@@ -3,37 +3,9 @@ import type { Logger } from '../log/index.js';
 import type { ConnectedSource, SourceDefinition } from '../sources/index.js';
 import type { PostgresSource, RestSource, S3Source, SftpSource, SignedUrlSource } from '../sources/index.js';
 import type { Operations } from './operations.js';
+import type { State, TableDefinition } from './table-definition.js';
 
-/** Column types of the Python connector SDK, so a schema reads the same in both. */
-export type ColumnType =
-  | 'BOOLEAN'
-  | 'SHORT'
-  | 'INT'
-  | 'LONG'
-  | 'FLOAT'
-  | 'DOUBLE'
-  | 'NAIVE_DATE'
-  | 'NAIVE_DATETIME'
-  | 'UTC_DATETIME'
-  | 'BINARY'
-  | 'XML'
-  | 'STRING'
-  | 'JSON'
-  | { type: 'DECIMAL'; precision: number; scale: number };
-
-export interface TableDefinition {
-  table: string;
-  primary_key?: string[];
-  columns?: Record<string, ColumnType>;
-  /**
-   * Whether a sync that starts from the last checkpoint reads only what changed (default true).
-   * `false` for a table read whole every time: hosts that let a user choose (Airbyte's sync modes)
-   * then offer a full refresh only, so rows deleted at the source do not linger.
-   */
-  incremental?: boolean;
-}
-
-export type State = Record<string, unknown>;
+export type { ColumnType, TableDefinition, State } from './table-definition.js';
 
 /** Built-in source names and the client each gives update(). */
 export interface SourceClients {

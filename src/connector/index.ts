@@ -16,3 +16,4 @@ export type { RunConnectorOptions, RunResult } from './run-connector.js';
 export { probeConnector } from './probe-connector.js';
 export type { ProbeConnectorOptions, ProbeConnectorResult } from './probe-connector.js';
 export { checkConfigurationKeys } from './configuration-keys.js';
+export { createAuthContext } from './auth-context.js';

@@ -1,6 +1,6 @@
 import { ConnectorError } from '../errors/index.js';
 import type { SecretRegistry } from '../secrets/index.js';
-import type { State, TableDefinition } from './define-connector.js';
+import type { State, TableDefinition } from './table-definition.js';
 
 /** The Python SDK's operations, awaitable. */
 export interface Operations {

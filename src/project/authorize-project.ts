@@ -1,5 +1,6 @@
 import { loadAuthMethod, type BrowserHandoff } from '../auth/index.js';
 import { commonKeys, parseKeys, registerConfigurationSecrets } from '../config/index.js';
+import { createAuthContext } from '../connector/index.js';
 import { ConfigurationError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { secrets } from '../secrets/index.js';
@@ -44,9 +45,8 @@ export async function authorizeProject(options: {
     );
   }
   const keys = parseKeys(method.authorize.keys, raw, `auth_method '${method.name}'`);
-  const context = {
+  const context = createAuthContext(raw, {
     common,
-    raw,
     log: options.log,
     secrets,
     now: Date.now,
@@ -56,7 +56,7 @@ export async function authorizeProject(options: {
       filesDir: paths.files,
       log: options.log,
     }),
-  };
+  });
   const { saved, scope } = await method.authorize.run(keys, context, options.handoff);
   return { configuration: paths.configuration, authMethod: method.name, saved, scope };
 }

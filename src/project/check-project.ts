@@ -10,7 +10,7 @@ import {
 import type { Logger } from '../log/index.js';
 import type { ProbeResult } from '../sources/index.js';
 import { secrets } from '../secrets/index.js';
-import { loadConnector } from './load-connector.js';
+import { loadConnector } from './loader/index.js';
 import { createConfigurationPersister } from './persist-configuration-value.js';
 import { projectPaths } from './project-paths.js';
 

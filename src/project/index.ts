@@ -2,7 +2,7 @@ export { validateProject, probeProject } from './check-project.js';
 export type { ValidationReport } from './check-project.js';
 export { projectPaths } from './project-paths.js';
 export type { ProjectPaths } from './project-paths.js';
-export { loadConnector } from './load-connector.js';
+export { loadConnector } from './loader/index.js';
 export { initProject, templateNames } from './init-project.js';
 export { createConfigurationPersister } from './persist-configuration-value.js';
 export type { ConfigurationPersisterOptions } from './persist-configuration-value.js';

@@ -2,14 +2,7 @@ import { z } from 'zod';
 import type { Credential } from '../auth/index.js';
 import { keys } from '../config/index.js';
 import { ConfigurationError } from '../errors/index.js';
-import {
-  HttpClient,
-  isLoopbackHost,
-  prepareSshTunnel,
-  readTlsSettings,
-  sshTunnelKeys,
-  urlDestination,
-} from '../network/index.js';
+import { HttpClient, isLoopbackHost, prepareSshTunnel, sshTunnelKeys, urlDestination } from '../network/index.js';
 import { RestClient, awsRequestSigner, withTrailingSlash, type RequestSigner, type RestSource } from './rest/index.js';
 import { defineSource } from './source-definition.js';
 
@@ -48,7 +41,7 @@ export default defineSource({
   async connect(k, credential, context): Promise<RestSource> {
     const baseUrl = withTrailingSlash(k.base_url);
     guardPlainHttp(baseUrl, credential, context.common.allow_plain_http, context.log);
-    const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
+    const tls = await context.tls.read();
     if (!tls.verify)
       context.log.warning(
         `TLS verification is OFF for ${baseUrl.host} (tls_skip_verify=true): anyone on the path can read the credential`,

@@ -8,7 +8,6 @@ import {
   isLoopbackHost,
   readBodyStart,
   readSignedUrlExpiry,
-  readTlsSettings,
   recognizeClientCertificateRefusal,
   type TlsSettings,
 } from '../network/index.js';
@@ -68,7 +67,7 @@ export default defineSource({
       }
       context.log.warning(`using the signed URL for ${target} over plain http:// (allow_plain_http=true)`);
     }
-    const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
+    const tls = await context.tls.read();
     if (!tls.verify)
       context.log.warning(
         `TLS verification is OFF for ${url.host} (tls_skip_verify=true): anyone on the path can read the signed URL`,

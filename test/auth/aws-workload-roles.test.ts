@@ -119,6 +119,23 @@ describe('aws_instance_profile: the EC2 role from IMDSv2', () => {
     expect(error.hint).toContain('only on EC2');
   });
 
+  it('a document IMDS answers with a refusal (Code), or without a part of the credentials: exit 3 naming auth_method, exit 4 naming metadata_endpoint; what it carried stays secret', async () => {
+    imds.alterNextAwsDocument({ Code: 'AssumeRoleUnauthorizedAccess', Message: 'EC2 cannot assume the role' });
+    const refused = await probeFailureOf(configuration(imds), 's3');
+    expect([refused.error.exitCode, refused.error.key, refused.error.code]).toEqual([
+      3,
+      'auth_method',
+      'instance_profile_credentials_unavailable',
+    ]);
+    expect(refused.error.message).toContain("role 'connector-instance-role' (AssumeRoleUnauthorizedAccess: EC2 cannot");
+
+    imds.alterNextAwsDocument({ Token: undefined });
+    const { error, lines } = await probeFailureOf(configuration(imds), 's3');
+    expect([error.exitCode, error.key, error.code]).toEqual([4, 'metadata_endpoint', 'instance_metadata_error']);
+    expect(error.message).toContain("with incomplete credentials of role 'connector-instance-role'");
+    expectNoSecretIn(error, lines, leakForms(imds.awsIssued.at(-1)!.secretAccessKey));
+  });
+
   it('metadata_endpoint over plain http off link-local and loopback is refused before any request (exit 2)', async () => {
     const { error } = await probeFailureOf(configuration(imds, { metadata_endpoint: 'http://10.0.0.5' }), 's3');
     expect([error.exitCode, error.key]).toEqual([2, 'metadata_endpoint']);
@@ -215,6 +232,26 @@ describe("aws_container_credentials: the ECS task's or EKS pod's role from the c
     } finally {
       await tlsPeer.stop();
     }
+  });
+
+  it('a document whose expiry is not a time: exit 4 naming container_credentials_url; the key it carried stays secret', async () => {
+    imds.alterNextAwsDocument({ Expiration: 'in an hour' });
+    const { error, lines } = await probeFailureOf(
+      containerConfiguration({ container_credentials_url: `${imds.url}${imds.ecsCredentialsUri}` }),
+      's3',
+    );
+    expect([error.exitCode, error.key, error.code]).toEqual([
+      4,
+      'container_credentials_url',
+      'container_credentials_error',
+    ]);
+    expect(error.message).toContain('answered HTTP 200 without complete credentials');
+    const served = imds.awsIssued.at(-1)!;
+    expectNoSecretIn(
+      error,
+      lines,
+      [served.secretAccessKey, served.sessionToken].flatMap((s) => leakForms(s)),
+    );
   });
 
   it("another task's URL, or no endpoint at all (not in ECS or EKS): exit 4 naming container_credentials_url; plain http off the host: exit 2", async () => {

@@ -27,7 +27,7 @@ async function examples(page: string): Promise<Record<string, string>[]> {
 const complete = (c: Record<string, string>) => !Object.values(c).some((v) => v.includes('…') || isPlaceholder(v));
 
 /** The source a page's examples are for, where it is not the rest source (a connector names it in code, not in configuration.json). */
-const SOURCE_OF_PAGE: Record<string, 's3'> = { 'aws-roles.md': 's3' };
+const SOURCE_OF_PAGE: Record<string, 's3' | 'postgres'> = { 'aws-roles.md': 's3', 'kerberos.md': 'postgres' };
 
 describe('configuration examples in docs/auth', () => {
   it.each(pages)('%s', async (page) => {

@@ -5,7 +5,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOperations, rowJsonReplacer, storedTexts } from '../../src/connector/operations.js';
 import { Warehouse } from '../../src/hosts/local/warehouse/index.js';
-import { copyObjectValue, JsonText } from '../../src/hosts/local/warehouse/values.js';
+import { copyObjectValue, JsonText } from '../../src/hosts/local/warehouse/base/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
 import { rejection } from '../helpers/rejection.js';
 

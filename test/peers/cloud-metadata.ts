@@ -79,6 +79,12 @@ export interface CloudMetadataPeer {
   podIdentityToken: string;
   /** The next `count` token requests get `status` (and `body`), before any other check. */
   failNext(status: number, count: number, body?: string, headers?: Record<string, string>): void;
+  /**
+   * The next EC2 or container credentials document is `fields` over a freshly issued one (a field
+   * given as undefined is left out): a broken document, or IMDS's refusal (`Code`), after the
+   * session and the role listing went as usual.
+   */
+  alterNextAwsDocument(fields: Record<string, string | undefined>): void;
   /** Lifetime of the tokens issued from now on (default 3599 s, as both clouds issue). */
   setTokenTtl(seconds: number): void;
   /**
@@ -145,6 +151,7 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
   const apiRequests: CloudMetadataPeer['apiRequests'] = [];
   const issued: IssuedMetadataToken[] = [];
   let failures: { status: number; count: number; body: string; headers: Record<string, string> } | undefined;
+  let nextAwsDocument: Record<string, string | undefined> | undefined;
   const awsRole = options.awsRole === undefined ? 'connector-instance-role' : options.awsRole;
   const awsRegion = options.awsRegion ?? 'us-east-1';
   const awsIssued: IssuedAwsCredentials[] = [];
@@ -246,7 +253,7 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     if (role === '') return reply(200, awsRole, text);
     const issued = issueAwsCredentials();
     const document = { Code: 'Success', LastUpdated: isoSeconds(new Date()), Type: 'AWS-HMAC', ...issued };
-    return reply(200, JSON.stringify(document, null, 2), text);
+    return reply(200, JSON.stringify(altered(document), null, 2), text);
   }
 
   function awsPlacement(req: IncomingMessage, what: 'region' | 'availability-zone', reply: Reply): number {
@@ -266,9 +273,18 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
       return reply(404, JSON.stringify({ code: 'NotFound', message: 'Not Found' }), json);
     return reply(
       200,
-      JSON.stringify({ ...issueAwsCredentials(), RoleArn: 'arn:aws:iam::123456789012:role/connector-task-role' }),
+      JSON.stringify(
+        altered({ ...issueAwsCredentials(), RoleArn: 'arn:aws:iam::123456789012:role/connector-task-role' }),
+      ),
       json,
     );
+  }
+
+  /** The document as served: alterNextAwsDocument's fields over it, once (JSON leaves out the undefined ones). */
+  function altered(document: Record<string, string>): Record<string, string | undefined> {
+    const fields = nextAwsDocument;
+    nextAwsDocument = undefined;
+    return { ...document, ...fields };
   }
 
   /** A new set of role credentials, recorded and handed to onAwsIssued; the document's fields, as AWS names them. */
@@ -369,6 +385,9 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     failNext(status, count, body = '', headers = {}) {
       failures = { status, count, body, headers };
     },
+    alterNextAwsDocument(fields) {
+      nextAwsDocument = fields;
+    },
     setTokenTtl(seconds) {
       ttl = seconds;
     },
@@ -377,6 +396,7 @@ export async function start(options: CloudMetadataOptions = {}): Promise<CloudMe
     },
     reset() {
       failures = undefined;
+      nextAwsDocument = undefined;
       ttl = 3599;
       fixedValue = undefined;
       tokenRequests.length = 0;

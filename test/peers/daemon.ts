@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * What the peers that run a real server binary (PostgreSQL, sshd, nginx) share: start it with its
@@ -23,12 +26,19 @@ export interface Daemon {
 export function spawnDaemon(
   command: string,
   args: string[],
-  options: { stopSignal?: NodeJS.Signals; owner?: { uid: number; gid: number }; keepStdinOpen?: boolean } = {},
+  options: {
+    stopSignal?: NodeJS.Signals;
+    owner?: { uid: number; gid: number };
+    keepStdinOpen?: boolean;
+    /** The server's environment (default: the test process's). */
+    env?: NodeJS.ProcessEnv;
+  } = {},
 ): Daemon {
   // keepStdinOpen: a server that reads commands on stdin (openssl s_server) must not see it end.
   const child = spawn(command, args, {
     stdio: [options.keepStdinOpen ? 'pipe' : 'ignore', 'ignore', 'pipe'],
     ...(options.owner ?? {}),
+    ...(options.env ? { env: options.env } : {}),
   });
   let log = '';
   child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
@@ -70,12 +80,13 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
 export function runToEnd(
   command: string,
   args: string[],
-  options: { owner?: { uid: number; gid: number }; input?: string } = {},
+  options: { owner?: { uid: number; gid: number }; input?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
       ...(options.owner ?? {}),
+      ...(options.env ? { env: options.env } : {}),
     });
     let output = '';
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
@@ -106,4 +117,29 @@ export function portOpen(port: number): Promise<boolean> {
     socket.once('connect', () => (socket.destroy(), resolve(true)));
     socket.once('error', () => resolve(false));
   });
+}
+
+/**
+ * A peer started in a temp directory of its own: `start` gets the directory and a `track` for the
+ * server it spawns; when the start throws, that server is killed and the directory removed.
+ */
+export async function startInTempDir<T>(
+  prefix: string,
+  start: (dir: string, track: (server: Daemon) => Daemon) => Promise<T>,
+): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  let server: Daemon | undefined;
+  try {
+    return await start(dir, (spawned) => (server = spawned));
+  } catch (error) {
+    server?.kill();
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** The end of a peer started by startInTempDir: its server stopped, then its directory removed. */
+export async function stopAndRemove(server: Daemon, dir: string): Promise<void> {
+  await server.stop();
+  await rm(dir, { recursive: true, force: true });
 }

@@ -11,7 +11,7 @@ const onPath =
   () =>
     candidates.some((path) => existsSync(path));
 
-/** A module that starts a peer (path under test/) → the package it runs. */
+/** A module that starts a peer (path under test/) → the package it runs, or the packages. */
 export const PEER_PACKAGES = {
   'peers/nginx.ts': { package: 'nginx', present: onPath('/usr/sbin/nginx', '/usr/local/sbin/nginx') },
   'peers/sshd.ts': { package: 'openssh-server', present: onPath('/usr/sbin/sshd', '/usr/local/sbin/sshd') },
@@ -19,4 +19,25 @@ export const PEER_PACKAGES = {
   'network/openssl-server.ts': { package: 'openssl', present: onPath('/usr/bin/openssl', '/usr/local/bin/openssl') },
   // A real browser for `authorize` (driven by playwright-core, which downloads none of its own).
   'peers/chromium.ts': { package: 'chromium', present: onPath('/usr/bin/chromium') },
+  // An MIT realm made by the test; kinit makes the credential caches the tests use, faketime moves a
+  // KDC's clock, and libkrb5-dev's headers build the optional `kerberos` addon (rebuilt by provision.js).
+  'peers/kdc.ts': [
+    { package: 'krb5-kdc', present: onPath('/usr/sbin/krb5kdc') },
+    { package: 'krb5-admin-server', present: onPath('/usr/sbin/kadmin.local') },
+    { package: 'krb5-user', present: onPath('/usr/bin/kinit') },
+    { package: 'faketime', present: onPath('/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1') },
+    { package: 'libkrb5-dev', present: onPath('/usr/include/gssapi/gssapi.h') },
+  ],
+  // A real SPNEGO acceptor: Apache's mod_auth_gssapi (nginx has no SPNEGO module in Debian).
+  'peers/apache-gssapi.ts': [
+    { package: 'apache2-bin', present: onPath('/usr/sbin/apache2') },
+    { package: 'libapache2-mod-auth-gssapi', present: onPath('/usr/lib/apache2/modules/mod_auth_gssapi.so') },
+  ],
 };
+
+/** [module, peer] for every package a module needs. */
+export function peerEntries(peers = PEER_PACKAGES) {
+  return Object.entries(peers).flatMap(([module, needs]) =>
+    (Array.isArray(needs) ? needs : [needs]).map((peer) => [module, peer]),
+  );
+}

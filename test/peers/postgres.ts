@@ -29,6 +29,11 @@ export interface PostgresOptions {
   hostsslOnly?: boolean;
   /** Roles (created at start, allowed into `database`) that log in by client certificate (`cert`). */
   certificateUsers?: string[];
+  /**
+   * GSSAPI (Kerberos) logins: the service keytab (`postgres/<host>@realm`, as krb_server_keyfile)
+   * and the roles (created at start) that log in by `gss` with a principal of the same name in `realm`.
+   */
+  gss?: { keytab: Buffer; realm: string; users: string[] };
 }
 
 export interface PostgresPeer {
@@ -125,6 +130,11 @@ export async function start(options: PostgresOptions): Promise<PostgresPeer> {
         settings.push('-c', `ssl_ca_file=${join(dir, 'client-ca.crt')}`);
       }
     }
+    if (options.gss) {
+      await writeFile(join(dir, 'postgres.keytab'), options.gss.keytab, { mode: 0o600 });
+      await own(join(dir, 'postgres.keytab'));
+      settings.push('-c', `krb_server_keyfile=${join(dir, 'postgres.keytab')}`);
+    }
     await writeFile(join(data, 'pg_hba.conf'), hbaLines(options));
     await own(join(data, 'pg_hba.conf'));
 
@@ -164,6 +174,8 @@ function hbaLines(options: PostgresOptions): string {
   const tcp = options.hostsslOnly ? 'hostssl' : 'host';
   const lines = ['local all all trust'];
   for (const role of options.certificateUsers ?? []) lines.push(`hostssl all ${role} 127.0.0.1/32 cert`);
+  for (const role of options.gss?.users ?? [])
+    lines.push(`host all ${role} 127.0.0.1/32 gss include_realm=0 krb_realm=${options.gss!.realm}`);
   lines.push(`${tcp} all all 127.0.0.1/32 scram-sha-256`);
   return lines.join('\n') + '\n';
 }
@@ -175,7 +187,8 @@ async function setUp(dir: string, port: number, user: string, options: PostgresO
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${quoteIdentifier(options.database)} OWNER ${quoteIdentifier(user)}`);
-    for (const role of options.certificateUsers ?? []) await admin.query(`CREATE ROLE ${quoteIdentifier(role)} LOGIN`);
+    for (const role of [...(options.certificateUsers ?? []), ...(options.gss?.users ?? [])])
+      await admin.query(`CREATE ROLE ${quoteIdentifier(role)} LOGIN`);
   } finally {
     await admin.end();
   }

@@ -4,20 +4,15 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { PEER_PACKAGES } from './debian-packages.js';
+import { PEER_PACKAGES, peerEntries } from './debian-packages.js';
 
 /** Installs missing packages when it can; answers package → why it cannot be had (empty: all there). */
 export function ensurePackages(
   peers = PEER_PACKAGES,
   { uid = process.getuid?.(), hasApt = existsSync('/usr/bin/apt-get') } = {},
 ) {
-  const missing = [
-    ...new Set(
-      Object.values(peers)
-        .filter((p) => !p.present())
-        .map((p) => p.package),
-    ),
-  ];
+  const all = peerEntries(peers).map(([, peer]) => peer);
+  const missing = [...new Set(all.filter((p) => !p.present()).map((p) => p.package))];
   const unavailable = new Map();
   if (missing.length === 0) return unavailable;
   const reason = !hasApt
@@ -38,7 +33,7 @@ export function ensurePackages(
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (install.status === 0) process.stderr.write(`done in ${seconds} s\n`);
   else process.stderr.write(`failed after ${seconds} s:\n${(install.stderr || install.stdout || '').trim()}\n`);
-  for (const peer of Object.values(peers)) {
+  for (const peer of all) {
     if (peer.present()) continue;
     unavailable.set(
       peer.package,
@@ -54,12 +49,13 @@ export function ensurePackages(
 export function filesNeeding(root, unavailable, peers = PEER_PACKAGES) {
   const testDir = join(root, 'test');
   const peerOf = new Map();
-  for (const [module, peer] of Object.entries(peers)) {
-    if (unavailable.has(peer.package)) peerOf.set(join(testDir, module), peer.package);
+  for (const [module, peer] of peerEntries(peers)) {
+    if (unavailable.has(peer.package))
+      peerOf.set(join(testDir, module), [...(peerOf.get(join(testDir, module)) ?? []), peer.package]);
   }
   const cache = new Map();
   const needs = (file, seen) => {
-    if (peerOf.has(file)) return [peerOf.get(file)];
+    if (peerOf.has(file)) return peerOf.get(file);
     if (seen.has(file)) return [];
     seen.add(file);
     return importsOf(file, cache).flatMap((next) => needs(next, seen));
@@ -99,4 +95,32 @@ function testFiles(dir) {
     if (entry.isDirectory()) return testFiles(path);
     return entry.name.endsWith('.test.ts') ? [path] : [];
   });
+}
+
+/**
+ * The optional `kerberos` addon builds against libkrb5-dev's headers. On a machine where `npm ci` ran
+ * before they were installed, npm dropped it (an optional dependency whose build failed): once the
+ * headers are here, it is built (`npm rebuild kerberos`) or, when npm removed it, installed at the
+ * version package.json pins. Marks libkrb5-dev unavailable when that fails, so the Kerberos tests
+ * are listed as skipped rather than failing one by one.
+ */
+export function ensureKerberosAddon(root, unavailable, { headers = existsSync('/usr/include/gssapi/gssapi.h') } = {}) {
+  if (!headers || unavailable.has('libkrb5-dev')) return;
+  const dir = join(root, 'node_modules', 'kerberos');
+  if (existsSync(join(dir, 'build', 'Release', 'kerberos.node'))) return;
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const version = pkg.optionalDependencies?.kerberos;
+  const args = existsSync(dir)
+    ? ['rebuild', 'kerberos']
+    : ['install', '--no-save', '--no-audit', '--no-fund', `kerberos@${version}`];
+  const started = Date.now();
+  process.stderr.write(`test peers: building the kerberos addon against libkrb5-dev (npm ${args[0]} kerberos)… `);
+  const npm = spawnSync('npm', args, { cwd: root, encoding: 'utf8' });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (npm.status === 0 && existsSync(join(dir, 'build', 'Release', 'kerberos.node'))) {
+    process.stderr.write(`done in ${seconds} s\n`);
+    return;
+  }
+  process.stderr.write(`failed after ${seconds} s:\n${(npm.stderr || npm.stdout || '').trim()}\n`);
+  unavailable.set('libkrb5-dev', 'installed, but the kerberos addon did not build against it (see above)');
 }

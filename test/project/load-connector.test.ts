@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli.js';
 
 /**
- * How a connector project's TypeScript is loaded (src/project/connector-hooks.ts): compiled by
+ * How a connector project's TypeScript is loaded (src/project/loader/connector-hooks.ts): compiled by
  * esbuild, cached by content hash in CONNECTOR_AUTH_CACHE_DIR, with what tsx gave connectors
  * before (type-only imports dropped, enums, `./x.js` finding `x.ts`). Through the built CLI,
  * with a source that needs no network.
@@ -136,6 +136,83 @@ export default defineConnector({ source: local, async update({ op }) { await op.
       ),
     ) as { sources: string[] };
     expect(map.sources).toEqual([join(dir, 'connector.ts')]);
+  });
+
+  it('a helper in a folder keeps its own import.meta.url; a helper edited alone is compiled again', async () => {
+    const helper = (n: number) => `export const where = new URL('.', import.meta.url).pathname;
+export const n = ${n};
+`;
+    const dir = await project('nested', {
+      'connector.ts': `import { defineConnector, defineSource, z } from 'connector-auth';
+import { where, n } from './lib/where.js';
+${SOURCE}
+export default defineConnector({
+  source: local,
+  schema: () => [{ table: 'items', primary_key: ['id'] }],
+  async update({ op }) {
+    await op.upsert('items', { id: 1, here: new URL('.', import.meta.url).pathname, where, n });
+    await op.checkpoint({ done: true });
+  },
+});
+`,
+    });
+    await mkdir(join(dir, 'lib'));
+    await writeFile(join(dir, 'lib', 'where.ts'), helper(1));
+    const first = await debug(dir);
+    expect(first.code, first.stderr).toBe(0);
+    const url = (folder: string) => `${new URL(`file://${folder}/`).pathname}`;
+    expect(await rows(dir, 'SELECT here, "where", n FROM tester.items')).toEqual([
+      [url(dir), url(join(dir, 'lib')), 1n],
+    ]);
+    await writeFile(join(dir, 'lib', 'where.ts'), helper(2));
+    const second = await debug(dir);
+    expect(second.code, second.stderr).toBe(0);
+    expect(await rows(dir, 'SELECT n FROM tester.items')).toEqual([[2n]]);
+  });
+
+  it('a project that require()s or imports dynamically is still loaded (file by file, through the hooks)', async () => {
+    const dir = await project('dynamic', {
+      'connector.ts': `import { defineConnector, defineSource, z } from 'connector-auth';
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+const seed = require('./seed.json') as { n: number };
+${SOURCE}
+export default defineConnector({
+  source: local,
+  schema: () => [{ table: 'items', primary_key: ['id'] }],
+  async update({ op }) {
+    const { label } = await import('./helper.js');
+    await op.upsert('items', { id: 1, label: label(), n: seed.n });
+    await op.checkpoint({ done: true });
+  },
+});
+`,
+      'helper.ts': `export function label(): string { return 'dynamic'; }
+`,
+      'seed.json': '{"n": 7}',
+    });
+    const run = await debug(dir);
+    expect(run.code, run.stderr).toBe(0);
+    expect(await rows(dir, 'SELECT label, n FROM tester.items')).toEqual([['dynamic', 7n]]);
+  });
+
+  it('two projects loaded by the same relative path (airbyte check from each directory) each load their own connector', async () => {
+    const connector = (value: string) => `import { defineConnector, defineSource, z } from 'connector-auth';
+${SOURCE.replace("target: 'nothing'", `target: 'project-${value}'`)}
+export default defineConnector({ source: local, async update({ op }) { await op.checkpoint({ done: true }); } });
+`;
+    const first = await project('relative-one', { 'connector.ts': connector('one') });
+    const second = await project('relative-two', { 'connector.ts': connector('two') });
+    for (const [dir, value] of [
+      [first, 'one'],
+      [second, 'two'],
+    ] as const) {
+      const run = await cli(['airbyte', 'check', '--config', 'configuration.json'], {
+        cwd: dir,
+        env: { CONNECTOR_AUTH_CACHE_DIR: cache },
+      });
+      expect(run.stdout).toContain(`probe succeeded: project-${value}`);
+    }
   });
 
   it('a syntax error is exit 1, naming the file and the line', async () => {

@@ -392,7 +392,8 @@ describe('postgres source, configuration', () => {
       { password: PASSWORD },
       {
         common: {} as never,
-        raw: { user: 'alice' },
+        source: { user: 'alice' },
+        tls: { hasClientCertificate: false, read: async () => ({ verify: true }) },
         log: createLogger({ write: () => undefined }),
         secrets: new SecretRegistry(),
         now: Date.now,

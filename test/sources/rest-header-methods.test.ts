@@ -178,7 +178,7 @@ describe('configuration errors', () => {
     rejection(authenticate(configuration, { registry: new SecretRegistry() }));
 
   it('lists the valid methods for an unknown auth_method', async () => {
-    const error = await attempt({ auth_method: 'kerberos', base_url: 'https://x.example' });
+    const error = await attempt({ auth_method: 'ntlm', base_url: 'https://x.example' });
     expect(error.exitCode).toBe(2);
     expect(error.key).toBe('auth_method');
     expect(error.message).toMatch(/valid methods: .*basic.*bearer.*api_key/);

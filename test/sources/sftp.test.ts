@@ -426,7 +426,8 @@ describe('sftp source, configuration', () => {
       { private_key: ed25519.privateKey },
       {
         common: {} as never,
-        raw: {},
+        source: {},
+        tls: { hasClientCertificate: false, read: async () => ({ verify: true }) },
         log: createLogger({ write: () => undefined }),
         secrets: new SecretRegistry(),
         now: Date.now,

@@ -48,7 +48,7 @@ export default defineAuthMethod({
   }),
   create(k, context): AwsCredential {
     const accessKeyId = k.aws_access_key_id.trim();
-    checkAccessKeyId(accessKeyId, context.raw.endpoint !== undefined && context.raw.endpoint.trim() !== '');
+    checkAccessKeyId(accessKeyId, context.source.endpoint !== undefined && context.source.endpoint.trim() !== '');
     if (accessKeyId.startsWith('ASIA') && !k.aws_session_token) {
       throw new ConfigurationError(
         `invalid configuration: 'aws_access_key_id' is a temporary key (ASIA…), which AWS accepts only with its session token`,

@@ -52,7 +52,7 @@ export function roleSession(o: RoleSessionOptions): AwsSession {
     | Promise<{ sts: STSClient; commands: typeof import('@aws-sdk/client-sts'); agent: Agent; tls: TlsSettings }>
     | undefined;
   const connect = async () => {
-    const tls = await tokenEndpointTls(context.raw, context);
+    const tls = await tokenEndpointTls(context.tls);
     quietAwsSdkNodeVersionWarning();
     const commands = await import('@aws-sdk/client-sts');
     const agent = new Agent({ keepAlive: true, ...(tls.ca ? { ca: tls.ca } : {}) });

@@ -1,8 +1,7 @@
 import type { AuthContext } from '../auth-method.js';
 import { sigv4Signer } from '../aws/index.js';
-import type { AwsSubjectTokenSource } from './gcp-credential-configuration.js';
+import type { AwsSubjectTokenSource, SubjectTokenReader } from './gcp-credential-configuration.js';
 import { instanceMetadataSession } from '../metadata/index.js';
-import type { SubjectTokenReader } from './gcp-subject-token.js';
 
 /**
  * The subject token of an EC2 instance for gcp_workload_identity (Google's "AWS" workload identity

@@ -268,3 +268,11 @@ function unsupported(what: string): ConfigurationError {
     },
   );
 }
+
+/** How the workload token a credential source points to is read (gcp-subject-token.ts, gcp-aws-subject-token.ts). */
+export interface SubjectTokenReader {
+  /** The token for one exchange. */
+  read(): Promise<string>;
+  /** Frees what reading used (its HTTP client). */
+  close(): Promise<void>;
+}

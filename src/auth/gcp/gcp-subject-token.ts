@@ -1,7 +1,7 @@
 import { ConfigurationError } from '../../errors/index.js';
 import { describeUrl } from '../../network/index.js';
 import type { AuthContext } from '../auth-method.js';
-import type { ExternalAccountConfiguration } from './gcp-credential-configuration.js';
+import type { ExternalAccountConfiguration, SubjectTokenReader } from './gcp-credential-configuration.js';
 import { parseObject, tokenEndpointFor } from '../token-endpoint/index.js';
 import { tokenFileReader } from '../tokens/index.js';
 import { awsSubjectTokenReader } from './gcp-aws-subject-token.js';
@@ -23,13 +23,6 @@ import { awsSubjectTokenReader } from './gcp-aws-subject-token.js';
 const KEY = 'gcp_credential_configuration';
 /** Header names whose values are credentials: registered as secrets, since the configuration itself is not one. */
 const CREDENTIAL_HEADER = /authorization|token|secret|key|auth|cookie|identity/i;
-
-export interface SubjectTokenReader {
-  /** The token for one exchange. */
-  read(): Promise<string>;
-  /** Frees what reading used (its HTTP client). */
-  close(): Promise<void>;
-}
 
 export async function subjectTokenReader(
   config: ExternalAccountConfiguration,

@@ -3,7 +3,7 @@ import { keys } from '../../config/index.js';
 import { defineAuthMethod } from '../auth-method.js';
 import { parseCredentialConfiguration } from './gcp-credential-configuration.js';
 import { tokenCredential } from '../tokens/index.js';
-import { checkTokenEndpointUrl, tokenEndpointFor } from '../token-endpoint/index.js';
+import { checkTokenEndpointUrl, readIamCredentialsToken, tokenEndpointFor } from '../token-endpoint/index.js';
 import { subjectTokenReader } from './gcp-subject-token.js';
 
 /**
@@ -77,7 +77,8 @@ export default defineAuthMethod({
           url: config.impersonation.url,
           urlKey: KEY,
           credential: description,
-          answer: 'iam_credentials',
+          // generateAccessToken answers `accessToken` / `expireTime`, not OAuth's fields.
+          readToken: readIamCredentialsToken,
           errorKeys: {
             invalid_client: KEY,
             invalid_grant: KEY,

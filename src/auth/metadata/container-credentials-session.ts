@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { AuthenticationError, ConfigurationError, SourceUnreachableError } from '../../errors/index.js';
-import { describeUrl, type HttpClient } from '../../network/index.js';
+import { describeUrl } from '../../network/index.js';
 import type { AuthContext } from '../auth-method.js';
-import { cachedAwsSession, type AwsSession } from '../aws/index.js';
-import { credentialsOf, parseCredentialsDocument } from './aws-credentials-document.js';
-import { createTokenHttpClient } from '../token-endpoint/index.js';
+import type { AwsSession } from '../aws/index.js';
+import { awsDocumentSession, parseCredentialsDocument } from './aws-document-session.js';
 
 /**
  * The credentials of the IAM role of an ECS task, or of an EKS pod with Pod Identity, from the
@@ -16,7 +15,7 @@ import { createTokenHttpClient } from '../token-endpoint/index.js';
  * answered with `{AccessKeyId, SecretAccessKey, Token, Expiration, RoleArn}`. The URL (ECS puts a
  * per-task id in it) and the token file are the platform's, given in configuration.json; the file is
  * read again at each fetch because the platform rotates it, and its content is registered as a secret,
- * as are the credentials. They are kept in the TokenCache: one fetch per lifetime, renewed before the end.
+ * as are the credentials. The session is aws-document-session.ts's; here, how the document is fetched.
  */
 
 const NOT_IN_A_CONTAINER =
@@ -33,9 +32,6 @@ export interface ContainerCredentialsOptions {
 
 export function containerCredentialsSession(o: ContainerCredentialsOptions): AwsSession {
   const { context, description, url } = o;
-  // Made at the first fetch; verified as any identity service is (system roots plus tls_ca_certificate).
-  let http: Promise<HttpClient> | undefined;
-  const client = () => (http ??= createTokenHttpClient(context.raw, context.common.timeout_seconds, context));
   const tokenKey = o.authorizationTokenFile ? 'container_authorization_token_file' : 'container_credentials_url';
 
   const authorization = async (): Promise<Record<string, string>> => {
@@ -57,22 +53,14 @@ export function containerCredentialsSession(o: ContainerCredentialsOptions): Aws
     return { authorization: token };
   };
 
-  return cachedAwsSession({
+  return awsDocumentSession({
     description,
     noun: 'container credentials',
     context,
-    release: async () => (await http?.catch(() => undefined))?.close(),
-    fetch: async () => {
-      const requestedAt = context.now();
-      const headers = new Headers({ accept: 'application/json', ...(await authorization()) });
-      const reply = await (
-        await client()
-      ).request(
-        url,
-        { method: 'GET', headers, redirect: 'manual' },
-        { credential: description, urlKey: 'container_credentials_url', unreachableHint: NOT_IN_A_CONTAINER },
-      );
-      const [status, text] = [reply.status, await reply.text()];
+    urlKey: 'container_credentials_url',
+    unreachableHint: NOT_IN_A_CONTAINER,
+    fetchDocument: async (ask) => {
+      const { status, text } = await ask('GET', url, { accept: 'application/json', ...(await authorization()) });
       if (status === 401 || status === 403)
         throw new AuthenticationError(`${description}: ${describeUrl(url)} refused the request (HTTP ${status})`, {
           code: 'container_credentials_refused',
@@ -82,10 +70,8 @@ export function containerCredentialsSession(o: ContainerCredentialsOptions): Aws
               ? "check that 'container_authorization_token_file' is the pod's AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE and that the pod's service account has a Pod Identity association"
               : "EKS Pod Identity wants the pod's token: set 'container_authorization_token_file'; outside ECS and EKS, whatever answered is not the container credentials endpoint",
         });
-      const document = status === 200 ? parseCredentialsDocument(text) : undefined;
-      const issued = document && credentialsOf(document, requestedAt, context.secrets);
-      if (!issued)
-        throw new SourceUnreachableError(
+      const incomplete = () =>
+        new SourceUnreachableError(
           `${description}: ${describeUrl(url)} answered HTTP ${status} ${status === 200 ? 'without complete credentials' : 'instead of the credentials'}`,
           {
             code: 'container_credentials_error',
@@ -93,10 +79,9 @@ export function containerCredentialsSession(o: ContainerCredentialsOptions): Aws
             hint: "give the URL as the platform sets it (ECS: http://169.254.170.2 followed by the task's AWS_CONTAINER_CREDENTIALS_RELATIVE_URI)",
           },
         );
-      context.log.debug(
-        `${description}: credentials ${issued.value.accessKeyId}${document?.RoleArn ? ` of ${String(document.RoleArn)}` : ''}, valid for ${Math.round(issued.lifetimeMs / 1000)}s`,
-      );
-      return issued;
+      const document = status === 200 ? parseCredentialsDocument(text) : undefined;
+      if (!document) throw incomplete();
+      return { document, whose: document.RoleArn ? ` of ${String(document.RoleArn)}` : '', incomplete };
     },
   });
 }

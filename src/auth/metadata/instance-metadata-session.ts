@@ -1,9 +1,8 @@
 import { AuthenticationError, SourceUnreachableError } from '../../errors/index.js';
-import { describeUrl, type HttpClient } from '../../network/index.js';
+import { describeUrl } from '../../network/index.js';
 import type { AuthContext } from '../auth-method.js';
-import { cachedAwsSession, type AwsSession } from '../aws/index.js';
-import { credentialsOf, parseCredentialsDocument } from './aws-credentials-document.js';
-import { createTokenHttpClient } from '../token-endpoint/index.js';
+import type { AwsSession } from '../aws/index.js';
+import { awsDocumentSession, parseCredentialsDocument, type AskEndpoint } from './aws-document-session.js';
 
 /**
  * The credentials of the IAM role attached to an EC2 instance (its instance profile), from the
@@ -17,9 +16,9 @@ import { createTokenHttpClient } from '../token-endpoint/index.js';
  * IMDSv1 (the same GETs without a session) is never used: it is what an SSRF in any program on the
  * instance can read, and AWS recommends requiring v2. The PUT is also what a proxy cannot forward
  * (IMDS refuses it with X-Forwarded-For), and its answer does not leave a container beyond the
- * instance's hop limit. EC2 rotates the role's credentials hours before they expire; they are kept in
- * the TokenCache (one fetch per lifetime, renewed before the end) and registered as secrets on arrival,
- * the IMDS session token too.
+ * instance's hop limit. EC2 rotates the role's credentials hours before they expire; the session is
+ * aws-document-session.ts's (one fetch per lifetime, renewed before the end, the credentials
+ * registered as secrets on arrival); here, how the document is fetched, and the region.
  */
 
 /** The session's lifetime asked for: 6 hours, the most IMDS grants; one session serves one fetch. */
@@ -54,22 +53,10 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): InstanceMet
   const addressKey = o.addressKey ?? 'metadata_endpoint';
   const onEc2 = o.onEc2 ?? "leave 'metadata_endpoint' out on EC2";
   const notOnEc2 = o.elsewhere ? `${NOT_ON_EC2}; elsewhere ${o.elsewhere}` : NOT_ON_EC2;
-  // Made at the first fetch; verified as any identity service is (system roots plus tls_ca_certificate).
-  let http: Promise<HttpClient> | undefined;
-  const client = () => (http ??= createTokenHttpClient(context.raw, context.common.timeout_seconds, context));
 
-  /** One request; nothing answering is explained for someone who is not on EC2. */
-  const call = async (method: 'GET' | 'PUT', path: string, headers: Record<string, string>) => {
-    const url = new URL(path, o.base);
-    const reply = await (
-      await client()
-    ).request(
-      url,
-      { method, headers: new Headers(headers), redirect: 'manual' },
-      { credential: description, urlKey: addressKey, unreachableHint: notOnEc2 },
-    );
-    return { status: reply.status, text: await reply.text(), url };
-  };
+  /** A GET or PUT of `path` below the metadata service's root. */
+  const call = (ask: AskEndpoint, method: 'GET' | 'PUT', path: string, headers: Record<string, string>) =>
+    ask(method, new URL(path, o.base), headers);
   const unexpected = (answer: { status: number; url: URL }, what: string) =>
     new SourceUnreachableError(`${description}: ${describeUrl(answer.url)} answered HTTP ${answer.status} ${what}`, {
       code: 'instance_metadata_error',
@@ -77,8 +64,8 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): InstanceMet
       hint: `check that IMDS is turned on for the instance (aws ec2 modify-instance-metadata-options --http-endpoint enabled) and that no proxy stands in front of it; ${onEc2}`,
     });
   /** An IMDSv2 session: what every GET below needs, registered as a secret. */
-  const openSession = async () => {
-    const session = await call('PUT', 'latest/api/token', {
+  const openSession = async (ask: AskEndpoint) => {
+    const session = await call(ask, 'PUT', 'latest/api/token', {
       'x-aws-ec2-metadata-token-ttl-seconds': String(SESSION_TTL_SECONDS),
     });
     if (session.status !== 200 || !session.text)
@@ -87,16 +74,16 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): InstanceMet
     return { 'x-aws-ec2-metadata-token': session.text };
   };
 
-  const credentials = cachedAwsSession({
+  const { ask, ...credentials } = awsDocumentSession({
     description,
     noun: 'instance profile credentials',
     context,
-    release: async () => (await http?.catch(() => undefined))?.close(),
-    fetch: async () => {
-      const requestedAt = context.now();
-      const withSession = await openSession();
+    urlKey: addressKey,
+    unreachableHint: notOnEc2,
+    fetchDocument: async (ask) => {
+      const withSession = await openSession(ask);
 
-      const roles = await call('GET', 'latest/meta-data/iam/security-credentials/', withSession);
+      const roles = await call(ask, 'GET', 'latest/meta-data/iam/security-credentials/', withSession);
       if (roles.status === 404)
         throw new AuthenticationError(
           `${description}: this instance has no IAM role (no instance profile is attached)`,
@@ -109,11 +96,8 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): InstanceMet
       const role = roles.text.split('\n')[0]?.trim();
       if (roles.status !== 200 || !role) throw unexpected(roles, 'for the instance profile role');
 
-      const answer = await call(
-        'GET',
-        `latest/meta-data/iam/security-credentials/${encodeURIComponent(role)}`,
-        withSession,
-      );
+      const path = `latest/meta-data/iam/security-credentials/${encodeURIComponent(role)}`;
+      const answer = await call(ask, 'GET', path, withSession);
       if (answer.status !== 200) throw unexpected(answer, `for the credentials of role '${role}'`);
       const document = parseCredentialsDocument(answer.text);
       if (!document) throw unexpected(answer, `with something other than the credentials of role '${role}'`);
@@ -126,12 +110,11 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): InstanceMet
             hint: "check the instance profile's role in IAM (it must exist and trust ec2.amazonaws.com)",
           },
         );
-      const issued = credentialsOf(document, requestedAt, context.secrets);
-      if (!issued) throw unexpected(answer, `with incomplete credentials of role '${role}'`);
-      context.log.debug(
-        `${description}: credentials ${issued.value.accessKeyId} of role '${role}', valid for ${Math.round(issued.lifetimeMs / 1000)}s`,
-      );
-      return issued;
+      return {
+        document,
+        whose: ` of role '${role}'`,
+        incomplete: () => unexpected(answer, `with incomplete credentials of role '${role}'`),
+      };
     },
   });
 
@@ -140,7 +123,7 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): InstanceMet
   const readRegion = async () => {
     // placement/region, not the availability zone minus its last letter: a Local Zone's name
     // (us-west-2-lax-1a) does not end in the region's.
-    const answer = await call('GET', 'latest/meta-data/placement/region', await openSession());
+    const answer = await call(ask, 'GET', 'latest/meta-data/placement/region', await openSession(ask));
     const name = answer.text.trim();
     if (answer.status !== 200 || !REGION.test(name)) throw unexpected(answer, "for the instance's region");
     return name;

@@ -72,7 +72,7 @@ export function oauthClient(
   const jwt = configured === 'private_key_jwt';
   const federated = configured === 'federated_assertion';
   const mtls = presentsClientCertificate(configured);
-  if (mtls) requireClientCertificate(context.raw, `token_endpoint_auth '${configured}'`);
+  if (mtls) requireClientCertificate(context.tls, `token_endpoint_auth '${configured}'`);
   const proofless = !jwt && !federated && !mtls;
   // Without a secret, key or certificate the client is public (RFC 6749 §2.1): it only names itself.
   const method: TokenEndpointAuth = proofless && k.client_secret === undefined ? 'none' : configured;

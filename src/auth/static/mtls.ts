@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
-import { readTlsSettings } from '../../network/index.js';
 import { defineAuthMethod } from '../auth-method.js';
 
 /**
@@ -13,7 +12,7 @@ import { defineAuthMethod } from '../auth-method.js';
 export default defineAuthMethod({
   name: 'mtls',
   summary: 'Mutual TLS: a client certificate (PEM or PKCS#12) presented in the TLS handshake',
-  // Declared for `validate` and the docs; readTlsSettings reads and checks them in depth.
+  // Declared for `validate` and the docs; the context's TLS settings read and check them in depth.
   keys: z
     .object({
       tls_client_certificate: keys.optionalText(),
@@ -31,7 +30,7 @@ export default defineAuthMethod({
   rotationDays: 365,
   async create(_keys, context) {
     // A client certificate is only ever sent inside TLS: over http:// the source would get nothing.
-    const baseUrl = context.raw.base_url;
+    const baseUrl = context.source.base_url;
     if (baseUrl && /^http:/i.test(baseUrl.trim())) {
       throw new ConfigurationError(
         "invalid configuration for auth_method 'mtls': key 'base_url' must start with https:// (the client certificate is presented in the TLS handshake)",
@@ -42,7 +41,7 @@ export default defineAuthMethod({
         },
       );
     }
-    const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
+    const tls = await context.tls.read();
     const certificate = tls.clientCertificate!;
     return {
       method: 'mtls',

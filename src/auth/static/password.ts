@@ -14,8 +14,8 @@ export default defineAuthMethod({
   name: 'password',
   summary: 'a password the source checks itself (databases)',
   keys: z.object({ password: keys.text() }),
-  create({ password }, { raw }): CredentialWith<'password'> {
-    const user = raw.user?.trim();
+  create({ password }, { source }): CredentialWith<'password'> {
+    const user = source.user?.trim();
     return {
       method: 'password',
       description: user ? `password auth as '${user}'` : 'password auth',

@@ -22,12 +22,11 @@ const SHORT_LIFE_MS = 5 * 60_000;
 export default defineAuthMethod({
   name: 'signed_url',
   summary: 'Signed URL: a presigned link whose query string is the credential (S3, GCS, Azure SAS, CloudFront)',
-  keys: z.object({ signed_url: keys.url(['https:', 'http:']) }),
-  create({ signed_url: url }, context) {
+  keys: z.object({ signed_url: urlAsConfigured(['https:', 'http:']) }),
+  create({ signed_url: { url, configured } }, context) {
     // The configured value is registered whole already; its query and signature alone are secrets too.
     context.secrets.register('signed_url', url.href);
-    for (const part of signedUrlSecretParts(context.raw.signed_url ?? url.href, url))
-      context.secrets.register('signed_url', part);
+    for (const part of signedUrlSecretParts(configured, url)) context.secrets.register('signed_url', part);
 
     const target = describeUrl(url);
     const expiry = readSignedUrlExpiry(url);
@@ -63,3 +62,21 @@ export default defineAuthMethod({
     };
   },
 });
+
+/**
+ * The URL, with the text it was configured as: its query as typed (before the URL parser encodes
+ * it) is what a message could repeat, so its parts are registered as secrets too.
+ */
+function urlAsConfigured(schemes: readonly string[]) {
+  const url = keys.url(schemes);
+  return z
+    .string()
+    .optional()
+    .transform((configured, ctx) => {
+      const parsed = url.safeParse(configured);
+      if (parsed.success) return { url: parsed.data, configured: configured! };
+      for (const issue of parsed.error.issues)
+        ctx.issues.push({ code: 'custom', message: issue.message, input: configured });
+      return z.NEVER;
+    });
+}

@@ -19,14 +19,14 @@ export default defineAuthMethod({
   name: 'ssh_key',
   summary: 'an SSH private key the source checks against its authorized keys (sftp)',
   keys: z.object({ private_key: keys.text(), private_key_passphrase: keys.optionalText() }),
-  async create({ private_key, private_key_passphrase }, { raw, secrets }): Promise<CredentialWith<'sshKey'>> {
+  async create({ private_key, private_key_passphrase }, { source, secrets }): Promise<CredentialWith<'sshKey'>> {
     const parsed = await readSshPrivateKey(private_key, private_key_passphrase, {
       keyKey: 'private_key',
       passphraseKey: 'private_key_passphrase',
       secrets,
     });
     const fingerprint = sshFingerprint(parsed.getPublicSSH());
-    const user = raw.username?.trim();
+    const user = source.username?.trim();
     return {
       method: 'ssh_key',
       description: `ssh key auth${user ? ` as '${user}'` : ''} (${parsed.type} ${fingerprint})`,

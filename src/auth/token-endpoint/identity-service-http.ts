@@ -1,16 +1,7 @@
 import { rootCertificates } from 'node:tls';
-import type { RawConfiguration } from '../../config/index.js';
+import type { ConfiguredTls } from '../auth-method.js';
 import { ConfigurationError } from '../../errors/index.js';
-import type { Logger } from '../../log/index.js';
-import {
-  HttpClient,
-  describeUrl,
-  hasClientCertificate,
-  isLoopbackHost,
-  readTlsSettings,
-  type TlsSettings,
-} from '../../network/index.js';
-import type { SecretRegistry } from '../../secrets/index.js';
+import { HttpClient, describeUrl, isLoopbackHost, type TlsSettings } from '../../network/index.js';
 
 /**
  * How the connector talks to an identity service (an OAuth token endpoint, a cloud's STS): where it
@@ -45,12 +36,8 @@ export function checkTokenEndpointUrl(
  * plus `tls_ca_certificate` when given (an in-house CA often signs both the API and its identity
  * server, while a hosted one is signed by a public CA: adding covers both cases, replacing would not).
  */
-export async function createTokenHttpClient(
-  raw: RawConfiguration,
-  timeoutSeconds: number,
-  context: { log: Logger; now: () => number; secrets: SecretRegistry },
-): Promise<HttpClient> {
-  return new HttpClient({ tls: await tokenEndpointTls(raw, context), timeoutSeconds });
+export async function createTokenHttpClient(tls: ConfiguredTls, timeoutSeconds: number): Promise<HttpClient> {
+  return new HttpClient({ tls: await tokenEndpointTls(tls), timeoutSeconds });
 }
 
 /**
@@ -60,29 +47,25 @@ export async function createTokenHttpClient(
  * belongs to the source's connections alone.
  */
 export async function tokenEndpointTls(
-  raw: RawConfiguration,
-  context: { log: Logger; now: () => number; secrets: SecretRegistry },
+  tls: ConfiguredTls,
   options: { clientCertificate?: boolean } = {},
 ): Promise<TlsSettings> {
-  const read = { log: context.log, now: context.now, secrets: context.secrets };
-  const settings = options.clientCertificate
-    ? await readTlsSettings(raw, read)
-    : raw.tls_ca_certificate
-      ? await readTlsSettings({ tls_ca_certificate: raw.tls_ca_certificate }, read)
-      : undefined;
-  const ca = settings?.ca;
+  // The settings the source reads too (one read, one expiry warning); only their CA, and the
+  // certificate when asked, apply here.
+  const settings = await tls.read();
+  const ca = settings.ca;
   return {
     verify: true,
     ...(ca ? { ca: `${rootCertificates.join('\n')}\n${ca}` } : {}),
-    ...(options.clientCertificate && settings
+    ...(options.clientCertificate
       ? { cert: settings.cert, key: settings.key, clientCertificate: settings.clientCertificate }
       : {}),
   };
 }
 
 /** RFC 8705 client authentication has no proof but the certificate: exit 2 naming its key when none is configured. */
-export function requireClientCertificate(raw: RawConfiguration, what: string): void {
-  if (hasClientCertificate(raw)) return;
+export function requireClientCertificate(tls: ConfiguredTls, what: string): void {
+  if (tls.hasClientCertificate) return;
   throw new ConfigurationError(
     `invalid configuration: ${what} proves the client with its TLS certificate, and none is configured`,
     {

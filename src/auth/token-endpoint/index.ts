@@ -7,15 +7,14 @@ export {
   requireClientCertificate,
   tokenEndpointTls,
 } from './identity-service-http.js';
-export {
-  RETRY_STATUSES,
-  TokenEndpoint,
-  defaultRetryPolicy,
-  describeError,
-  oauthErrorName,
-  parseObject,
-  retryAfterMs,
-  serverDetail,
-  tokenEndpointFor,
-} from './token-endpoint.js';
-export type { OAuthErrorKeys, RetryPolicy, TokenRequest, TokenResponse } from './token-endpoint.js';
+export { TokenEndpoint, tokenEndpointFor } from './token-endpoint.js';
+export { RETRY_STATUSES, defaultRetryPolicy, retryAfterMs } from './retry-policy.js';
+export { describeError, parseObject, readIamCredentialsToken } from './token-answer.js';
+export { oauthErrorName, serverDetail } from './token-refusal.js';
+export type {
+  OAuthErrorKeys,
+  RetryPolicy,
+  TokenEndpointOptions,
+  TokenRequest,
+  TokenResponse,
+} from './token-endpoint-options.js';

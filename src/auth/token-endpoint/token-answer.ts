@@ -1,28 +1,15 @@
 import { AuthenticationError, SourceUnreachableError, isConnectorAuthError } from '../../errors/index.js';
-import { redactedLine, type SecretRegistry } from '../../secrets/index.js';
-import type { TokenEndpointOptions, TokenResponse } from './token-endpoint-options.js';
+import { redactedLine } from '../../secrets/index.js';
+import type { TokenAnswerReader } from './token-endpoint-options.js';
 
 /**
- * Reading a token endpoint's answer (token-endpoint.ts): the token in OAuth's form or Google IAM
- * Credentials', the OAuth error name and description a refusal carries, `Retry-After`.
+ * The body of a token endpoint's successful answer, read into a token (TokenAnswerReader): OAuth's
+ * form (the default) or Google IAM Credentials'. Every token is registered as a secret before
+ * anything else.
  */
 
-/** What reading an answer needs of its endpoint. */
-export type AnswerContext = Pick<
-  TokenEndpointOptions,
-  'answer' | 'secrets' | 'urlKey' | 'dpop' | 'errorKeys' | 'now'
-> & {
-  /** "<credential>: POST <url>", the start of every message. */
-  prefix: string;
-};
-
-/** An OAuth token answer (RFC 6749 §5.1); its tokens are registered as secrets before anything else. */
-export function readTokenAnswer(
-  json: Record<string, unknown> | undefined,
-  response: Response,
-  o: AnswerContext,
-): TokenResponse {
-  if (o.answer === 'iam_credentials') return readIamCredentialsToken(json, response, o);
+/** An OAuth token answer (RFC 6749 §5.1). */
+export const readOAuthToken: TokenAnswerReader = (json, response, o) => {
   const { secrets } = o;
   // Registered first, before anything below can fail and describe the response.
   for (const field of ['access_token', 'refresh_token', 'id_token'] as const)
@@ -40,7 +27,7 @@ export function readTokenAnswer(
     );
   }
   const tokenType = typeof json!.token_type === 'string' ? json!.token_type : 'Bearer';
-  const dpopBound = o.dpop !== undefined && tokenType.toLowerCase() === 'dpop';
+  const dpopBound = o.dpop && tokenType.toLowerCase() === 'dpop';
   if (tokenType.toLowerCase() !== 'bearer' && !dpopBound) {
     throw new AuthenticationError(
       `${o.prefix} issued a '${redactedLine(tokenType, 20, o.secrets)}' token; only Bearer tokens (RFC 6750) are supported${tokenType.toLowerCase() === 'dpop' ? ", or DPoP ones with 'dpop' set to true" : ''}`,
@@ -64,14 +51,10 @@ export function readTokenAnswer(
     refreshToken,
     scope: typeof json!.scope === 'string' ? json!.scope : undefined,
   };
-}
+};
 
 /** `{"accessToken": "…", "expireTime": "2026-11-24T03:00:00Z"}`: Google's generateAccessToken. */
-function readIamCredentialsToken(
-  json: Record<string, unknown> | undefined,
-  response: Response,
-  o: AnswerContext,
-): TokenResponse {
+export const readIamCredentialsToken: TokenAnswerReader = (json, response, o) => {
   const accessToken = json?.accessToken;
   if (typeof accessToken === 'string') o.secrets.register('access_token', accessToken);
   if (typeof accessToken !== 'string' || accessToken.length === 0) {
@@ -90,28 +73,6 @@ function readIamCredentialsToken(
     refreshToken: undefined,
     scope: undefined,
   };
-}
-
-/** An OAuth error code is a short token (RFC 6749 §5.2); anything else is not echoed into a message. */
-export function oauthErrorName(error: string): string {
-  return /^[A-Za-z0-9_.-]{1,64}$/.test(error) ? error : 'unrecognised_error';
-}
-
-/**
- * A server's error description for a message: ` (text)`, one line, bounded, redacted in case it
- * echoes a value — redacted before it is folded and cut (redactedLine) — ; '' when there is none.
- */
-export function serverDetail(description: unknown, secrets: SecretRegistry): string {
-  const line =
-    typeof description === 'string' && description.trim() !== '' ? redactedLine(description, 200, secrets) : undefined;
-  return line ? ` (${line})` : '';
-}
-
-/** What an OAuth refusal means, before the key it names. */
-export const REFUSAL_HINTS: Record<string, string> = {
-  invalid_client: 'the authorization server did not accept the client authentication; check',
-  invalid_grant: 'the grant is invalid, expired or revoked; check',
-  unauthorized_client: 'this client may not use this grant type; check',
 };
 
 /** `text` as a JSON object, or undefined when it is not one. */
@@ -125,16 +86,6 @@ export function parseObject(text: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** RFC 9110 §10.2.3: delay-seconds or an HTTP date. Undefined when absent or unreadable. */
-export function retryAfterMs(value: string | null, now: number): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // An HTTP date names its day and month in letters; anything else (e.g. "-4") is not one.
-  const date = /^[A-Za-z]{3}/.test(text) ? Date.parse(text) : NaN;
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /** For messages that must say what failed without depending on the error's class. */

@@ -5,3 +5,4 @@ export type { IssuedToken, TokenCacheOptions } from './token-cache.js';
 export { tokenCredential } from './token-credential.js';
 export { tokenFileReader } from './token-file.js';
 export { DEFAULT_TOKEN_LIFETIME_SECONDS, tokenLifetime } from './token-lifetime.js';
+export { isUnsavedRefreshToken, saveRotatedRefreshToken, warnOfUnsavedRefreshToken } from './rotated-refresh-token.js';

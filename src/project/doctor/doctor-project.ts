@@ -97,6 +97,10 @@ export async function doctorProject(
 
   findings.push(
     ...(await fileModeFindings({ path: paths.configuration, shown: shownConfiguration })),
+    // A keytab is a password in a file: the same rule (read where the run reads it, from the working directory).
+    ...(raw?.kerberos_keytab_path
+      ? await fileModeFindings({ path: raw.kerberos_keytab_path, shown: raw.kerberos_keytab_path })
+      : []),
     ...(await gitFindings(paths.project, paths.configuration, paths.files)),
     ...(await secretScanFindings({
       project: paths.project,

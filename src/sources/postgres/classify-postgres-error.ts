@@ -150,6 +150,18 @@ function invalidAuthorization(message: string, target: string, context: Postgres
       hint: `the certificate's common name must be '${user}' (or mapped to it in pg_ident.conf); check 'user' and '${refused.key ?? 'tls_client_certificate'}'`,
     });
   }
+  if (/GSSAPI authentication failed/i.test(message)) {
+    // The ticket reached the server, which did not accept it for this user: the principal is not
+    // the role (nor mapped to it in pg_ident.conf), or the server's own keytab is not current.
+    return new AuthenticationError(
+      `${target} failed: the server did not accept the Kerberos ticket for user '${user}' (SQLSTATE 28000)`,
+      {
+        code: 'postgres_gss_rejected',
+        key: 'kerberos_principal',
+        hint: `the principal's name must be the role '${user}' (or mapped to it in pg_ident.conf); else the server's keytab is stale (see its log)`,
+      },
+    );
+  }
   if (/not permitted to log in/i.test(message)) {
     return new AuthenticationError(`${target} failed: role '${user}' is not permitted to log in (SQLSTATE 28000)`, {
       code: 'postgres_login_not_permitted',

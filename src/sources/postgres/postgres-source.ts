@@ -2,7 +2,8 @@ import { isIP } from 'node:net';
 import type { ClientConfig, Pool } from 'pg';
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
-import { firstLineOf, prepareSshTunnel, readTlsSettings, sshTunnelKeys } from '../../network/index.js';
+import { isConnectorAuthError } from '../../errors/index.js';
+import { firstLineOf, prepareSshTunnel, sshTunnelKeys } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { columnValueTypes } from './column-values.js';
 import {
@@ -18,6 +19,7 @@ import {
   type PostgresEndpoint,
   type SslMode,
 } from './connection-settings.js';
+import { clientClassFor } from './gss-login.js';
 import { rdsAuthTokens, rdsRegion } from './rds-auth-token.js';
 
 /**
@@ -74,8 +76,8 @@ export default defineSource({
     'PostgreSQL: password (SCRAM), client certificate or a cloud access token, TLS per sslmode; probe = one connection and SELECT 1',
   keys: postgresKeys,
   // The login: a password, a cloud access token in its place, an IAM database token signed with AWS
-  // keys, or a client certificate alone (a pg_hba.conf `cert` entry).
-  needs: ['password', 'bearerToken', 'awsKeys', 'clientCertificate'],
+  // keys, a client certificate alone (a pg_hba.conf `cert` entry), or a Kerberos ticket (`gss`).
+  needs: ['password', 'bearerToken', 'awsKeys', 'clientCertificate', 'kerberos'],
   async connect(k, credential, context): Promise<PostgresSource> {
     const endpoint: PostgresEndpoint = {
       host: k.host.trim(),
@@ -84,7 +86,7 @@ export default defineSource({
       database: k.database,
       sslmode: k.sslmode,
     };
-    const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
+    const tls = await context.tls.read();
     const timeoutSeconds = context.common.timeout_seconds;
     const tunnel = await prepareSshTunnel(
       k,
@@ -100,6 +102,8 @@ export default defineSource({
     const failure: PostgresFailureContext = { endpoint, credential, tls, timeoutSeconds };
     const target = describeEndpoint(endpoint) + (tunnel ? ` via ${tunnel.bastion}` : '');
     const pg = (await import('pg')).default;
+    // pg's Client, or one that logs in by GSSAPI with a Kerberos credential (gss-login.ts).
+    const PgClient = clientClassFor(pg, credential, endpoint);
 
     // The password: the configured one, a cloud access token (Cloud SQL IAM login, Entra ID for
     // Azure Database for PostgreSQL) fresh from the credential's token cache at each login, or an
@@ -146,7 +150,13 @@ export default defineSource({
       if (pool) return pool;
       const config = await reach();
       if (pool) return pool;
-      pool = new pg.Pool({ ...config, max: POOL_SIZE, idleTimeoutMillis: 30_000, allowExitOnIdle: true });
+      pool = new pg.Pool({
+        ...config,
+        Client: PgClient,
+        max: POOL_SIZE,
+        idleTimeoutMillis: 30_000,
+        allowExitOnIdle: true,
+      });
       // An idle connection the server drops must not take the process down; the next query reconnects.
       pool.on('error', (error) =>
         context.log.warning(`${target}: an idle pooled connection failed (${firstLineOf(error)}); it will be replaced`),
@@ -160,7 +170,7 @@ export default defineSource({
       async probe(): Promise<ProbeResult> {
         const started = performance.now();
         await credential.prepare?.();
-        const client = new pg.Client(await reach());
+        const client = new PgClient(await reach());
         // A connection that breaks after the login is reported by the pending call; without a
         // listener the 'error' event would end the process.
         client.on('error', () => undefined);
@@ -169,7 +179,9 @@ export default defineSource({
           await client.query('SELECT 1');
         } catch (error) {
           const classified = await classify(error);
-          throw classified === error ? unexpectedLoginFailure(error, failure) : classified;
+          throw classified === error && !isConnectorAuthError(error)
+            ? unexpectedLoginFailure(error, failure)
+            : classified;
         } finally {
           await client.end().catch(() => undefined);
         }

@@ -8,7 +8,6 @@ import {
   headersDeadline,
   isLoopbackHost,
   prepareSshTunnel,
-  readTlsSettings,
   routeAgent,
   tlsConnectOptions,
   urlDestination,
@@ -57,7 +56,7 @@ export default defineSource({
         );
       context.log.warning(`using S3 at ${endpoint.host} over plain http:// (allow_plain_http=true)`);
     }
-    const tls = await readTlsSettings(context.raw, { log: context.log, now: context.now, secrets: context.secrets });
+    const tls = await context.tls.read();
     if (!tls.verify)
       context.log.warning(
         `TLS verification is OFF for S3 at ${endpoint?.host ?? `s3.${location.region}.amazonaws.com`} (tls_skip_verify=true)`,

@@ -6,3 +6,5 @@ export {
   parseAuthorizationParameters,
 } from './authorization-code.js';
 export { deviceAuthorizationGrant } from './device-authorization.js';
+export { obtainRefreshToken } from './refresh-token-authorization.js';
+export type { RefreshTokenAuthorizationKeys, RefreshTokenClient } from './refresh-token-authorization.js';

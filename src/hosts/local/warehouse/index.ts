@@ -5,6 +5,5 @@
  * warehouse is opened.
  */
 export { Warehouse } from './warehouse.js';
-export { preloadDuckDB } from './duckdb-module.js';
-export type { ColumnType } from './column-types.js';
-export type { Row, TableDefinition, WarehouseCounts } from './warehouse-types.js';
+export { preloadDuckDB } from './engine/index.js';
+export type { ColumnType, Row, TableDefinition, WarehouseCounts } from './base/index.js';

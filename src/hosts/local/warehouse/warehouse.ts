@@ -48,17 +48,25 @@
  * staging-table.ts, schema-plan.ts, schema-sql.ts and merge-sql.ts.
  */
 import { resolve as resolvePath } from 'node:path';
-import { BatchWriter } from './batch-writer.js';
-import { registerDeclarations, type Declaration } from './declarations.js';
-import type { Api, Connection, Instance } from './duckdb-types.js';
-import { FIVETRAN_ID, checkName, foldCase } from './identifiers.js';
-import { openDuckDb } from './open-duckdb.js';
-import { bufferOperation } from './operation-buffer.js';
-import { readRows } from './read-rows.js';
-import { newTableState, type Op, type TableState } from './table-state.js';
-import { refreshLegacyViews } from './tester-views.js';
-import { sanitize, tableLabel, warehouseError } from './warehouse-errors.js';
-import type { Row, TableDefinition } from './warehouse-types.js';
+import { BatchWriter, bufferOperation } from './write/index.js';
+import { registerDeclarations, type Declaration } from './schema/index.js';
+import {
+  type Api,
+  type Connection,
+  type Instance,
+  FIVETRAN_ID,
+  checkName,
+  foldCase,
+  newTableState,
+  type Op,
+  type TableState,
+  sanitize,
+  tableLabel,
+  warehouseError,
+  type Row,
+  type TableDefinition,
+} from './base/index.js';
+import { openDuckDb, readRows, refreshLegacyViews } from './engine/index.js';
 
 const DEFAULT_BATCH_SIZE = 50_000;
 

@@ -1,0 +1,108 @@
+// The start path in a few files: `npm run build` runs this after tsc. esbuild bundles our modules
+// from src/ into dist/bundle/ (the CLI's entry, the package's entry points, shared chunks, dynamic
+// imports as chunks of their own, loaded when first needed), so Node 20 links a handful of files
+// instead of ~140 of ours; every package stays an import of its own (heavy SDKs lazy as before).
+//
+// tsc's per-file output in dist/ stays: its declarations are the package's types, and the loader
+// thread's hooks (dist/project/connector-hooks.js) are imported from there. A module that reads
+// `import.meta.url` (a file beside the package, createRequire) gets the URL its own file has in
+// dist/, so the bundle finds what the per-file build found.
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SRC = join(ROOT, 'src');
+const OUT = join(ROOT, 'dist', 'bundle');
+const META_URL = '__connectorAuthMetaUrl';
+
+/** Each entry's name in dist/bundle/ → its source; package.json's exports and bin name these files. */
+const ENTRIES = {
+  'cli-main': 'src/cli/main.ts',
+  index: 'src/index.ts',
+  'pipeline-api': 'src/clients/pipeline-api.ts',
+  'webhooks-api': 'src/clients/webhooks-api.ts',
+  emulator: 'src/emulator/index.ts',
+  csv: 'src/csv/index.ts',
+};
+
+/**
+ * Every package stays an import of its own but zod: the configuration is parsed with it before the
+ * probe, so it is always on the start path, and as one module instead of ~95 it loads in about half
+ * the time. It is a file of its own (dist/bundle/zod.js, without a source map: the package's sources
+ * are not ours to ship), imported by our chunks as './zod.js'. `z` reaches connectors through our
+ * entry (`import { z } from 'connector-auth'`), the same copy.
+ */
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+const EXTERNAL = Object.keys({ ...PACKAGE.dependencies, ...PACKAGE.devDependencies })
+  .filter((name) => name !== 'zod')
+  .flatMap((name) => [name, `${name}/*`]);
+const ZOD_FILE = 'zod.js';
+
+/** `zod` from our sources → the bundled copy beside the chunks. */
+const vendoredZod = {
+  name: 'vendored-zod',
+  setup(builder) {
+    builder.onResolve({ filter: /^zod$/ }, () => ({ path: `./${ZOD_FILE}`, external: true }));
+  },
+};
+
+/** `import.meta.url` of a source file, as the URL of its tsc output, relative to the bundle's directory. */
+const ownUrl = {
+  name: 'own-import-meta-url',
+  setup(builder) {
+    builder.onLoad({ filter: /\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      if (!args.path.startsWith(SRC) || !source.includes('import.meta.url')) return { contents: source, loader: 'ts' };
+      const compiled = join(ROOT, 'dist', relative(SRC, args.path)).replace(/\.ts$/, '.js');
+      const path = relative(OUT, compiled).split('\\').join('/');
+      // On the first line, so the lines below keep their numbers in the source map. Our own code
+      // is what is rewritten: a quoted 'import.meta.url' (a key, a message) is left as it is.
+      const prefix = `const ${META_URL} = new URL(${JSON.stringify(path)}, import.meta.url).href;`;
+      const rewritten = source.replace(/(?<!['"`])\bimport\.meta\.url\b(?!['"`])/g, META_URL);
+      return { contents: prefix + rewritten, loader: 'ts', resolveDir: dirname(args.path) };
+    });
+  },
+};
+
+const common = { bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' };
+
+await build({ ...common, entryPoints: [join(ROOT, 'node_modules', 'zod', 'index.js')], outfile: join(OUT, ZOD_FILE) });
+
+await build({
+  ...common,
+  entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, join(ROOT, file)])),
+  outdir: OUT,
+  splitting: true,
+  external: EXTERNAL,
+  chunkNames: 'chunk-[hash]',
+  sourcemap: true,
+  plugins: [vendoredZod, ownUrl],
+});
+
+/**
+ * DuckDB's Node API (CommonJS, 124 files, loaded by require() while the probe is out) as one file,
+ * required by engine/duckdb-module.ts. Its native binding stays external, resolved from the
+ * package's own place, so the copy always gets the binding version the package pins.
+ */
+const duckdbBinding = {
+  name: 'duckdb-binding-beside-its-package',
+  setup(builder) {
+    builder.onResolve({ filter: /^@duckdb\/node-bindings$/ }, () => ({ path: 'binding', namespace: 'duckdb-binding' }));
+    builder.onLoad({ filter: /.*/, namespace: 'duckdb-binding' }, () => ({
+      contents:
+        "const { createRequire } = require('node:module');\n" +
+        "module.exports = createRequire(require.resolve('@duckdb/node-api'))('@duckdb/node-bindings');\n",
+      loader: 'js',
+    }));
+  },
+};
+await build({
+  ...common,
+  format: 'cjs',
+  entryPoints: [join(ROOT, 'node_modules', '@duckdb', 'node-api', 'lib', 'index.js')],
+  outfile: join(OUT, 'duckdb-node-api.cjs'),
+  external: ['@duckdb/node-api'],
+  plugins: [duckdbBinding],
+});

@@ -1,0 +1,10 @@
+/**
+ * The DuckDB file: loading the engine, opening the file (its schema, the tables it holds, the
+ * legacy `tester` views) and reading rows back.
+ */
+export { loadDuckDB, preloadDuckDB } from './duckdb-module.js';
+export { readExistingTables } from './existing-tables.js';
+export { openDuckDb } from './open-duckdb.js';
+export type { OpenedDuckDb } from './open-duckdb.js';
+export { readRows } from './read-rows.js';
+export { LEGACY_SCHEMA, prepareLegacySchema, refreshLegacyViews } from './tester-views.js';

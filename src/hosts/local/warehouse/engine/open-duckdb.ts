@@ -1,0 +1,63 @@
+/**
+ * Opening the warehouse file: the DuckDB instance and its one connection, in
+ * UTC, with its schema (a file from before `default_schema` refused, tester-views.ts) and the tables it already holds. A failure closes
+ * what was opened and is classified (warehouse-errors.ts): a file another
+ * process holds, a damaged one, one that cannot be written.
+ */
+import { existsSync } from 'node:fs';
+import { loadDuckDB } from './duckdb-module.js';
+import {
+  type Api,
+  type Connection,
+  type Instance,
+  SCHEMA,
+  quoteIdent,
+  type TableState,
+  sanitize,
+} from '../base/index.js';
+import { readExistingTables } from './existing-tables.js';
+import { prepareLegacySchema } from './tester-views.js';
+
+export interface OpenedDuckDb {
+  api: Api;
+  instance: Instance;
+  conn: Connection;
+  tables: Map<string, TableState>;
+}
+
+export async function openDuckDb(path: string): Promise<OpenedDuckDb> {
+  const api = loadDuckDB();
+  // A file that does not exist yet holds no tables: its catalogue is not read (10–20 ms).
+  const fresh = !existsSync(path) && !existsSync(`${path}.wal`);
+  let instance: Instance;
+  try {
+    // One DuckDB thread: a batch's statements run one after another, and
+    // the connector runs on the main thread meanwhile. More threads cost
+    // about a quarter more CPU on two cores without making batches faster.
+    instance = await api.DuckDBInstance.create(path, { threads: '1' });
+  } catch (error) {
+    throw sanitize(error, `opening ${path}`, path);
+  }
+  let conn: Connection;
+  try {
+    conn = await instance.connect();
+  } catch (error) {
+    instance.closeSync();
+    throw sanitize(error, `opening ${path}`, path);
+  }
+  try {
+    // TIMESTAMP <-> TIMESTAMPTZ casts use the session time zone.
+    await conn.run(`SET TimeZone = 'UTC'`);
+  } catch {
+    // Without ICU, DuckDB has no time zones and already works in UTC.
+  }
+  try {
+    await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(SCHEMA)}`);
+    await prepareLegacySchema(conn, path, fresh);
+    return { api, instance, conn, tables: fresh ? new Map() : await readExistingTables(conn) };
+  } catch (error) {
+    conn.closeSync();
+    instance.closeSync();
+    throw sanitize(error, `opening ${path}`, path);
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * The direct way an upsert run reaches its table: its rows appended as DuckDB data chunks straight
+ * into the table by the engine's appender, with no staging table and no merge statement
+ * (append-transaction.ts holds the transaction they go into). That is right only when the table
+ * holds none of the run's keys and the run gives no key twice, which is what a first sync into a
+ * new table looks like; the table's primary key index refuses anything else, and the run is then
+ * merged (batch-writer.ts). Measured on 1,000,000 upserts: the merge path's staging, window and
+ * INSERT OR REPLACE took about as long again as appending the rows.
+ *
+ * Only values whose conversion to the column's type cannot fail are appended directly (booleans,
+ * numbers into DOUBLE and BIGINT, text, bytes, JSON text, Dates into timestamps); a run with any
+ * other column is merged, where every cast is checked and a bad value named by column.
+ */
+import {
+  type Api,
+  type Connection,
+  type DataChunk,
+  type DuckDBType,
+  DELETED,
+  SCHEMA,
+  SYNCED,
+  type TableState,
+} from '../base/index.js';
+import { stageVectorType, type StagedColumn } from './staged-column.js';
+
+/**
+ * A column as the appender takes it: the vector type and its values, each passed through
+ * `convert` (when given) on its way into the vector, so no converted copy of the run is made.
+ */
+interface ChunkColumn {
+  type: DuckDBType;
+  values: unknown[] | undefined;
+  convert?: (value: unknown) => unknown;
+  constant?: unknown;
+}
+
+/** Micros since the epoch for a Date's milliseconds, exact (BigInt arithmetic only where needed). */
+function micros(ms: number): bigint {
+  const us = ms * 1000;
+  return Number.isSafeInteger(us) ? BigInt(us) : BigInt(ms) * 1000n;
+}
+
+/**
+ * The staged columns as the appender can take them, or undefined when one of them needs a cast
+ * that could fail (then the run is merged).
+ */
+export function directColumns(api: Api, staged: StagedColumn[]): Map<string, ChunkColumn> | undefined {
+  const columns = new Map<string, ChunkColumn>();
+  for (const column of staged) {
+    if (column.check) return undefined;
+    const asIs = column.expr('c') === 'c';
+    const vector = stageVectorType(api, column.stageType);
+    if (asIs && column.stageType === column.target) {
+      columns.set(column.name, { type: vector, values: column.values });
+    } else if (column.target === 'JSON' && column.stageType === 'VARCHAR') {
+      // JSON text already made valid by the staging (toJsonText); the appender casts VARCHAR to JSON.
+      columns.set(column.name, { type: api.VARCHAR, values: column.values });
+    } else if (column.target === 'BIGINT' && column.stageType === 'DOUBLE') {
+      // Integers below 2^63 in magnitude, checked by the staging.
+      columns.set(column.name, {
+        type: api.BIGINT,
+        values: column.values,
+        convert: (value) => BigInt(value as number),
+      });
+    } else if ((column.target === 'TIMESTAMPTZ' || column.target === 'TIMESTAMP') && column.stageType === 'DOUBLE') {
+      // Dates staged as epoch milliseconds. The vector copies `micros` out of the object it is
+      // given: one object serves every value.
+      const holder = { micros: 0n };
+      const convert = (value: unknown): unknown => {
+        holder.micros = micros(value as number);
+        return holder;
+      };
+      columns.set(column.name, {
+        type: column.target === 'TIMESTAMPTZ' ? api.TIMESTAMPTZ : api.TIMESTAMP,
+        values: column.values,
+        convert,
+      });
+    } else {
+      return undefined;
+    }
+  }
+  return columns;
+}
+
+/** The table's columns in the order the appender takes them (after this transaction's DDL). */
+export async function physicalColumns(conn: Connection, table: string): Promise<string[]> {
+  const reader = await conn.runAndReadAll(
+    `SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = '${SCHEMA}' ` +
+      `AND table_name = '${table.replaceAll("'", "''")}' ORDER BY column_index`,
+  );
+  return (reader.getRowsJS() as [string][]).map(([name]) => name);
+}
+
+/**
+ * Appends `n` rows into the table, inside the transaction the caller opened: the given columns,
+ * NULL in the others, `_fivetran_synced` = `synced`, `_fivetran_deleted` = false. Returns the
+ * chunks appended, in the table's column order, for the caller to append again elsewhere should
+ * the transaction be rolled back.
+ */
+export async function appendRows(
+  api: Api,
+  conn: Connection,
+  state: TableState,
+  order: string[],
+  given: Map<string, ChunkColumn>,
+  n: number,
+  synced: Date,
+): Promise<DataChunk[]> {
+  const chunks: DataChunk[] = [];
+  const appender = await conn.createAppender(state.name, SCHEMA);
+  try {
+    if (appender.columnCount !== order.length) throw new Error('the table changed shape');
+    const columns: ChunkColumn[] = order.map((name, i) => {
+      if (name === SYNCED)
+        return { type: api.TIMESTAMPTZ, values: undefined, constant: { micros: micros(synced.getTime()) } };
+      if (name === DELETED) return { type: api.BOOLEAN, values: undefined, constant: false };
+      return given.get(name) ?? { type: appender.columnType(i), values: undefined, constant: null };
+    });
+    const types = columns.map((column) => column.type);
+    const chunkSize = api.DuckDBVector.standardSize();
+    for (let offset = 0; offset < n; offset += chunkSize) {
+      const size = Math.min(chunkSize, n - offset);
+      const chunk = api.DuckDBDataChunk.create(types, size);
+      for (let c = 0; c < columns.length; c++) {
+        const column = columns[c] as ChunkColumn;
+        const vector = chunk.getColumnVector(c) as unknown as { setItem(i: number, v: unknown): void; flush(): void };
+        const { values, convert } = column;
+        if (values === undefined) {
+          for (let j = 0; j < size; j++) vector.setItem(j, column.constant);
+        } else if (convert === undefined) {
+          // A column absent from the run's last rows is shorter than the run: undefined is NULL.
+          for (let j = 0; j < size; j++) vector.setItem(j, values[offset + j] ?? null);
+        } else {
+          for (let j = 0; j < size; j++) {
+            const value = values[offset + j];
+            vector.setItem(j, value === undefined || value === null ? null : convert(value));
+          }
+        }
+        vector.flush();
+      }
+      appender.appendDataChunk(chunk);
+      chunks.push(chunk);
+    }
+    appender.flushSync();
+  } catch (error) {
+    try {
+      appender.closeSync();
+    } catch {
+      // closing flushes what failed again: the first error is the one to report
+    }
+    throw error;
+  }
+  appender.closeSync();
+  return chunks;
+}

@@ -1,0 +1,109 @@
+import { access, readFile } from 'node:fs/promises';
+import * as nodeModule from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { isConnectorDefinition, type ConnectorDefinition } from '../../connector/index.js';
+import { ConnectorError } from '../../errors/index.js';
+import { bundleConnector } from './connector-bundle.js';
+import type { HookData } from './connector-hooks.js';
+import { cacheDirectory } from './typescript-cache.js';
+
+const CANDIDATES = ['connector.ts', 'connector.mts', 'connector.js', 'connector.mjs'];
+let hooksRegistered = false;
+
+/**
+ * Imports `<project>/connector.ts` (TypeScript without a build step: connector-hooks.ts compiles
+ * it, cached) and returns its default export, which must come from defineConnector().
+ */
+export async function loadConnector(
+  project: string,
+): Promise<{ file: string; connector: ConnectorDefinition<never, never> }> {
+  const file = await findConnectorFile(project);
+  let module: { default?: unknown };
+  try {
+    module = (await import(pathToFileURL(await loadableFile(file)).href)) as { default?: unknown };
+  } catch (error) {
+    throw new ConnectorError(`cannot load ${file}: ${error instanceof Error ? error.message : String(error)}`, {
+      code: 'connector_load_failed',
+      hint: 'fix the error in the connector file (run with --verbose for the stack trace)',
+      cause: error,
+    });
+  }
+  if (!isConnectorDefinition(module.default)) {
+    throw new ConnectorError(`${file} must \`export default defineConnector({ source, update })\``, {
+      code: 'connector_not_defined',
+      hint: "import { defineConnector } from 'connector-auth' and export its result as default",
+    });
+  }
+  return { file, connector: module.default as ConnectorDefinition<never, never> };
+}
+
+/**
+ * The file to import for the connector: where Node has no in-thread hooks (Node 20), the project
+ * bundled into the cache (connector-bundle.ts) when it can be, so no loader thread starts; else the
+ * connector itself, once the hooks are registered.
+ */
+async function loadableFile(file: string): Promise<string> {
+  if (hooksRegistered) return file;
+  const self = await ownExports();
+  const { registerHooks: registerInThread } = nodeModule as { registerHooks?: (hooks: object) => unknown };
+  if (!registerInThread) {
+    const bundle = await bundleConnector(file, cacheDirectory(), self);
+    if (bundle !== undefined) {
+      // The bundle carries a source map: a stack trace names the project's .ts lines.
+      process.setSourceMapsEnabled(true);
+      return bundle;
+    }
+  }
+  await registerHooks(self, registerInThread);
+  hooksRegistered = true;
+  return file;
+}
+
+/** The hooks of connector-hooks.ts: in the main thread where Node can, else in its loader thread. */
+async function registerHooks(
+  self: Record<string, string>,
+  registerInThread: ((hooks: object) => unknown) | undefined,
+): Promise<void> {
+  const data: HookData = { self, cacheDirectory: cacheDirectory() };
+  if (registerInThread) {
+    const hooks = await import('./connector-hooks.js');
+    hooks.initialize(data);
+    registerInThread({ resolve: hooks.resolveSync, load: hooks.loadSync });
+  } else {
+    nodeModule.register(new URL('./connector-hooks.js', import.meta.url), { data });
+  }
+  // The compiled connector carries a source map: a stack trace names its .ts lines, as under tsx.
+  process.setSourceMapsEnabled(true);
+}
+
+/** `connector-auth` and each subpath of our `exports` map → the file URL it names. */
+async function ownExports(): Promise<Record<string, string>> {
+  const root = new URL('../../../', import.meta.url);
+  const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as {
+    name: string;
+    exports: Record<string, string | { import?: string }>;
+  };
+  const map: Record<string, string> = {};
+  for (const [subpath, target] of Object.entries(pkg.exports)) {
+    const file = typeof target === 'string' ? target : target.import;
+    if (file) map[subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`] = new URL(file, root).href;
+  }
+  return map;
+}
+
+async function findConnectorFile(project: string): Promise<string> {
+  for (const name of CANDIDATES) {
+    const file = join(project, name);
+    try {
+      await access(file);
+      return file;
+    } catch {
+      // try the next name
+    }
+  }
+  throw new ConnectorError(`no connector file in ${project} (looked for ${CANDIDATES.join(', ')})`, {
+    code: 'connector_missing',
+    hint: 'run `connector-auth init <dir>` to create one, or pass the project directory',
+  });
+}
