@@ -2,13 +2,7 @@ import { z } from 'zod';
 import type { Credential } from '../auth/index.js';
 import { keys } from '../config/index.js';
 import { ConfigurationError } from '../errors/index.js';
-import {
-  HttpClient,
-  isLoopbackHost,
-  prepareSshTunnel,
-  sshTunnelKeys,
-  urlDestination,
-} from '../network/index.js';
+import { HttpClient, isLoopbackHost, prepareSshTunnel, sshTunnelKeys, urlDestination } from '../network/index.js';
 import { RestClient, awsRequestSigner, withTrailingSlash, type RequestSigner, type RestSource } from './rest/index.js';
 import { defineSource } from './source-definition.js';
 
