@@ -23,6 +23,7 @@ const ALL = [
   'airbyte-read',
   'fivetran-serve',
   'kerberos-verdict',
+  'wrong-credential',
 ];
 
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -52,13 +52,14 @@ function median(args: string[], runs: number, env: NodeJS.ProcessEnv = process.e
 }
 
 /** Modules a command loads, recorded by a resolve hook, with those inside the bundle's files. */
-export async function loadedModules(args: string[]): Promise<string[]> {
+export async function loadedModules(args: string[], cwd?: string): Promise<string[]> {
   const dir = await mkdtemp(join(tmpdir(), 'loads-'));
   const log = join(dir, 'loads.txt');
   await writeFile(log, '');
   spawnSync(process.execPath, ['--import', RECORD_LOADS, BIN, ...args], {
     env: { ...process.env, RECORD_LOADS_FILE: log },
     stdio: 'ignore',
+    cwd,
   });
   const urls = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
   await rm(dir, { recursive: true, force: true });
@@ -68,7 +69,7 @@ export async function loadedModules(args: string[]): Promise<string[]> {
 
 /** The heavy packages; zod also as the bundle's copy of it (scripts/bundle.js). */
 export const HEAVY =
-  /@aws-sdk|\/pg\/|ssh2|@duckdb|node-forge|undici|\/zod\/|\/bundle\/zod\.js$|@grpc|protobufjs|node_modules\/kerberos\//;
+  /@aws-sdk|\/pg\/|ssh2|@duckdb|node-forge|undici|\/zod\/|\/bundle\/zod\.js$|@grpc|protobufjs|node_modules\/kerberos\/|basic-ftp|mysql2/;
 
 export async function run(): Promise<Record<string, number>> {
   const node = median(['-e', '0'], 9);

@@ -60,10 +60,13 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
     '`true` to use the bastion without checking its host key (logged as a warning on every run)',
   ),
   // auth methods
-  username: plain('basic, sftp', 'user name: HTTP Basic, or the SFTP account'),
+  username: plain(
+    'basic, sftp, ftp',
+    'user name: HTTP Basic, the SFTP account, or the FTP account (`anonymous` for anonymous FTP)',
+  ),
   password: secret(
     'basic, password',
-    "password: HTTP Basic (with `username`), or the password the source checks itself (auth_method password: the database's `user`, the SFTP `username`)",
+    "password: HTTP Basic (with `username`), or the password the source checks itself (auth_method password: the database's `user`, the SFTP or FTP `username`)",
   ),
   token: secret('bearer', 'pre-issued bearer token'),
   api_key: secret('api_key', 'the API key'),
@@ -195,14 +198,25 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   webhook_auth_method: plain('webhooks CLI', '`bearer` (default) or `basic` for the sync webhook interface'),
   webhook_token: secret('webhooks CLI', 'bearer token of the sync webhook interface'),
   probe_path: plain(
-    'rest, sftp',
-    'path the probe requests (rest) / directory it lists (sftp, default `.`: the login directory)',
+    'rest, sftp, ftp',
+    'path the probe requests (rest) / directory it lists (sftp, ftp; default `.`: the login directory)',
   ),
   probe_expect_status: plain('rest', 'healthy probe statuses, comma-separated (default 200)'),
-  host: plain('postgres, sftp', 'host name or IP address of the server'),
-  port: plain('postgres, sftp', 'TCP port (postgres: default 5432; sftp: default 22)'),
-  database: plain('postgres', 'database to connect to (required)'),
-  user: plain('postgres', 'database role to log in as (required)'),
+  host: plain('postgres, mysql, sftp, ftp', 'host name or IP address of the server'),
+  port: plain(
+    'postgres, mysql, sftp, ftp',
+    'TCP port (postgres: default 5432; mysql: 3306; sftp: 22; ftp: 21, or 990 with ftp_tls=implicit)',
+  ),
+  database: plain('postgres, mysql', 'database to connect to (required)'),
+  user: plain('postgres, mysql', 'database role (postgres) or account (mysql) to log in as (required)'),
+  mysql_tls: plain(
+    'mysql',
+    '`required` (default: TLS, certificate and host name checked) or `none` (no TLS; warned on every run)',
+  ),
+  ftp_tls: plain(
+    'ftp',
+    '`explicit` (default: AUTH TLS on the plain port, certificate checked), `implicit` (TLS from the first byte, port 990) or `none` (plain FTP: the password in clear; warned on every run)',
+  ),
   sslmode: plain(
     'postgres',
     '`verify-full` (default: CA and host name checked), `verify-ca` (CA only), `require` (encrypted, unverified; warned) or `disable` (no TLS; warned)',

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Logger } from '../log/index.js';
 import type { ConnectedSource, SourceDefinition } from '../sources/index.js';
 import type { PostgresSource, RestSource, S3Source, SftpSource, SignedUrlSource } from '../sources/index.js';
+import type { FtpSource, MysqlSource } from '../sources/index.js';
 import type { Operations } from './operations.js';
 import type { State, TableDefinition } from './table-definition.js';
 
@@ -14,6 +15,8 @@ export interface SourceClients {
   postgres: PostgresSource;
   sftp: SftpSource;
   s3: S3Source;
+  mysql: MysqlSource;
+  ftp: FtpSource;
 }
 
 export interface UpdateContext<Config, Source> {

@@ -1,4 +1,5 @@
 import { redactedJson, secrets as defaultRegistry, type SecretRegistry } from '../secrets/index.js';
+import { formatFields } from './format-fields.js';
 
 /**
  * Levels and line formats follow the Python connector SDK, so logs read the same to its users:
@@ -30,7 +31,8 @@ export interface LoggerOptions {
   color?: boolean;
 }
 
-const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warning: 30, error: 40, critical: 50 };
+/** The order of the levels: a logger writes a line whose level ranks at or above its threshold. */
+export const LEVEL_RANK: Record<LogLevel, number> = { debug: 10, info: 20, warning: 30, error: 40, critical: 50 };
 const COLOR: Record<LogLevel, string> = {
   debug: '\x1b[90m',
   info: '\x1b[36m',
@@ -40,7 +42,7 @@ const COLOR: Record<LogLevel, string> = {
 };
 
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const threshold = RANK[options.level ?? 'info'];
+  const threshold = LEVEL_RANK[options.level ?? 'info'];
   const format = options.format ?? 'pretty';
   const write = options.write ?? ((line: string) => void process.stderr.write(line));
   const registry = options.registry ?? defaultRegistry;
@@ -48,7 +50,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 
   const make = (origin: string): Logger => {
     const emit = (level: LogLevel, message: string, fields?: LogFields): void => {
-      if (RANK[level] < threshold) return;
+      if (LEVEL_RANK[level] < threshold) return;
       // Redact first, then encode: a message that already holds a JSON-escaped secret would come out
       // of JSON.stringify escaped twice, a Buffer field as a list of numbers (redact-then-shape.ts).
       const line =
@@ -66,16 +68,24 @@ export function createLogger(options: LoggerOptions = {}): Logger {
           : registry.redact(prettyLine(level, registry.redact(message), fields, color, registry));
       write(line + '\n');
     };
-    return {
-      debug: (m, f) => emit('debug', m, f),
-      info: (m, f) => emit('info', m, f),
-      warning: (m, f) => emit('warning', m, f),
-      error: (m, f) => emit('error', m, f),
-      critical: (m, f) => emit('critical', m, f),
-      withOrigin: make,
-    };
+    return loggerFrom(emit, make);
   };
   return make(options.origin ?? 'connector-auth');
+}
+
+/** A Logger whose five levels all go to `emit`: every sink (a terminal, Airbyte, the partner SDK) is one. */
+export function loggerFrom(
+  emit: (level: LogLevel, message: string, fields?: LogFields) => void,
+  withOrigin: (origin: string) => Logger,
+): Logger {
+  return {
+    debug: (m, f) => emit('debug', m, f),
+    info: (m, f) => emit('info', m, f),
+    warning: (m, f) => emit('warning', m, f),
+    error: (m, f) => emit('error', m, f),
+    critical: (m, f) => emit('critical', m, f),
+    withOrigin,
+  };
 }
 
 function prettyLine(
@@ -87,7 +97,7 @@ function prettyLine(
 ): string {
   const time = new Date().toISOString().slice(11, 19);
   const label = level.toUpperCase().padEnd(8);
-  const tail = fields && Object.keys(fields).length > 0 ? ` ${redactedJson(fields, registry)}` : '';
+  const tail = formatFields(fields, registry);
   return color ? `${time} ${COLOR[level]}${label}\x1b[0m ${message}${tail}` : `${time} ${label} ${message}${tail}`;
 }
 

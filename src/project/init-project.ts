@@ -89,9 +89,10 @@ export async function initProject(dir = '.', template = 'rest-api'): Promise<{ d
     if (/^configuration(\..+)?\.json$/.test(name)) await chmod(join(target, name), 0o600);
   await writeFile(join(target, '.gitignore'), GITIGNORE, { flag: 'wx' });
   await writeFile(join(target, '.dockerignore'), DOCKERIGNORE, { flag: 'wx' });
-  const dockerfile = join(target, 'Dockerfile');
+  // One Dockerfile serves every template (templates/Dockerfile): the image runs any project the same way.
   const own = await readOwnManifest();
-  await writeFile(dockerfile, (await readFile(dockerfile, 'utf8')).replaceAll(VERSION_PLACEHOLDER, own.version));
+  const dockerfile = await readFile(new URL('Dockerfile', TEMPLATES_DIR), 'utf8');
+  await writeFile(join(target, 'Dockerfile'), dockerfile.replaceAll(VERSION_PLACEHOLDER, own.version), { flag: 'wx' });
   for (const [name, text] of Object.entries(editorSupportFiles(target, own)))
     await writeFile(join(target, name), text, { flag: 'wx' });
   return { dir: target, files: (await readdir(target)).sort() };

@@ -1,5 +1,4 @@
 import { decodeEscapeAt as decodeEscape, type Decoded } from './escape-decoding.js';
-import type { Match } from './multi-pattern-matcher.js';
 
 /**
  * The matchers scan two views of a text in the same left-to-right pass: the text as it is, and the
@@ -16,6 +15,14 @@ import type { Match } from './multi-pattern-matcher.js';
  * A match in the decoded view is mapped back to the text: it starts where its first decoded
  * character's escape starts and ends after its last one's.
  */
+
+/** One occurrence of a pattern in a text, in either view (the matchers' answer). */
+export interface Match {
+  start: number;
+  end: number;
+  /** Index of the pattern (the longest one ending at `end`). */
+  pattern: number;
+}
 
 /** What the scan needs of an automaton: its steps and outputs, in the automaton's own state numbers. */
 export interface Stepper {

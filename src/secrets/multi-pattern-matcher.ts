@@ -3,8 +3,10 @@ import {
   scanPartedViews as scanParted,
   viewsPartAt as partsAt,
   type Found,
+  type Match,
   type Stepper,
 } from './decoded-view.js';
+
 import { alphabetOf, type PatternAlphabet } from './pattern-alphabet.js';
 import { SparsePatternMatcher } from './sparse-pattern-matcher.js';
 
@@ -21,13 +23,6 @@ const scanPartedViews = scanParted;
  * a loop of `replaceAll` scans the text once per pattern. The same pass also reads the text with one
  * layer of escaping undone (decoded-view.ts): the hot loop pays one comparison per character for it.
  */
-
-export interface Match {
-  start: number;
-  end: number;
-  /** Index of the pattern (the longest one ending at `end`). */
-  pattern: number;
-}
 
 export class MultiPatternMatcher {
   /** code unit → alphabet column; 0 is "in no pattern", which always leads back towards the root. */

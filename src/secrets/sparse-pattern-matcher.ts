@@ -3,9 +3,9 @@ import {
   scanPartedViews as scanParted,
   viewsPartAt as partsAt,
   type Found,
+  type Match,
   type Stepper,
 } from './decoded-view.js';
-import type { Match } from './multi-pattern-matcher.js';
 import { alphabetOf, type PatternAlphabet } from './pattern-alphabet.js';
 
 // Local copies: a module loader that compiles imports to getters (tsx does) would otherwise put a

@@ -8,6 +8,8 @@ const SOURCES: Record<string, () => Promise<{ default: SourceDefinition }>> = {
   postgres: () => import('./postgres/index.js') as Promise<{ default: SourceDefinition }>,
   sftp: () => import('./sftp/index.js') as Promise<{ default: SourceDefinition }>,
   s3: () => import('./s3/index.js') as Promise<{ default: SourceDefinition }>,
+  mysql: () => import('./mysql/index.js') as Promise<{ default: SourceDefinition }>,
+  ftp: () => import('./ftp/index.js') as Promise<{ default: SourceDefinition }>,
 };
 
 export const SOURCE_NAMES: readonly string[] = Object.keys(SOURCES);

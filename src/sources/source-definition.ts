@@ -5,7 +5,7 @@ import type { AuthContext, CapabilityName, CredentialWith } from '../auth/index.
  * A kind of source (REST API, database, bucket, SFTP server, signed URL) knows its own keys, what
  * it needs of a credential (capabilities, never method names), how to connect with one and how to
  * probe. Drivers it needs
- * (pg, ssh2, the AWS SDK) are imported inside `connect`, and `catalogue.ts` imports the file only
+ * (pg, mysql2, ssh2, basic-ftp, the AWS SDK) are imported inside `connect`, and `catalogue.ts` imports the file only
  * when a configuration names the source.
  */
 

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, exists, initTemplate, leakForms, readTree } from '../helpers/cli.js';
-import { createCa, issueServer, type Authority } from '../peers/certificates.js';
-import { start, type PostgresPeer } from '../peers/postgres.js';
+import { startTlsPostgres, type TlsPostgresPeer } from '../peers/postgres-tls.js';
 
 /**
  * Through the built CLI (`npm test` builds first), as a user runs it: `init --template database`,
@@ -20,33 +19,16 @@ const DATABASE = 'sales';
 /** More than two batches of the template's batch_size (1000), with many rows sharing one updated_at. */
 const ROWS = 2500;
 
-let ca: Authority;
-let peer: PostgresPeer;
+let peer: TlsPostgresPeer;
 let client: pg.Client;
 let root: string;
 
 beforeAll(async () => {
-  ca = createCa();
-  const server = issueServer(ca, { hosts: ['127.0.0.1'] });
   [peer, root] = await Promise.all([
-    start({
-      password: PASSWORD,
-      database: DATABASE,
-      ssl: { certificatePem: server.certificatePem, privateKeyPem: server.privateKeyPem },
-      hostsslOnly: true,
-    }),
+    startTlsPostgres({ password: PASSWORD, database: DATABASE }),
     mkdtemp(join(tmpdir(), 'connector-auth-database-template-')),
   ]);
-  const { default: postgres } = await import('pg');
-  client = new postgres.Client({
-    host: peer.host,
-    port: peer.port,
-    user: peer.user,
-    database: DATABASE,
-    password: PASSWORD,
-    ssl: { ca: ca.certificatePem },
-  });
-  await client.connect();
+  client = await peer.superuser();
   await client.query(
     `create table public.orders (id bigint primary key, status text not null, amount numeric(10, 2) not null, updated_at timestamptz)`,
   );
@@ -75,7 +57,7 @@ const connection = (password = PASSWORD) => ({
   database: DATABASE,
   user: peer.user,
   password,
-  tls_ca_certificate: ca.certificatePem,
+  tls_ca_certificate: peer.ca.certificatePem,
 });
 
 async function maxCursor(): Promise<{ cursor: string; id: string }> {

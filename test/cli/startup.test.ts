@@ -1,12 +1,37 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HEAVY, loadedModules } from '../../bench/startup.js';
+import { freePort } from '../peers/daemon.js';
 import { cli } from '../helpers/cli.js';
 
 describe('start-up cost', () => {
-  it('--help loads none of the AWS SDK, pg, ssh2, DuckDB, node-forge, undici, zod or gRPC', async () => {
+  it('--help loads none of the AWS SDK, pg, ssh2, basic-ftp, mysql2, DuckDB, node-forge, undici, zod or gRPC', async () => {
     const modules = await loadedModules(['--help']);
     expect(modules.length).toBeGreaterThan(0); // the recorder works
     expect(modules.filter((url) => HEAVY.test(url))).toEqual([]);
+  });
+
+  it("a REST connector's probe loads no database or file-transfer driver: pg, ssh2, basic-ftp, mysql2", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'connector-auth-startup-'));
+    try {
+      expect((await cli(['init', dir, '--template', 'rest-api'])).code).toBe(0);
+      const configuration = {
+        auth_method: 'bearer',
+        token: 'a-token-for-the-start-up-test',
+        base_url: `http://127.0.0.1:${await freePort()}`,
+        probe_path: 'health',
+        items_path: 'items',
+      };
+      await writeFile(join(dir, 'configuration.json'), JSON.stringify(configuration));
+      const modules = await loadedModules(['probe'], dir);
+      // The probe ran: the rest source was loaded (and failed to reach the closed port).
+      expect(modules.some((url) => /sources\/rest/.test(url))).toBe(true);
+      expect(modules.filter((url) => /\/pg\/|ssh2|basic-ftp|mysql2/.test(url))).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('serve --help loads no gRPC: grpc-js and the protocol files load when a server starts', async () => {

@@ -80,13 +80,18 @@ describe('the packed package, installed into an empty directory', () => {
   });
 
   it('scaffolds every template it ships', async () => {
-    const templates = await readdir(join(consumer, 'node_modules', 'connector-auth', 'templates'));
+    // A template is a folder; templates/Dockerfile beside them is the one init writes into each.
+    const shipped = await readdir(join(consumer, 'node_modules', 'connector-auth', 'templates'), {
+      withFileTypes: true,
+    });
+    expect(shipped.filter((entry) => entry.isFile()).map((entry) => entry.name)).toEqual(['Dockerfile']);
+    const templates = shipped.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
     expect(templates.length).toBeGreaterThanOrEqual(4);
     for (const template of templates) {
       const init = await cli(['init', join(work, `from-${template}`), '--template', template]);
       expect(init.code, `${template}: ${init.stderr}`).toBe(0);
       expect(await readdir(join(work, `from-${template}`))).toEqual(
-        expect.arrayContaining(['configuration.json', 'connector.ts']),
+        expect.arrayContaining(['configuration.json', 'connector.ts', 'Dockerfile']),
       );
     }
   }, 60_000);

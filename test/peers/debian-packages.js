@@ -33,6 +33,9 @@ export const PEER_PACKAGES = {
     { package: 'apache2-bin', present: onPath('/usr/sbin/apache2') },
     { package: 'libapache2-mod-auth-gssapi', present: onPath('/usr/lib/apache2/modules/mod_auth_gssapi.so') },
   ],
+  'peers/vsftpd.ts': { package: 'vsftpd', present: onPath('/usr/sbin/vsftpd') },
+  // mariadb-install-db and mariadbd, run as the tests' own instance in a temp dir.
+  'peers/mariadb.ts': { package: 'mariadb-server', present: onPath('/usr/sbin/mariadbd') },
 };
 
 /** [module, peer] for every package a module needs. */

@@ -4,6 +4,7 @@ import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/p
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, runToEnd, spawnDaemon, type Daemon } from './daemon.js';
+import { ensureUser, userIds } from './system-account.js';
 
 /**
  * A real OpenSSH server (Debian's openssh-server): `sshd -D -e -f <own config>` on 127.0.0.1 at an
@@ -108,7 +109,7 @@ export async function start(options: SshdOptions = {}): Promise<SshdPeer> {
     });
     const dataDir = join(dir, 'data');
     await mkdir(dataDir, { mode: 0o755 });
-    const { uid, gid } = userIds();
+    const { uid, gid } = userIds(USER);
     await chown(dataDir, uid, gid);
 
     for (let attempt = 1; ; attempt++) {
@@ -240,46 +241,4 @@ function fingerprintOf(publicKeyFile: string): string {
 async function keygen(args: string[]): Promise<void> {
   const result = await runToEnd('ssh-keygen', ['-q', ...args]);
   if (result.code !== 0) throw new Error(`ssh-keygen failed (exit ${result.code}): ${result.output}`);
-}
-
-const usersReady = new Map<string, Promise<void>>();
-
-/**
- * A test account, created once per process; another test file may be creating it at the same
- * moment, so "already exists" is success and a busy password database is retried. `expired` sets
- * the password's last change to 1970, so that PAM demands a new one at login.
- */
-function ensureUser(name: string, password: string, options: { expired?: boolean } = {}): Promise<void> {
-  let ready = usersReady.get(name);
-  if (!ready) {
-    ready = (async () => {
-      if (spawnSync('id', ['-u', name]).status !== 0) {
-        // 9: the name is taken (a parallel file won the race); 10: /etc/passwd is locked by it.
-        await retried(`useradd ${name}`, () => runToEnd('useradd', ['--create-home', '--shell', '/bin/sh', name]), [9]);
-      }
-      await retried(`chpasswd for ${name}`, () => runToEnd('chpasswd', [], { input: `${name}:${password}\n` }));
-      if (options.expired) await retried(`chage for ${name}`, () => runToEnd('chage', ['-d', '0', name]));
-    })();
-    usersReady.set(name, ready);
-  }
-  return ready;
-}
-
-/** A command that edits the password database, tried again while another holds its lock. */
-async function retried(
-  what: string,
-  run: () => Promise<{ code: number | null; output: string }>,
-  alsoFine: number[] = [],
-): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    const result = await run();
-    if (result.code === 0 || alsoFine.includes(result.code ?? -1)) return;
-    if (attempt >= 50) throw new Error(`${what} failed (exit ${result.code}): ${result.output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function userIds(): { uid: number; gid: number } {
-  const id = (flag: string) => spawnSync('id', [flag, USER], { encoding: 'utf8' });
-  return { uid: Number(id('-u').stdout.trim()), gid: Number(id('-g').stdout.trim()) };
 }

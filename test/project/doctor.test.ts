@@ -176,6 +176,27 @@ describe('connector-auth doctor', () => {
     expect(checks((await doctor(undated)).findings)).toEqual(['note credential-age-unknown']);
   });
 
+  it('encryption turned off by name (plain FTP, a mysql connection without TLS) is a warning naming the key', async () => {
+    const cases: [string, Record<string, string>][] = [
+      ['ftp', { host: 'files.example.com', username: 'alice', ftp_tls: 'none' }],
+      ['mysql', { host: 'db.example.com', user: 'alice', database: 'sales', mysql_tls: 'none' }],
+    ];
+    for (const [source, keys] of cases) {
+      const dir = await project(`plain-${source}`, {
+        configuration: { auth_method: 'password', password: TOKEN, credential_issued_at: today(), ...keys },
+      });
+      await writeFile(
+        join(dir, 'connector.ts'),
+        `import { defineConnector } from 'connector-auth';\nexport default defineConnector({ source: '${source}', async update() {} });\n`,
+      );
+      const report = await doctor(dir);
+      expect(checks(report.findings), source).toEqual(['warning encryption-off']);
+      const key = `${source}_tls`;
+      expect(report.findings[0]!.key).toBe(key);
+      expect(report.findings[0]!.message).toMatch(new RegExp(`^${key} is none: `));
+    }
+  });
+
   it("the workload's own identity (gcp_metadata, azure_managed_identity) keeps no secret to rotate: no rotation finding, dated or not", async () => {
     const base = { base_url: 'https://api.example.com/v1', probe_path: 'health', items_path: 'items' };
     for (const identity of [

@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PostgresSource } from '../../src/sources/index.js';
-import { createCa, issueServer, type Authority } from '../peers/certificates.js';
 import { start as startMetadata, type CloudMetadataPeer } from '../peers/cloud-metadata.js';
 import { PROVIDER_AUDIENCE, STS_AUDIENCE, start as startGoogleSts, type GoogleStsPeer } from '../peers/google-sts.js';
-import { start, type PostgresPeer } from '../peers/postgres.js';
+import { startTlsPostgres, type TlsPostgresPeer } from '../peers/postgres-tls.js';
 import { leakForms } from '../helpers/cli.js';
 import { connectSource, expectNoSecretIn, probeFailure } from '../helpers/source-session.js';
 
@@ -23,22 +22,14 @@ import { connectSource, expectNoSecretIn, probeFailure } from '../helpers/source
 const DATABASE = 'app';
 const TOKEN = `eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.${randomBytes(48).toString('base64url')}.${randomBytes(24).toString('base64url')}`;
 
-let ca: Authority;
-let db: PostgresPeer;
+let db: TlsPostgresPeer;
 let metadata: CloudMetadataPeer;
 let googleSts: GoogleStsPeer;
 let tokenDir: string;
 
 beforeAll(async () => {
-  ca = createCa();
-  const server = issueServer(ca, { hosts: ['127.0.0.1'] });
   [db, metadata, googleSts, tokenDir] = await Promise.all([
-    start({
-      password: TOKEN,
-      database: DATABASE,
-      ssl: { certificatePem: server.certificatePem, privateKeyPem: server.privateKeyPem },
-      hostsslOnly: true,
-    }),
+    startTlsPostgres({ password: TOKEN, database: DATABASE }),
     startMetadata(),
     startGoogleSts(),
     mkdtemp(join(tmpdir(), 'connector-auth-pg-wif-')),
@@ -54,7 +45,7 @@ const configuration = (extra: Record<string, string>) => ({
   port: String(db.port),
   database: DATABASE,
   user: db.user,
-  tls_ca_certificate: ca.certificatePem,
+  tls_ca_certificate: db.ca.certificatePem,
   metadata_endpoint: metadata.url,
   ...extra,
 });

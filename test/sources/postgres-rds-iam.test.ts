@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PostgresSource } from '../../src/sources/index.js';
 import { rdsRegion } from '../../src/sources/postgres/rds-auth-token.js';
 import { leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
 import { connectSource, expectNoSecretIn, probeFailure } from '../helpers/source-session.js';
-import { createCa, issueServer, type Authority } from '../peers/certificates.js';
-import { start, type PostgresPeer } from '../peers/postgres.js';
+import { startTlsPostgres, type TlsPostgresPeer } from '../peers/postgres-tls.js';
 import { sigv4Signature } from '../peers/sigv4.js';
 import { start as startSts, type StsPeer } from '../peers/sts.js';
 
@@ -31,8 +29,7 @@ const WRONG_SECRET = 'Wr0ng/+rds?&secret=zz';
 const T0 = Date.UTC(2026, 10, 23, 9, 30, 15);
 const T1 = T0 + 60_000;
 
-let ca: Authority;
-let db: PostgresPeer;
+let db: TlsPostgresPeer;
 let sts: StsPeer;
 const ROLE = 'arn:aws:iam::210987654321:role/orders-db-reader';
 
@@ -68,15 +65,7 @@ function expectedToken(
 
 /** Logs in with the current password and makes `next` the role's password. */
 async function setRolePassword(current: string, next: string): Promise<void> {
-  const client = new pg.Client({
-    host: db.host,
-    port: db.port,
-    user: db.user,
-    database: DATABASE,
-    password: current,
-    ssl: { ca: ca.certificatePem },
-  });
-  await client.connect();
+  const client = await db.superuser(current);
   try {
     // A token holds no quote; the statement takes no parameters for the password.
     expect(next).not.toContain("'");
@@ -87,14 +76,7 @@ async function setRolePassword(current: string, next: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  ca = createCa();
-  const server = issueServer(ca, { hosts: ['127.0.0.1'] });
-  db = await start({
-    password: 'set-below-to-a-token',
-    database: DATABASE,
-    ssl: { certificatePem: server.certificatePem, privateKeyPem: server.privateKeyPem },
-    hostsslOnly: true,
-  });
+  db = await startTlsPostgres({ password: 'set-below-to-a-token', database: DATABASE });
   await setRolePassword('set-below-to-a-token', expectedToken(T0));
   sts = await startSts({
     users: [{ accessKeyId: KEY_ID, secretAccessKey: SECRET, arn: 'arn:aws:iam::111122223333:user/etl' }],
@@ -117,7 +99,7 @@ const configuration = (extra: Record<string, string> = {}) => ({
   port: String(db.port),
   database: DATABASE,
   user: db.user,
-  tls_ca_certificate: ca.certificatePem,
+  tls_ca_certificate: db.ca.certificatePem,
   ...extra,
 });
 

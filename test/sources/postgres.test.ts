@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAuthMethod } from '../../src/auth/index.js';
@@ -8,17 +7,12 @@ import { createLogger } from '../../src/log/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
 import type { PostgresSource } from '../../src/sources/index.js';
 import { createCa, issueClient, issueServer, type Authority } from '../peers/certificates.js';
-import { freePort } from '../peers/daemon.js';
 import { start, type PostgresPeer } from '../peers/postgres.js';
-import { cli, leakForms } from '../helpers/cli.js';
+import { startTlsPostgres } from '../peers/postgres-tls.js';
+import { leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
-import {
-  connectSource,
-  expectNoSecretIn,
-  probeFailure as probeFailureOf,
-  silentServer,
-  until,
-} from '../helpers/source-session.js';
+import { sourceConformance } from './conformance.js';
+import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf, until } from '../helpers/source-session.js';
 
 /**
  * The postgres source against a real PostgreSQL 15 (scram-sha-256, TLS): three clusters, started
@@ -42,18 +36,13 @@ let plain: PostgresPeer;
 beforeAll(async () => {
   ca = createCa();
   clientCa = createCa({ commonName: 'connector-auth test client CA' });
-  const server = issueServer(ca, { hosts: ['127.0.0.1'] });
   const elsewhere = issueServer(ca, { hosts: ['db.example.test'] });
   [tls, mismatch, plain] = await Promise.all([
-    start({
+    startTlsPostgres({
+      ca,
       password: PASSWORD,
       database: DATABASE,
-      ssl: {
-        certificatePem: server.certificatePem,
-        privateKeyPem: server.privateKeyPem,
-        clientCaPem: clientCa.certificatePem,
-      },
-      hostsslOnly: true,
+      clientCaPem: clientCa.certificatePem,
       certificateUsers: ['reporter'],
     }),
     start({
@@ -79,6 +68,21 @@ function configuration(peer: PostgresPeer, extra: Record<string, string> = {}): 
     password: PASSWORD,
     tls_ca_certificate: ca.certificatePem,
     ...extra,
+  };
+}
+
+/** A client-certificate login to `peer` as `user`, the certificate for `commonName` issued by `issuer`. */
+function mtls(peer: PostgresPeer, commonName: string, issuer = () => clientCa, user = 'reporter') {
+  const client = issueClient(issuer(), { commonName });
+  return {
+    auth_method: 'mtls',
+    host: peer.host,
+    port: String(peer.port),
+    database: DATABASE,
+    user,
+    tls_ca_certificate: ca.certificatePem,
+    tls_client_certificate: client.certificatePem,
+    tls_client_private_key: client.privateKeyPem,
   };
 }
 
@@ -131,17 +135,7 @@ describe('postgres source, password auth, sslmode=verify-full', () => {
     }
   });
 
-  it('wrong password: exit 3 naming password, user in the hint, no password anywhere', async () => {
-    const { error, lines } = await probeFailure(configuration(tls, { password: WRONG }));
-    expect(error.exitCode).toBe(3);
-    expect(error.key).toBe('password');
-    expect(error.message).toBe(
-      `password auth as 'connector': postgres://connector@127.0.0.1:${tls.port}/${DATABASE} (sslmode=verify-full) failed: the server rejected the password for user 'connector' (SQLSTATE 28P01)`,
-    );
-    expect(error.hint).toContain("'user'");
-    expectClean(error, lines);
-
-    // query() without a probe first: the pool's login failure is classified the same way.
+  it("a wrong password and no probe first: the pool's login failure is classified as the probe's", async () => {
     const { auth, lines: queryLines } = await connect(configuration(tls, { password: WRONG }));
     try {
       const fromQuery = await rejection(auth.source.query('select 1'));
@@ -153,56 +147,12 @@ describe('postgres source, password auth, sslmode=verify-full', () => {
     }
   });
 
-  it('unknown user: the same exit 3 (SCRAM does not tell them apart)', async () => {
-    const { error, lines } = await probeFailure(configuration(tls, { user: 'nobody' }));
-    expect(error.exitCode).toBe(3);
-    expect(error.key).toBe('password');
-    expect(error.message).toContain("user 'nobody'");
-    expectClean(error, lines);
-  });
-
   it('unknown database: exit 2 naming database', async () => {
     const { error, lines } = await probeFailure(configuration(tls, { database: 'no_such_db' }));
     expect(error.exitCode).toBe(2);
     expect(error.key).toBe('database');
     expect(error.message).toContain("database 'no_such_db' does not exist");
     expectClean(error, lines);
-  });
-
-  it('nothing listening: exit 4 naming host', async () => {
-    const { error, lines } = await probeFailure(configuration(tls, { port: String(await freePort()) }));
-    expect(error.exitCode).toBe(4);
-    expect(error.key).toBe('host');
-    expect(error.message).toContain('connection refused');
-    expect(error.hint).toContain("'port'");
-    expectClean(error, lines);
-  });
-
-  it('a server that never answers: exit 4 naming timeout_seconds, within the timeout', async () => {
-    const silent = await silentServer();
-    try {
-      const started = Date.now();
-      const { error, lines } = await probeFailure(
-        configuration(tls, { port: String(silent.port), timeout_seconds: '0.5' }),
-      );
-      expect(error.exitCode).toBe(4);
-      expect(error.key).toBe('timeout_seconds');
-      expect(Date.now() - started).toBeLessThan(3000);
-      expectClean(error, lines);
-    } finally {
-      silent.close();
-    }
-  });
-
-  it('a certificate from a CA not in tls_ca_certificate: exit 5, naming the issuer', async () => {
-    for (const extra of [{ tls_ca_certificate: createCa().certificatePem }, { tls_ca_certificate: '' }]) {
-      const { error, lines } = await probeFailure(configuration(tls, extra));
-      expect(error.exitCode).toBe(5);
-      expect(error.key).toBe('tls_ca_certificate');
-      expect(error.message).toContain('not trusted');
-      expect(error.message).toContain(`issued by 'CN=${ca.commonName}`);
-      expectClean(error, lines);
-    }
   });
 
   it('sslmode=disable against a hostssl-only server: exit 3 naming sslmode', async () => {
@@ -300,15 +250,6 @@ describe('postgres source, roles and privileges (set up by the superuser through
 });
 
 describe('postgres source, host name checks', () => {
-  it('a certificate for another name: exit 5 under verify-full, naming the host and the names it has', async () => {
-    const { error, lines } = await probeFailure(configuration(mismatch));
-    expect(error.exitCode).toBe(5);
-    expect(error.key).toBe('host');
-    expect(error.message).toContain("not valid for host '127.0.0.1' (it names db.example.test)");
-    expect(error.hint).toContain('verify-ca');
-    expectClean(error, lines);
-  });
-
   it('the same server passes under verify-ca, which says what it does not check', async () => {
     const { auth, lines } = await connect(configuration(mismatch, { sslmode: 'verify-ca' }));
     try {
@@ -344,14 +285,6 @@ describe('postgres source, host name checks', () => {
 });
 
 describe('postgres source, a server without TLS', () => {
-  it('sslmode=verify-full: exit 5 naming sslmode', async () => {
-    const { error, lines } = await probeFailure(configuration(plain));
-    expect(error.exitCode).toBe(5);
-    expect(error.key).toBe('sslmode');
-    expect(error.message).toContain('does not accept TLS connections');
-    expectClean(error, lines);
-  });
-
   it('sslmode=disable connects, with a warning every run', async () => {
     const { auth, lines } = await connect(configuration(plain, { sslmode: 'disable' }));
     try {
@@ -396,20 +329,6 @@ describe('postgres source, a server that is shutting down', () => {
 });
 
 describe('postgres source, client certificate (auth_method mtls)', () => {
-  const mtls = (peer: PostgresPeer, commonName: string, issuer = () => clientCa, user = 'reporter') => {
-    const client = issueClient(issuer(), { commonName });
-    return {
-      auth_method: 'mtls',
-      host: peer.host,
-      port: String(peer.port),
-      database: DATABASE,
-      user,
-      tls_ca_certificate: ca.certificatePem,
-      tls_client_certificate: client.certificatePem,
-      tls_client_private_key: client.privateKeyPem,
-    };
-  };
-
   it('logs in as the role named by the certificate', async () => {
     const { auth } = await connect(mtls(tls, 'reporter'));
     try {
@@ -420,17 +339,9 @@ describe('postgres source, client certificate (auth_method mtls)', () => {
     }
   });
 
-  it('a certificate for another name: exit 3 naming the client certificate', async () => {
-    const { error, lines } = await probeFailure(mtls(tls, 'someone-else'));
-    expect(error.exitCode).toBe(3);
-    expect(error.key).toBe('tls_client_certificate');
-    expect(error.message).toContain("the server refused the client certificate (subject 'CN=someone-else");
-    expectClean(error, lines);
-  });
-
-  // Known race, under heavy load only: the server's TLS alert can lose to its closing the socket, which
-  // then reads as a reset (exit 4). Tracked in the issue notes; retried so CI tells real failures apart.
-  it('a certificate from a CA the server does not trust: exit 3', { retry: 2 }, async () => {
+  // Once in three runs this hung to the probe's deadline (exit 4): pg's end() after the refused login
+  // waited for an 'end' event already gone. Run five times, so that a return of it shows.
+  it.each([1, 2, 3, 4, 5])('a certificate from a CA the server does not trust: exit 3 (run %i)', async () => {
     const { error, lines } = await probeFailure(mtls(tls, 'reporter', () => createCa()));
     expect(error.exitCode).toBe(3);
     expect(error.message).toContain('refused the client certificate');
@@ -496,13 +407,71 @@ describe('postgres source, configuration', () => {
   });
 });
 
-describe('connector-auth CLI with a postgres connector', () => {
-  let project: string;
-  beforeAll(async () => {
-    project = await mkdtemp(join(tmpdir(), 'connector-auth-postgres-project-'));
-    await writeFile(
-      join(project, 'connector.ts'),
-      `import { defineConnector } from 'connector-auth';
+sourceConformance({
+  source: 'postgres',
+  good: () => configuration(tls),
+  outcome: 'SELECT 1',
+  probeLine: () => `postgres://connector@127.0.0.1:${tls.port}/${DATABASE} (sslmode=verify-full) → SELECT 1`,
+  upserts: 2,
+  wrongCredentials: [
+    {
+      name: 'a wrong password',
+      config: (wrong) => configuration(tls, { password: wrong }),
+      key: 'password',
+      message: () =>
+        `password auth as 'connector': postgres://connector@127.0.0.1:${tls.port}/${DATABASE} (sslmode=verify-full) failed: the server rejected the password for user 'connector' (SQLSTATE 28P01)`,
+      hint: ["check 'password'", "'user'"],
+    },
+    // SCRAM does not tell an unknown user from a wrong password: the same exit 3, naming password.
+    {
+      name: 'an unknown user',
+      config: () => configuration(tls, { user: 'nobody' }),
+      key: 'password',
+      message: { contains: ["user 'nobody'"] },
+    },
+    {
+      name: 'a client certificate for another name',
+      config: () => mtls(tls, 'someone-else'),
+      key: 'tls_client_certificate',
+      message: { contains: ["the server refused the client certificate (subject 'CN=someone-else"] },
+    },
+  ],
+  unreachable: {
+    config: (port) => configuration(tls, { port: String(port) }),
+    key: 'host',
+    message: /connection refused/,
+    hint: "'port'",
+  },
+  silent: (port) => configuration(tls, { port: String(port), timeout_seconds: '0.5' }),
+  untrusted: [
+    {
+      name: 'a certificate from a CA not in tls_ca_certificate',
+      config: () => configuration(tls, { tls_ca_certificate: createCa().certificatePem }),
+      key: 'tls_ca_certificate',
+      message: () => ({ contains: ['not trusted', `issued by 'CN=${ca.commonName}`] }),
+    },
+    {
+      name: 'a certificate and no tls_ca_certificate',
+      config: () => configuration(tls, { tls_ca_certificate: '' }),
+      key: 'tls_ca_certificate',
+      message: () => ({ contains: ['not trusted', `issued by 'CN=${ca.commonName}`] }),
+    },
+    {
+      name: 'a certificate for another name under verify-full',
+      config: () => configuration(mismatch),
+      key: 'host',
+      message: { contains: ["not valid for host '127.0.0.1' (it names db.example.test)"] },
+      hint: 'verify-ca',
+    },
+    {
+      name: 'a server without TLS under verify-full',
+      config: () => configuration(plain),
+      key: 'sslmode',
+      message: { contains: ['does not accept TLS connections'] },
+    },
+  ],
+  secrets: () => [PASSWORD, WRONG],
+  connector: `import { defineConnector } from 'connector-auth';
 export default defineConnector({
   source: 'postgres',
   schema: () => [{ table: 'roles', primary_key: ['name'] }],
@@ -513,30 +482,4 @@ export default defineConnector({
   },
 });
 `,
-    );
-  });
-  afterAll(async () => {
-    await rm(project, { recursive: true, force: true });
-  });
-
-  it('probe and debug succeed; a wrong password is exit 3 without the password in the output', async () => {
-    await writeFile(join(project, 'configuration.json'), JSON.stringify(configuration(tls)));
-    const probe = await cli(['probe', project]);
-    expect(probe.code, probe.stderr).toBe(0);
-    expect(probe.stdout).toContain(
-      `probe OK: postgres://connector@127.0.0.1:${tls.port}/${DATABASE} (sslmode=verify-full) → SELECT 1`,
-    );
-    const debug = await cli(['debug', project]);
-    expect(debug.code, debug.stderr).toBe(0);
-    expect(debug.stdout).toMatch(/Upserts\s+\|\s+2/);
-    for (const form of leakForms(PASSWORD))
-      expect(probe.stdout + probe.stderr + debug.stdout + debug.stderr).not.toContain(form);
-
-    await writeFile(join(project, 'configuration.json'), JSON.stringify(configuration(tls, { password: WRONG })));
-    const wrong = await cli(['probe', project]);
-    expect(wrong.code).toBe(3);
-    expect(wrong.stderr).toContain("check 'password'");
-    for (const form of [...leakForms(WRONG), ...leakForms(PASSWORD)])
-      expect(wrong.stdout + wrong.stderr).not.toContain(form);
-  }, 20_000);
 });

@@ -1,22 +1,14 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { S3ServiceException } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, type SourceClients } from '../../src/connector/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
 import type { S3Source } from '../../src/sources/index.js';
 import { classifyS3Error } from '../../src/sources/s3/classify-s3-error.js';
-import { cli, leakForms } from '../helpers/cli.js';
+import { leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
-import {
-  connectSource,
-  expectNoSecretIn,
-  probeFailure as probeFailureOf,
-  silentServer,
-} from '../helpers/source-session.js';
+import { sourceConformance } from './conformance.js';
+import { connectSource, expectNoSecretIn, probeFailure as probeFailureOf } from '../helpers/source-session.js';
 import { createCa, issueServer } from '../peers/certificates.js';
-import { freePort } from '../peers/daemon.js';
 import { start, type S3rverPeer } from '../peers/s3rver.js';
 
 /**
@@ -181,26 +173,6 @@ describe('s3 source, the probe and update()', () => {
 });
 
 describe('s3 source, rejected keys', () => {
-  it('a wrong secret: exit 3 naming aws_secret_access_key, and nothing of it anywhere', async () => {
-    const { error, lines } = await probeFailure(configuration(peer, { aws_secret_access_key: WRONG_SECRET }));
-    expect(error.exitCode).toBe(3);
-    expect(error.code).toBe('s3_signature_mismatch');
-    expect(error.key).toBe('aws_secret_access_key');
-    expect(error.message).toBe(
-      `aws access key ${ACCESS_KEY_ID}: S3 list s3://orders/exports/ at ${peer.endpoint} failed: the request signature did not match: 'aws_secret_access_key' is not the secret of access key ${ACCESS_KEY_ID} (SignatureDoesNotMatch: The request signature we calculated does not match the signature you provided. Check your key and signing method. (HTTP 403))`,
-    );
-    expectClean(error, lines);
-  });
-
-  it('an access key id S3 does not know: exit 3 naming aws_access_key_id', async () => {
-    const { error, lines } = await probeFailure(configuration(peer, { aws_access_key_id: 'AKIANOSUCHKEY0000001' }));
-    expect(error.exitCode).toBe(3);
-    expect(error.code).toBe('s3_access_key_unknown');
-    expect(error.key).toBe('aws_access_key_id');
-    expect(error.message).toContain('S3 does not know access key AKIANOSUCHKEY0000001 (InvalidAccessKeyId');
-    expectClean(error, lines);
-  });
-
   it("S3's other refusals name the key to fix (answers s3rver cannot give, as the SDK reports them)", async () => {
     const context = {
       location: { bucket: 'orders', prefix: '', region: 'us-east-1', endpoint: undefined },
@@ -255,43 +227,13 @@ describe('s3 source, unreachable and untrusted servers', () => {
     expectClean(error, lines);
   });
 
-  it('nothing listening at endpoint: exit 4 naming endpoint', async () => {
-    const port = await freePort();
-    const { error, lines } = await probeFailure(configuration(peer, { endpoint: `http://127.0.0.1:${port}` }));
-    expect(error.exitCode).toBe(4);
-    expect(error.code).toBe('econnrefused');
-    expect(error.key).toBe('endpoint');
-    expectClean(error, lines);
-  });
-
-  it('a server that never answers: exit 4 naming timeout_seconds, within the timeout', async () => {
-    const silent = await silentServer();
-    try {
-      const started = Date.now();
-      const { error, lines } = await probeFailure(
-        configuration(peer, { endpoint: `http://127.0.0.1:${silent.port}`, timeout_seconds: '1' }),
-      );
-      expect(error.exitCode).toBe(4);
-      expect(error.key).toBe('timeout_seconds');
-      expect(Date.now() - started).toBeLessThan(3_000);
-      expectClean(error, lines);
-    } finally {
-      silent.close();
-    }
-  });
-
-  it('https: verified with tls_ca_certificate; without it exit 5, naming the certificate presented', async () => {
+  it('https: verified with tls_ca_certificate (without it, exit 5: the conformance suite)', async () => {
     const { auth } = await connect(configuration(httpsPeer, { tls_ca_certificate: caPem }));
     try {
       expect((await auth.probe()).outcome).toBe("S3 list under 'exports/': 1 object");
     } finally {
       await auth.close();
     }
-    const { error, lines } = await probeFailure(configuration(httpsPeer));
-    expect(error.exitCode).toBe(5);
-    expect(error.key).toBe('tls_ca_certificate');
-    expect(error.message).toMatch(/the server presents a certificate with subject '.*127\.0\.0\.1/);
-    expectClean(error, lines);
   });
 
   it('tls_skip_verify=true connects, and says so as a warning', async () => {
@@ -372,13 +314,45 @@ describe('s3 source, configuration', () => {
   });
 });
 
-describe('connector-auth CLI with an s3 connector', () => {
-  let project: string;
-  beforeAll(async () => {
-    project = await mkdtemp(join(tmpdir(), 'connector-auth-s3-project-'));
-    await writeFile(
-      join(project, 'connector.ts'),
-      `import { defineConnector } from 'connector-auth';
+sourceConformance({
+  source: 's3',
+  good: () => configuration(peer),
+  probeLine: () => `s3://orders/exports/ at ${peer.endpoint} → S3 list under 'exports/': objects found (listed 1)`,
+  upserts: 5,
+  wrongCredentials: [
+    {
+      name: 'a wrong secret',
+      config: (wrong) => configuration(peer, { aws_secret_access_key: wrong }),
+      key: 'aws_secret_access_key',
+      code: 's3_signature_mismatch',
+      message: () =>
+        `aws access key ${ACCESS_KEY_ID}: S3 list s3://orders/exports/ at ${peer.endpoint} failed: the request signature did not match: 'aws_secret_access_key' is not the secret of access key ${ACCESS_KEY_ID} (SignatureDoesNotMatch: The request signature we calculated does not match the signature you provided. Check your key and signing method. (HTTP 403))`,
+      hint: "check 'aws_secret_access_key'",
+    },
+    {
+      name: 'an access key id S3 does not know',
+      config: () => configuration(peer, { aws_access_key_id: 'AKIANOSUCHKEY0000001' }),
+      key: 'aws_access_key_id',
+      code: 's3_access_key_unknown',
+      message: { contains: ['S3 does not know access key AKIANOSUCHKEY0000001 (InvalidAccessKeyId'] },
+    },
+  ],
+  unreachable: {
+    config: (port) => configuration(peer, { endpoint: `http://127.0.0.1:${port}` }),
+    key: 'endpoint',
+    code: 'econnrefused',
+  },
+  silent: (port) => configuration(peer, { endpoint: `http://127.0.0.1:${port}`, timeout_seconds: '1' }),
+  untrusted: [
+    {
+      name: 'https without tls_ca_certificate',
+      config: () => configuration(httpsPeer),
+      key: 'tls_ca_certificate',
+      message: /the server presents a certificate with subject '.*127\.0\.0\.1/,
+    },
+  ],
+  secrets: () => [SECRET, WRONG_SECRET],
+  connector: `import { defineConnector } from 'connector-auth';
 export default defineConnector({
   source: 's3',
   schema: () => [{ table: 'objects', primary_key: ['key'] }],
@@ -388,33 +362,4 @@ export default defineConnector({
   },
 });
 `,
-    );
-  });
-  afterAll(async () => {
-    await rm(project, { recursive: true, force: true });
-  });
-
-  it('probe and debug succeed; a wrong secret is exit 3; no secret in any output', async () => {
-    await writeFile(join(project, 'configuration.json'), JSON.stringify(configuration(peer)));
-    const probe = await cli(['probe', project]);
-    expect(probe.code, probe.stderr).toBe(0);
-    expect(probe.stdout).toContain(
-      `probe OK: s3://orders/exports/ at ${peer.endpoint} → S3 list under 'exports/': objects found (listed 1)`,
-    );
-    const debug = await cli(['debug', project]);
-    expect(debug.code, debug.stderr).toBe(0);
-    expect(debug.stdout).toMatch(/Upserts\s+\|\s+5/);
-
-    await writeFile(
-      join(project, 'configuration.json'),
-      JSON.stringify(configuration(peer, { aws_secret_access_key: WRONG_SECRET })),
-    );
-    const wrong = await cli(['probe', project]);
-    expect(wrong.code).toBe(3);
-    expect(wrong.stderr).toContain("check 'aws_secret_access_key'");
-
-    const output = [probe, debug, wrong].map((r) => r.stdout + r.stderr).join('\n');
-    for (const form of [...leakForms(SECRET), ...leakForms(WRONG_SECRET)])
-      expect(output.includes(form), `a secret form leaked: ${form.slice(0, 12)}…`).toBe(false);
-  }, 30_000);
 });

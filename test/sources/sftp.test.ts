@@ -10,16 +10,15 @@ import { SecretRegistry } from '../../src/secrets/index.js';
 import type { SftpSource } from '../../src/sources/index.js';
 import { cli, leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
+import { sourceConformance } from './conformance.js';
 import {
   connectSource,
   expectNoSecretIn,
   pemLines,
   probeFailure as probeFailureOf,
-  silentServer,
   recordingLogger,
   until,
 } from '../helpers/source-session.js';
-import { freePort } from '../peers/daemon.js';
 import {
   generateKeyPair,
   sftpConfiguration,
@@ -81,16 +80,25 @@ const keyConfiguration = (server: SshdPeer, key: SshKeyPair, extra: Record<strin
 const connect = (config: Record<string, string>) => connectSource<SftpSource>(config, 'sftp');
 const probeFailure = (config: Record<string, string>) => probeFailureOf(config, 'sftp');
 
-/** Every text a secret could leak through: the password forms, each private key's PEM lines (and its decrypted form), the passphrase. */
-function secretForms(): string[] {
-  const forms = [...leakForms(PASSWORD_OF_PEER()), ...leakForms(WRONG_PASSWORD), ...leakForms(PASSPHRASE)];
+/** The secrets the configurations hold: the passwords and the passphrase. */
+const secrets = () => [PASSWORD_OF_PEER(), WRONG_PASSWORD, PASSPHRASE];
+
+/** Each private key's PEM lines, and its decrypted form's. */
+function keyMaterial(): string[] {
+  const all: string[] = [];
   for (const key of [ed25519, rsaEncrypted, rsaPemEncrypted, stranger]) {
-    forms.push(...leakForms(key.privateKey), ...pemLines(key.privateKey));
+    all.push(...pemLines(key.privateKey));
     const parsed = ssh2.utils.parseKey(key.privateKey, PASSPHRASE);
     if (!(parsed instanceof Error))
-      forms.push(...pemLines((Array.isArray(parsed) ? parsed[0]! : parsed).getPrivatePEM()));
+      all.push(...pemLines((Array.isArray(parsed) ? parsed[0]! : parsed).getPrivatePEM()));
   }
-  return forms;
+  return all;
+}
+
+/** Every text a secret could leak through: each secret's forms, and each whole private key's. */
+function secretForms(): string[] {
+  const keys = [ed25519, rsaEncrypted, rsaPemEncrypted, stranger].map((key) => key.privateKey);
+  return [...secrets(), ...keyMaterial(), ...keys].flatMap((secret) => leakForms(secret));
 }
 const PASSWORD_OF_PEER = () => peer.password;
 
@@ -183,30 +191,6 @@ describe('sftp source, logins', () => {
     }
   });
 
-  it('wrong password: exit 3 naming password, and nothing of it anywhere', async () => {
-    const { error, lines } = await probeFailure(configuration(peer, { password: WRONG_PASSWORD }));
-    expect(error.exitCode).toBe(3);
-    expect(error.code).toBe('ssh_password_rejected');
-    expect(error.key).toBe('password');
-    expect(error.message).toBe(
-      `password auth: sftp://cauth-sftp@127.0.0.1:${peer.port} failed: the server rejected the password for user 'cauth-sftp'`,
-    );
-    expect(error.hint).toContain("'username'");
-    expectClean(error, lines);
-  });
-
-  it('a key the server does not know: exit 3 naming private_key', async () => {
-    const { error, lines } = await probeFailure(keyConfiguration(peer, stranger));
-    expect(error.exitCode).toBe(3);
-    expect(error.code).toBe('ssh_key_rejected');
-    expect(error.key).toBe('private_key');
-    expect(error.message).toContain(
-      `(ssh-ed25519 ${stranger.fingerprint}): sftp://cauth-sftp@127.0.0.1:${peer.port} failed: the server did not accept the key for user 'cauth-sftp'`,
-    );
-    expect(error.hint).toContain('authorized_keys');
-    expectClean(error, lines);
-  });
-
   it('a password for a server that takes keys only: exit 3 naming auth_method', async () => {
     const { error, lines } = await probeFailure(configuration(keysOnly, { probe_path: '.' }));
     expect(error.exitCode).toBe(3);
@@ -278,21 +262,14 @@ describe('sftp source, the private key is checked before any connection', () => 
 });
 
 describe('sftp source, host key', () => {
-  it('a host key other than host_key_fingerprint: exit 5 showing the one presented, no credential sent', async () => {
+  it("a host key other than host_key_fingerprint: no credential is sent (the rest is the conformance suite's)", async () => {
     const logBefore = peer.log().length;
-    const { error, lines } = await probeFailure(configuration(peer, { host_key_fingerprint: stranger.fingerprint }));
+    const { error } = await probeFailure(configuration(peer, { host_key_fingerprint: stranger.fingerprint }));
     expect(error.exitCode).toBe(5);
-    expect(error.code).toBe('ssh_host_key_mismatch');
-    expect(error.key).toBe('host_key_fingerprint');
-    expect(error.message).toContain(
-      `the server's host key (ssh-ed25519 ${peer.hostKeyFingerprint}) does not match 'host_key_fingerprint' (${stranger.fingerprint})`,
-    );
-    expect(error.hint).toContain(peer.hostKeyFingerprint);
     // sshd's log arrives through a pipe: wait for the connection's line before reading what followed it.
     await until(() => peer.log().slice(logBefore).includes('Connection from 127.0.0.1'));
     expect(peer.log().slice(logBefore)).toContain('Connection from 127.0.0.1');
     expect(peer.log().slice(logBefore)).not.toMatch(/password|publickey/);
-    expectClean(error, lines);
   });
 
   it('several fingerprints (a key rotation): any one of them passes', async () => {
@@ -360,36 +337,12 @@ describe('sftp source, host key', () => {
 });
 
 describe('sftp source, reaching the server and the probe path', () => {
-  it('nothing listening: exit 4 naming host', async () => {
-    const { error, lines } = await probeFailure(configuration(peer, { port: String(await freePort()) }));
-    expect(error.exitCode).toBe(4);
-    expect(error.key).toBe('host');
-    expect(error.message).toContain('connection refused');
-    expectClean(error, lines);
-  });
-
   it('a host name that does not resolve: exit 4 naming host', async () => {
     const { error, lines } = await probeFailure(configuration(peer, { host: 'no-such-host.invalid' }));
     expect(error.exitCode).toBe(4);
     expect(error.key).toBe('host');
     expect(error.message).toMatch(/host name (not found|lookup failed)/);
     expectClean(error, lines);
-  });
-
-  it('a server that never answers: exit 4 naming timeout_seconds, within the timeout', async () => {
-    const silent = await silentServer();
-    try {
-      const started = Date.now();
-      const { error, lines } = await probeFailure(
-        configuration(peer, { port: String(silent.port), timeout_seconds: '0.5' }),
-      );
-      expect(error.exitCode).toBe(4);
-      expect(error.key).toBe('timeout_seconds');
-      expect(Date.now() - started).toBeLessThan(3000);
-      expectClean(error, lines);
-    } finally {
-      silent.close();
-    }
   });
 
   it('a probe_path that does not exist: exit 4 naming probe_path', async () => {
@@ -500,13 +453,8 @@ describe('sftp source, configuration', () => {
   });
 });
 
-describe('connector-auth CLI with an sftp connector', () => {
-  let project: string;
-  beforeAll(async () => {
-    project = await mkdtemp(join(tmpdir(), 'connector-auth-sftp-project-'));
-    await writeFile(
-      join(project, 'connector.ts'),
-      `import { defineConnector } from 'connector-auth';
+/** A connector that lists probe_path into a table. */
+const CONNECTOR = `import { defineConnector } from 'connector-auth';
 export default defineConnector({
   source: 'sftp',
   schema: () => [{ table: 'files', primary_key: ['name'] }],
@@ -515,36 +463,19 @@ export default defineConnector({
     await op.checkpoint({ done: true });
   },
 });
-`,
-    );
+`;
+
+describe('connector-auth CLI with an sftp connector', () => {
+  let project: string;
+  beforeAll(async () => {
+    project = await mkdtemp(join(tmpdir(), 'connector-auth-sftp-project-'));
+    await writeFile(join(project, 'connector.ts'), CONNECTOR);
   });
   afterAll(async () => {
     await rm(project, { recursive: true, force: true });
   });
 
-  it('probe and debug succeed with a key; a wrong password is exit 3; no secret in any output', async () => {
-    const forms = secretForms();
-    await writeFile(
-      join(project, 'configuration.json'),
-      JSON.stringify(keyConfiguration(peer, rsaEncrypted, { private_key_passphrase: PASSPHRASE })),
-    );
-    const probe = await cli(['probe', project]);
-    expect(probe.code, probe.stderr).toBe(0);
-    expect(probe.stdout).toContain(
-      `probe OK: sftp://cauth-sftp@127.0.0.1:${peer.port} → SFTP list ${upload}: 3 entries`,
-    );
-    const debug = await cli(['debug', project]);
-    expect(debug.code, debug.stderr).toBe(0);
-    expect(debug.stdout).toMatch(/Upserts\s+\|\s+3/);
-
-    await writeFile(
-      join(project, 'configuration.json'),
-      JSON.stringify(configuration(peer, { password: WRONG_PASSWORD })),
-    );
-    const wrong = await cli(['probe', project]);
-    expect(wrong.code).toBe(3);
-    expect(wrong.stderr).toContain("check 'password'");
-
+  it('a wrong passphrase is exit 2 naming private_key_passphrase; no secret in any output', async () => {
     await writeFile(
       join(project, 'configuration.json'),
       JSON.stringify(keyConfiguration(peer, rsaEncrypted, { private_key_passphrase: WRONG_PASSWORD })),
@@ -552,8 +483,62 @@ export default defineConnector({
     const passphrase = await cli(['probe', project]);
     expect(passphrase.code).toBe(2);
     expect(passphrase.stderr).toContain('private_key_passphrase');
+    const output = passphrase.stdout + passphrase.stderr;
+    for (const form of secretForms())
+      expect(output.includes(form), `a secret form leaked: ${form.slice(0, 12)}…`).toBe(false);
+  });
+});
 
-    const output = [probe, debug, wrong, passphrase].map((r) => r.stdout + r.stderr).join('\n');
-    for (const form of forms) expect(output.includes(form), `a secret form leaked: ${form.slice(0, 12)}…`).toBe(false);
-  }, 30_000);
+sourceConformance({
+  source: 'sftp',
+  good: () => keyConfiguration(peer, rsaEncrypted, { private_key_passphrase: PASSPHRASE }),
+  outcome: () => `SFTP list ${upload}: 3 entries`,
+  probeLine: () => `sftp://cauth-sftp@127.0.0.1:${peer.port} → SFTP list ${upload}: 3 entries`,
+  upserts: 3,
+  wrongCredentials: [
+    {
+      name: 'a wrong password',
+      config: (wrong) => configuration(peer, { password: wrong }),
+      key: 'password',
+      code: 'ssh_password_rejected',
+      message: () =>
+        `password auth: sftp://cauth-sftp@127.0.0.1:${peer.port} failed: the server rejected the password for user 'cauth-sftp'`,
+      hint: ["check 'password'", "'username'"],
+    },
+    {
+      name: 'a key the server does not know',
+      config: () => keyConfiguration(peer, stranger),
+      key: 'private_key',
+      code: 'ssh_key_rejected',
+      message: () => ({
+        contains: [
+          `(ssh-ed25519 ${stranger.fingerprint}): sftp://cauth-sftp@127.0.0.1:${peer.port} failed: the server did not accept the key for user 'cauth-sftp'`,
+        ],
+      }),
+      hint: 'authorized_keys',
+    },
+  ],
+  unreachable: {
+    config: (port) => configuration(peer, { port: String(port) }),
+    key: 'host',
+    message: { contains: ['connection refused'] },
+  },
+  silent: (port) => configuration(peer, { port: String(port), timeout_seconds: '0.5' }),
+  untrusted: [
+    {
+      name: 'a host key other than host_key_fingerprint',
+      config: () => configuration(peer, { host_key_fingerprint: stranger.fingerprint }),
+      key: 'host_key_fingerprint',
+      code: 'ssh_host_key_mismatch',
+      message: () => ({
+        contains: [
+          `the server's host key (ssh-ed25519 ${peer.hostKeyFingerprint}) does not match 'host_key_fingerprint' (${stranger.fingerprint})`,
+        ],
+      }),
+      hint: () => peer.hostKeyFingerprint,
+    },
+  ],
+  secrets,
+  keyMaterial,
+  connector: CONNECTOR,
 });

@@ -1,9 +1,7 @@
 import { createPipelineClient, parseLimit, resolvePipelineSettings, type Connector } from '../../clients/index.js';
-import { readConfigurationFile } from '../../config/index.js';
-import { checkConfigurationKeys } from '../../connector/index.js';
 import type { CliIO, Command } from '../cli-io.js';
-import { argumentError, parseCommandArgs } from '../parse-command-args.js';
 import { formatTable } from '../format-table.js';
+import { interfaceConfiguration, parseInterfaceArgs } from '../interface-args.js';
 
 const HELP = `Usage:
   connector-auth pipeline groups [--limit N] [--cursor C]
@@ -23,27 +21,29 @@ Options:
   --json          one JSON document on stdout
 Exit codes: 0 ok · 1 not found · 2 bad arguments or configuration · 3 credentials rejected · 4 service failed`;
 
+const PIPELINE = {
+  name: 'pipeline',
+  actions: { groups: { identifier: false }, connectors: { identifier: true }, upgrade: { identifier: true } },
+  identifier: 'identifier',
+  options: {
+    limit: { type: 'string' },
+    cursor: { type: 'string' },
+    schema: { type: 'string' },
+    connections: { type: 'boolean' },
+  },
+} as const;
+
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseArguments(args);
-    if (values.help || positionals.length === 0) {
+    const parsed = parseInterfaceArgs(PIPELINE, args);
+    if (parsed.help !== undefined) {
       io.out(HELP);
-      return values.help ? 0 : 2;
+      return parsed.help;
     }
-    const [action, id, ...extra] = positionals;
-    const expected = action === 'groups' ? 0 : action === 'connectors' || action === 'upgrade' ? 1 : -1;
-    if (expected < 0)
-      throw argumentError('pipeline', `unknown pipeline action '${action}'; use groups, connectors or upgrade`);
-    if ((expected === 1 && id === undefined) || extra.length > 0 || (expected === 0 && id !== undefined))
-      throw argumentError(
-        'pipeline',
-        expected === 1 ? `pipeline ${action} takes exactly one identifier` : `pipeline ${action} takes no identifier`,
-      );
+    const { action, id, values } = parsed;
     const limit = parseLimit(values.limit);
 
-    const file = values.configuration ? await readConfigurationFile(values.configuration) : {};
-    // A misspelt key of the file (`webhook_tokn`) is named here as in every command that reads one.
-    if (values.configuration) checkConfigurationKeys(file, undefined, io.log);
+    const file = await interfaceConfiguration(values, io);
     const settings = resolvePipelineSettings({
       file,
       env: process.env,
@@ -107,22 +107,6 @@ const command: Command = {
   },
 };
 export default command;
-
-function parseArguments(args: string[]) {
-  return parseCommandArgs('pipeline', {
-    args,
-    allowPositionals: true,
-    options: {
-      configuration: { type: 'string' },
-      'base-url': { type: 'string' },
-      limit: { type: 'string' },
-      cursor: { type: 'string' },
-      schema: { type: 'string' },
-      connections: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-}
 
 /** One page at --cursor, or every page, with a progress line while they come (a large group is many pages). */
 async function collect<T>(

@@ -6,12 +6,10 @@ import {
   type ListedWebhook,
   type Webhook,
 } from '../../clients/index.js';
-import { readConfigurationFile } from '../../config/index.js';
-import { checkConfigurationKeys } from '../../connector/index.js';
 import { SourceUnreachableError } from '../../errors/index.js';
 import type { CliIO, Command } from '../cli-io.js';
-import { argumentError, parseCommandArgs } from '../parse-command-args.js';
 import { formatTable } from '../format-table.js';
+import { interfaceConfiguration, parseInterfaceArgs } from '../interface-args.js';
 
 const HELP = `Usage:
   connector-auth webhooks list
@@ -30,26 +28,24 @@ Credentials, first found wins:
 Exit codes: 0 ok · 1 not found · 2 bad arguments or configuration · 3 credentials rejected or
 feature not available (403) · 4 the service reported an error or failed`;
 
+const WEBHOOKS = {
+  name: 'webhooks',
+  actions: { list: { identifier: false }, get: { identifier: true }, delete: { identifier: true } },
+  identifier: 'webhook id',
+  options: { auth: { type: 'string' } },
+} as const;
+
 const command: Command = {
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseArguments(args);
-    if (values.help || positionals.length === 0) {
+    const parsed = parseInterfaceArgs(WEBHOOKS, args);
+    if (parsed.help !== undefined) {
       io.out(HELP);
-      return values.help ? 0 : 2;
+      return parsed.help;
     }
-    const [action, idText, ...extra] = positionals;
-    if (action !== 'list' && action !== 'get' && action !== 'delete')
-      throw argumentError('webhooks', `unknown webhooks action '${action}'; use list, get or delete`);
-    if (action === 'list' ? idText !== undefined : idText === undefined || extra.length > 0)
-      throw argumentError(
-        'webhooks',
-        action === 'list' ? 'webhooks list takes no identifier' : `webhooks ${action} takes exactly one webhook id`,
-      );
-    const id = action === 'list' ? undefined : checkWebhookId(idText);
+    const { action, values } = parsed;
+    const id = action === 'list' ? undefined : checkWebhookId(parsed.id);
 
-    const file = values.configuration ? await readConfigurationFile(values.configuration) : {};
-    // A misspelt key of the file (`webhook_tokn`) is named here as in every command that reads one.
-    if (values.configuration) checkConfigurationKeys(file, undefined, io.log);
+    const file = await interfaceConfiguration(values, io);
     const settings = resolveWebhookSettings({
       file,
       env: process.env,
@@ -92,19 +88,6 @@ const command: Command = {
   },
 };
 export default command;
-
-function parseArguments(args: string[]) {
-  return parseCommandArgs('webhooks', {
-    args,
-    allowPositionals: true,
-    options: {
-      configuration: { type: 'string' },
-      'base-url': { type: 'string' },
-      auth: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-}
 
 function notFound(id: number): NotFoundError {
   return new NotFoundError(`webhook ${id} not found`, {

@@ -1,5 +1,5 @@
 import { format } from 'node:util';
-import type { LogFields, Logger, LogLevel } from '../../log/index.js';
+import { formatFields, loggerFrom, type LogFields, type Logger, type LogLevel } from '../../log/index.js';
 import { secrets as processSecrets, redactedJson, type SecretRegistry } from '../../secrets/index.js';
 
 /**
@@ -33,18 +33,11 @@ export function partnerLogger(options: PartnerLogOptions = {}, origin = 'sdk_con
     // Redact first, then shape: the message is redacted before JSON escapes it once more, so a
     // secret the connector itself escaped (twice, or as util.inspect quotes it) is still found.
     const said = registry.redact(message);
-    const text = fields && Object.keys(fields).length > 0 ? `${said} ${redactedJson(fields, registry)}` : said;
+    const text = `${said}${formatFields(fields, registry)}`;
     write(redactedJson({ level: PARTNER_LEVEL[level], message: text, 'message-origin': origin }, registry) + '\n');
   };
-  return {
-    debug: (m, f) => emit('debug', m, f),
-    info: (m, f) => emit('info', m, f),
-    warning: (m, f) => emit('warning', m, f),
-    error: (m, f) => emit('error', m, f),
-    critical: (m, f) => emit('critical', m, f),
-    // Our own lines keep sdk_connector whatever a layer calls itself; the connector's are `connector`.
-    withOrigin: (next) => partnerLogger(options, next === 'connector' ? 'connector' : 'sdk_connector'),
-  };
+  // Our own lines keep sdk_connector whatever a layer calls itself; the connector's are `connector`.
+  return loggerFrom(emit, (next) => partnerLogger(options, next === 'connector' ? 'connector' : 'sdk_connector'));
 }
 
 /**

@@ -16,6 +16,22 @@ const RELAXED_CHECKS: Array<{ key: string; what: string }> = [
   { key: 'allow_plain_http', what: 'credentials may be sent over plain http://, readable on the network' },
 ];
 
+/** Values that turn encryption off altogether: chosen by name (the sources warn on every run too). */
+const PLAIN_TEXT_CHOICES: Array<{ key: string; value: string; what: string; hint: string }> = [
+  {
+    key: 'ftp_tls',
+    value: 'none',
+    what: 'plain FTP: the password and every file cross the network in clear',
+    hint: "set 'ftp_tls' to explicit (the default) or implicit",
+  },
+  {
+    key: 'mysql_tls',
+    value: 'none',
+    what: 'the database connection is not encrypted: the login exchange, queries and results cross the network in clear',
+    hint: "set 'mysql_tls' to required (the default)",
+  },
+];
+
 /**
  * What the configuration itself says about its credentials: settings that relax verification, a
  * credential past its rotation age or without an issue date, secrets too short to redact.
@@ -41,6 +57,16 @@ export function configurationFindings(options: {
         message: `${key} is true: ${what}`,
         key,
         hint: `remove '${key}' and trust the server properly`,
+      });
+
+  for (const { key, value, what, hint } of PLAIN_TEXT_CHOICES)
+    if (raw[key]?.trim().toLowerCase() === value)
+      findings.push({
+        severity: 'warning',
+        check: 'encryption-off',
+        message: `${key} is ${value}: ${what}`,
+        key,
+        hint,
       });
 
   for (const key of options.registry.tooShort)

@@ -175,8 +175,10 @@ export default defineSource({
         // A connection that breaks after the login is reported by the pending call; without a
         // listener the 'error' event would end the process.
         client.on('error', () => undefined);
+        let connected = false;
         try {
           await client.connect();
+          connected = true;
           await client.query('SELECT 1');
         } catch (error) {
           const classified = await classify(error);
@@ -184,7 +186,11 @@ export default defineSource({
             ? unexpectedLoginFailure(error, failure)
             : classified;
         } finally {
-          await client.end().catch(() => undefined);
+          // After a failed login pg's end() may wait for an 'end' its socket already emitted (a server
+          // that refused the client certificate with a TLS alert and closed at once): the verdict is
+          // known, so the client is told to end but not waited for.
+          const ending = client.end().catch(() => undefined);
+          if (connected) await ending;
         }
         return { target, outcome: 'SELECT 1', elapsedMs: performance.now() - started };
       },

@@ -3,7 +3,7 @@ import { ConfigurationError } from '../../errors/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 
 /**
- * IAM database authentication for Amazon RDS and Aurora PostgreSQL: the password is a token the AWS
+ * IAM database authentication for Amazon RDS and Aurora (PostgreSQL, and MySQL through sources/mysql): the password is a token the AWS
  * credentials (a key, or a role's session) sign locally (Signature Version 4 for the `rds-db` service, valid 15 minutes) for one
  * host, port and database user. Nothing is asked of AWS to make it; the database checks it with IAM
  * at login. @aws-sdk/rds-signer signs it, imported when a postgres source uses an AWS method.
@@ -23,11 +23,11 @@ export interface RdsLogin {
 const RDS_HOST = /\.([a-z]{2}(?:-[a-z]+)+-\d+)\.rds\.amazonaws\.com(?:\.cn)?$/i;
 
 /** The region to sign for: `aws_region`, else the one an RDS endpoint's host name carries. */
-export function rdsRegion(host: string, configured: string | undefined): string {
+export function rdsRegion(host: string, configured: string | undefined, source = 'postgres'): string {
   const region = configured?.trim() || RDS_HOST.exec(host)?.[1]?.toLowerCase();
   if (region) return region;
   throw new ConfigurationError(
-    `invalid configuration for the postgres source: an IAM database login signs its token for a region, and '${host}' does not name one`,
+    `invalid configuration for the ${source} source: an IAM database login signs its token for a region, and '${host}' does not name one`,
     {
       code: 'aws_region_missing',
       key: 'aws_region',
@@ -36,7 +36,7 @@ export function rdsRegion(host: string, configured: string | undefined): string 
   );
 }
 
-/** A function that signs a fresh token at each call, for pg's `password`. */
+/** A function that signs a fresh token at each call, for pg's `password` (and each mysql login). */
 export async function rdsAuthTokens(
   credential: AwsKeysCapability,
   login: RdsLogin,

@@ -13,6 +13,7 @@ import {
   type HttpRoute,
   type TlsSettings,
 } from '../../network/index.js';
+import { classifyUnlessOurs } from '../classify-failure.js';
 import { describeLocation, type S3Location } from './s3-settings.js';
 
 /**
@@ -55,8 +56,12 @@ export async function classifyS3Error(
   operation: string,
   context: S3FailureContext,
 ): Promise<ConnectorAuthError> {
-  if (isConnectorAuthError(error)) return error;
-  const target = `${context.credential.description}: S3 ${operation} ${describeLocation(context.location)}`;
+  const where = `S3 ${operation} ${describeLocation(context.location)}`;
+  return classifyUnlessOurs(error, context.credential, where, (target) => fromS3Failure(error, target, context));
+}
+
+/** An answer from S3 (its error code and status), or the network's failure. */
+async function fromS3Failure(error: unknown, target: string, context: S3FailureContext): Promise<ConnectorAuthError> {
   const service = serviceError(error);
   if (!service) return networkFailure(error, target, context);
   const said = `${service.name}${service.message && service.message !== service.name ? `: ${oneLine(service.message)}` : ''} (HTTP ${service.status})`;

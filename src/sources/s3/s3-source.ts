@@ -1,7 +1,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent } from 'node:https';
 import type { Readable } from 'node:stream';
-import type { GetObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
+import type { GetObjectCommandOutput } from '@aws-sdk/client-s3';
 import { quietAwsSdkNodeVersionWarning } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import {
@@ -13,8 +13,9 @@ import {
   urlDestination,
 } from '../../network/index.js';
 import { classifiedStream } from '../classified-stream.js';
-import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
+import { defineSource, type ProbeResult } from '../source-definition.js';
 import { classifyObjectError, classifyS3Error, type S3FailureContext } from './classify-s3-error.js';
+import type { S3Source } from './s3-objects.js';
 import { DEFAULT_REGION, describeLocation, s3Keys, type S3Location } from './s3-settings.js';
 
 /**
@@ -27,49 +28,6 @@ import { DEFAULT_REGION, describeLocation, s3Keys, type S3Location } from './s3-
  * Only configuration.json decides where requests go and with which key: no credentials, region or
  * endpoint are taken from the environment or ~/.aws (the SDK's defaults would).
  */
-
-export interface S3Source extends ConnectedSource {
-  /** "s3://orders/exports/ (eu-west-1)": no secret in it. */
-  readonly target: string;
-  readonly bucket: string;
-  /** The configured `prefix` ('' when none). */
-  readonly prefix: string;
-  /** Every object under `prefix` (default: the configured one), in key order, page by page as it is read. */
-  list(options?: S3ListOptions): AsyncIterable<S3Object>;
-  /** One object's size, time and ETag (a HEAD request). */
-  stat(key: string): Promise<S3ObjectStat>;
-  /** A whole object, in memory: for small objects. */
-  readFile(key: string): Promise<Buffer>;
-  /** An object as a stream, for large ones; read errors arrive as the stream's 'error'. */
-  createReadStream(key: string): Promise<Readable>;
-  /**
-   * The SDK client itself, for calls this surface lacks (its requests are signed with the same key
-   * and go to the same place). Errors it throws are the SDK's, not classified.
-   */
-  client(): S3Client;
-}
-
-export interface S3ListOptions {
-  prefix?: string;
-  /** Only keys after this one: resume a listing where the last sync stopped. */
-  startAfter?: string;
-  /** Keys asked for per request, 1..1000 (default 1000, S3's maximum). */
-  pageSize?: number;
-}
-
-export interface S3Object {
-  key: string;
-  size: number;
-  modifiedAt: Date;
-  etag: string | undefined;
-}
-
-export interface S3ObjectStat {
-  size: number;
-  modifiedAt: Date;
-  etag: string | undefined;
-  contentType: string | undefined;
-}
 
 export default defineSource({
   name: 's3',

@@ -3,7 +3,6 @@ import {
   AuthenticationError,
   ConnectorError,
   SourceUnreachableError,
-  isConnectorAuthError,
   type ConnectorAuthError,
 } from '../../errors/index.js';
 import {
@@ -14,6 +13,7 @@ import {
   type HostKeyRule,
   type LoginRecord,
 } from '../../network/index.js';
+import { classifyUnlessOurs } from '../classify-failure.js';
 import { sftpLoginTerms } from './login-secret.js';
 import { describeEndpoint, type SftpEndpoint } from './sftp-settings.js';
 
@@ -45,9 +45,12 @@ type SshError = Error & { level?: string; code?: unknown };
 
 /** Connecting, the host key, the login, starting the SFTP subsystem. */
 export function classifyConnectError(error: unknown, context: SftpFailureContext): ConnectorAuthError {
-  if (isConnectorAuthError(error)) return error;
+  const where = describeEndpoint(context.endpoint);
+  return classifyUnlessOurs(error, context.credential, where, (target) => fromConnectFailure(error, target, context));
+}
+
+function fromConnectFailure(error: unknown, target: string, context: SftpFailureContext): ConnectorAuthError {
   const { endpoint, credential } = context;
-  const target = `${credential.description}: ${describeEndpoint(endpoint)}`;
   const e = (error instanceof Error ? error : new Error(String(error))) as SshError;
   const code = typeof e.code === 'string' ? e.code : '';
   const message = e.message.replace(/^[a-zA-Z]+: /, '');

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTemplate, leakForms } from '../../helpers/cli.js';
-import { createCa, issueServer, type Authority } from '../../peers/certificates.js';
-import { start, type PostgresPeer } from '../../peers/postgres.js';
+import { startTlsPostgres, type TlsPostgresPeer } from '../../peers/postgres-tls.js';
 import { airbyte, configuredCatalog, expectNoSecretOutsideControl, jsonFile, savedState } from './support.js';
 
 /**
@@ -19,33 +18,16 @@ const WRONG = 'Wr0ng-Airbyte/+pw?&y';
 const DATABASE = 'sales';
 const ROWS = 1500;
 
-let ca: Authority;
-let peer: PostgresPeer;
+let peer: TlsPostgresPeer;
 let client: pg.Client;
 let root: string;
 
 beforeAll(async () => {
-  ca = createCa();
-  const server = issueServer(ca, { hosts: ['127.0.0.1'] });
   [peer, root] = await Promise.all([
-    start({
-      password: PASSWORD,
-      database: DATABASE,
-      ssl: { certificatePem: server.certificatePem, privateKeyPem: server.privateKeyPem },
-      hostsslOnly: true,
-    }),
+    startTlsPostgres({ password: PASSWORD, database: DATABASE }),
     mkdtemp(join(tmpdir(), 'connector-auth-airbyte-database-')),
   ]);
-  const { default: postgres } = await import('pg');
-  client = new postgres.Client({
-    host: peer.host,
-    port: peer.port,
-    user: peer.user,
-    database: DATABASE,
-    password: PASSWORD,
-    ssl: { ca: ca.certificatePem },
-  });
-  await client.connect();
+  client = await peer.superuser();
   await client.query(
     `create table public.orders (id bigint primary key, status text not null, updated_at timestamptz)`,
   );
@@ -68,7 +50,7 @@ const connection = (password = PASSWORD) => ({
   database: DATABASE,
   user: peer.user,
   password,
-  tls_ca_certificate: ca.certificatePem,
+  tls_ca_certificate: peer.ca.certificatePem,
   table: 'public.orders',
   batch_size: 1000,
 });

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initTemplate, leakForms } from '../../helpers/cli.js';
-import { createCa, issueServer, type Authority } from '../../peers/certificates.js';
-import { start, type PostgresPeer } from '../../peers/postgres.js';
+import { startTlsPostgres, type TlsPostgresPeer } from '../../peers/postgres-tls.js';
 import { connectorClient, plain, startServe, type ServeProcess } from './support.js';
 
 /**
@@ -19,35 +18,18 @@ const WRONG = 'Wr0ng-S3rve/+pw?&y';
 const DATABASE = 'shop';
 const ROWS = 2100;
 
-let ca: Authority;
-let peer: PostgresPeer;
+let peer: TlsPostgresPeer;
 let db: pg.Client;
 let root: string;
 let server: ServeProcess;
 let client: ReturnType<typeof connectorClient>;
 
 beforeAll(async () => {
-  ca = createCa();
-  const certificate = issueServer(ca, { hosts: ['127.0.0.1'] });
   [peer, root] = await Promise.all([
-    start({
-      password: PASSWORD,
-      database: DATABASE,
-      ssl: { certificatePem: certificate.certificatePem, privateKeyPem: certificate.privateKeyPem },
-      hostsslOnly: true,
-    }),
+    startTlsPostgres({ password: PASSWORD, database: DATABASE }),
     mkdtemp(join(tmpdir(), 'connector-auth-serve-database-')),
   ]);
-  const { default: postgres } = await import('pg');
-  db = new postgres.Client({
-    host: peer.host,
-    port: peer.port,
-    user: peer.user,
-    database: DATABASE,
-    password: PASSWORD,
-    ssl: { ca: ca.certificatePem },
-  });
-  await db.connect();
+  db = await peer.superuser();
   await db.query(
     `create table public.orders (id bigint primary key, status text not null, amount numeric(10, 2) not null, updated_at timestamptz)`,
   );
@@ -74,7 +56,7 @@ const configuration = (password = PASSWORD) => ({
   database: DATABASE,
   user: peer.user,
   password,
-  tls_ca_certificate: ca.certificatePem,
+  tls_ca_certificate: peer.ca.certificatePem,
   table: 'public.orders',
 });
 

@@ -1,6 +1,6 @@
-import type { AwsKeysCapability, OutgoingRequest } from '../auth/index.js';
-import { sigv4Signer } from '../auth/index.js';
-import { ConfigurationError } from '../errors/index.js';
+import type { AwsKeysCapability, OutgoingRequest } from '../../auth/index.js';
+import { sigv4Signer } from '../../auth/index.js';
+import { ConfigurationError } from '../../errors/index.js';
 
 /**
  * Signature Version 4 on the requests of the rest source, for an HTTP API behind AWS IAM: API

@@ -1,11 +1,11 @@
-import type { Credential } from '../auth/index.js';
-import { AuthenticationError, SourceUnreachableError } from '../errors/index.js';
+import type { Credential } from '../../auth/index.js';
+import { AuthenticationError, SourceUnreachableError } from '../../errors/index.js';
 import {
   clientCertificateRefusedByStatus,
   oneLine,
   recognizeClientCertificateRefusal,
   type TlsSettings,
-} from '../network/index.js';
+} from '../../network/index.js';
 
 /**
  * What the REST source's answers mean when they are not what was asked for: a status that is not

@@ -1,0 +1,3 @@
+export { default } from './ftp-source.js';
+export type { FtpSource, FtpEntry, FtpEntryType, FtpStat } from './ftp-source.js';
+export type { FtpTls } from './ftp-settings.js';

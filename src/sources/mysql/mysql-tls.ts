@@ -1,0 +1,71 @@
+import { ConfigurationError } from '../../errors/index.js';
+import type { Logger } from '../../log/index.js';
+import type { TlsSettings } from '../../network/index.js';
+import type { MysqlLoginSecret } from './login-secret.js';
+import type { MysqlEndpoint } from './mysql-settings.js';
+
+/** mysql2's `ssl` option: Node's TLS material plus whether the chain and the host name are checked. */
+export interface MysqlSslOptions {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  rejectUnauthorized: boolean;
+  verifyIdentity: boolean;
+}
+
+/**
+ * The TLS of a mysql connection, from `mysql_tls` and the common `tls_*` keys, after refusing the
+ * combinations that cannot do what they say; logs what a weaker choice gives up, every run.
+ * Undefined: no TLS.
+ */
+export function mysqlSslOptions(
+  endpoint: MysqlEndpoint,
+  tls: TlsSettings,
+  login: MysqlLoginSecret,
+  log: Pick<Logger, 'warning'>,
+): MysqlSslOptions | undefined {
+  const { host } = endpoint;
+  if (endpoint.tls === 'none') {
+    if (tls.cert) {
+      throw new ConfigurationError(
+        `invalid configuration for the mysql source: a client certificate is configured but mysql_tls=none; it is presented only inside TLS`,
+        {
+          code: 'client_certificate_without_tls',
+          key: 'mysql_tls',
+          hint: "set 'mysql_tls' to required, or remove the 'tls_client_*' keys",
+        },
+      );
+    }
+    if (!tls.verify) {
+      throw new ConfigurationError(
+        `invalid configuration for the mysql source: 'tls_skip_verify' with mysql_tls=none; there is no TLS to verify`,
+        { code: 'tls_skip_verify_without_tls', key: 'tls_skip_verify', hint: "remove 'tls_skip_verify'" },
+      );
+    }
+    if (login.kind === 'access_token' || login.kind === 'iam_token') {
+      // A token reaches the server in clear text (mysql_clear_password): never outside TLS.
+      throw new ConfigurationError(
+        `invalid configuration for the mysql source: a token login sends the token as a clear-text password, and mysql_tls=none`,
+        {
+          code: 'token_login_without_tls',
+          key: 'mysql_tls',
+          hint: "set 'mysql_tls' to required, with 'tls_ca_certificate' set to the service's CA bundle",
+        },
+      );
+    }
+    log.warning(
+      `mysql_tls=none: the connection to ${host} is not encrypted; the login exchange, queries and results cross the network in clear`,
+    );
+    return undefined;
+  }
+  if (!tls.verify)
+    log.warning(
+      `tls_skip_verify: the connection to ${host} is encrypted but the server's certificate is not verified; anyone on the path can pose as the server and receive the credential`,
+    );
+  return {
+    ...(tls.ca ? { ca: tls.ca } : {}),
+    ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
+    rejectUnauthorized: tls.verify,
+    verifyIdentity: tls.verify,
+  };
+}

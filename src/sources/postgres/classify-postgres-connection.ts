@@ -1,0 +1,152 @@
+import {
+  AuthenticationError,
+  SourceIdentityError,
+  SourceUnreachableError,
+  type ConnectorAuthError,
+} from '../../errors/index.js';
+import {
+  CLIENT_CERTIFICATE_ALERT,
+  HOST_MISMATCH_CODES,
+  SYSTEM_ERROR_DESCRIPTIONS,
+  UNTRUSTED_CERTIFICATE_CODES,
+  clientCertificateRefused,
+  describeServerCertificate,
+  type TlsSettings,
+} from '../../network/index.js';
+import type { PostgresEndpoint } from './connection-settings.js';
+import { inspectServerCertificate } from './server-certificate.js';
+
+/**
+ * The failures of a PostgreSQL connection that carry no SQLSTATE, because the server never got to
+ * answer with one: nothing listening, a timeout, TLS refused or untrusted, a client certificate
+ * refused, a login the driver could not even attempt. Those with a SQLSTATE are
+ * classify-postgres-error.ts's.
+ */
+
+/** What this classification reads of the attempt (classify-postgres-error.ts's PostgresFailureContext has it). */
+export interface ConnectionAttempt {
+  endpoint: PostgresEndpoint;
+  credential: { method: string };
+  tls: TlsSettings;
+  timeoutSeconds: number;
+  /** The SSH tunnel's listener, when pg connects through one: where a look at the certificate goes too. */
+  via?: { host: string; port: number };
+}
+
+/** Nothing listens, a name that does not resolve, a timeout, TLS that fails or is refused. */
+export async function fromConnectionFailure(
+  chain: unknown[],
+  target: string,
+  context: ConnectionAttempt,
+): Promise<ConnectorAuthError | undefined> {
+  const { endpoint, credential, tls, timeoutSeconds } = context;
+  const codes = chain.map((e) => String((e as { code?: unknown }).code ?? ''));
+  const messages = chain.map((e) => (e instanceof Error ? e.message : ''));
+  const cause = chain[0];
+
+  if (messages.some((m) => /timeout expired|due to connection timeout/i.test(m))) {
+    return new SourceUnreachableError(`${target} failed: no answer within ${timeoutSeconds}s`, {
+      code: 'timeout',
+      key: 'timeout_seconds',
+      hint: `check 'host' and 'port' and that no firewall drops the connection, or raise 'timeout_seconds'`,
+      cause,
+    });
+  }
+  if (messages.some((m) => /server does not support SSL connections/i.test(m))) {
+    return new SourceIdentityError(
+      `${target} failed: the server does not accept TLS connections, and sslmode=${endpoint.sslmode} requires TLS`,
+      {
+        code: 'postgres_tls_not_supported',
+        key: 'sslmode',
+        hint: `turn ssl on at the server; set 'sslmode' to disable only if the whole network path is trusted`,
+        cause,
+      },
+    );
+  }
+  if (codes.some((c) => HOST_MISMATCH_CODES.has(c))) {
+    const names = certificateNames(chain);
+    return new SourceIdentityError(
+      `${target} failed: the server's TLS certificate is not valid for host '${endpoint.host}'${names ? ` (it names ${names})` : ''}`,
+      {
+        code: 'tls_host_mismatch',
+        // The CA is trusted; what does not match is the name the connection uses.
+        key: 'host',
+        hint: `set 'host' to a name the certificate lists, or get a certificate that names '${endpoint.host}'; sslmode=verify-ca skips this check, so choose it only knowing that any server with a certificate from that CA would then pass`,
+        cause,
+      },
+    );
+  }
+  const untrusted = codes.find((c) => UNTRUSTED_CERTIFICATE_CODES.has(c));
+  if (untrusted) {
+    const server = await inspectServerCertificate(
+      endpoint.host,
+      endpoint.port,
+      tls,
+      Math.min(timeoutSeconds * 1000, 5_000),
+      context.via,
+    ).catch(() => undefined);
+    return new SourceIdentityError(
+      `${target} failed: the server's TLS certificate is not trusted (${untrusted})${server ? `; the server presents ${describeServerCertificate(server)}` : ''}`,
+      {
+        code: 'tls_untrusted',
+        key: 'tls_ca_certificate',
+        hint: server
+          ? `if you trust '${server.issuer}', set 'tls_ca_certificate' to the PEM of that CA; otherwise check that 'host' is the right server`
+          : `set 'tls_ca_certificate' to the PEM of the CA that signs the server's certificate`,
+        cause,
+      },
+    );
+  }
+  const alert = codes.find((c) => CLIENT_CERTIFICATE_ALERT.test(c));
+  if (alert)
+    return clientCertificateRefused(target, `during the TLS handshake (${alert})`, tls.clientCertificate, cause);
+  if (messages.some((m) => /client password must be a string|Password must be a string/i.test(m))) {
+    return new AuthenticationError(
+      `${target} failed: the server asks user '${endpoint.user}' for a password, and auth_method '${credential.method}' has none`,
+      {
+        code: 'postgres_password_required',
+        key: 'auth_method',
+        hint: `set 'auth_method' to password with 'password', or ask for a pg_hba.conf entry that authenticates '${endpoint.user}' by certificate`,
+        cause,
+      },
+    );
+  }
+  if (messages.some((m) => /server signature does not match/i.test(m))) {
+    return new SourceIdentityError(
+      `${target} failed: the server could not prove it knows the password (SCRAM server signature mismatch): it may not be the server you meant`,
+      {
+        code: 'postgres_server_signature',
+        key: 'host',
+        hint: `check that 'host' reaches the right server, and use sslmode=verify-full`,
+        cause,
+      },
+    );
+  }
+  const system = codes.find((c) => SYSTEM_ERROR_DESCRIPTIONS[c]);
+  if (system) {
+    return new SourceUnreachableError(`${target} failed: ${SYSTEM_ERROR_DESCRIPTIONS[system]}`, {
+      code: system.toLowerCase(),
+      key: 'host',
+      hint: `check 'host' and 'port', and that PostgreSQL is running and accepts TCP connections there`,
+      cause,
+    });
+  }
+  if (messages.some((m) => /Connection terminated|error establishing an SSL connection/i.test(m))) {
+    return new SourceUnreachableError(`${target} failed: the server closed the connection during login`, {
+      code: 'postgres_connection_closed',
+      key: 'host',
+      hint: `check that 'host' and 'port' point at a PostgreSQL server`,
+      cause,
+    });
+  }
+  return undefined;
+}
+
+/** The names a mismatched certificate lists, from Node's checkServerIdentity error. */
+function certificateNames(chain: unknown[]): string {
+  for (const e of chain) {
+    const altNames = (e as { cert?: { subjectaltname?: string } }).cert?.subjectaltname;
+    if (altNames) return altNames.replace(/IP Address:/g, '').replace(/DNS:/g, '');
+  }
+  return '';
+}

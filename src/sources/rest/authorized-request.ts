@@ -1,0 +1,124 @@
+import type { Credential } from '../../auth/index.js';
+import type { SecretRegistry } from '../../secrets/index.js';
+import {
+  describeUrl,
+  explainTlsFailure,
+  type HttpRequestInit,
+  type prepareSshTunnel,
+  type TlsSettings,
+} from '../../network/index.js';
+import type { RequestSigner } from './aws-request-signing.js';
+import { RedirectPolicy, type Hop } from './redirect-policy.js';
+import { resolveUrl } from './resolve-url.js';
+
+/** What a request through the REST source may set: fetch's options, headers in any form fetch takes. */
+export interface RestRequestInit extends Omit<HttpRequestInit, 'headers'> {
+  headers?: HeadersInit;
+}
+
+/** The answer of either transport: fetch's Response or the HTTP client's lean reply. */
+interface Answer {
+  status: number;
+  headers: { get(name: string): string | null };
+}
+
+export interface AuthorizedRequestScope {
+  baseUrl: URL;
+  credential: Credential;
+  /** With an AWS method, the SigV4 signer that stands in for the credential's own authorize(). */
+  signer: RequestSigner | undefined;
+  tls: TlsSettings;
+  tunnel: Awaited<ReturnType<typeof prepareSshTunnel>>;
+  timeoutSeconds: number;
+  secrets: SecretRegistry;
+  log: { debug(message: string): void };
+}
+
+/**
+ * One authenticated request, redirects followed under the redirect policy (redirect-policy.ts): the
+ * credential goes to base_url's origin only. A 401 gets one retry, with what the answer asked for (a
+ * DPoP nonce) or else with a fresh credential where the method can refresh; a TLS failure is
+ * explained (explainTlsFailure) whichever call made it. `transmit` is the HTTP client's
+ * fetch-shaped send() or its lean request(); `drain` reads an answer's body to its end, so the
+ * connection is reused by the next hop.
+ */
+export function authorizedRequests(scope: AuthorizedRequestScope) {
+  const { baseUrl, credential, signer, tls, tunnel, timeoutSeconds } = scope;
+  const policy = new RedirectPolicy({
+    baseUrl,
+    credential: credential.description,
+    secrets: scope.secrets,
+    log: scope.log,
+  });
+
+  return async function authorized<R extends Answer>(
+    pathOrUrl: string | URL,
+    init: RestRequestInit,
+    transmit: (url: URL, init: HttpRequestInit) => Promise<R>,
+    drain: (reply: R) => Promise<unknown>,
+  ): Promise<R> {
+    /** The request last sent, whose credential a 401 refused. */
+    let sent: { method: string; url: URL; headers: Headers } | undefined;
+
+    const send = async (hop: Hop<RestRequestInit['body']>): Promise<R> => {
+      const headers = policy.headers(init.headers, hop);
+      const request = { method: hop.method, url: new URL(hop.url), headers };
+      sent = request;
+      const carries = policy.carriesCredential(hop.url);
+      if (carries) await (signer ? signer.sign(request, hop.body) : credential.httpRequest?.authorize(request));
+      try {
+        const reply = await transmit(request.url, {
+          ...init,
+          method: hop.method,
+          body: hop.body ?? null,
+          headers,
+          redirect: 'manual',
+        });
+        if (carries) credential.httpRequest?.observeAnswer?.(request.url, reply.headers);
+        return reply;
+      } catch (error) {
+        // A connection the tunnel broke is explained by the tunnel (the bastion refused the channel).
+        // Otherwise name the untrusted server's certificate, or find the client-certificate alert
+        // behind a closed connection: in update() as in the probe, since certificates change mid-run too.
+        const target = `${credential.description}: ${request.method} ${describeUrl(request.url)}`;
+        throw (
+          tunnel?.takeFailure() ??
+          (await explainTlsFailure(error, {
+            url: request.url,
+            tls,
+            target,
+            timeoutMs: timeoutSeconds * 1000,
+            route: tunnel,
+          }))
+        );
+      }
+    };
+
+    /** The request and the redirects it leads to, as fetch follows them. */
+    const follow = async (): Promise<{ reply: R; url: URL }> => {
+      const first = resolveUrl(baseUrl, pathOrUrl);
+      let hop = policy.start(first, init.method ?? 'GET', init.body);
+      for (let hops = 0; ; hops++) {
+        const reply = await send(hop);
+        const next = policy.target(reply, hop, init.redirect === 'manual');
+        if (!next) return { reply, url: hop.url };
+        policy.checkLength(hops, hop);
+        await drain(reply);
+        hop = policy.follow(hop, reply.status, next, first);
+      }
+    };
+
+    const answer = await follow();
+    // One retry of a 401 from base_url's origin: with what the answer asked for (a DPoP nonce),
+    // else with a fresh credential where the method can refresh.
+    const retry =
+      answer.reply.status === 401 &&
+      policy.carriesCredential(answer.url) &&
+      (credential.httpRequest?.answersChallenge?.(answer.url, answer.reply.headers) ||
+        (credential.invalidate !== undefined && (await credential.invalidate(sent))));
+    if (!retry) return answer.reply;
+    // Read the (small) 401 body to its end so the retry reuses the connection.
+    await drain(answer.reply);
+    return (await follow()).reply;
+  };
+}
