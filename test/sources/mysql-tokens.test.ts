@@ -23,8 +23,9 @@ import { sigv4Signature } from '../peers/sigv4.js';
  * SHA1(SHA1(password)) and the client answers a scramble of it, so a ~1 kB token needs no other
  * plugin and no length setting. The services themselves ask for mysql_clear_password, which
  * mysql2 then answers with the token inside TLS (mysql-source.ts allows that plugin only with TLS);
- * Debian's MariaDB has no server plugin that asks for it short of PAM (auth_pam, which needs a
- * service file in /etc/pam.d), so that exchange is not exercised here: the token's value is.
+ * Debian's MariaDB has no server plugin that asks for it short of PAM (auth_pam with
+ * pam_use_cleartext_plugin, which needs a service in /etc/pam.d, outside the test's temp dir), so
+ * that exchange is not exercised here: the token's value and the TLS it travels in are.
  */
 
 const DATABASE = 'orders';
@@ -79,6 +80,14 @@ beforeAll(async () => {
   const token = expectedToken(T0);
   expect(token).not.toMatch(/['\\]/);
   await db.sql(`ALTER USER '${IAM.name}'@'%' IDENTIFIED BY '${token}';\n`);
+  // The plugin the header speaks of: the ~1 kB passwords are kept as a hash by mysql_native_password.
+  const plugins = await db.sql(
+    `SELECT user, plugin FROM mysql.user WHERE user IN ('${CLOUD.name}', '${IAM.name}') ORDER BY user;\n`,
+  );
+  expect(plugins.trim().split('\n').slice(1)).toEqual([
+    `${CLOUD.name}\tmysql_native_password`,
+    `${IAM.name}\tmysql_native_password`,
+  ]);
 }, 60_000);
 afterAll(async () => {
   await Promise.all([db?.stop(), metadata?.stop()]);
