@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { ConfigurationError } from '../errors/index.js';
-import type { RawConfiguration } from './read-configuration-file.js';
+import { ConfigurationError } from '../../errors/index.js';
+import type { RawConfiguration } from '../file/index.js';
 
 /**
  * Runs one zod object schema over the raw configuration and turns the first problem into a

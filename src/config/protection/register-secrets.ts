@@ -1,6 +1,6 @@
-import { MIN_SECRET_LENGTH, secrets as defaultRegistry, type SecretRegistry } from '../secrets/index.js';
-import { isSecretKey } from './key-catalogue.js';
-import type { RawConfiguration } from './read-configuration-file.js';
+import { MIN_SECRET_LENGTH, secrets as defaultRegistry, type SecretRegistry } from '../../secrets/index.js';
+import { isSecretKey } from '../keys/index.js';
+import type { RawConfiguration } from '../file/index.js';
 
 /**
  * Registers every secret value of a configuration the moment it has been read, before validation,

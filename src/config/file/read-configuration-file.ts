@@ -1,5 +1,5 @@
 import { readTextFile } from './read-text-file.js';
-import { ConfigurationError } from '../errors/index.js';
+import { ConfigurationError } from '../../errors/index.js';
 import { jsonErrorPosition } from './json-error-position.js';
 
 /** The Python SDK's limit, kept so a configuration that runs here also runs there. */

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { ConfigurationError } from '../errors/index.js';
+import { ConfigurationError } from '../../errors/index.js';
 
 /**
  * A file a command was given (configuration.json, Airbyte's --config, --catalog, --state), read as
