@@ -1,11 +1,18 @@
 import type { z } from 'zod';
-import { ConnectorError, isConnectorAuthError } from '../errors/index.js';
-import type { Logger } from '../log/index.js';
-import type { SecretRegistry } from '../secrets/index.js';
-import type { ProbeResult, SourceDefinition } from '../sources/index.js';
-import type { AuthenticateOptions, ConfigurationInput } from './authenticate.js';
-import type { ConnectorDefinition, SourceClients, State } from './define-connector.js';
-import { createOperations, type Destination, type OperationCounts, type StateStore } from './operations.js';
+import { ConnectorError, isConnectorAuthError } from '../../errors/index.js';
+import type { Logger } from '../../log/index.js';
+import type { SecretRegistry } from '../../secrets/index.js';
+import type { ProbeResult, SourceDefinition } from '../../sources/index.js';
+import type { AuthenticateOptions, ConfigurationInput } from '../authentication/index.js';
+import {
+  createOperations,
+  type ConnectorDefinition,
+  type Destination,
+  type OperationCounts,
+  type SourceClients,
+  type State,
+  type StateStore,
+} from '../definition/index.js';
 import { startRun } from './start-run.js';
 
 export interface RunConnectorOptions {

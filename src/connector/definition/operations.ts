@@ -1,5 +1,5 @@
-import { ConnectorError } from '../errors/index.js';
-import type { SecretRegistry } from '../secrets/index.js';
+import { ConnectorError } from '../../errors/index.js';
+import type { SecretRegistry } from '../../secrets/index.js';
 import type { State, TableDefinition } from './table-definition.js';
 
 /** The Python SDK's operations, awaitable. */

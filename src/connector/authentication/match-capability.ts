@@ -1,6 +1,6 @@
-import { capabilitiesOf, methodsProviding, type CapabilityName, type Credential } from '../auth/index.js';
-import { ConfigurationError } from '../errors/index.js';
-import type { SourceDefinition } from '../sources/index.js';
+import { capabilitiesOf, methodsProviding, type CapabilityName, type Credential } from '../../auth/index.js';
+import { ConfigurationError } from '../../errors/index.js';
+import type { SourceDefinition } from '../../sources/index.js';
 
 /**
  * The one place an auth method meets a source: the first of the source's `needs` (its order of

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import type { Logger } from '../log/index.js';
-import type { SecretRegistry } from '../secrets/index.js';
-import type { ProbeResult, SourceDefinition } from '../sources/index.js';
-import type { AuthenticateOptions, ConfigurationInput } from './authenticate.js';
-import type { ConnectorDefinition, SourceClients, TableDefinition } from './define-connector.js';
+import type { Logger } from '../../log/index.js';
+import type { SecretRegistry } from '../../secrets/index.js';
+import type { ProbeResult, SourceDefinition } from '../../sources/index.js';
+import type { AuthenticateOptions, ConfigurationInput } from '../authentication/index.js';
+import type { ConnectorDefinition, SourceClients, TableDefinition } from '../definition/index.js';
 import { startRun } from './start-run.js';
 
 export interface ProbeConnectorOptions {

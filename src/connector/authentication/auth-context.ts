@@ -1,6 +1,6 @@
-import type { AuthContext } from '../auth/index.js';
-import { sourceFactKeys, type Configuration } from '../config/index.js';
-import { hasClientCertificate, readTlsSettings } from '../network/index.js';
+import type { AuthContext } from '../../auth/index.js';
+import { sourceFactKeys, type Configuration } from '../../config/index.js';
+import { hasClientCertificate, readTlsSettings } from '../../network/index.js';
 
 /**
  * The context a method (and then its source) works in, made from the configuration once: the

@@ -1,19 +1,19 @@
-import type { AuthMethod, CapabilityName, Credential, RotatingSecret, Timers } from '../auth/index.js';
-import { loadAuthMethod, rotationDaysOf, warnIfCredentialOld } from '../auth/index.js';
-import { commonKeys, readConfiguration, type CommonKeys, type Configuration } from '../config/index.js';
-import { SourceUnreachableError } from '../errors/index.js';
-import { protectProcessOutput, silentLogger, type Logger } from '../log/index.js';
-import { secrets as defaultRegistry, type SecretRegistry } from '../secrets/index.js';
+import type { AuthMethod, CapabilityName, Credential, RotatingSecret, Timers } from '../../auth/index.js';
+import { loadAuthMethod, rotationDaysOf, warnIfCredentialOld } from '../../auth/index.js';
+import { commonKeys, readConfiguration, type CommonKeys, type Configuration } from '../../config/index.js';
+import { SourceUnreachableError } from '../../errors/index.js';
+import { protectProcessOutput, silentLogger, type Logger } from '../../log/index.js';
+import { secrets as defaultRegistry, type SecretRegistry } from '../../secrets/index.js';
 import {
   loadSource,
   type ConnectedSource,
   type CredentialFor,
   type ProbeResult,
   type SourceDefinition,
-} from '../sources/index.js';
+} from '../../sources/index.js';
 import { createAuthContext } from './auth-context.js';
 import { checkProvided, matchCapability } from './match-capability.js';
-import type { SourceClients } from './define-connector.js';
+import type { SourceClients } from '../definition/index.js';
 
 export interface AuthenticateOptions {
   /** A built-in source name (default `rest`) or a custom source definition. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { Configuration, KEY_CATALOGUE, type RawConfiguration } from '../config/index.js';
-import { ConfigurationError, closestName } from '../errors/index.js';
-import type { Logger } from '../log/index.js';
+import { Configuration, KEY_CATALOGUE, type RawConfiguration } from '../../config/index.js';
+import { ConfigurationError, closestName } from '../../errors/index.js';
+import type { Logger } from '../../log/index.js';
 
 /**
  * Keys of configuration.json that nothing reads. A key no schema declares is not read by anyone:

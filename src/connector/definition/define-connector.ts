@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import type { Logger } from '../log/index.js';
-import type { ConnectedSource, SourceDefinition } from '../sources/index.js';
-import type { PostgresSource, RestSource, S3Source, SftpSource, SignedUrlSource } from '../sources/index.js';
-import type { FtpSource, MysqlSource } from '../sources/index.js';
+import type { Logger } from '../../log/index.js';
+import type { ConnectedSource, SourceDefinition } from '../../sources/index.js';
+import type { PostgresSource, RestSource, S3Source, SftpSource, SignedUrlSource } from '../../sources/index.js';
+import type { FtpSource, MysqlSource } from '../../sources/index.js';
 import type { Operations } from './operations.js';
 import type { State, TableDefinition } from './table-definition.js';
 

@@ -1,11 +1,16 @@
 import type { z } from 'zod';
-import { readConfiguration, type RawConfiguration } from '../config/index.js';
-import type { Logger } from '../log/index.js';
-import type { SecretRegistry } from '../secrets/index.js';
-import type { SourceDefinition } from '../sources/index.js';
-import { authenticate, type AuthenticateOptions, type Authenticated, type ConfigurationInput } from './authenticate.js';
-import { checkConfigurationKeys } from './configuration-keys.js';
-import type { ConnectorDefinition, SourceClients } from './define-connector.js';
+import { readConfiguration, type RawConfiguration } from '../../config/index.js';
+import type { Logger } from '../../log/index.js';
+import type { SecretRegistry } from '../../secrets/index.js';
+import type { SourceDefinition } from '../../sources/index.js';
+import {
+  authenticate,
+  checkConfigurationKeys,
+  type AuthenticateOptions,
+  type Authenticated,
+  type ConfigurationInput,
+} from '../authentication/index.js';
+import type { ConnectorDefinition, SourceClients } from '../definition/index.js';
 
 export interface StartRunOptions {
   connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>;
