@@ -1,5 +1,5 @@
-import type { ColumnType, TableDefinition } from '../../connector/index.js';
-import type { AirbyteStream, JsonObject } from './protocol.js';
+import type { ColumnType, TableDefinition } from '../../../connector/index.js';
+import type { AirbyteStream, JsonObject } from '../messages/index.js';
 
 /**
  * DISCOVER: one stream per table of the connector's schema().

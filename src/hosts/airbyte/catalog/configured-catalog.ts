@@ -1,6 +1,6 @@
-import { readTextFile } from '../../config/index.js';
-import { ConfigurationError } from '../../errors/index.js';
-import type { SyncMode } from './protocol.js';
+import { readTextFile } from '../../../config/index.js';
+import { ConfigurationError } from '../../../errors/index.js';
+import type { SyncMode } from '../messages/index.js';
 
 /** A stream `read` was asked for, and how. */
 export interface SelectedStream {

@@ -1,12 +1,12 @@
-import { readConfiguration, type Configuration } from '../../config/index.js';
-import type { ConnectorDefinition, SourceClients } from '../../connector/index.js';
-import { ConfigurationError } from '../../errors/index.js';
-import type { Logger } from '../../log/index.js';
-import { loadConnector } from '../../project/index.js';
-import type { SecretRegistry } from '../../secrets/index.js';
-import type { SourceDefinition } from '../../sources/index.js';
+import { readConfiguration, type Configuration } from '../../../config/index.js';
+import type { ConnectorDefinition, SourceClients } from '../../../connector/index.js';
+import { ConfigurationError } from '../../../errors/index.js';
+import type { Logger } from '../../../log/index.js';
+import { loadConnector } from '../../../project/index.js';
+import type { SecretRegistry } from '../../../secrets/index.js';
+import type { SourceDefinition } from '../../../sources/index.js';
 import { readAirbyteConfiguration, type AirbyteConfiguration } from './airbyte-configuration.js';
-import type { MessageOutput } from './message-output.js';
+import type { MessageOutput } from '../messages/index.js';
 
 /** What check, discover and read share: the configuration, the connector, and where a rotation goes. */
 export interface AirbyteSession {

@@ -1,5 +1,5 @@
-import { exitCodeOf, isConnectorAuthError } from '../../errors/index.js';
-import type { SecretRegistry } from '../../secrets/index.js';
+import { exitCodeOf, isConnectorAuthError } from '../../../errors/index.js';
+import type { SecretRegistry } from '../../../secrets/index.js';
 import type { AirbyteMessage, FailureType } from './protocol.js';
 
 /**

@@ -1,8 +1,8 @@
-import type { State } from '../../connector/index.js';
-import { ConfigurationError } from '../../errors/index.js';
-import type { Logger } from '../../log/index.js';
-import type { SelectedStream } from './configured-catalog.js';
-import type { AirbyteMessage, AirbyteStateMessage, JsonObject } from './protocol.js';
+import type { State } from '../../../connector/index.js';
+import { ConfigurationError } from '../../../errors/index.js';
+import type { Logger } from '../../../log/index.js';
+import type { SelectedStream } from '../catalog/index.js';
+import type { AirbyteMessage, AirbyteStateMessage, JsonObject } from '../messages/index.js';
 
 /**
  * State between syncs. A connector keeps ONE state for all its tables (`op.checkpoint(state)`), so

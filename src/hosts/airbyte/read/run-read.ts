@@ -1,11 +1,11 @@
-import { runConnector, type State } from '../../connector/index.js';
-import { ConfigurationError, ConnectorError } from '../../errors/index.js';
-import type { Logger } from '../../log/index.js';
-import type { SecretRegistry } from '../../secrets/index.js';
-import type { AirbyteSession } from './airbyte-session.js';
+import { runConnector, type State } from '../../../connector/index.js';
+import { ConfigurationError, ConnectorError } from '../../../errors/index.js';
+import type { Logger } from '../../../log/index.js';
+import type { SecretRegistry } from '../../../secrets/index.js';
+import type { AirbyteSession } from '../session/index.js';
 import { parseInputState, startingState, stateMessage, type InputState } from './airbyte-state.js';
-import { readConfiguredCatalog, readJsonFile } from './configured-catalog.js';
-import type { MessageOutput } from './message-output.js';
+import { readConfiguredCatalog, readJsonFile } from '../catalog/index.js';
+import type { MessageOutput } from '../messages/index.js';
 import { RecordDestination } from './record-destination.js';
 
 /**

@@ -1,5 +1,5 @@
-import { writeUnredacted } from '../../log/index.js';
-import type { SecretRegistry } from '../../secrets/index.js';
+import { writeUnredacted } from '../../../log/index.js';
+import type { SecretRegistry } from '../../../secrets/index.js';
 import type { AirbyteMessage, JsonObject } from './protocol.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { ConfigurationDescription, ConfigurationField } from '../../project/index.js';
-import type { JsonObject } from './protocol.js';
+import type { ConfigurationDescription, ConfigurationField } from '../../../project/index.js';
+import type { JsonObject } from '../messages/index.js';
 
 /**
  * The `connectionSpecification` of SPEC: a JSON Schema Airbyte draws its form from and checks a

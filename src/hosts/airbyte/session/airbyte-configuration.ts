@@ -3,9 +3,9 @@ import {
   parseConfigurationText,
   readTextFile,
   type RawConfiguration,
-} from '../../config/index.js';
-import { ConfigurationError } from '../../errors/index.js';
-import type { JsonObject } from './protocol.js';
+} from '../../../config/index.js';
+import { ConfigurationError } from '../../../errors/index.js';
+import type { JsonObject } from '../messages/index.js';
 
 /**
  * `--config FILE`: the configuration Airbyte hands a connector, read into the flat configuration the

@@ -1,7 +1,7 @@
-import type { Destination, TableDefinition } from '../../connector/index.js';
-import type { Logger } from '../../log/index.js';
-import type { MessageOutput } from './message-output.js';
-import { DELETED_AT } from './stream-catalog.js';
+import type { Destination, TableDefinition } from '../../../connector/index.js';
+import type { Logger } from '../../../log/index.js';
+import type { MessageOutput } from '../messages/index.js';
+import { DELETED_AT } from '../catalog/index.js';
 
 /**
  * Where `op.*` lands during `airbyte read`: RECORD messages for the selected streams.

@@ -1,5 +1,12 @@
-import { formatFields, LEVEL_RANK, loggerFrom, type LogFields, type Logger, type LogLevel } from '../../log/index.js';
-import type { SecretRegistry } from '../../secrets/index.js';
+import {
+  formatFields,
+  LEVEL_RANK,
+  loggerFrom,
+  type LogFields,
+  type Logger,
+  type LogLevel,
+} from '../../../log/index.js';
+import type { SecretRegistry } from '../../../secrets/index.js';
 import type { MessageOutput } from './message-output.js';
 import type { LogLevel as AirbyteLevel } from './protocol.js';
 
