@@ -1,8 +1,8 @@
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { initProject, templateNames } from '../../project/index.js';
-import type { CliIO, Command } from '../cli-io.js';
-import { parseCommandArgs } from '../parse-command-args.js';
+import { initProject, templateNames } from '../../../project/index.js';
+import type { CliIO, Command } from '../../cli-io.js';
+import { parseCommandArgs } from '../../parse-command-args.js';
 
 /** The package's one runnable example: the demo's configuration, for the emulator on port 8080. */
 const EXAMPLE = fileURLToPath(new URL('../../../configuration.example.json', import.meta.url));

@@ -1,6 +1,6 @@
-import { isLoopbackHost } from '../../network/index.js';
-import type { CliIO, Command } from '../cli-io.js';
-import { argumentError, parseCommandArgs } from '../parse-command-args.js';
+import { isLoopbackHost } from '../../../network/index.js';
+import type { CliIO, Command } from '../../cli-io.js';
+import { argumentError, parseCommandArgs } from '../../parse-command-args.js';
 
 const HELP = `Usage: connector-auth emulator [--port N] [--host H] [--data FILE]
        connector-auth emulator --print-data > data.json
@@ -30,7 +30,7 @@ const command: Command = {
       },
     });
     if (values.help) return (io.out(HELP), 0);
-    const { startEmulator, defaultEmulatorData } = await import('../../emulator/index.js');
+    const { startEmulator, defaultEmulatorData } = await import('../../../emulator/index.js');
     if (values['print-data']) {
       io.out(JSON.stringify(defaultEmulatorData(), null, 2));
       return 0;

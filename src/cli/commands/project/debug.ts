@@ -1,9 +1,9 @@
-import { runDebug } from '../../hosts/local/index.js';
-import { redactedJson } from '../../secrets/index.js';
-import type { CliIO, Command } from '../cli-io.js';
-import { argumentError, PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
-import { formatTable } from '../format-table.js';
-import { syncProgress } from '../sync-progress.js';
+import { runDebug } from '../../../hosts/local/index.js';
+import { redactedJson } from '../../../secrets/index.js';
+import type { CliIO, Command } from '../../cli-io.js';
+import { argumentError, PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../../parse-command-args.js';
+import { formatTable } from '../../format-table.js';
+import { syncProgress } from '../../sync-progress.js';
 
 const DEFAULT_PROGRESS_SECONDS = 5;
 

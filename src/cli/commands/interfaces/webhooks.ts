@@ -5,11 +5,11 @@ import {
   resolveWebhookSettings,
   type ListedWebhook,
   type Webhook,
-} from '../../clients/index.js';
-import { SourceUnreachableError } from '../../errors/index.js';
-import type { CliIO, Command } from '../cli-io.js';
-import { formatTable } from '../format-table.js';
-import { interfaceConfiguration, parseInterfaceArgs } from '../interface-args.js';
+} from '../../../clients/index.js';
+import { SourceUnreachableError } from '../../../errors/index.js';
+import type { CliIO, Command } from '../../cli-io.js';
+import { formatTable } from '../../format-table.js';
+import { interfaceConfiguration, parseInterfaceArgs } from '../../interface-args.js';
 
 const HELP = `Usage:
   connector-auth webhooks list

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
-import { resetProject, resetTargets } from '../../hosts/local/index.js';
-import type { CliIO, Command } from '../cli-io.js';
-import { argumentError, parseCommandArgs } from '../parse-command-args.js';
+import { resetProject, resetTargets } from '../../../hosts/local/index.js';
+import type { CliIO, Command } from '../../cli-io.js';
+import { argumentError, parseCommandArgs } from '../../parse-command-args.js';
 
 const HELP = `Usage: connector-auth reset [project] [--yes | --force]
 

@@ -1,7 +1,7 @@
-import { probeProject } from '../../project/index.js';
-import { redactedJson } from '../../secrets/index.js';
-import type { CliIO, Command } from '../cli-io.js';
-import { PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
+import { probeProject } from '../../../project/index.js';
+import { redactedJson } from '../../../secrets/index.js';
+import type { CliIO, Command } from '../../cli-io.js';
+import { PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../../parse-command-args.js';
 
 const HELP = `Usage: connector-auth probe [project] [--configuration FILE] [--json]
 

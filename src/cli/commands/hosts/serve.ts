@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import type { CliIO, Command } from '../cli-io.js';
-import { argumentError, parseCommandArgs } from '../parse-command-args.js';
+import type { CliIO, Command } from '../../cli-io.js';
+import { argumentError, parseCommandArgs } from '../../parse-command-args.js';
 
 const HELP = `Usage: connector-auth serve [project] [--port N] [--host H] [--grace-seconds S]
 
@@ -52,7 +52,7 @@ const command: Command = {
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
-    const { serve } = await import('../../hosts/fivetran/index.js');
+    const { serve } = await import('../../../hosts/fivetran/index.js');
     const server = await serve({
       project: positionals[0] ?? '.',
       port,

@@ -1,7 +1,7 @@
-import { authorizeProject } from '../../project/index.js';
-import type { CliIO, Command } from '../cli-io.js';
-import { openBrowser } from '../open-browser.js';
-import { argumentError, PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
+import { authorizeProject } from '../../../project/index.js';
+import type { CliIO, Command } from '../../cli-io.js';
+import { openBrowser } from '../../open-browser.js';
+import { argumentError, PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../../parse-command-args.js';
 
 const HELP = `Usage: connector-auth authorize [project] [--configuration FILE] [--device] [--timeout SECONDS] [--open | --no-open] [--json]
 

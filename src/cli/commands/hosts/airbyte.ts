@@ -1,7 +1,12 @@
 import { parseArgs } from 'node:util';
-import { AIRBYTE_COMMANDS, reportAirbyteFailure, runAirbyte, type AirbyteCommand } from '../../hosts/airbyte/index.js';
-import type { CliIO, Command } from '../cli-io.js';
-import { argumentError, parseCommandArgs } from '../parse-command-args.js';
+import {
+  AIRBYTE_COMMANDS,
+  reportAirbyteFailure,
+  runAirbyte,
+  type AirbyteCommand,
+} from '../../../hosts/airbyte/index.js';
+import type { CliIO, Command } from '../../cli-io.js';
+import { argumentError, parseCommandArgs } from '../../parse-command-args.js';
 
 const HELP = `Usage: connector-auth airbyte <spec|check|discover|read> [project] --config FILE [--catalog FILE] [--state FILE]
 

@@ -1,7 +1,7 @@
-import { createPipelineClient, parseLimit, resolvePipelineSettings, type Connector } from '../../clients/index.js';
-import type { CliIO, Command } from '../cli-io.js';
-import { formatTable } from '../format-table.js';
-import { interfaceConfiguration, parseInterfaceArgs } from '../interface-args.js';
+import { createPipelineClient, parseLimit, resolvePipelineSettings, type Connector } from '../../../clients/index.js';
+import type { CliIO, Command } from '../../cli-io.js';
+import { formatTable } from '../../format-table.js';
+import { interfaceConfiguration, parseInterfaceArgs } from '../../interface-args.js';
 
 const HELP = `Usage:
   connector-auth pipeline groups [--limit N] [--cursor C]

@@ -1,6 +1,6 @@
-import { doctorProject, type Finding } from '../../project/index.js';
-import type { CliIO, Command } from '../cli-io.js';
-import { PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../parse-command-args.js';
+import { doctorProject, type Finding } from '../../../project/index.js';
+import type { CliIO, Command } from '../../cli-io.js';
+import { PROJECT_OPTIONS, parseCommandArgs, projectLocation } from '../../parse-command-args.js';
 
 const HELP = `Usage: connector-auth doctor [project] [--configuration FILE] [--json]
 
