@@ -12,7 +12,7 @@ export function renderConfigurationDoc(): string {
   return `# Configuration keys
 
 \`configuration.json\` is a flat JSON object of at most 100 keys, and every value is a string
-(\`"10"\`, not \`10\`). This table is generated from \`src/config/key-catalogue.ts\`
+(\`"10"\`, not \`10\`). This table is generated from \`src/config/keys/key-catalogue.ts\`
 (\`npx tsx scripts/configuration-doc.ts\`).
 
 A secret key's value is registered for redaction the moment the file is read, with its derived

@@ -1,5 +1,6 @@
 import { closestName } from '../errors/index.js';
 import type { Command } from './cli-io.js';
+import { loadCommand } from './commands/index.js';
 
 /**
  * The `connector-auth` command. Deliberately thin: parse the command name and global flags, import
@@ -10,56 +11,56 @@ import type { Command } from './cli-io.js';
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ default: Command }> }> = {
   init: {
     summary: 'init [dir] [--template NAME]        scaffold a connector project (default: the current directory)',
-    load: () => import('./commands/init.js'),
+    load: loadCommand.init,
   },
   debug: {
     summary:
       'debug [project] [--configuration F] [--state F]   authenticate, probe, run update() into files/warehouse.db',
-    load: () => import('./commands/debug.js'),
+    load: loadCommand.debug,
   },
   probe: {
     summary: 'probe [project] [--configuration F]  authenticate and probe only',
-    load: () => import('./commands/probe.js'),
+    load: loadCommand.probe,
   },
   authorize: {
     summary: 'authorize [project] [--configuration F]   sign in with a browser; saves the refresh token',
-    load: () => import('./commands/authorize.js'),
+    load: loadCommand.authorize,
   },
   validate: {
     summary: 'validate [project] [--configuration F]   check the configuration; no network',
-    load: () => import('./commands/validate.js'),
+    load: loadCommand.validate,
   },
   doctor: {
     summary: 'doctor [project] [--configuration F]   lint credential hygiene: git, file modes, secrets in files',
-    load: () => import('./commands/doctor.js'),
+    load: loadCommand.doctor,
   },
   reset: {
     summary: 'reset [project] [--yes|--force]      delete files/warehouse.db and files/state.json',
-    load: () => import('./commands/reset.js'),
+    load: loadCommand.reset,
   },
   airbyte: {
     summary: 'airbyte spec|check|discover|read [project] --config F [--catalog F] [--state F]   the Airbyte protocol',
-    load: () => import('./commands/airbyte.js'),
+    load: loadCommand.airbyte,
   },
   pipeline: {
     summary: 'pipeline groups|connectors <group_id>|upgrade <id>   pipeline management interface',
-    load: () => import('./commands/pipeline.js'),
+    load: loadCommand.pipeline,
   },
   webhooks: {
     summary: 'webhooks list|get <id>|delete <id>   sync webhook interface',
-    load: () => import('./commands/webhooks.js'),
+    load: loadCommand.webhooks,
   },
   serve: {
     summary: 'serve [project] [--port N] [--host H]   a Fivetran partner SDK gRPC server of the connector',
-    load: () => import('./commands/serve.js'),
+    load: loadCommand.serve,
   },
   emulator: {
     summary: 'emulator [--port N] [--data FILE]   serve both interfaces locally',
-    load: () => import('./commands/emulator.js'),
+    load: loadCommand.emulator,
   },
   version: {
     summary: 'version                              print the version (also --version)',
-    load: () => import('./commands/version.js'),
+    load: loadCommand.version,
   },
 };
 

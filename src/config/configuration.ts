@@ -1,10 +1,9 @@
 import type { z } from 'zod';
 import { secrets as defaultRegistry, type SecretRegistry } from '../secrets/index.js';
-import { parseKeys } from './parse-configuration.js';
+import { parseKeys } from './keys/index.js';
 import { refusePlaceholders } from './placeholders.js';
-import { protectConfiguration } from './protect-configuration.js';
-import { checkFlatStringObject, type RawConfiguration } from './read-configuration-file.js';
-import { registerConfigurationSecrets } from './register-secrets.js';
+import { checkFlatStringObject, type RawConfiguration } from './file/index.js';
+import { protectConfiguration, registerConfigurationSecrets } from './protection/index.js';
 
 export interface ReadConfigurationOptions {
   /** Where the secret values go; the process's registry by default. */

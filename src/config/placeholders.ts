@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors/index.js';
-import type { RawConfiguration } from './read-configuration-file.js';
+import type { RawConfiguration } from './file/index.js';
 
 /**
  * The templates' stand-ins for values only the author has: a whole value in angle brackets

@@ -1,4 +1,4 @@
-export { defineConnector, isConnectorDefinition } from './define-connector.js';
+export { defineConnector, isConnectorDefinition } from './definition/index.js';
 export type {
   ConnectorDefinition,
   ColumnType,
@@ -6,14 +6,18 @@ export type {
   State,
   SourceClients,
   UpdateContext,
-} from './define-connector.js';
-export { createOperations, rowJsonReplacer } from './operations.js';
-export type { Operations, Destination, StateStore, OperationCounts } from './operations.js';
-export { authenticate, authenticateResolved, resolveConfiguration } from './authenticate.js';
-export type { AuthenticateOptions, Authenticated, ConfigurationInput, ResolvedConfiguration } from './authenticate.js';
-export { runConnector } from './run-connector.js';
-export type { RunConnectorOptions, RunResult } from './run-connector.js';
-export { probeConnector } from './probe-connector.js';
-export type { ProbeConnectorOptions, ProbeConnectorResult } from './probe-connector.js';
-export { checkConfigurationKeys } from './configuration-keys.js';
-export { createAuthContext } from './auth-context.js';
+} from './definition/index.js';
+export { createOperations, rowJsonReplacer } from './definition/index.js';
+export type { Operations, Destination, StateStore, OperationCounts } from './definition/index.js';
+export { authenticate, authenticateResolved, resolveConfiguration } from './authentication/index.js';
+export type {
+  AuthenticateOptions,
+  Authenticated,
+  ConfigurationInput,
+  ResolvedConfiguration,
+} from './authentication/index.js';
+export { runConnector } from './run/index.js';
+export type { RunConnectorOptions, RunResult } from './run/index.js';
+export { probeConnector } from './run/index.js';
+export type { ProbeConnectorOptions, ProbeConnectorResult } from './run/index.js';
+export { checkConfigurationKeys, createAuthContext } from './authentication/index.js';

@@ -36,7 +36,7 @@ describe('start-up cost', () => {
 
   it('serve --help loads no gRPC: grpc-js and the protocol files load when a server starts', async () => {
     const modules = await loadedModules(['serve', '--help']);
-    expect(modules.some((url) => url.endsWith('/cli/commands/serve.js'))).toBe(true);
+    expect(modules.some((url) => url.endsWith('/cli/commands/hosts/serve.js'))).toBe(true);
     expect(modules.filter((url) => /@grpc|protobufjs|hosts\/fivetran/.test(url))).toEqual([]);
   });
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import command from '../../src/cli/commands/webhooks.js';
+import command from '../../src/cli/commands/interfaces/webhooks.js';
 import { printError } from '../../src/cli/print-error.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { captureIO, control, emulator, expectNoLeak } from '../emulator/support.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createOperations, rowJsonReplacer, storedTexts } from '../../src/connector/operations.js';
+import { createOperations, rowJsonReplacer, storedTexts } from '../../src/connector/definition/operations.js';
 import { Warehouse } from '../../src/hosts/local/warehouse/index.js';
 import { copyObjectValue, JsonText } from '../../src/hosts/local/warehouse/base/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import command from '../../src/cli/commands/emulator.js';
+import command from '../../src/cli/commands/interfaces/emulator.js';
 import { parseEmulatorData } from '../../src/emulator/index.js';
 import { captureIO, failure, raw } from './support.js';
 

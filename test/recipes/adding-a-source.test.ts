@@ -73,9 +73,9 @@ beforeAll(async () => {
     "  'toy-line': () => import('./toy-line.js') as Promise<{ default: SourceDefinition }>,\n",
   );
   await copy.insertAfter(
-    'connector/define-connector.ts',
+    'connector/definition/define-connector.ts',
     'export interface SourceClients {\n',
-    "  'toy-line': import('../sources/toy-line.js').ToyLineSource;\n",
+    "  'toy-line': import('../../sources/toy-line.js').ToyLineSource;\n",
   );
   library = await copy.load<Library>('index.ts');
   const secrets = await copy.load<Registry>('secrets/index.ts');

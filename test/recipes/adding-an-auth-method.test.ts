@@ -55,7 +55,7 @@ beforeAll(async () => {
   );
   // 3. Its key in the key catalogue.
   await copy.insertAfter(
-    'config/key-catalogue.ts',
+    'config/keys/key-catalogue.ts',
     'export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {\n',
     "  toy_key: secret('toy_key', 'the toy key'),\n",
   );

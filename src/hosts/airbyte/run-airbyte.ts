@@ -3,13 +3,10 @@ import { exitCodeOf, isConnectorAuthError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { describeConfiguration, loadConnector } from '../../project/index.js';
 import { secrets, type SecretRegistry } from '../../secrets/index.js';
-import { airbyteLogger } from './airbyte-logger.js';
-import { openSession } from './airbyte-session.js';
-import { connectionSpecification } from './connection-specification.js';
-import { failureLine, traceMessage } from './failure.js';
-import { openMessageOutput, type MessageOutput } from './message-output.js';
-import { runRead } from './run-read.js';
-import { airbyteStream } from './stream-catalog.js';
+import { airbyteStream, connectionSpecification } from './catalog/index.js';
+import { airbyteLogger, failureLine, openMessageOutput, traceMessage, type MessageOutput } from './messages/index.js';
+import { runRead } from './read/index.js';
+import { openSession } from './session/index.js';
 
 export const AIRBYTE_COMMANDS = ['spec', 'check', 'discover', 'read'] as const;
 export type AirbyteCommand = (typeof AIRBYTE_COMMANDS)[number];

@@ -1,0 +1,24 @@
+import type { z } from 'zod';
+import { ConfigurationError } from '../../errors/index.js';
+import type { RawConfiguration } from '../file/index.js';
+
+/**
+ * Runs one zod object schema over the raw configuration and turns the first problem into a
+ * ConfigurationError that names the key (and never its value). Each auth method, source and
+ * connector has its own schema; each picks its own keys out of the same flat configuration.
+ */
+export function parseKeys<T extends z.ZodType>(schema: T, raw: RawConfiguration, scope: string): z.output<T> {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const key = String(issue.path[0] ?? '');
+  const missing = raw[key] === undefined;
+  // A wrong type is the one issue whose zod message says nothing useful here; the others (refine,
+  // enum, regex, length) carry the schema's own words.
+  const what = issue.code !== 'invalid_type' ? issue.message : missing ? 'is missing' : 'must be a string';
+  throw new ConfigurationError(`invalid configuration for ${scope}: key '${key}' ${what}`, {
+    code: missing ? 'missing_key' : 'malformed_key',
+    key,
+    hint: `set '${key}' in configuration.json`,
+  });
+}

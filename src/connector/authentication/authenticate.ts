@@ -1,0 +1,188 @@
+import type { AuthMethod, CapabilityName, Credential, RotatingSecret, Timers } from '../../auth/index.js';
+import { loadAuthMethod, rotationDaysOf, warnIfCredentialOld } from '../../auth/index.js';
+import { commonKeys, readConfiguration, type CommonKeys, type Configuration } from '../../config/index.js';
+import { SourceUnreachableError } from '../../errors/index.js';
+import { protectProcessOutput, silentLogger, type Logger } from '../../log/index.js';
+import { secrets as defaultRegistry, type SecretRegistry } from '../../secrets/index.js';
+import {
+  loadSource,
+  type ConnectedSource,
+  type CredentialFor,
+  type ProbeResult,
+  type SourceDefinition,
+} from '../../sources/index.js';
+import { createAuthContext } from './auth-context.js';
+import { checkProvided, matchCapability } from './match-capability.js';
+import type { SourceClients } from '../definition/index.js';
+
+export interface AuthenticateOptions {
+  /** A built-in source name (default `rest`) or a custom source definition. */
+  source?: keyof SourceClients | SourceDefinition;
+  log?: Logger;
+  registry?: SecretRegistry;
+  /** Secret keys of the connector's own, beyond those whose names say so. */
+  connectorSecretKeys?: ReadonlySet<string>;
+  /** Persist a rotated configuration value (e.g. a refresh token) before it is used. */
+  persistConfigurationValue?: (key: string, value: string) => Promise<void>;
+  /** A host's hold on secrets that rotate when used, shared by its concurrent calls (AuthContext.rotatingSecret). */
+  rotatingSecret?: RotatingSecret;
+  filesDir?: string;
+  now?: () => number;
+  /** How auth methods wait (token endpoint backoff); tests pass timers that advance a fake clock. */
+  timers?: Timers;
+}
+
+export interface Authenticated<Source extends ConnectedSource = ConnectedSource> {
+  readonly source: Source;
+  readonly credential: Credential;
+  readonly common: CommonKeys;
+  /** The secret keys of this configuration. */
+  readonly secretKeys: ReadonlySet<string>;
+  /** One lightweight authenticated call, bounded by timeout_seconds. */
+  probe(): Promise<ProbeResult>;
+  close(): Promise<void>;
+}
+
+export interface ResolvedConfiguration {
+  readonly configuration: Configuration;
+  readonly common: CommonKeys;
+  readonly method: AuthMethod;
+  readonly methodKeys: unknown;
+  readonly source: SourceDefinition;
+  readonly sourceKeys: unknown;
+  /** What the source uses of the method's credential: the first of its `needs` the method provides. */
+  readonly capability: CapabilityName;
+  readonly secretKeys: ReadonlySet<string>;
+}
+
+/** A configuration map (library use: read here) or one a host has read already (readConfiguration). */
+export type ConfigurationInput = Readonly<Record<string, string>> | Configuration;
+
+/**
+ * The configuration read through the schemas: secrets registered first (when it is read), then
+ * the common keys, the method's and the source's keys validated. What the keys' values mean (a
+ * certificate that has expired, a key that does not parse, a token URL over plain http) is checked
+ * by `authenticateResolved`, also without the network.
+ */
+export async function resolveConfiguration(
+  given: ConfigurationInput,
+  options: Pick<AuthenticateOptions, 'source' | 'log' | 'registry' | 'connectorSecretKeys'> = {},
+): Promise<ResolvedConfiguration> {
+  const log = options.log ?? silentLogger;
+  const configuration = readConfiguration(given, {
+    registry: options.registry ?? defaultRegistry,
+    ...(options.connectorSecretKeys ? { connectorSecretKeys: options.connectorSecretKeys } : {}),
+  });
+  for (const key of configuration.registry.tooShort)
+    log.warning(
+      `the value of secret key '${key}' is shorter than 4 characters: too short to redact safely from output`,
+    );
+
+  const common = configuration.parse(commonKeys, 'all sources');
+  const method = await loadAuthMethod(common.auth_method);
+  const source = typeof options.source === 'object' ? options.source : await loadSource(options.source ?? 'rest');
+  const capability = matchCapability(method.name, source);
+  // Before the method's and the source's schemas: a template's `<YOUR_API_TOKEN>` passes them all,
+  // and would fail much later as something else. Only keys this configuration reads count: a
+  // placeholder left in the key of a method no longer used is harmless.
+  configuration.refusePlaceholders([...keysOf(commonKeys), ...keysOf(method.keys), ...keysOf(source.keys)]);
+  const methodKeys = configuration.parse(method.keys, `auth_method '${method.name}'`);
+  const sourceKeys = configuration.parse(source.keys, `the ${source.name} source`);
+  const secretKeys = configuration.secretKeys;
+  return { configuration, common, method, methodKeys, source, sourceKeys, capability, secretKeys };
+}
+
+/**
+ * Configuration in, an authenticated source out — without the runner. No request is sent until
+ * `probe()` (or the source's own calls). The process's stdout and stderr are gated from here on
+ * (protectProcessOutput), as the CLI gates them.
+ */
+export async function authenticate<Name extends keyof SourceClients = 'rest'>(
+  configuration: ConfigurationInput,
+  options?: AuthenticateOptions & { source?: Name },
+): Promise<Authenticated<SourceClients[Name]>>;
+export async function authenticate<S extends ConnectedSource>(
+  configuration: ConfigurationInput,
+  options: AuthenticateOptions & { source: SourceDefinition<never, S> },
+): Promise<Authenticated<S>>;
+export async function authenticate(
+  configuration: ConfigurationInput,
+  options: AuthenticateOptions = {},
+): Promise<Authenticated> {
+  // Outside the CLI nothing else gates the process's output: a script that prints its configuration
+  // must not print the secrets in it (protectProcessOutput() also gates uncaught errors).
+  protectProcessOutput({ registry: options.registry ?? defaultRegistry, uncaught: false });
+  return authenticateResolved(await resolveConfiguration(configuration, options), options);
+}
+
+/**
+ * The credential created and the source connected from a resolved configuration. Nothing goes over
+ * the network here — methods ask for tokens, and sources open connections, at the first call that
+ * needs one — so this is also every check `connector-auth validate` makes: key material read,
+ * addresses checked, the SSH tunnel's settings and key, TLS files and their dates.
+ */
+export async function authenticateResolved(
+  { configuration, common, method, methodKeys, source, sourceKeys, capability, secretKeys }: ResolvedConfiguration,
+  options: Omit<AuthenticateOptions, 'source' | 'connectorSecretKeys'> = {},
+): Promise<Authenticated> {
+  const log = options.log ?? silentLogger;
+  const now = options.now ?? Date.now;
+  warnIfCredentialOld(method.name, rotationDaysOf(method, methodKeys), common.credential_issued_at, now(), log);
+  if (common.environment)
+    log.info(`environment: ${common.environment} (auth_method ${method.name}, source ${source.name})`);
+
+  const context = createAuthContext(configuration, {
+    common,
+    log,
+    secrets: options.registry ?? configuration.registry,
+    now,
+    ...(options.persistConfigurationValue ? { persistConfigurationValue: options.persistConfigurationValue } : {}),
+    ...(options.rotatingSecret ? { rotatingSecret: options.rotatingSecret } : {}),
+    ...(options.filesDir ? { filesDir: options.filesDir } : {}),
+    ...(options.timers ? { timers: options.timers } : {}),
+  });
+
+  const credential = await method.create(methodKeys, context);
+  checkProvided(credential, capability);
+  // The match above makes the credential one the source can use: what the source's type says.
+  const connected = await source.connect(sourceKeys, credential as CredentialFor<CapabilityName>, context);
+  const deadlineMs = common.timeout_seconds * 1000;
+
+  return {
+    source: connected,
+    credential,
+    common,
+    secretKeys,
+    probe: () => withDeadline(connected.probe(), deadlineMs, `${credential.description}: the ${source.name} probe`),
+    close: () => connected.close(),
+  };
+}
+
+/** The probe as a whole (token, then request) gets timeout_seconds, not each step. */
+async function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new SourceUnreachableError(`${what} did not finish within ${ms / 1000}s`, {
+            code: 'probe_timeout',
+            key: 'timeout_seconds',
+            hint: "check that the source is reachable, or raise 'timeout_seconds'",
+          }),
+        ),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The keys a schema of configuration keys declares (a zod object's shape; none for anything else). */
+function keysOf(schema: unknown): string[] {
+  const shape = (schema as { shape?: unknown } | null)?.shape;
+  return shape !== null && typeof shape === 'object' ? Object.keys(shape) : [];
+}

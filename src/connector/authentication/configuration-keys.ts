@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { Configuration, KEY_CATALOGUE, type RawConfiguration } from '../../config/index.js';
+import { ConfigurationError, closestName } from '../../errors/index.js';
+import type { Logger } from '../../log/index.js';
+
+/**
+ * Keys of configuration.json that nothing reads. A key no schema declares is not read by anyone:
+ * not by an auth method, a source, the runner, nor the connector (whose keys are those of its
+ * `configuration` schema, or its `secretKeys`). With `item_path` for `items_path`, a run would sync
+ * the default path and succeed; with `probe_pth`, probe the base URL and report a 404 about the
+ * wrong thing. So every command that reads a configuration checks its keys first:
+ *
+ * - a key within a typo's reach of a known key is an error (exit 2) naming both: it is almost
+ *   always that key, misspelt, and running without it does something the author did not ask for;
+ * - any other unknown key is a warning: it may be there for a person, or for another tool reading
+ *   the same file, and refusing it would make configuration.json ours alone.
+ *
+ * Known keys are every key of the catalogue (all methods and sources, not only the ones in use:
+ * `usrname` under `bearer` is still a typo of `username`) and the connector's own.
+ */
+export function checkConfigurationKeys(
+  configuration: RawConfiguration | Configuration,
+  connector: { configuration?: z.ZodType | undefined; secretKeys?: readonly string[] | undefined } | undefined,
+  log: Logger,
+): { unknownKeys: string[] } {
+  const declared = connectorKeys(connector?.configuration);
+  // A schema whose keys cannot be listed could read any key: nothing can be called unknown.
+  if (declared === undefined) return { unknownKeys: [] };
+  const own = [...declared, ...(connector?.secretKeys ?? [])];
+  const known = new Set([...Object.keys(KEY_CATALOGUE), ...own]);
+  const keys = configuration instanceof Configuration ? configuration.keys : Object.keys(configuration);
+  const unknownKeys = keys.filter((key) => !known.has(key));
+  for (const key of unknownKeys) {
+    const near = closestName(key, known);
+    if (near !== undefined) {
+      throw new ConfigurationError(
+        `invalid configuration: key '${key}' is not a key any schema reads; did you mean '${near}'?`,
+        {
+          code: 'unknown_key',
+          key,
+          hint: `rename '${key}' to '${near}' in configuration.json`,
+        },
+      );
+    }
+  }
+  for (const key of unknownKeys)
+    log.warning(`configuration key '${key}' is not read by the connector, its auth method or its source (ignored)`);
+  return { unknownKeys };
+}
+
+/** The keys a connector's `configuration` schema reads, from its JSON Schema (inputs, before coercion). */
+function connectorKeys(schema: z.ZodType | undefined): string[] | undefined {
+  if (!schema) return [];
+  try {
+    const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
+      properties?: Record<string, unknown>;
+    };
+    return Object.keys(json.properties ?? {});
+  } catch {
+    return undefined;
+  }
+}

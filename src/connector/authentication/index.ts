@@ -1,0 +1,6 @@
+// From a configuration to a method and a source that fit each other, before any network: keys checked,
+// the method matched to what the source needs, the context they share made once.
+export { authenticate, authenticateResolved, resolveConfiguration } from './authenticate.js';
+export type { AuthenticateOptions, Authenticated, ConfigurationInput, ResolvedConfiguration } from './authenticate.js';
+export { checkConfigurationKeys } from './configuration-keys.js';
+export { createAuthContext } from './auth-context.js';

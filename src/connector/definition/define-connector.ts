@@ -1,0 +1,81 @@
+import type { z } from 'zod';
+import type { Logger } from '../../log/index.js';
+import type { ConnectedSource, SourceDefinition } from '../../sources/index.js';
+import type { PostgresSource, RestSource, S3Source, SftpSource, SignedUrlSource } from '../../sources/index.js';
+import type { FtpSource, MysqlSource } from '../../sources/index.js';
+import type { Operations } from './operations.js';
+import type { State, TableDefinition } from './table-definition.js';
+
+export type { ColumnType, TableDefinition, State } from './table-definition.js';
+
+/** Built-in source names and the client each gives update(). */
+export interface SourceClients {
+  rest: RestSource;
+  'signed-url': SignedUrlSource;
+  postgres: PostgresSource;
+  sftp: SftpSource;
+  s3: S3Source;
+  mysql: MysqlSource;
+  ftp: FtpSource;
+}
+
+export interface UpdateContext<Config, Source> {
+  /** Every configuration key as a string, plus the connector's own keys as its schema typed them. */
+  configuration: Config;
+  /** The state saved by the last checkpoint (`{}` on a first run). */
+  state: State;
+  /** The authenticated, already-probed source client. */
+  source: Source;
+  op: Operations;
+  /** Lines go through the redactor; they say `message_origin: connector`. */
+  log: Logger;
+}
+
+export interface ConnectorDefinition<
+  Name extends keyof SourceClients | SourceDefinition = keyof SourceClients,
+  Keys extends z.ZodType = z.ZodType,
+> {
+  /** A built-in source name, or a custom source made with defineSource(). */
+  source: Name;
+  /** The connector's own configuration keys (strings in, typed out). */
+  configuration?: Keys;
+  /** Keys of the connector's own that hold secrets, beyond those whose names say so. */
+  secretKeys?: readonly string[];
+  /** The tables to declare, from the same configuration update() gets: the connector's own keys typed, defaults applied. */
+  schema?: (
+    configuration: Readonly<Record<string, string>> & z.output<Keys>,
+  ) => TableDefinition[] | Promise<TableDefinition[]>;
+  update(
+    context: UpdateContext<
+      Readonly<Record<string, string>> & z.output<Keys>,
+      Name extends keyof SourceClients
+        ? SourceClients[Name]
+        : Name extends SourceDefinition<z.ZodType, infer C>
+          ? C
+          : ConnectedSource
+    >,
+  ): Promise<void> | void;
+}
+
+/** The one export of a connector file. Identity at run time; it gives update() its types. */
+export function defineConnector<
+  Name extends keyof SourceClients | SourceDefinition = 'rest',
+  // zod's own spelling of an object without keys (a connector that declares none of its own).
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  Keys extends z.ZodType = z.ZodObject<{}>,
+>(definition: ConnectorDefinition<Name, Keys>): ConnectorDefinition<Name, Keys> {
+  return Object.freeze({ ...definition, [CONNECTOR_BRAND]: true });
+}
+
+const CONNECTOR_BRAND = Symbol.for('connector-auth.connector');
+
+export function isConnectorDefinition(
+  value: unknown,
+): value is ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { update?: unknown }).update === 'function' &&
+    'source' in value
+  );
+}

@@ -1,0 +1,13 @@
+// What a connector author writes against: the definition, its tables and state, and the operations
+// update() is given.
+export { defineConnector, isConnectorDefinition } from './define-connector.js';
+export type {
+  ConnectorDefinition,
+  ColumnType,
+  TableDefinition,
+  State,
+  SourceClients,
+  UpdateContext,
+} from './define-connector.js';
+export { createOperations, rowJsonReplacer } from './operations.js';
+export type { Operations, Destination, StateStore, OperationCounts } from './operations.js';

@@ -1,0 +1,53 @@
+import type { z } from 'zod';
+import { readConfiguration, type RawConfiguration } from '../../config/index.js';
+import type { Logger } from '../../log/index.js';
+import type { SecretRegistry } from '../../secrets/index.js';
+import type { SourceDefinition } from '../../sources/index.js';
+import {
+  authenticate,
+  checkConfigurationKeys,
+  type AuthenticateOptions,
+  type Authenticated,
+  type ConfigurationInput,
+} from '../authentication/index.js';
+import type { ConnectorDefinition, SourceClients } from '../definition/index.js';
+
+export interface StartRunOptions {
+  connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>;
+  /** Read by the host (readConfiguration), or a map read here (library use). */
+  configuration: ConfigurationInput;
+  log: Logger;
+  registry: SecretRegistry;
+  authenticate?: Omit<AuthenticateOptions, 'source' | 'log' | 'registry' | 'connectorSecretKeys'>;
+}
+
+export interface StartedRun {
+  auth: Authenticated;
+  /** What update() and schema() get: every key, the connector's own typed, secrets protected. */
+  configuration: Readonly<RawConfiguration>;
+}
+
+/**
+ * The start every run shares, whether it syncs (runConnector) or only tests and describes
+ * (probeConnector, for Airbyte's check and discover and Fivetran's Test): the keys checked, the
+ * method and source made, the connector's own keys parsed. Nothing has gone to the network yet;
+ * the caller probes, and closes `auth` when it is done.
+ */
+export async function startRun(options: StartRunOptions): Promise<StartedRun> {
+  const { connector, log, registry } = options;
+  const read = readConfiguration(options.configuration, { registry, connectorSecretKeys: connector.secretKeys ?? [] });
+  // A misspelt key is reported before the schemas, which would name the key it should have been.
+  checkConfigurationKeys(read, connector, log);
+  const auth = await authenticate(read, {
+    ...options.authenticate,
+    source: connector.source as keyof SourceClients,
+    log,
+    registry,
+  });
+  try {
+    return { auth, configuration: read.forConnector(connector.configuration) };
+  } catch (error) {
+    await auth.close();
+    throw error;
+  }
+}

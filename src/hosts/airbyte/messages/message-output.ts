@@ -1,0 +1,106 @@
+import { writeUnredacted } from '../../../log/index.js';
+import type { SecretRegistry } from '../../../secrets/index.js';
+import type { AirbyteMessage, JsonObject } from './protocol.js';
+
+/**
+ * Standard output while an `airbyte` command runs: every line one AirbyteMessage, and nothing else.
+ *
+ * - Lines are redacted here, once, and written past the process-wide gate (which would only redact
+ *   them again). Whole lines go into a chunk, so a secret can never straddle two redactions (a
+ *   JSON-encoded line holds no raw line break).
+ * - RECORD lines are batched (64 KiB) and the writer waits for 'drain' when the pipe is full: a
+ *   reader that is slower than the connector slows the connector instead of filling this
+ *   process's memory. Other messages go out at once, after the records before them.
+ * - The CONTROL message is the one line written unredacted: it hands Airbyte the configuration
+ *   with a rotated credential to store (docs/hosts/airbyte.md). It is on its way to the reader
+ *   before `control()` resolves, so the new token is stored before it is used.
+ * - Anything else that writes to process.stdout (a connector's console.log, a library's print)
+ *   becomes LOG lines, redacted like the rest.
+ */
+export interface MessageOutput {
+  send(message: AirbyteMessage): void;
+  /** One RECORD; resolves at once unless the reader is behind. */
+  record(stream: string, data: JsonObject | string, emittedAt: number): Promise<void> | undefined;
+  control(config: JsonObject): Promise<void>;
+  flush(): Promise<void>;
+  /** Flushes, and gives process.stdout.write back. */
+  close(): Promise<void>;
+}
+
+const CHUNK = 64 * 1024;
+
+export function openMessageOutput(options: { registry: SecretRegistry; stream?: NodeJS.WriteStream }): MessageOutput {
+  const { registry } = options;
+  const stream = options.stream ?? process.stdout;
+  let pending = '';
+  // The start of a RECORD line, per stream: the name is encoded once, not once per record.
+  const heads = new Map<string, string>();
+  let drained: Promise<void> | undefined;
+
+  const writeChunk = (): void => {
+    if (pending === '') return;
+    const chunk = registry.size === 0 ? pending : registry.redact(pending);
+    pending = '';
+    if (!writeUnredacted(stream, chunk) && !drained) {
+      drained = new Promise<void>((resolve) => stream.once('drain', () => ((drained = undefined), resolve())));
+    }
+  };
+  const append = (line: string): void => {
+    pending += line;
+    if (pending.length >= CHUNK) writeChunk();
+  };
+  const send = (message: AirbyteMessage): void => {
+    pending += `${JSON.stringify(message)}\n`;
+    writeChunk();
+  };
+
+  // A stray print is a LOG line per line of text; an unfinished line waits for its end (or close).
+  let stray = '';
+  const original = stream.write;
+  const capture = function (chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
+    const text =
+      typeof chunk === 'string'
+        ? typeof encoding === 'string' && Buffer.isEncoding(encoding)
+          ? Buffer.from(chunk, encoding).toString('utf8')
+          : chunk
+        : Buffer.from(chunk as Uint8Array).toString('utf8');
+    stray += text;
+    const lines = stray.split('\n');
+    stray = lines.pop()!;
+    for (const line of lines) send({ type: 'LOG', log: { level: 'INFO', message: registry.redact(line) } });
+    const done = typeof encoding === 'function' ? encoding : callback;
+    if (typeof done === 'function') process.nextTick(done as () => void);
+    return true;
+  } as typeof stream.write;
+  stream.write = capture;
+
+  const flush = async (): Promise<void> => {
+    writeChunk();
+    while (drained) await drained;
+  };
+  return {
+    send,
+    record(name, data, emittedAt) {
+      const json = typeof data === 'string' ? data : JSON.stringify(data);
+      let head = heads.get(name);
+      if (head === undefined)
+        heads.set(name, (head = `{"type":"RECORD","record":{"stream":${JSON.stringify(name)},"data":`));
+      append(`${head}${json},"emitted_at":${emittedAt}}}\n`);
+      return drained;
+    },
+    async control(config) {
+      await flush();
+      const line = `${JSON.stringify({ type: 'CONTROL', control: { type: 'CONNECTOR_CONFIG', emitted_at: Date.now(), connectorConfig: { config } } } satisfies AirbyteMessage)}\n`;
+      await new Promise<void>((resolve, reject) =>
+        writeUnredacted(stream, line, (error) => (error ? reject(error) : resolve())),
+      );
+    },
+    flush,
+    async close() {
+      if (stray !== '') send({ type: 'LOG', log: { level: 'INFO', message: registry.redact(stray) } });
+      stray = '';
+      await flush();
+      if (stream.write === capture) stream.write = original;
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import type { Destination, TableDefinition } from '../../../connector/index.js';
+import type { Logger } from '../../../log/index.js';
+import type { MessageOutput } from '../messages/index.js';
+import { DELETED_AT } from '../catalog/index.js';
+
+/**
+ * Where `op.*` lands during `airbyte read`: RECORD messages for the selected streams.
+ *
+ * - upsert: the row as a RECORD.
+ * - delete: a RECORD of the key columns with `_ab_cdc_deleted_at` set to the time of the delete —
+ *   Airbyte has no delete message; this is how its change-data-capture sources say a row is gone,
+ *   and its destinations remove (or mark) the row when the stream is synced with deduplication.
+ * - update: Airbyte replaces whole rows, so a RECORD of only the changed columns would leave the
+ *   others empty downstream; it is sent as a RECORD all the same, with one warning per table.
+ * - truncate: nothing in the protocol marks every row of a stream deleted; a full refresh with
+ *   overwrite replaces the table instead. Logged once per table, nothing sent.
+ *
+ * Row values become JSON: Date as ISO 8601, BigInt as its digits (a string), bytes as base64.
+ * A table the catalog did not select is counted by the run like any other but sends nothing.
+ */
+export class RecordDestination implements Destination {
+  readonly schemaChanges = 0;
+  /** Records sent since the last checkpoint: the STATE message's recordCount. */
+  sinceCheckpoint = 0;
+  readonly #output: MessageOutput;
+  readonly #selected: ReadonlySet<string>;
+  readonly #log: Logger;
+  readonly #warned = new Set<string>();
+
+  constructor(output: MessageOutput, selected: ReadonlySet<string>, log: Logger) {
+    this.#output = output;
+    this.#selected = selected;
+    this.#log = log;
+  }
+
+  async declare(tables: TableDefinition[]): Promise<void> {
+    const declared = new Set(tables.map((t) => t.table));
+    const unknown = [...this.#selected].filter((name) => !declared.has(name));
+    if (unknown.length > 0)
+      this.#log.warning(
+        `the catalog selects ${unknown.map((n) => `'${n}'`).join(', ')}, which the connector's schema() does not declare: run discover again`,
+      );
+  }
+
+  upsert(table: string, row: Record<string, unknown>): Promise<void> {
+    return this.#send(table, row);
+  }
+
+  update(table: string, row: Record<string, unknown>): Promise<void> {
+    this.#once(
+      `update:${table}`,
+      () =>
+        `op.update('${table}', …) sends only the changed columns; Airbyte replaces whole rows, so the others arrive empty: use op.upsert with the whole row`,
+    );
+    return this.#send(table, row);
+  }
+
+  delete(table: string, keys: Record<string, unknown>): Promise<void> {
+    return this.#send(table, { ...keys, [DELETED_AT]: new Date().toISOString() });
+  }
+
+  async truncate(table: string): Promise<void> {
+    this.#once(
+      `truncate:${table}`,
+      () =>
+        `op.truncate('${table}') has no Airbyte message and sends nothing; sync the stream with full refresh and overwrite to replace the table`,
+    );
+  }
+
+  flush(): Promise<void> {
+    return this.#output.flush();
+  }
+
+  /** The output outlives the run (the failure, if any, is still to be sent): closing only flushes. */
+  close(): Promise<void> {
+    return this.#output.flush();
+  }
+
+  async #send(table: string, row: Record<string, unknown>): Promise<void> {
+    if (!this.#selected.has(table)) return;
+    this.sinceCheckpoint++;
+    await this.#output.record(table, recordJson(row), Date.now());
+  }
+
+  #once(key: string, message: () => string): void {
+    if (this.#warned.has(key)) return;
+    this.#warned.add(key);
+    this.#log.warning(message());
+  }
+}
+
+/** A row as the JSON of a RECORD's `data`; the plain case (no bytes, no BigInt) without a replacer. */
+export function recordJson(row: Record<string, unknown>): string {
+  for (const key in row) {
+    const value = row[key];
+    if (typeof value === 'bigint' || (typeof value === 'object' && value !== null && !(value instanceof Date)))
+      return JSON.stringify(row, replace);
+  }
+  return JSON.stringify(row);
+}
+
+function replace(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  // `this[key]` is the value before toJSON ran: a Buffer's toJSON would hide its bytes in an array.
+  const original = key === '' ? value : this[key];
+  if (typeof original === 'bigint') return original.toString();
+  if (ArrayBuffer.isView(original))
+    return Buffer.from(original.buffer, original.byteOffset, original.byteLength).toString('base64');
+  if (original instanceof ArrayBuffer) return Buffer.from(original).toString('base64');
+  return value;
+}

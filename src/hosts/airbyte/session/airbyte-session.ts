@@ -1,0 +1,52 @@
+import { readConfiguration, type Configuration } from '../../../config/index.js';
+import type { ConnectorDefinition, SourceClients } from '../../../connector/index.js';
+import { ConfigurationError } from '../../../errors/index.js';
+import type { Logger } from '../../../log/index.js';
+import { loadConnector } from '../../../project/index.js';
+import type { SecretRegistry } from '../../../secrets/index.js';
+import type { SourceDefinition } from '../../../sources/index.js';
+import { readAirbyteConfiguration, type AirbyteConfiguration } from './airbyte-configuration.js';
+import type { MessageOutput } from '../messages/index.js';
+
+/** What check, discover and read share: the configuration, the connector, and where a rotation goes. */
+export interface AirbyteSession {
+  configuration: AirbyteConfiguration;
+  /** The flat configuration, read once (its secrets registered) for the session's run. */
+  flatConfiguration: Configuration;
+  connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, never>;
+  /**
+   * The configuration's persistConfigurationValue: a rotated value (a refresh token) goes to
+   * Airbyte as a CONTROL message carrying the whole configuration, on its way before this resolves —
+   * that is, before the new value is used. Airbyte stores it for the next command.
+   */
+  persistConfigurationValue: (key: string, value: string) => Promise<void>;
+}
+
+export async function openSession(options: {
+  project: string;
+  configPath?: string;
+  output: MessageOutput;
+  log: Logger;
+  registry: SecretRegistry;
+}): Promise<AirbyteSession> {
+  if (!options.configPath)
+    throw new ConfigurationError('no configuration given', {
+      code: 'configuration_missing',
+      hint: 'pass --config FILE',
+    });
+  const configuration = await readAirbyteConfiguration(options.configPath);
+  // Secrets registered before the connector file runs: its top-level code could already print a value.
+  const flatConfiguration = readConfiguration(configuration.flat, { registry: options.registry });
+  const { connector } = await loadConnector(options.project);
+  return {
+    configuration,
+    flatConfiguration,
+    connector: connector as AirbyteSession['connector'],
+    persistConfigurationValue: async (key, value) => {
+      await options.output.control(configuration.withValue(key, value));
+      options.log.info(
+        `sent Airbyte the configuration with the new value of '${key}' (CONTROL message, CONNECTOR_CONFIG)`,
+      );
+    },
+  };
+}
