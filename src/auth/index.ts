@@ -48,5 +48,5 @@ export {
   type IssuedToken,
   type TokenCacheOptions,
 } from './tokens/index.js';
-export { TokenEndpoint, defaultRetryPolicy, retryAfterMs } from './token-endpoint/index.js';
+export { TokenEndpoint, defaultRetryPolicy } from './token-endpoint/index.js';
 export type { TokenResponse, RetryPolicy, OAuthErrorKeys } from './token-endpoint/index.js';

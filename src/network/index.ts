@@ -1,5 +1,5 @@
 // The network layer's one door; each family (http/, tls/, failures/, ssh/) has its own index.ts.
-export { HttpClient, headersDeadline } from './http/index.js';
+export { HttpClient, headersDeadline, retryAfterMs } from './http/index.js';
 export type { HeadersDeadline, HttpRequestInit, HttpReply } from './http/index.js';
 export { routeAgent, urlDestination } from './http-route.js';
 export type { HttpRoute } from './http-route.js';

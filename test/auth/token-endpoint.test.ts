@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TokenEndpoint, retryAfterMs, tokenLifetime, type TokenResponse } from '../../src/auth/index.js';
+import { TokenEndpoint, tokenLifetime, type TokenResponse } from '../../src/auth/index.js';
+import { retryAfterMs } from '../../src/network/index.js';
 import { HttpClient } from '../../src/network/index.js';
 import { start, type OidcPeer } from '../peers/oidc-provider.js';
 import { expectNoLeak, fakeClock, harness, rejection } from './support.js';

@@ -8,7 +8,7 @@ export {
   tokenEndpointTls,
 } from './identity-service-http.js';
 export { TokenEndpoint, tokenEndpointFor } from './token-endpoint.js';
-export { RETRY_STATUSES, defaultRetryPolicy, retryAfterMs } from './retry-policy.js';
+export { RETRY_STATUSES, defaultRetryPolicy } from './retry-policy.js';
 export { describeError, parseObject, readIamCredentialsToken } from './token-answer.js';
 export { oauthErrorName, serverDetail } from './token-refusal.js';
 export type {

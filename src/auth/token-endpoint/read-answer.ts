@@ -1,6 +1,7 @@
 import { SourceUnreachableError } from '../../errors/index.js';
 import { describeUrl } from '../../network/index.js';
-import { RETRY_OAUTH_ERRORS, RETRY_STATUSES, retryAfterMs, type Attempt } from './retry-policy.js';
+import { retryAfterMs } from '../../network/index.js';
+import { RETRY_OAUTH_ERRORS, RETRY_STATUSES, type Attempt } from './retry-policy.js';
 import { parseObject } from './token-answer.js';
 import { messagePrefix, type AnswerOptions, type EndpointTarget, type ReadAnswer } from './token-endpoint-options.js';
 import { REFUSAL_HINTS, oauthErrorName, tokenRefusal } from './token-refusal.js';

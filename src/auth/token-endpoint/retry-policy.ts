@@ -84,16 +84,6 @@ export async function withDpopNonce(dpop: DpopProver | undefined, url: URL, send
   return second;
 }
 
-/** `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP date. Undefined when absent or unreadable. */
-export function retryAfterMs(value: string | null, now: number): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // An HTTP date names its day and month in letters; anything else (e.g. "-4") is not one.
-  const date = /^[A-Za-z]{3}/.test(text) ? Date.parse(text) : NaN;
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
 /** Exponential backoff with "equal jitter": half the step is fixed, half random, so callers spread out. */
 function backoff(policy: RetryPolicy, attempt: number, random: () => number): number {
   const step = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));

@@ -1,3 +1,4 @@
+import { retryAfterMs } from '../../network/index.js';
 import type { TransportResponse } from './http-transport.js';
 
 /**
@@ -60,13 +61,4 @@ export async function sendWithRetry(
     await response.text().catch(() => undefined);
     await sleep(delay);
   }
-}
-
-/** Retry-After as milliseconds from now: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
-export function retryAfterMs(header: string | null, nowMs: number): number | undefined {
-  if (header === null) return undefined;
-  const text = header.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
