@@ -4,7 +4,7 @@ import type { SecretRegistry } from '../../secrets/index.js';
 
 /**
  * The REST source's redirect and credential-scoping policy. The source follows redirects itself,
- * hop by hop, rather than letting the HTTP client do it: undici strips only Authorization, Cookie
+ * hop by hop, rather than letting the HTTP client do it: fetch strips only Authorization, Cookie
  * and Proxy-Authorization on a cross-origin hop, so an API key header, a SigV4 session token or a
  * DPoP proof would follow a redirect to a third party (or from https to http). The rules, as fetch
  * and browsers apply them to Authorization:
