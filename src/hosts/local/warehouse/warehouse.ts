@@ -47,6 +47,7 @@
  * declarations.ts, batch-writer.ts (runs into DuckDB) with staged-column.ts,
  * staging-table.ts, schema-plan.ts, schema-sql.ts and merge-sql.ts.
  */
+import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { BatchWriter, bufferOperation } from './write/index.js';
 import { registerDeclarations, type Declaration } from './schema/index.js';
@@ -92,6 +93,7 @@ export class Warehouse {
   #lastWrite: Promise<void> = RESOLVED;
   #failure: Error | undefined;
   #closing = false;
+  readonly #viewsStale: boolean;
 
   private constructor(
     api: Api,
@@ -100,6 +102,7 @@ export class Warehouse {
     pathKey: string,
     batchSize: number,
     tables: Map<string, TableState>,
+    viewsStale: boolean,
   ) {
     this.#api = api;
     this.#instance = instance;
@@ -107,6 +110,7 @@ export class Warehouse {
     this.#pathKey = pathKey;
     this.#batchSize = batchSize;
     this.#tables = tables;
+    this.#viewsStale = viewsStale;
     this.#writer = new BatchWriter(api, conn);
   }
 
@@ -125,12 +129,24 @@ export class Warehouse {
     }
     openPaths.add(pathKey);
     try {
-      const { api, instance, conn, tables } = await openDuckDb(path);
-      return new Warehouse(api, instance, conn, pathKey, batchSize, tables);
+      const { api, instance, conn, tables, viewsStale } = await openDuckDb(path);
+      return new Warehouse(api, instance, conn, pathKey, batchSize, tables, viewsStale);
     } catch (error) {
       openPaths.delete(pathKey);
       throw error;
     }
+  }
+
+  /**
+   * Opens the warehouse at `path` when it exists already (with no write-ahead log waiting to be
+   * replayed into it), so that a run can open it while its connector loads and probes: opening
+   * reads the file's catalogue and writes nothing, and closing a warehouse nothing was written to
+   * leaves the file byte for byte as it was. Undefined when there is no such file: a new one is
+   * created by open(), after the probe.
+   */
+  static openExisting(path: string, options: { batchSize?: number } = {}): Promise<Warehouse> | undefined {
+    if (typeof path !== 'string' || !existsSync(path) || existsSync(`${path}.wal`)) return undefined;
+    return Warehouse.open(path, options);
   }
 
   /** Schema changes so far: tables created, columns added, columns widened. */
@@ -187,7 +203,7 @@ export class Warehouse {
       failure = error;
     }
     await this.#chain;
-    if (failure === undefined && this.#failure === undefined)
+    if (failure === undefined && this.#failure === undefined && (this.#viewsStale || this.schemaChanges > 0))
       await refreshLegacyViews(this.#conn).catch(
         (error: unknown) => (failure = sanitize(error, 'refreshing the tester views')),
       );

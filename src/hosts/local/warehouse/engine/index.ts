@@ -7,4 +7,4 @@ export { readExistingTables } from './existing-tables.js';
 export { openDuckDb } from './open-duckdb.js';
 export type { OpenedDuckDb } from './open-duckdb.js';
 export { readRows } from './read-rows.js';
-export { LEGACY_SCHEMA, prepareLegacySchema, refreshLegacyViews } from './tester-views.js';
+export { LEGACY_SCHEMA, legacyViewsStale, prepareLegacySchema, refreshLegacyViews } from './tester-views.js';

@@ -16,13 +16,15 @@ import {
   sanitize,
 } from '../base/index.js';
 import { readExistingTables } from './existing-tables.js';
-import { prepareLegacySchema } from './tester-views.js';
+import { legacyViewsStale, prepareLegacySchema } from './tester-views.js';
 
 export interface OpenedDuckDb {
   api: Api;
   instance: Instance;
   conn: Connection;
   tables: Map<string, TableState>;
+  /** The `tester` views need making again at close, whatever the run writes (tester-views.ts). */
+  viewsStale: boolean;
 }
 
 export async function openDuckDb(path: string): Promise<OpenedDuckDb> {
@@ -54,7 +56,8 @@ export async function openDuckDb(path: string): Promise<OpenedDuckDb> {
   try {
     await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(SCHEMA)}`);
     await prepareLegacySchema(conn, path, fresh);
-    return { api, instance, conn, tables: fresh ? new Map() : await readExistingTables(conn) };
+    if (fresh) return { api, instance, conn, tables: new Map(), viewsStale: false };
+    return { api, instance, conn, tables: await readExistingTables(conn), viewsStale: await legacyViewsStale(conn) };
   } catch (error) {
     conn.closeSync();
     instance.closeSync();

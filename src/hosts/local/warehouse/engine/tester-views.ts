@@ -28,6 +28,22 @@ export async function prepareLegacySchema(conn: Connection, path: string, fresh 
   await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(LEGACY_SCHEMA)}`);
 }
 
+/**
+ * True when some table has no `tester` view, or one with another number of columns (a run that
+ * changed the table stopped before it closed the warehouse): the views are refreshed at close only
+ * then, or after a schema change, so a run that writes no new column leaves them, and the file, as
+ * they were.
+ */
+export async function legacyViewsStale(conn: Connection): Promise<boolean> {
+  const stale = await conn.runAndReadAll(
+    `SELECT count(*) FROM duckdb_tables() t
+       WHERE t.database_name = current_database() AND t.schema_name = '${SCHEMA}'
+         AND t.column_count IS DISTINCT FROM (SELECT v.column_count FROM duckdb_views() v
+           WHERE v.database_name = t.database_name AND v.schema_name = '${LEGACY_SCHEMA}' AND v.view_name = t.table_name)`,
+  );
+  return Number((stale.getRowsJS()[0] as [bigint])[0]) > 0;
+}
+
 /** `tester.<table>` as a view of `default_schema.<table>`, for every table. */
 export async function refreshLegacyViews(conn: Connection): Promise<void> {
   const tables = await conn.runAndReadAll(
