@@ -1,5 +1,5 @@
 // The network layer's one door; each family (http/, tls/, failures/, ssh/) has its own index.ts.
-export { HttpClient, headersDeadline, retryAfterMs } from './http/index.js';
+export { HeaderList, HttpClient, headersDeadline, retryAfterMs } from './http/index.js';
 export type { HeadersDeadline, HttpAnswer, HttpRequestInit, HttpReply } from './http/index.js';
 export { routeAgent, urlDestination } from './http-route.js';
 export type { HttpRoute } from './http-route.js';

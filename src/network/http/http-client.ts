@@ -2,6 +2,7 @@ import { classifyNetworkError, type RequestContext } from '../failures/index.js'
 import type { HttpRoute } from '../http-route.js';
 import type { TlsSettings } from '../tls/index.js';
 import { fetchResponse } from './fetch-response.js';
+import { HeaderList } from './header-list.js';
 import { headersDeadline } from './headers-deadline.js';
 import { createHttpAgents, type HttpAgents } from './http-agents.js';
 import { nodeReply, type HttpReply } from './http-reply.js';
@@ -72,7 +73,7 @@ export class HttpClient {
   /** Like fetch: a WHATWG Response, redirects followed unless `redirect: 'manual'`. */
   async send(url: URL, init: HttpRequestInit, context: Context): Promise<Response> {
     const { signal, method: first, classify, headersArrived } = this.#begin(url, init, context);
-    let hop = { url, method: first, body: init.body, headers: new Headers(init.headers) };
+    let hop: Hop = { url, method: first, body: init.body, headers: new HeaderList(init.headers) };
     try {
       for (let redirects = 0; ; redirects++) {
         const answer = await exchange(this.#prepare(), hop.url, this.#exchangeInit(hop.method, { ...hop }, signal));
@@ -144,7 +145,7 @@ interface Hop {
 
 /** The next request of a redirect, by fetch's rules (a 303, or a POST's 301/302, becomes a body-less GET). */
 function redirected(hop: Hop, status: number, next: URL): Hop {
-  const headers = new Headers(hop.headers);
+  const headers = new HeaderList(hop.headers);
   const toGet =
     (status === 303 && hop.method !== 'HEAD') || ((status === 301 || status === 302) && hop.method === 'POST');
   if (toGet) for (const name of BODY_HEADERS) headers.delete(name);

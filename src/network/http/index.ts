@@ -2,6 +2,7 @@
 // reply, its deadline, a signed URL's expiry, and reading Retry-After.
 export { HttpClient } from './http-client.js';
 export type { HttpRequestInit } from './http-client.js';
+export { HeaderList } from './header-list.js';
 export { headersDeadline } from './headers-deadline.js';
 export type { HeadersDeadline } from './headers-deadline.js';
 export type { HttpAnswer, HttpReply } from './http-reply.js';

@@ -1,5 +1,5 @@
 import { SourceUnreachableError } from '../../errors/index.js';
-import { describeUrl } from '../../network/index.js';
+import { describeUrl, HeaderList } from '../../network/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 
 /**
@@ -64,7 +64,7 @@ export class RedirectPolicy {
 
   /** A hop's headers: the caller's, `accept: application/json` unless they chose, less what the chain dropped. */
   headers(callerHeaders: HeadersInit | undefined, hop: Hop<unknown>): Headers {
-    const headers = new Headers(callerHeaders);
+    const headers = new HeaderList(callerHeaders);
     if (!headers.has('accept')) headers.set('accept', 'application/json');
     if (hop.drop.body) for (const name of BODY_HEADERS) headers.delete(name);
     if (hop.drop.callerCredentials) for (const name of CALLER_CREDENTIAL_HEADERS) headers.delete(name);
