@@ -59,8 +59,6 @@ export const SYSTEM: Record<string, string> = {
   EHOSTUNREACH: 'host unreachable',
   ENETUNREACH: 'network unreachable',
   EPIPE: 'connection closed by the server',
-  UND_ERR_SOCKET: 'connection closed by the server',
-  UND_ERR_CLOSED: 'connection closed',
 };
 
 export function classifyNetworkError(error: unknown, context: RequestContext): ConnectorAuthError {
@@ -73,7 +71,7 @@ export function classifyNetworkError(error: unknown, context: RequestContext): C
   const codes = chain.map(errorCode);
   const names = chain.map((e) => (e as { name?: unknown }).name);
 
-  if (names.includes('TimeoutError') || codes.some((c) => c.startsWith('UND_ERR_') && c.endsWith('TIMEOUT'))) {
+  if (names.includes('TimeoutError')) {
     return new SourceUnreachableError(`${target} timed out after ${context.timeoutSeconds}s`, {
       code: 'timeout',
       key: context.unreachableHint ? context.urlKey : 'timeout_seconds',

@@ -118,7 +118,7 @@ export async function explainTlsFailure(error: unknown, context: TlsFailureConte
   return error;
 }
 
-const CLOSED_CODES = new Set(['und_err_socket', 'econnreset', 'epipe', 'und_err_closed']);
+const CLOSED_CODES = new Set(['econnreset', 'epipe']);
 
 async function explainUntrustedServer(error: ConnectorAuthError, context: TlsFailureContext): Promise<unknown> {
   const server = await inspectServerCertificate(context.url, context.tls, context).catch(() => undefined);
