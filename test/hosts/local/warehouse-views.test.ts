@@ -96,3 +96,19 @@ describe('the tester views at close', () => {
     ]);
   });
 });
+
+describe('a file from before the move to default_schema', () => {
+  it('tables still in the tester schema: opening is refused, naming reset as the way out, and the file is left as it was', async () => {
+    await sql(
+      'CREATE SCHEMA tester',
+      'CREATE TABLE tester.items (id INTEGER PRIMARY KEY)',
+      'INSERT INTO tester.items VALUES (1)',
+    );
+    const before = await digest();
+    await expect(Warehouse.open(path)).rejects.toThrow(
+      /was written by an earlier connector-auth, whose tables are in schema tester; run connector-auth reset to start it over in default_schema/,
+    );
+    expect(await digest()).toBe(before);
+    expect(await sql('SELECT id FROM tester.items')).toEqual([[1]]);
+  });
+});
