@@ -118,14 +118,41 @@ await build({
  * required by engine/duckdb-module.ts. Its native binding stays external, resolved from the
  * package's own place, so the copy always gets the binding version the package pins.
  */
+/**
+ * What @duckdb/node-bindings' index does (the binding of this platform), but on Linux it tells glibc
+ * from musl by ldd's text, as detect-libc's own second check does, instead of detect-libc's first:
+ * Node's diagnostic report, which loaded 46 of Node's modules (child_process, dgram, tls...) and cost
+ * 5–6 ms and 2 MB of every start. Anything unsure (no ldd, another text, no such binding) goes to
+ * the package's own index.
+ */
+const BINDING_LOADER = `const { readFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
+const fromApi = createRequire(require.resolve('@duckdb/node-api'));
+function glibcBinding() {
+  if (process.platform !== 'linux' || (process.arch !== 'x64' && process.arch !== 'arm64')) return undefined;
+  let ldd;
+  try {
+    ldd = readFileSync('/usr/bin/ldd', 'latin1');
+  } catch {
+    return undefined;
+  }
+  if (ldd.includes('musl') || !ldd.includes('GNU C Library')) return undefined;
+  try {
+    const fromBindings = createRequire(fromApi.resolve('@duckdb/node-bindings'));
+    return fromBindings('@duckdb/node-bindings-linux-' + process.arch + '/duckdb.node');
+  } catch {
+    return undefined;
+  }
+}
+module.exports = glibcBinding() ?? fromApi('@duckdb/node-bindings');
+`;
+
 const duckdbBinding = {
   name: 'duckdb-binding-beside-its-package',
   setup(builder) {
     builder.onResolve({ filter: /^@duckdb\/node-bindings$/ }, () => ({ path: 'binding', namespace: 'duckdb-binding' }));
     builder.onLoad({ filter: /.*/, namespace: 'duckdb-binding' }, () => ({
-      contents:
-        "const { createRequire } = require('node:module');\n" +
-        "module.exports = createRequire(require.resolve('@duckdb/node-api'))('@duckdb/node-bindings');\n",
+      contents: BINDING_LOADER,
       loader: 'js',
     }));
   },

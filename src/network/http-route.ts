@@ -1,7 +1,7 @@
 import type { Agent } from 'node:http';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import type { PeerCertificate } from 'node:tls';
 import { unbracketed } from './target.js';
 
 /**
@@ -90,5 +90,7 @@ export function routeAgent<A extends Agent>(agent: A, route: HttpRoute): A {
 
 /** Node's certificate name check, held to `host` whatever address the socket was dialled at. */
 export function identityOf(host: string): (dialled: string, cert: PeerCertificate) => Error | undefined {
-  return (_dialled, cert) => checkServerIdentity(host, cert);
+  // node:tls by name at the call: it is loaded by then (a certificate is being checked), and a plain
+  // http source never loads it.
+  return (_dialled, cert) => process.getBuiltinModule('node:tls').checkServerIdentity(host, cert);
 }

@@ -1,5 +1,4 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { HttpAgents } from './http-agents.js';
 
 /**
@@ -39,7 +38,7 @@ function exchangeOnce(agents: HttpAgents, url: URL, init: ExchangeInit): Promise
   if (signal.aborted) return Promise.reject(abortReason(signal));
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     return Promise.reject(new TypeError(`unsupported URL scheme '${url.protocol}' (http: or https: only)`));
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const send = url.protocol === 'https:' ? process.getBuiltinModule('node:https').request : httpRequest;
   const headers = { ...init.headers };
   if (init.body != null && !hasHeader(headers, 'content-length'))
     headers['content-length'] = String(Buffer.byteLength(init.body));
