@@ -1,4 +1,3 @@
-import { rootCertificates } from 'node:tls';
 import type { ConfiguredTls } from '../auth-method.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { HttpClient, describeUrl, isLoopbackHost, type TlsSettings } from '../../network/index.js';
@@ -56,7 +55,8 @@ export async function tokenEndpointTls(
   const ca = settings.ca;
   return {
     verify: true,
-    ...(ca ? { ca: `${rootCertificates.join('\n')}\n${ca}` } : {}),
+    // node:tls by name here: a run whose token endpoint is never asked does not load it.
+    ...(ca ? { ca: `${process.getBuiltinModule('node:tls').rootCertificates.join('\n')}\n${ca}` } : {}),
     ...(options.clientCertificate
       ? { cert: settings.cert, key: settings.key, clientCertificate: settings.clientCertificate }
       : {}),

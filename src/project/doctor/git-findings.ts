@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { shown, type Finding } from './finding.js';
 
 /**
@@ -50,9 +49,12 @@ export async function gitFindings(project: string, configuration: string, files:
 
 function git(cwd: string, args: string[]): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve) => {
-    execFile('git', args, { cwd, timeout: 10_000, windowsHide: true }, (error, stdout) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      resolve({ code, stdout: String(stdout) });
-    });
+    // child_process by name: this folder is loaded by every project command, git runs only in doctor.
+    process
+      .getBuiltinModule('node:child_process')
+      .execFile('git', args, { cwd, timeout: 10_000, windowsHide: true }, (error, stdout) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout: String(stdout) });
+      });
   });
 }
