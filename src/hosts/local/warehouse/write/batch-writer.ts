@@ -1,14 +1,14 @@
 /**
  * The database side of the warehouse: applies declarations and a table's
  * buffered operations to DuckDB, run by run. An upsert run into a table that
- * holds none of its keys is appended straight into it (direct-append.ts,
- * append-transaction.ts). Any other run is staged (its values appended into
+ * holds none of its keys is appended and inserted as it is (direct-append.ts,
+ * append-groups.ts). Any other run is staged (its values appended into
  * the TEMP staging table), then its cast check, DDL and set-based merge go to
  * DuckDB in one transaction and one round trip, so the connector produces the
  * next batch while this one is written. It also counts schema changes.
  */
-import { AppendTransaction } from './append-transaction.js';
-import { appendRows, directColumns, physicalColumns } from './direct-append.js';
+import { AppendGroups } from './append-groups.js';
+import { buildChunks, directColumns, physicalColumns } from './direct-append.js';
 import {
   type Api,
   type Connection,
@@ -31,7 +31,7 @@ export class BatchWriter {
   readonly #api: Api;
   readonly #conn: Connection;
   readonly #staging: StagingTable;
-  readonly #appending: AppendTransaction;
+  readonly #appending: AppendGroups;
   #schemaChanges = 0;
   /** each table's column order as the appender takes it, valid while no schema changes */
   readonly #order = new WeakMap<TableState, { at: number; names: string[] }>();
@@ -40,7 +40,7 @@ export class BatchWriter {
     this.#api = api;
     this.#conn = conn;
     this.#staging = new StagingTable(api, conn);
-    this.#appending = new AppendTransaction(conn);
+    this.#appending = new AppendGroups(conn);
   }
 
   /**
@@ -178,10 +178,10 @@ export class BatchWriter {
   }
 
   /**
-   * Appends an upsert run straight into its table (direct-append.ts), in the open append
-   * transaction; the run's DDL is committed first, on its own. False when the run cannot be
-   * appended: a value needs a checked cast, or the table refused a key (it holds it already, or the
-   * run gives it twice), in which case the caller merges the run, and the table's later runs too.
+   * Appends an upsert run into its table's append groups (direct-append.ts, append-groups.ts); the
+   * run's DDL is committed first, on its own. False when a value needs a checked cast: the caller
+   * then merges the run. A key the table refuses is found when the run's group is inserted, and
+   * that group is merged there (and the table's later runs by the caller).
    */
   async #appendUpserts(state: TableState, plan: Plan, staged: StagedColumn[], n: number): Promise<boolean> {
     const given = directColumns(this.#api, staged);
@@ -201,11 +201,8 @@ export class BatchWriter {
     }
     const names = order.names;
     const synced = new Date();
-    const appended = await this.#appending.append(state, n, () =>
-      appendRows(this.#api, this.#conn, state, names, given, n, synced),
-    );
-    if (!appended) state.merges = true;
-    return appended;
+    await this.#appending.append(state, names, n, (types) => buildChunks(this.#api, names, types, given, n, synced));
+    return true;
   }
 
   async #writeUpdates(state: TableState, run: Run): Promise<void> {

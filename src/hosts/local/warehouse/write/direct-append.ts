@@ -1,10 +1,9 @@
 /**
- * The direct way an upsert run reaches its table: its rows appended as DuckDB data chunks straight
- * into the table by the engine's appender, with no staging table and no merge statement
- * (append-transaction.ts holds the transaction they go into). That is right only when the table
- * holds none of the run's keys and the run gives no key twice, which is what a first sync into a
- * new table looks like; the table's primary key index refuses anything else, and the run is then
- * merged (batch-writer.ts). Measured on 1,000,000 upserts: the merge path's staging, window and
+ * The direct way an upsert run reaches its table: its rows made into DuckDB data chunks of the
+ * table's shape, appended by the engine's appender and inserted as they are, with no cast check and
+ * no merge statement (append-groups.ts). That is right only when the table holds none of the run's
+ * keys and no key is given twice, which is what a first sync into a new table looks like; the
+ * table's primary key index refuses anything else, and the rows are then merged (append-groups.ts). Measured on 1,000,000 upserts: the merge path's staging, window and
  * INSERT OR REPLACE took about as long again as appending the rows.
  *
  * Only values whose conversion to the column's type cannot fail are appended directly (booleans,
@@ -19,7 +18,6 @@ import {
   DELETED,
   SCHEMA,
   SYNCED,
-  type TableState,
 } from '../base/index.js';
 import { stageVectorType, type StagedColumn } from './staged-column.js';
 
@@ -92,64 +90,46 @@ export async function physicalColumns(conn: Connection, table: string): Promise<
 }
 
 /**
- * Appends `n` rows into the table, inside the transaction the caller opened: the given columns,
- * NULL in the others, `_fivetran_synced` = `synced`, `_fivetran_deleted` = false. Returns the
- * chunks appended, in the table's column order, for the caller to append again elsewhere should
- * the transaction be rolled back.
+ * Builds `n` rows in the table's column order as data chunks (`types` the table's column types):
+ * the given columns, NULL in the others, `_fivetran_synced` = `synced`, `_fivetran_deleted` = false.
  */
-export async function appendRows(
+export function buildChunks(
   api: Api,
-  conn: Connection,
-  state: TableState,
   order: string[],
+  types: DuckDBType[],
   given: Map<string, ChunkColumn>,
   n: number,
   synced: Date,
-): Promise<DataChunk[]> {
+): DataChunk[] {
   const chunks: DataChunk[] = [];
-  const appender = await conn.createAppender(state.name, SCHEMA);
-  try {
-    if (appender.columnCount !== order.length) throw new Error('the table changed shape');
-    const columns: ChunkColumn[] = order.map((name, i) => {
-      if (name === SYNCED)
-        return { type: api.TIMESTAMPTZ, values: undefined, constant: { micros: micros(synced.getTime()) } };
-      if (name === DELETED) return { type: api.BOOLEAN, values: undefined, constant: false };
-      return given.get(name) ?? { type: appender.columnType(i), values: undefined, constant: null };
-    });
-    const types = columns.map((column) => column.type);
-    const chunkSize = api.DuckDBVector.standardSize();
-    for (let offset = 0; offset < n; offset += chunkSize) {
-      const size = Math.min(chunkSize, n - offset);
-      const chunk = api.DuckDBDataChunk.create(types, size);
-      for (let c = 0; c < columns.length; c++) {
-        const column = columns[c] as ChunkColumn;
-        const vector = chunk.getColumnVector(c) as unknown as { setItem(i: number, v: unknown): void; flush(): void };
-        const { values, convert } = column;
-        if (values === undefined) {
-          for (let j = 0; j < size; j++) vector.setItem(j, column.constant);
-        } else if (convert === undefined) {
-          // A column absent from the run's last rows is shorter than the run: undefined is NULL.
-          for (let j = 0; j < size; j++) vector.setItem(j, values[offset + j] ?? null);
-        } else {
-          for (let j = 0; j < size; j++) {
-            const value = values[offset + j];
-            vector.setItem(j, value === undefined || value === null ? null : convert(value));
-          }
+  const columns: ChunkColumn[] = order.map((name, i) => {
+    if (name === SYNCED) return { type: api.TIMESTAMPTZ, values: undefined, constant: { micros: micros(synced.getTime()) } };
+    if (name === DELETED) return { type: api.BOOLEAN, values: undefined, constant: false };
+    return given.get(name) ?? { type: types[i] as DuckDBType, values: undefined, constant: null };
+  });
+  const chunkTypes = columns.map((column) => column.type);
+  const chunkSize = api.DuckDBVector.standardSize();
+  for (let offset = 0; offset < n; offset += chunkSize) {
+    const size = Math.min(chunkSize, n - offset);
+    const chunk = api.DuckDBDataChunk.create(chunkTypes, size);
+    for (let c = 0; c < columns.length; c++) {
+      const column = columns[c] as ChunkColumn;
+      const vector = chunk.getColumnVector(c) as unknown as { setItem(i: number, v: unknown): void; flush(): void };
+      const { values, convert } = column;
+      if (values === undefined) {
+        for (let j = 0; j < size; j++) vector.setItem(j, column.constant);
+      } else if (convert === undefined) {
+        // A column absent from the run's last rows is shorter than the run: undefined is NULL.
+        for (let j = 0; j < size; j++) vector.setItem(j, values[offset + j] ?? null);
+      } else {
+        for (let j = 0; j < size; j++) {
+          const value = values[offset + j];
+          vector.setItem(j, value === undefined || value === null ? null : convert(value));
         }
-        vector.flush();
       }
-      appender.appendDataChunk(chunk);
-      chunks.push(chunk);
+      vector.flush();
     }
-    appender.flushSync();
-  } catch (error) {
-    try {
-      appender.closeSync();
-    } catch {
-      // closing flushes what failed again: the first error is the one to report
-    }
-    throw error;
+    chunks.push(chunk);
   }
-  appender.closeSync();
   return chunks;
 }
