@@ -8,7 +8,7 @@
  * next batch while this one is written. It also counts schema changes.
  */
 import { AppendGroups } from './append-groups.js';
-import { buildChunks, directColumns, physicalColumns } from './direct-append.js';
+import { type ChunkColumn, buildChunks, directColumns, fittingColumns, physicalColumns } from './direct-append.js';
 import {
   type Api,
   type Connection,
@@ -160,6 +160,13 @@ export class BatchWriter {
   }
 
   async #writeUpserts(state: TableState, run: Run): Promise<void> {
+    if (!state.merges && state.exists) {
+      const fitting = fittingColumns(this.#api, state, run);
+      if (fitting !== undefined) {
+        await this.#appendColumns(state, fitting, run.n);
+        return;
+      }
+    }
     let plan = planRun(state, run);
     const staged = [...plan.types].map(([name, type]) =>
       stageColumn(this.#api, state.name, name, type, run.columns.get(name) as unknown[], false),
@@ -193,6 +200,12 @@ export class BatchWriter {
     }
     commitPlan(state, plan);
     this.#schemaChanges += plan.changes;
+    await this.#appendColumns(state, given, n);
+    return true;
+  }
+
+  /** Appends a run's columns (direct-append.ts) into the table's append groups. */
+  async #appendColumns(state: TableState, given: Map<string, ChunkColumn>, n: number): Promise<void> {
     let order = this.#order.get(state);
     if (order === undefined || order.at !== this.#schemaChanges) {
       await this.#appending.commit(); // the catalogue as committed
@@ -202,7 +215,6 @@ export class BatchWriter {
     const names = order.names;
     const synced = new Date();
     await this.#appending.append(state, names, n, (types) => buildChunks(this.#api, names, types, given, n, synced));
-    return true;
   }
 
   async #writeUpdates(state: TableState, run: Run): Promise<void> {

@@ -4,7 +4,7 @@
  */
 export { AppendGroups } from './append-groups.js';
 export { BatchWriter } from './batch-writer.js';
-export { buildChunks, directColumns, physicalColumns } from './direct-append.js';
+export { buildChunks, directColumns, fittingColumns, physicalColumns } from './direct-append.js';
 export { deleteStatement, truncateStatement, updateStatements, upsertStatements } from './merge-sql.js';
 export { bufferOperation } from './operation-buffer.js';
 export { stageColumn } from './staged-column.js';
