@@ -96,7 +96,7 @@ describe('append groups', () => {
   it('a later run whose values do not fit their column still widens it, counted once', async () => {
     const w = await openWarehouse();
     await w.declare([{ table: 't', primary_key: ['id'] }]);
-    // The first run (8,192 rows) creates n as BIGINT; the second fits it; the third widens it.
+    // The first run (4,096 rows) creates n as BIGINT; the next ones fit it; the last one widens it.
     for (let i = 0; i < 20_000; i++) await w.upsert('t', { id: i, n: i === 19_000 ? 0.5 : i });
     const rows = data(await w.read('t'));
     expect(rows).toHaveLength(20_000);

@@ -8,7 +8,7 @@ import { Warehouse, type Row } from '../../../src/hosts/local/warehouse/index.js
  * Upserts appended straight into their table (direct-append.ts) and what happens when the table
  * refuses them (append-groups.ts): whichever path a run takes, the table ends as if every
  * upsert had replaced its row in issue order. With the default batch size, a table's runs are
- * 8,192 operations and an append group holds 122,880 rows, so the row counts below put repeated
+ * 4,096 operations and an append group holds 122,880 rows, so the row counts below put repeated
  * keys in a later run of the same group, or in the same run.
  */
 

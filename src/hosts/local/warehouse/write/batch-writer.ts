@@ -24,8 +24,13 @@ import { commitPlan, planRun, type Plan, alterSql, createSql, planSql } from '..
 import { stageColumn, type StagedColumn } from './staged-column.js';
 import { MERGED_REF, StagingTable, castCheckError } from './staging-table.js';
 
-/** Operations per batch while a table's upserts are appended directly (four 2,048-row chunks). */
-const DIRECT_BATCH = 8_192;
+/**
+ * Operations per batch while a table's upserts are appended directly (two 2,048-row chunks): the
+ * fewer rows the JavaScript heap holds, the less garbage collection copies. Against 8,192 rows,
+ * 1.16x the rows/s and 0.91x the CPU on 1,000,000 upserts (10 alternated rounds); 2,048 was no
+ * better than this.
+ */
+const DIRECT_BATCH = 4_096;
 
 export class BatchWriter {
   readonly #api: Api;
@@ -46,8 +51,8 @@ export class BatchWriter {
   /**
    * How many operations a table buffers before they are written: fewer while its upserts are
    * appended directly (their values then leave the JavaScript heap soon, and the append
-   * transaction keeps commits few), `configured` when they are merged (a merge's fixed cost
-   * wants large batches).
+   * groups keep DuckDB's statements few), `configured` when they are merged (a merge's fixed
+   * cost wants large batches).
    */
   batchSize(state: TableState, configured: number): number {
     return state.merges ? configured : Math.min(configured, DIRECT_BATCH);
