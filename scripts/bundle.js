@@ -68,7 +68,39 @@ const ownUrl = {
 
 const common = { bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' };
 
-await build({ ...common, entryPoints: [join(ROOT, 'node_modules', 'zod', 'index.js')], outfile: join(OUT, ZOD_FILE) });
+/**
+ * zod's locales, but English, loaded at their first call: its classic API exports every locale (60
+ * of them, half of the package's code), which cost ~10 ms and 2 MB of every start for messages
+ * nobody asked for. `z.locales.de()` still works: it loads zod's own CommonJS copy of that locale.
+ */
+const lazyZodLocales = {
+  name: 'lazy-zod-locales',
+  setup(builder) {
+    const index = join(ROOT, 'node_modules', 'zod', 'v4', 'locales', 'index.js');
+    builder.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      join(args.resolveDir, args.path) === index ? { path: index, namespace: 'zod-locales' } : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'zod-locales' }, () => {
+      const lines = [
+        ...readFileSync(index, 'utf8').matchAll(/export \{ default as (\w+) \} from "\.\/([\w-]+)\.js";/g),
+      ].map(([, name, file]) =>
+        name === 'en'
+          ? `export { default as en } from ${JSON.stringify(join(dirname(index), 'en.js'))};`
+          : `export const ${name} = (...args) => load(${JSON.stringify(`zod/v4/locales/${file}.cjs`)})(...args);`,
+      );
+      if (lines.length < 2) throw new Error('zod/v4/locales/index.js changed shape: update lazyZodLocales');
+      const head = "import { createRequire } from 'node:module';\nconst load = createRequire(import.meta.url);\n";
+      return { contents: head + lines.join('\n'), loader: 'js', resolveDir: dirname(index) };
+    });
+  },
+};
+
+await build({
+  ...common,
+  entryPoints: [join(ROOT, 'node_modules', 'zod', 'index.js')],
+  outfile: join(OUT, ZOD_FILE),
+  plugins: [lazyZodLocales],
+});
 
 await build({
   ...common,

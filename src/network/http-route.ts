@@ -26,7 +26,7 @@ export function routeCarries(route: HttpRoute | undefined, host: string, port: n
   return route !== undefined && unbracketed(host) === route.destination.host && port === route.destination.port;
 }
 
-/** The port a URL (or undici's connect options, which have the same two fields) names, or its scheme's default. */
+/** The port a URL names, or its scheme's default. */
 export function portOf(url: { port: string | number; protocol: string }): number {
   return Number(url.port || (url.protocol === 'https:' ? 443 : 80));
 }

@@ -1,6 +1,6 @@
 // The network layer's one door; each family (http/, tls/, failures/, ssh/) has its own index.ts.
-export { HttpClient, headersDeadline, retryAfterMs } from './http/index.js';
-export type { HeadersDeadline, HttpRequestInit, HttpReply } from './http/index.js';
+export { HeaderList, HttpClient, headersDeadline, retryAfterMs } from './http/index.js';
+export type { HeadersDeadline, HttpAnswer, HttpRequestInit, HttpReply } from './http/index.js';
 export { routeAgent, urlDestination } from './http-route.js';
 export type { HttpRoute } from './http-route.js';
 export { readSignedUrlExpiry, signedUrlSecretParts, describeSignedUrlFormat } from './http/index.js';
@@ -40,6 +40,7 @@ export {
   clientCertificateRefusedByStatus,
   explainTlsFailure,
   readBodyStart,
+  REFUSAL_BODY_LIMIT,
   describeServerCertificate,
 } from './failures/index.js';
 export type { RequestContext, TlsFailureContext } from './failures/index.js';

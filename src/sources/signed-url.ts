@@ -10,6 +10,7 @@ import {
   readSignedUrlExpiry,
   recognizeClientCertificateRefusal,
   type TlsSettings,
+  HeaderList,
 } from '../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from './source-definition.js';
 
@@ -77,7 +78,7 @@ export default defineSource({
     const timeoutMs = context.common.timeout_seconds * 1000;
 
     const send = async (init: SignedUrlRequestInit & { redirect?: 'follow' | 'manual' }): Promise<Response> => {
-      const headers = new Headers(init.headers);
+      const headers = new HeaderList(init.headers);
       try {
         return await http.send(
           new URL(url),

@@ -60,7 +60,7 @@ describe('a fault while update() reads a body through source.json()', () => {
       { kind: 'reset-mid-body' },
       {},
       4,
-      /^error \[und_err_socket\]: basic auth as 'alice': GET http:\/\/127\.0\.0\.1:\d+\/items failed: connection closed by the server — check 'base_url'/,
+      /^error \[econnreset\]: basic auth as 'alice': GET http:\/\/127\.0\.0\.1:\d+\/items failed: connection reset by the server — check 'base_url'/,
     ],
     [
       'a body that stops arriving: exit 4, a timeout naming timeout_seconds',

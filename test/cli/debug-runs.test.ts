@@ -209,6 +209,31 @@ export default defineConnector({
 });
 
 describe('what a failed run leaves', () => {
+  /** Every file under files/, by name, as bytes. */
+  async function filesOf(dir: string): Promise<Record<string, Buffer>> {
+    const files = join(dir, 'files');
+    const names = (await readdir(files)).sort();
+    return Object.fromEntries(await Promise.all(names.map(async (name) => [name, await readFile(join(files, name))])));
+  }
+
+  it('a wrong credential after a good run: the warehouse, opened while the connector loaded and probed, and the state are byte for byte as they were', async () => {
+    const peer = await peerWith({ items: 5 });
+    const dir = await project(peer);
+    const good = await cli(['debug', dir]);
+    expect(good.code, good.stderr).toBe(0);
+    const before = await filesOf(dir);
+    expect(Object.keys(before)).toEqual(expect.arrayContaining(['state.json', 'warehouse.db']));
+    const configuration = JSON.parse(await readFile(join(dir, 'configuration.json'), 'utf8')) as Record<string, string>;
+    await writeFile(
+      join(dir, 'configuration.json'),
+      JSON.stringify({ ...configuration, password: 'not-the-password' }),
+    );
+    const refused = await cli(['debug', dir]);
+    expect(refused.code, refused.stderr).toBe(3);
+    expect(errorLine(refused)).toMatch(/^error \[http_401\]: .*'password'/);
+    expect(await filesOf(dir)).toEqual(before);
+  });
+
   it('every row issued before the failure, those after the last checkpoint included; the state of that checkpoint; a re-run writes them again', async () => {
     const peer = await peerWith({});
     const dir = await project(peer);

@@ -79,6 +79,17 @@ describe('the packed package, installed into an empty directory', () => {
     expect(help.stdout).toMatch(/debug \[project\]/);
   });
 
+  it("z.locales: English built in, every other locale of zod's loaded when asked for (from the installed zod)", async () => {
+    const script = `import { z } from 'connector-auth';
+const de = z.string().safeParse(1, { error: z.locales.de().localeError });
+console.log(JSON.stringify([Object.keys(z.locales).length, z.string().safeParse(1).error.issues[0].message, de.error.issues[0].message]));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: consumer });
+    const [count, english, german] = JSON.parse(stdout) as [number, string, string];
+    expect(count).toBeGreaterThan(40);
+    expect(english).toBe('Invalid input: expected string, received number');
+    expect(german).toBe('Ungültige Eingabe: erwartet string, erhalten Zahl');
+  });
+
   it('scaffolds every template it ships', async () => {
     // A template is a folder; templates/Dockerfile beside them is the one init writes into each.
     const shipped = await readdir(join(consumer, 'node_modules', 'connector-auth', 'templates'), {

@@ -13,7 +13,7 @@ export interface SignableRequest {
   method: string;
   /** Signed as it is: a caller that needs RFC 3986 form puts it in that form first. */
   url: URL;
-  /** Lowercase names; `host` included (it is signed, and undici sends the URL's). */
+  /** Lowercase names; `host` included (it is signed, and the HTTP client sends the URL's). */
   headers: Record<string, string>;
   body?: string | Uint8Array | undefined;
 }

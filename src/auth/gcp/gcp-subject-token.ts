@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../../errors/index.js';
-import { describeUrl } from '../../network/index.js';
+import { describeUrl, HeaderList } from '../../network/index.js';
 import type { AuthContext } from '../auth-method.js';
 import type { ExternalAccountConfiguration, SubjectTokenReader } from './gcp-credential-configuration.js';
 import { parseObject, tokenEndpointFor } from '../token-endpoint/index.js';
@@ -80,7 +80,7 @@ export async function subjectTokenReader(
   const read = () =>
     endpoint.get(
       new URLSearchParams(),
-      new Headers({ ...(field ? {} : { accept: 'text/plain, */*' }), ...source.headers }),
+      new HeaderList({ ...(field ? {} : { accept: 'text/plain, */*' }), ...source.headers }),
       (json, response, text) => {
         if (field) {
           const token = fieldOf(json, field);

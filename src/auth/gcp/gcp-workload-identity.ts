@@ -5,6 +5,7 @@ import { parseCredentialConfiguration } from './gcp-credential-configuration.js'
 import { tokenCredential } from '../tokens/index.js';
 import { checkTokenEndpointUrl, readIamCredentialsToken, tokenEndpointFor } from '../token-endpoint/index.js';
 import { subjectTokenReader } from './gcp-subject-token.js';
+import { HeaderList } from '../../network/index.js';
 
 /**
  * Google Cloud workload identity federation: a workload outside Google Cloud (on AWS, Azure, any
@@ -118,13 +119,13 @@ export default defineAuthMethod({
             subject_token: await subjectToken.read(),
             subject_token_type: config.subjectTokenType,
           }),
-          headers: new Headers(),
+          headers: new HeaderList(),
         }));
         if (!impersonate) return federated;
         const lifetimeSeconds = config.impersonation!.lifetimeSeconds;
         const token = await impersonate.postJson(
           { scope: scopes, lifetime: `${lifetimeSeconds}s` },
-          new Headers({ authorization: `Bearer ${federated.accessToken}` }),
+          new HeaderList({ authorization: `Bearer ${federated.accessToken}` }),
         );
         // expireTime is a time of Google's clock: a local clock running slow must not keep the token past the lifetime asked for.
         return { ...token, expiresInSeconds: Math.min(token.expiresInSeconds ?? lifetimeSeconds, lifetimeSeconds) };

@@ -6,6 +6,7 @@ import { defineAuthMethod } from '../auth-method.js';
 import { loadSigningKey, newJwtId, signJwt } from '../oauth/index.js';
 import { tokenCredential } from '../tokens/index.js';
 import { checkTokenEndpointUrl, tokenEndpointFor } from '../token-endpoint/index.js';
+import { HeaderList } from '../../network/index.js';
 
 /**
  * A service account's JSON key (Google's format: `client_email`, `private_key`, `private_key_id`,
@@ -91,7 +92,7 @@ export default defineAuthMethod({
           );
           const body = new URLSearchParams({ assertion });
           if (k.scope) body.set('scope', k.scope);
-          return { body, headers: new Headers() };
+          return { body, headers: new HeaderList() };
         }),
     });
   },

@@ -6,6 +6,7 @@ import { cachedAwsSession, type AwsSession } from '../aws/index.js';
 import type { AwsCredentialIdentity } from '../capabilities.js';
 import { createTokenHttpClient } from '../token-endpoint/index.js';
 import type { IssuedToken } from '../tokens/index.js';
+import { HeaderList } from '../../network/index.js';
 
 /**
  * The session of AWS's local credential endpoints: EC2's instance metadata service
@@ -66,7 +67,7 @@ export function awsDocumentSession(o: DocumentSessionOptions): DocumentSession {
       await client()
     ).request(
       url,
-      { method, headers: new Headers(headers), redirect: 'manual' },
+      { method, headers: new HeaderList(headers), redirect: 'manual' },
       { credential: description, urlKey: o.urlKey, unreachableHint: o.unreachableHint },
     );
     return { status: reply.status, text: await reply.text(), url };

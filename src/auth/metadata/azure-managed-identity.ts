@@ -4,6 +4,7 @@ import { defineAuthMethod } from '../auth-method.js';
 import { LINK_LOCAL_METADATA_BASE, metadataEndpointKey, metadataUrl } from './metadata-endpoint.js';
 import { tokenCredential } from '../tokens/index.js';
 import { RETRY_STATUSES, tokenEndpointFor } from '../token-endpoint/index.js';
+import { HeaderList } from '../../network/index.js';
 
 /**
  * The managed identity of the Azure virtual machine or scale set the connector runs on: access
@@ -79,7 +80,7 @@ export default defineAuthMethod({
       rejectedKey: 'resource',
       endpoint,
       context,
-      obtain: () => endpoint.get(new URLSearchParams(query), new Headers({ metadata: 'true' })),
+      obtain: () => endpoint.get(new URLSearchParams(query), new HeaderList({ metadata: 'true' })),
     });
   },
 });

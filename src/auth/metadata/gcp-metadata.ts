@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { SourceUnreachableError } from '../../errors/index.js';
-import { describeUrl } from '../../network/index.js';
+import { describeUrl, HeaderList } from '../../network/index.js';
 import { defineAuthMethod } from '../auth-method.js';
 import { LINK_LOCAL_METADATA_BASE, metadataEndpointKey, metadataUrl } from './metadata-endpoint.js';
 import { tokenCredential } from '../tokens/index.js';
@@ -77,7 +77,7 @@ export default defineAuthMethod({
       obtain: () =>
         endpoint.get(
           new URLSearchParams(scopes.length > 0 ? { scopes: scopes.join(',') } : {}),
-          new Headers({ 'metadata-flavor': 'Google' }),
+          new HeaderList({ 'metadata-flavor': 'Google' }),
         ),
     });
   },

@@ -4,6 +4,7 @@ import { defineAuthMethod } from '../auth-method.js';
 import { CLIENT_CREDENTIALS_AUTH_METHODS, presentsClientCertificate } from './client-authentication.js';
 import { oauthClient } from './oauth-client.js';
 import { tokenCredential } from '../tokens/index.js';
+import { HeaderList } from '../../network/index.js';
 
 /**
  * OAuth 2.0 client credentials grant (RFC 6749 §4.4): the client's own id and secret (or a signed
@@ -79,7 +80,7 @@ export default defineAuthMethod({
       dpop: client.dpop,
       obtain: () =>
         endpoint.request('client_credentials', async () => {
-          const request = { body: new URLSearchParams(), headers: new Headers() };
+          const request = { body: new URLSearchParams(), headers: new HeaderList() };
           if (k.scope) request.body.set('scope', k.scope);
           if (k.audience) {
             // Auth0 and others read `audience`; RFC 8707 servers read `resource`, which must be an

@@ -10,6 +10,7 @@ import {
 import { obtainRefreshToken } from './browser/index.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS } from './client-authentication.js';
 import { oauthClient } from './oauth-client.js';
+import { HeaderList } from '../../network/index.js';
 
 /**
  * OAuth 2.0 refresh token grant (RFC 6749 §6). When the server rotates the refresh token (OAuth 2.1,
@@ -95,7 +96,7 @@ export default defineAuthMethod({
     async function exchange(sent: string) {
       refreshToken = sent;
       const response = await endpoint.request('refresh_token', async () => {
-        const request = { body: new URLSearchParams({ refresh_token: sent }), headers: new Headers() };
+        const request = { body: new URLSearchParams({ refresh_token: sent }), headers: new HeaderList() };
         if (k.scope) request.body.set('scope', k.scope);
         await client.authenticate(request);
         return request;

@@ -1,5 +1,5 @@
 import { SourceUnreachableError } from '../../errors/index.js';
-import { describeUrl } from '../../network/index.js';
+import { describeUrl, type HttpAnswer } from '../../network/index.js';
 import { retryAfterMs } from '../../network/index.js';
 import { RETRY_OAUTH_ERRORS, RETRY_STATUSES, type Attempt } from './retry-policy.js';
 import { parseObject } from './token-answer.js';
@@ -14,7 +14,7 @@ import { REFUSAL_HINTS, oauthErrorName, tokenRefusal } from './token-refusal.js'
  */
 export function readAnswer<T>(
   o: EndpointTarget & AnswerOptions,
-  response: Response,
+  response: HttpAnswer,
   text: string,
   read: ReadAnswer<T>,
 ): Attempt<T> {
@@ -66,7 +66,7 @@ export function readAnswer<T>(
   });
 }
 
-function redirected(o: EndpointTarget, response: Response): SourceUnreachableError {
+function redirected(o: EndpointTarget, response: HttpAnswer): SourceUnreachableError {
   const status = response.status;
   const location = URL.parse(response.headers.get('location') ?? '', o.url);
   return new SourceUnreachableError(

@@ -1,6 +1,6 @@
 import type { ConnectorAuthError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
-import { describeUrl, type HttpClient, type TlsSettings } from '../../network/index.js';
+import { describeUrl, type HttpAnswer, type HttpClient, type TlsSettings } from '../../network/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 import type { Timers } from '../auth-method.js';
 import type { DpopProver } from './dpop.js';
@@ -75,7 +75,7 @@ export interface TokenAnswerContext {
 /** How a successful answer becomes a token: OAuth's form by default, Google IAM Credentials' where asked. */
 export type TokenAnswerReader = (
   json: Record<string, unknown> | undefined,
-  response: Response,
+  response: HttpAnswer,
   context: TokenAnswerContext,
 ) => TokenResponse;
 
@@ -94,7 +94,7 @@ export interface AnswerOptions {
    */
   refusalStatuses?: Readonly<Record<number, string | { key: string; hint: string }>>;
   /** Checked on every answer before anything else; an error returned is thrown as final (the GCE server's Metadata-Flavor header). */
-  checkAnswer?: (response: Response) => ConnectorAuthError | undefined;
+  checkAnswer?: (response: HttpAnswer) => ConnectorAuthError | undefined;
 }
 
 /** How many attempts, how far apart, within how long (defaultRetryPolicy: retry-policy.ts). */
@@ -129,7 +129,7 @@ export interface TokenRequest {
 }
 
 /** How a successful answer is read: a token by default; another answer for postForm and get (`json` is the body parsed when it is a JSON object). */
-export type ReadAnswer<T> = (json: Record<string, unknown> | undefined, response: Response, text: string) => T;
+export type ReadAnswer<T> = (json: Record<string, unknown> | undefined, response: HttpAnswer, text: string) => T;
 
 /** "<credential>: POST <url>": how every message about the endpoint starts. */
 export function messagePrefix(target: EndpointTarget): string {

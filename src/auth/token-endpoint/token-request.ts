@@ -1,5 +1,5 @@
 import { SourceUnreachableError } from '../../errors/index.js';
-import { explainTlsFailure } from '../../network/index.js';
+import { explainTlsFailure, type HttpAnswer } from '../../network/index.js';
 import {
   messagePrefix,
   type EndpointTarget,
@@ -24,7 +24,7 @@ export interface SendInit {
 
 /** What sending came to: the server's answer, or a network failure that may pass. */
 export type Sent =
-  { kind: 'answered'; response: Response; text: string } | { kind: 'failed'; error: SourceUnreachableError };
+  { kind: 'answered'; response: HttpAnswer; text: string } | { kind: 'failed'; error: SourceUnreachableError };
 
 /** The grant `grantType` as a form, built anew by `build` for every send (a client assertion carries a jti the server accepts once). */
 export function grantForm(
@@ -70,11 +70,12 @@ export async function sendTokenRequest(
   const init = await requestFor();
   if (o.dpop) init.headers.set('dpop', await o.dpop.proof(init.method, url));
   try {
-    const response = await o.http.send(
+    // The lean request: a token answer is small and read whole, no WHATWG Response is needed.
+    const response = await o.http.request(
       url,
       // Never redirected: a POST that carries a client secret must go where token_url says, nowhere
       // else, and a metadata service that redirects is not one.
-      { ...init, redirect: 'manual', signal: AbortSignal.timeout(remainingMs) },
+      { ...init, signal: AbortSignal.timeout(remainingMs) },
       { credential: o.credential, urlKey: o.urlKey, clientCertificate: o.clientTls?.clientCertificate },
     );
     const text = await response.text().catch(() => '');

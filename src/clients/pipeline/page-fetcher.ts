@@ -77,9 +77,8 @@ export class PageFetcher {
         // A guess equal to the cursor just used would be the loop refused below: not prefetched.
         if (guess !== undefined && guess !== cursor) {
           pending = this.#prefetch(queryFor(guess));
-          // Parsing and handing out a page is all one macrotask, and undici writes a request on a
-          // reused connection only after a full turn of the event loop (it first checks the idle
-          // socket for bytes the server sent unasked). Two turns here put the request on the wire
+          // Parsing and handing out a page is all one macrotask, and the HTTP client hands a request
+          // its kept-alive connection asynchronously. Two turns here put the request on the wire
           // before the page is parsed; without them it would leave after the whole page.
           await nextTurn();
           await nextTurn();

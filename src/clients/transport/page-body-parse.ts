@@ -149,7 +149,7 @@ function parseOrUndefined(text: string): unknown {
   }
 }
 
-/** What undici's text() and JSON.parse would do: UTF-8 with a leading byte order mark dropped. */
+/** What a body's text() and JSON.parse would do: UTF-8 with a leading byte order mark dropped. */
 function parseWhole(bytes: Buffer, length: number): unknown {
   const hasBom = length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   return JSON.parse(bytes.toString('utf8', hasBom ? 3 : 0, length));

@@ -8,7 +8,9 @@ import type { RawConfiguration } from '../file/index.js';
  * connector has its own schema; each picks its own keys out of the same flat configuration.
  */
 export function parseKeys<T extends z.ZodType>(schema: T, raw: RawConfiguration, scope: string): z.output<T> {
-  const result = schema.safeParse(raw);
+  // Without zod's JIT: each schema parses one configuration a run, and compiling its fast path
+  // (new Function, then V8) cost ~10 ms of a run's start to save microseconds.
+  const result = schema.safeParse(raw, { jitless: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const key = String(issue.path[0] ?? '');

@@ -53,6 +53,9 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
   const interruption = watchInterruption(options.log);
   let counts: (() => OperationCounts) | undefined;
   let stopped = false;
+  let early: Promise<Warehouse> | undefined;
+  /** The early warehouse, now the run's to close. */
+  const taken = (warehouse: Promise<Warehouse>) => ((early = undefined), warehouse);
   const timer =
     options.onProgress &&
     setInterval(() => counts && options.onProgress?.(counts()), options.progressEveryMs ?? 200).unref();
@@ -60,6 +63,11 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
     await checkRunFiles(paths, 'run');
     // Secrets registered before the connector file runs: its top-level code could already print a value.
     const configuration = readConfiguration(await readConfigurationFile(paths.configuration), { registry });
+    // A warehouse from an earlier run opens while the connector loads and probes, on DuckDB's own
+    // thread: reading only, so a run that fails before update() leaves the file as it was. Its
+    // failure (the file held by another process, say) is reported after the probe, as open()'s is.
+    early = Warehouse.openExisting(paths.warehouse);
+    early?.catch(() => undefined);
     const { connector } = await loadConnector(paths.project);
     const state = await readInitialState(options.statePath ?? paths.state, options.statePath !== undefined);
     let opened = false;
@@ -84,10 +92,9 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
         },
         onProbed: (probe) =>
           options.log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`),
-        prepareDestination: preloadDuckDB,
+        ...(early ? {} : { prepareDestination: preloadDuckDB }),
         openDestination: async () => {
-          await mkdir(paths.files, { recursive: true });
-          const warehouse = await Warehouse.open(paths.warehouse);
+          const warehouse = early ? await taken(early) : await openNew(paths);
           opened = true;
           return warehouse;
         },
@@ -112,10 +119,17 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
       throw interrupted(received, paths, opened ? counts?.().checkpoints : undefined, error);
     }
   } finally {
+    // Opened early but never handed to the run (it stopped before update()): closed untouched.
+    await early?.then((warehouse) => warehouse.close()).catch(() => undefined);
     if (timer) clearInterval(timer);
     interruption.dispose(stopped);
     await lock.release();
   }
+}
+
+async function openNew(paths: ProjectPaths): Promise<Warehouse> {
+  await mkdir(paths.files, { recursive: true });
+  return Warehouse.open(paths.warehouse);
 }
 
 /** What a stopped run says: where the state is, where the next run starts, what the warehouse holds. */

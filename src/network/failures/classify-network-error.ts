@@ -11,8 +11,8 @@ import { CLIENT_CERTIFICATE_ALERT } from './server-certificate.js';
 import { describeUrl } from '../target.js';
 
 /**
- * Turns whatever a failed request threw (undici's "fetch failed" with a system or TLS error as its
- * cause, an abort on timeout) into the project's error classes, so the exit code says what went
+ * Turns whatever a failed request threw (a system or TLS error, perhaps as the cause of
+ * another, an abort on timeout) into the project's error classes, so the exit code says what went
  * wrong: 4 for a source that cannot be reached, 5 for one whose identity is not trusted, 3 for a
  * server that refused our client certificate during the handshake.
  */
@@ -59,8 +59,6 @@ export const SYSTEM: Record<string, string> = {
   EHOSTUNREACH: 'host unreachable',
   ENETUNREACH: 'network unreachable',
   EPIPE: 'connection closed by the server',
-  UND_ERR_SOCKET: 'connection closed by the server',
-  UND_ERR_CLOSED: 'connection closed',
 };
 
 export function classifyNetworkError(error: unknown, context: RequestContext): ConnectorAuthError {
@@ -70,10 +68,10 @@ export function classifyNetworkError(error: unknown, context: RequestContext): C
   const classified = chain.find(isConnectorAuthError);
   if (classified) return classified;
   const target = `${context.credential}: ${context.method} ${describeUrl(context.url)}`;
-  const codes = chain.map((e) => String((e as { code?: unknown }).code ?? ''));
+  const codes = chain.map(errorCode);
   const names = chain.map((e) => (e as { name?: unknown }).name);
 
-  if (names.includes('TimeoutError') || codes.some((c) => c.startsWith('UND_ERR_') && c.endsWith('TIMEOUT'))) {
+  if (names.includes('TimeoutError')) {
     return new SourceUnreachableError(`${target} timed out after ${context.timeoutSeconds}s`, {
       code: 'timeout',
       key: context.unreachableHint ? context.urlKey : 'timeout_seconds',
@@ -148,6 +146,18 @@ export function clientCertificateRefused(
       ...(cause === undefined ? {} : { cause }),
     },
   );
+}
+
+/**
+ * An error's code. A TLS alert that arrives while Node's http client writes the request comes as
+ * EPROTO with OpenSSL's words in the message ("sslv3 alert handshake failure"): read as the code
+ * Node gives the same alert on a bare TLS socket (ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE).
+ */
+function errorCode(error: unknown): string {
+  const code = String((error as { code?: unknown }).code ?? '');
+  if (code !== 'EPROTO' || !(error instanceof Error)) return code;
+  const alert = /\b(sslv3|tlsv1\d?) alert ([a-z ]+?)(?::|$)/i.exec(error.message);
+  return alert ? `ERR_SSL_${alert[1]!.toUpperCase()}_ALERT_${alert[2]!.trim().toUpperCase().replace(/ /g, '_')}` : code;
 }
 
 /** The error and its causes, the attempts of a happy-eyeballs AggregateError included. */

@@ -15,6 +15,7 @@ export {
   clientCertificateRefusedByStatus,
   explainTlsFailure,
   readBodyStart,
+  REFUSAL_BODY_LIMIT,
   describeServerCertificate,
 } from './tls-failure.js';
 export type { TlsFailureContext } from './tls-failure.js';

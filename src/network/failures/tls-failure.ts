@@ -54,7 +54,7 @@ export async function readBodyStart(response: Response, limit = REFUSAL_BODY_LIM
   } catch {
     // A body cut short still tells what it has.
   } finally {
-    // Cancelling makes undici drop the connection: only a body not read to its end is cancelled.
+    // Cancelling drops the connection: only a body not read to its end is cancelled.
     if (complete) reader.releaseLock();
     else await reader.cancel().catch(() => undefined);
   }
@@ -89,7 +89,7 @@ export interface TlsFailureContext {
  * - an untrusted server certificate (exit 5) gets the certificate's subject, issuer and validity;
  * - a connection the server closed gets a look-only handshake that tells whether the server refused
  *   our client certificate (or the lack of one). With TLS 1.3 the server judges the certificate
- *   after the client considers the handshake done, so its alert reaches undici as a plain "other
+ *   after the client considers the handshake done, so its alert reaches the client as a plain "other
  *   side closed"; read on a socket of our own, it shows (exit 3).
  * Any other error is returned as it was.
  */
@@ -118,7 +118,7 @@ export async function explainTlsFailure(error: unknown, context: TlsFailureConte
   return error;
 }
 
-const CLOSED_CODES = new Set(['und_err_socket', 'econnreset', 'epipe', 'und_err_closed']);
+const CLOSED_CODES = new Set(['econnreset', 'epipe']);
 
 async function explainUntrustedServer(error: ConnectorAuthError, context: TlsFailureContext): Promise<unknown> {
   const server = await inspectServerCertificate(context.url, context.tls, context).catch(() => undefined);

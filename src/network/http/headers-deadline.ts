@@ -1,7 +1,7 @@
 /**
  * A deadline for getting an answer's headers, disarmed once they are in. `AbortSignal.timeout`
- * cannot serve: a client keeps its abort listener until the whole body is read (undici's fetch,
- * the AWS SDK's request handler alike), so it would cut a slow download off mid-body. The abort
+ * cannot serve: a client keeps its abort listener until the whole body is read (our HTTP client's
+ * exchange, the AWS SDK's request handler alike), so it would cut a slow download off mid-body. The abort
  * reason is a `TimeoutError`, which classifyNetworkError reads as a timeout.
  */
 export interface HeadersDeadline {

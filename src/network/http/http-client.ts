@@ -1,23 +1,26 @@
-import type { Dispatcher } from 'undici';
 import { classifyNetworkError, type RequestContext } from '../failures/index.js';
+import type { HttpRoute } from '../http-route.js';
+import type { TlsSettings } from '../tls/index.js';
+import { fetchResponse } from './fetch-response.js';
+import { HeaderList } from './header-list.js';
 import { headersDeadline } from './headers-deadline.js';
-import { undiciReply, type HttpReply } from './http-reply.js';
-import { identityOf, portOf, routeCarries, type HttpRoute } from '../http-route.js';
-import { tlsConnectOptions, type TlsSettings } from '../tls/index.js';
-import { undiciCore, undiciFetch, type UndiciCore } from './undici-modules.js';
+import { createHttpAgents, type HttpAgents } from './http-agents.js';
+import { nodeReply, type HttpReply } from './http-reply.js';
+import { exchange } from './node-exchange.js';
 
 /**
- * One HTTP client per source: an undici Agent that keeps connections alive (a TLS handshake per
- * connection, not per request) and carries the source's TLS material, and, for a source behind a
- * bastion, the route that dials its origin through the SSH tunnel (http-route.ts). undici is
- * loaded by the first request (or `prepare()`), so a CLI command that never sends one does not
- * load it; its fetch() only by the first send().
+ * One HTTP client per source: Node's agents that keep connections alive and carry the source's TLS
+ * material (http-agents.ts), and, for a source behind a bastion, the route that dials its origin
+ * through the SSH tunnel (http-route.ts). Two shapes of answer: the lean HttpReply of request() for
+ * JSON APIs, token endpoints and probes, and a WHATWG Response from send() for callers that want
+ * fetch's (a connector's source.fetch(), a download).
  */
 
 export interface HttpRequestInit {
   method?: string;
   headers?: Headers;
   body?: string | Uint8Array | URLSearchParams | null;
+  /** send() only: follow redirects as fetch does, or answer with the 3xx. request() never follows. */
   redirect?: 'follow' | 'manual';
   signal?: AbortSignal;
   /**
@@ -28,11 +31,20 @@ export interface HttpRequestInit {
   deadline?: 'whole' | 'headers';
 }
 
+type Context = Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>;
+
+/** fetch's limit on redirects followed. */
+const MAX_REDIRECTS = 20;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Dropped when a redirect leaves the origin (as fetch does), and with the body when it becomes a GET. */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'];
+
 export class HttpClient {
   readonly #tls: TlsSettings;
   readonly #timeoutMs: number;
   readonly #route: HttpRoute | undefined;
-  #agent: Transport | undefined;
+  #agents: HttpAgents | undefined;
 
   constructor(options: { tls: TlsSettings; timeoutSeconds: number; route?: HttpRoute }) {
     this.#tls = options.tls;
@@ -41,40 +53,16 @@ export class HttpClient {
   }
 
   /**
-   * Sends a request; a network failure throws a classified error (exit 4 or 5), an HTTP status does
-   * not: the caller decides what a status means.
+   * The lean request for JSON APIs: the answer's body is read with text() (or chunk by chunk),
+   * without WHATWG streams. Redirects are not followed: a 3xx is the answer (the REST source follows
+   * them itself, hop by hop, deciding where its credential goes). A network failure throws a
+   * classified error (exit 4 or 5), also while the body is read; an HTTP status does not.
    */
-  async send(
-    url: URL,
-    init: HttpRequestInit,
-    context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>,
-  ): Promise<Response> {
-    const { dispatcher } = this.prepare();
-    const fetch = undiciFetch();
+  async request(url: URL, init: HttpRequestInit, context: Context): Promise<HttpReply> {
     const { signal, method, classify, headersArrived } = this.#begin(url, init, context);
     try {
-      const response = (await fetch(url, {
-        method,
-        // Plain entries: the global Headers type and undici's differ, the wire form does not.
-        headers: init.headers ? Object.fromEntries(init.headers) : undefined,
-        body: init.body ?? null,
-        redirect: init.redirect ?? 'follow',
-        signal,
-        dispatcher,
-      })) as unknown as Response;
-      if (!response.body || NULL_BODY_STATUSES.has(response.status)) return response;
-      if (init.deadline === 'headers') headersArrived();
-      // The body arrives after send() returned: its failures (a pause longer than timeout_seconds,
-      // a reset) are classified as the request's would be, whoever reads it (source.json(), or a
-      // connector's own response.json()), so they end the run with exit 4 naming the URL.
-      const classified = new Response(classifiedBody(response.body, classify), {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers,
-      });
-      // A constructed Response has no URL of its own: the one the answer came from (after redirects) is kept.
-      Object.defineProperties(classified, { url: { value: response.url }, redirected: { value: response.redirected } });
-      return classified;
+      const answer = await exchange(this.#prepare(), url, this.#exchangeInit(method, init, signal));
+      return nodeReply(answer, url, classify);
     } catch (error) {
       throw classify(error);
     } finally {
@@ -82,49 +70,61 @@ export class HttpClient {
     }
   }
 
-  /**
-   * The lean form of send() for JSON APIs: undici's request() instead of its fetch(), so no WHATWG
-   * streams, Headers or Response objects per request (listing 100,000 records costs ~15% less CPU,
-   * bench/paging.ts). Redirects are not followed: a 3xx is the answer (the REST source follows them
-   * itself, hop by hop, deciding where its credential goes). Errors, also those while reading the
-   * body, are classified as send()'s are.
-   */
-  async request(
-    url: URL,
-    init: HttpRequestInit,
-    context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>,
-  ): Promise<HttpReply> {
-    const { dispatcher, request } = this.prepare();
-    const { signal, method, classify, headersArrived } = this.#begin(url, init, context);
+  /** Like fetch: a WHATWG Response, redirects followed unless `redirect: 'manual'`. */
+  async send(url: URL, init: HttpRequestInit, context: Context): Promise<Response> {
+    const { signal, method: first, classify, headersArrived } = this.#begin(url, init, context);
+    let hop: Hop = { url, method: first, body: init.body, headers: new HeaderList(init.headers) };
     try {
-      const headers: Record<string, string> = init.headers ? Object.fromEntries(init.headers) : {};
-      // fetch() types a body the caller left untyped; request() must do the same for a server to read it.
-      if (init.body != null && !init.headers?.has('content-type')) {
-        if (init.body instanceof URLSearchParams)
-          headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
-        else if (typeof init.body === 'string') headers['content-type'] = 'text/plain;charset=UTF-8';
+      for (let redirects = 0; ; redirects++) {
+        const answer = await exchange(this.#prepare(), hop.url, this.#exchangeInit(hop.method, { ...hop }, signal));
+        const location = answer.headers.location;
+        if (init.redirect === 'manual' || !REDIRECT_STATUSES.has(answer.statusCode ?? 0) || !location) {
+          if (init.deadline === 'headers') headersArrived();
+          return await fetchResponse(answer, { url: hop.url, method: hop.method, redirected: redirects > 0 }, classify);
+        }
+        answer.resume();
+        if (redirects === MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+        hop = redirected(hop, answer.statusCode!, new URL(location, hop.url));
       }
-      const data = await request(url, {
-        method: method as Dispatcher.HttpMethod,
-        headers,
-        body: init.body instanceof URLSearchParams ? init.body.toString() : (init.body ?? null),
-        signal,
-        dispatcher,
-      });
-      return undiciReply(data, url, classify);
     } catch (error) {
       throw classify(error);
     } finally {
-      // request() resolves with the headers: a 'headers' deadline ends here.
       headersArrived();
     }
+  }
+
+  async close(): Promise<void> {
+    const agents = this.#agents;
+    this.#agents = undefined;
+    agents?.destroy();
+  }
+
+  /** Makes the agents, sending nothing (the first request does it too). */
+  prepare(): void {
+    this.#prepare();
+  }
+
+  #prepare(): HttpAgents {
+    return (this.#agents ??= createHttpAgents(this.#tls, this.#route));
+  }
+
+  #exchangeInit(method: string, init: Pick<HttpRequestInit, 'headers' | 'body'>, signal: AbortSignal) {
+    const headers: Record<string, string> = init.headers ? Object.fromEntries(init.headers) : {};
+    // fetch types a body the caller left untyped; so does this client, for a server to read it.
+    if (init.body != null && !init.headers?.has('content-type')) {
+      if (init.body instanceof URLSearchParams)
+        headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
+      else if (typeof init.body === 'string') headers['content-type'] = 'text/plain;charset=UTF-8';
+    }
+    const body = init.body instanceof URLSearchParams ? init.body.toString() : (init.body ?? null);
+    return { method, headers, body, signal, idleTimeoutMs: this.#timeoutMs };
   }
 
   /**
    * What both kinds of request start with: the deadline (timeout_seconds, and the caller's signal)
    * and the error classifier. With `deadline: 'headers'`, `headersArrived()` ends the deadline.
    */
-  #begin(url: URL, init: HttpRequestInit, context: Omit<RequestContext, 'url' | 'method' | 'timeoutSeconds'>) {
+  #begin(url: URL, init: HttpRequestInit, context: Context) {
     const deadline = init.deadline === 'headers' ? headersDeadline(this.#timeoutMs) : undefined;
     const headersArrived = deadline?.disarm ?? (() => {});
     const timeout = deadline?.signal ?? AbortSignal.timeout(this.#timeoutMs);
@@ -134,81 +134,21 @@ export class HttpClient {
       classifyNetworkError(error, { ...context, url, method, timeoutSeconds: this.#timeoutMs / 1000 });
     return { signal, method, classify, headersArrived };
   }
-
-  async close(): Promise<void> {
-    const agent = this.#agent;
-    this.#agent = undefined;
-    if (agent) await agent.dispatcher.close();
-  }
-
-  /**
-   * Loads undici and makes the dispatcher, sending nothing: a probe calls it before it starts its
-   * clock, so the time it reports is the request's, not the loading of the HTTP client's code.
-   */
-  prepare(withFetch = false): Transport {
-    if (withFetch) undiciFetch();
-    return (this.#agent ??= this.#createAgent());
-  }
-
-  #createAgent(): Transport {
-    const { Agent, request, buildConnector } = undiciCore();
-    const tls = tlsConnectOptions(this.#tls);
-    const dispatcher = new Agent({
-      keepAliveTimeout: 30_000,
-      // A body that stops arriving for timeout_seconds fails (as a timeout), whatever the deadline.
-      bodyTimeout: this.#timeoutMs,
-      connect: this.#route ? routedConnector(buildConnector, tls, this.#route) : tls,
-    });
-    return { dispatcher, request };
-  }
 }
 
-/**
- * undici's own connector, except that connections to the route's origin are dialled at the route's
- * local address. Their certificate is checked against the origin's host, never the address dialled
- * (undici already takes the SNI name from the origin). A route that cannot open (the bastion
- * refused the login, say) fails the request with its own classified error.
- */
-function routedConnector(
-  build: typeof import('undici').buildConnector,
-  tls: ReturnType<typeof tlsConnectOptions>,
-  route: HttpRoute,
-): import('undici').buildConnector.connector {
-  const direct = build(tls);
-  const routed = build({ ...tls, checkServerIdentity: identityOf(route.destination.host) });
-  return (options, callback) => {
-    if (!routeCarries(route, options.hostname, portOf(options))) return direct(options, callback);
-    route
-      .open()
-      .then((local) => routed({ ...options, hostname: local.host, port: String(local.port) }, callback))
-      .catch((error: Error) => callback(error, null));
-  };
+interface Hop {
+  url: URL;
+  method: string;
+  body: HttpRequestInit['body'];
+  headers: Headers;
 }
 
-/** Statuses a constructed Response may not give a body (the fetch standard's null body statuses). */
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
-
-/** `body` with its failures turned into the project's classified errors. */
-function classifiedBody(
-  body: ReadableStream<Uint8Array>,
-  classify: (error: unknown) => Error,
-): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      } catch (error) {
-        controller.error(classify(error));
-      }
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
-}
-
-interface Transport {
-  dispatcher: Dispatcher;
-  request: UndiciCore['request'];
+/** The next request of a redirect, by fetch's rules (a 303, or a POST's 301/302, becomes a body-less GET). */
+function redirected(hop: Hop, status: number, next: URL): Hop {
+  const headers = new HeaderList(hop.headers);
+  const toGet =
+    (status === 303 && hop.method !== 'HEAD') || ((status === 301 || status === 302) && hop.method === 'POST');
+  if (toGet) for (const name of BODY_HEADERS) headers.delete(name);
+  if (next.origin !== hop.url.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+  return { url: next, method: toGet ? 'GET' : hop.method, body: toGet ? null : hop.body, headers };
 }

@@ -1,10 +1,11 @@
-// HTTP: the client every HTTP source and token endpoint uses, its lean reply, its deadline, undici
-// loaded by the pieces a request needs, a signed URL's expiry, and reading Retry-After.
+// HTTP: the client every HTTP source and token endpoint uses (Node's own http client), its lean
+// reply, its deadline, a signed URL's expiry, and reading Retry-After.
 export { HttpClient } from './http-client.js';
 export type { HttpRequestInit } from './http-client.js';
+export { HeaderList } from './header-list.js';
 export { headersDeadline } from './headers-deadline.js';
 export type { HeadersDeadline } from './headers-deadline.js';
-export type { HttpReply } from './http-reply.js';
+export type { HttpAnswer, HttpReply } from './http-reply.js';
 export { retryAfterMs } from './retry-after.js';
 export { readSignedUrlExpiry, signedUrlSecretParts, describeSignedUrlFormat } from './signed-url.js';
 export type { SignedUrlExpiry, SignedUrlFormat } from './signed-url.js';

@@ -29,7 +29,7 @@ export interface TlsSettings {
   clientCertificate?: ClientCertificateSummary;
 }
 
-/** The settings as Node's TLS connect options (an undici or https Agent's): verification and the material given. */
+/** The settings as Node's TLS connect options (an https Agent's): verification and the material given. */
 export function tlsConnectOptions(tls: TlsSettings): {
   rejectUnauthorized: boolean;
   ca?: string;

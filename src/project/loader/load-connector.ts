@@ -49,11 +49,9 @@ async function loadableFile(file: string): Promise<string> {
   const { registerHooks: registerInThread } = nodeModule as { registerHooks?: (hooks: object) => unknown };
   if (!registerInThread) {
     const bundle = await bundleConnector(file, cacheDirectory(), self);
-    if (bundle !== undefined) {
-      // The bundle carries a source map: a stack trace names the project's .ts lines.
-      process.setSourceMapsEnabled(true);
-      return bundle;
-    }
+    // The bundle carries a source map: with --verbose (which turns Node's source maps on) a stack
+    // trace names the project's .ts lines.
+    if (bundle !== undefined) return bundle;
   }
   await registerHooks(self, registerInThread);
   hooksRegistered = true;
@@ -73,8 +71,8 @@ async function registerHooks(
   } else {
     nodeModule.register(new URL('./connector-hooks.js', import.meta.url), { data });
   }
-  // The compiled connector carries a source map: a stack trace names its .ts lines, as under tsx.
-  process.setSourceMapsEnabled(true);
+  // The compiled connector carries a source map, used with --verbose. Not turned on here: Node then
+  // reads and parses the map of every module loaded after it (12–20 ms of a REST connector's debug).
 }
 
 /** `connector-auth` and each subpath of our `exports` map → the file URL it names. */

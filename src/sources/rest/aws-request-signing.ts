@@ -7,7 +7,7 @@ import { ConfigurationError } from '../../errors/index.js';
  * Gateway with IAM authorization (`execute-api`), Amazon OpenSearch Service (`es`) and Serverless
  * (`aoss`), Lambda function URLs (`lambda`), or any service's own endpoint. The signing is the AWS
  * SDK's (`@smithy/signature-v4`, with the SDK's Node hash); this file only says what is signed: the
- * method, base_url's host (the Host header undici sends, also through an SSH tunnel), the path as
+ * method, base_url's host (the Host header the HTTP client sends, also through an SSH tunnel), the path as
  * sent, the query, the headers the connector set, and the SHA-256 of the exact body bytes, for the
  * service and region of the API. The credentials are the AWS method's (an access key, or a role's
  * session renewed before it ends), asked at each request.

@@ -1,10 +1,10 @@
 import { SourceUnreachableError } from '../../errors/index.js';
-import { describeUrl } from '../../network/index.js';
+import { describeUrl, HeaderList } from '../../network/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 
 /**
  * The REST source's redirect and credential-scoping policy. The source follows redirects itself,
- * hop by hop, rather than letting the HTTP client do it: undici strips only Authorization, Cookie
+ * hop by hop, rather than letting the HTTP client do it: fetch strips only Authorization, Cookie
  * and Proxy-Authorization on a cross-origin hop, so an API key header, a SigV4 session token or a
  * DPoP proof would follow a redirect to a third party (or from https to http). The rules, as fetch
  * and browsers apply them to Authorization:
@@ -64,7 +64,7 @@ export class RedirectPolicy {
 
   /** A hop's headers: the caller's, `accept: application/json` unless they chose, less what the chain dropped. */
   headers(callerHeaders: HeadersInit | undefined, hop: Hop<unknown>): Headers {
-    const headers = new Headers(callerHeaders);
+    const headers = new HeaderList(callerHeaders);
     if (!headers.has('accept')) headers.set('accept', 'application/json');
     if (hop.drop.body) for (const name of BODY_HEADERS) headers.delete(name);
     if (hop.drop.callerCredentials) for (const name of CALLER_CREDENTIAL_HEADERS) headers.delete(name);

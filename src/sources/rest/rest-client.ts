@@ -2,6 +2,7 @@ import type { Credential } from '../../auth/index.js';
 import {
   describeUrl,
   readBodyStart,
+  REFUSAL_BODY_LIMIT,
   type HttpClient,
   type HttpReply,
   type prepareSshTunnel,
@@ -43,8 +44,8 @@ export interface RestClientParts {
   log: { debug(message: string): void };
 }
 
-/** Bodies up to this size are read to the end by the probe, keeping the connection for reuse. */
-const PROBE_BODY_LIMIT = 64 * 1024;
+/** Bodies of fetch()'s answers up to this size are drained between hops, keeping the connection. */
+const DRAIN_LIMIT = 64 * 1024;
 
 /**
  * What a connector's update() holds for a REST API: every call goes through `authorizedRequests`
@@ -73,7 +74,7 @@ export class RestClient implements RestSource {
       pathOrUrl,
       init,
       (url, i) => this.#parts.http.send(url, i, this.#requestContext),
-      (r) => readBodyStart(r, PROBE_BODY_LIMIT),
+      (r) => readBodyStart(r, DRAIN_LIMIT),
     );
 
   request = (pathOrUrl: string | URL, init: RestRequestInit = {}): Promise<HttpReply> =>
@@ -86,45 +87,43 @@ export class RestClient implements RestSource {
 
   json = async <T>(pathOrUrl: string | URL, init?: RestRequestInit): Promise<T> => {
     const { credential, signer } = this.#parts;
-    const response = await this.fetch(pathOrUrl, init);
+    // The lean path: no WHATWG Response for a body that is parsed at once.
+    const reply = await this.request(pathOrUrl, init);
     const target = `${credential.description}: ${init?.method ?? 'GET'} ${describeUrl(resolveUrl(this.baseUrl, pathOrUrl))}`;
-    if (!response.ok) {
-      const body =
-        signer !== undefined && response.status === 403
-          ? await readBodyStart(response)
-          : (await response.body?.cancel(), '');
-      throw statusError(response, target, credential, [200], { body, quoteService: signer !== undefined, data: true });
+    if (reply.status < 200 || reply.status > 299) {
+      const body = signer !== undefined && reply.status === 403 ? await reply.textStart(REFUSAL_BODY_LIMIT) : '';
+      if (!body) await reply.discard();
+      throw statusError(reply, target, credential, [200], { body, quoteService: signer !== undefined, data: true });
     }
     // A reset or a pause past timeout_seconds while the body arrives is classified by the HTTP
     // client (exit 4, naming the URL), as it is before the headers.
-    const text = await response.text();
+    const text = await reply.text();
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw notJsonError(response, target);
+      throw notJsonError(reply, target);
     }
   };
 
   probe = async (): Promise<ProbeResult> => {
     const { credential, signer, http, tls, tunnel, probe } = this.#parts;
-    // The HTTP client's code is loaded before the clock starts: the time reported is the probe's.
-    http.prepare(true);
+    // The HTTP client's agents are made before the clock starts: the time reported is the probe's.
+    http.prepare();
     const started = performance.now();
     await credential.prepare?.();
     const url = resolveUrl(this.baseUrl, probe.path);
     const target = `GET ${describeUrl(url)}${tunnel ? ` via ${tunnel.bastion}` : ''}`;
-    const response = await this.fetch(url);
-    if (probe.expectStatus.includes(response.status)) {
-      // Read a small body to its end rather than cancel it: undici drops a connection whose body
-      // is cancelled while still arriving, and update() would pay for a new TLS handshake.
-      await readBodyStart(response, PROBE_BODY_LIMIT);
-      return { target, outcome: `HTTP ${response.status}`, elapsedMs: performance.now() - started };
+    const reply = await this.request(url);
+    if (probe.expectStatus.includes(reply.status)) {
+      // A small body is read to its end (a large one dropped): the connection stays for update().
+      await reply.discard();
+      return { target, outcome: `HTTP ${reply.status}`, elapsedMs: performance.now() - started };
     }
     // nginx answers a missing or refused client certificate with a 400 page, AWS a refused
     // signature or permission with a 403 that says which: read its start.
-    const readsBody = response.status === 400 || (signer !== undefined && response.status === 403);
-    const body = readsBody ? await readBodyStart(response) : (await response.body?.cancel(), '');
-    throw statusError(response, `${credential.description}: ${target}`, credential, probe.expectStatus, {
+    const readsBody = reply.status === 400 || (signer !== undefined && reply.status === 403);
+    const body = readsBody ? await reply.textStart(REFUSAL_BODY_LIMIT) : (await reply.discard(), '');
+    throw statusError(reply, `${credential.description}: ${target}`, credential, probe.expectStatus, {
       body,
       tls,
       quoteService: signer !== undefined,

@@ -4,6 +4,7 @@ import {
   clientCertificateRefusedByStatus,
   oneLine,
   recognizeClientCertificateRefusal,
+  type HttpAnswer,
   type TlsSettings,
 } from '../../network/index.js';
 
@@ -20,7 +21,7 @@ import {
  * the path is the connector's, and a 5xx is the source failing, not a setting to change.
  */
 export function statusError(
-  response: Response,
+  response: HttpAnswer,
   target: string,
   credential: Credential,
   expected: readonly number[],
@@ -58,7 +59,7 @@ export function statusError(
 }
 
 /** `source.json()` read a body that does not parse: the source is not answering JSON there. */
-export function notJsonError(response: Response, target: string): SourceUnreachableError {
+export function notJsonError(response: HttpAnswer, target: string): SourceUnreachableError {
   const type = (response.headers.get('content-type') ?? 'no content type').split(';')[0]!.trim();
   // V8's SyntaxError quotes the text it choked on: not repeated here.
   return new SourceUnreachableError(

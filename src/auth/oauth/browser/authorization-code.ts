@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { AuthenticationError, ConfigurationError, isConnectorAuthError } from '../../../errors/index.js';
 import type { Logger } from '../../../log/index.js';
-import { describeUrl, isLoopbackHost, unbracketed } from '../../../network/index.js';
+import { describeUrl, isLoopbackHost, unbracketed, HeaderList } from '../../../network/index.js';
 import type { SecretRegistry } from '../../../secrets/index.js';
 import type { BrowserHandoff } from '../../auth-method.js';
 import type { ClientAuthentication } from '../index.js';
@@ -111,7 +111,7 @@ export async function authorizationCodeGrant<T>(
     const token = await o.endpoint.request('authorization_code', async () => {
       const request = {
         body: new URLSearchParams({ code, redirect_uri: redirect.uri.href, code_verifier: verifier }),
-        headers: new Headers(),
+        headers: new HeaderList(),
       };
       await o.authenticateClient(request);
       return request;

@@ -1,6 +1,6 @@
 import { AuthenticationError, SourceUnreachableError, isConnectorAuthError } from '../../../errors/index.js';
 import type { Logger } from '../../../log/index.js';
-import { isLoopbackHost } from '../../../network/index.js';
+import { isLoopbackHost, HeaderList } from '../../../network/index.js';
 import type { SecretRegistry } from '../../../secrets/index.js';
 import type { BrowserHandoff, Timers } from '../../auth-method.js';
 import { DECLINED_HINT } from './authorization-code.js';
@@ -52,7 +52,7 @@ export async function deviceAuthorizationGrant<T>(
 ): Promise<T> {
   const body = new URLSearchParams(o.parameters);
   if (o.scope) body.set('scope', o.scope);
-  const headers = new Headers();
+  const headers = new HeaderList();
   await o.authenticateClient({ body, headers });
   const device = await o.deviceEndpoint.postForm(body, headers, (json) => readDeviceAuthorization(json, o));
 
@@ -74,7 +74,7 @@ export async function deviceAuthorizationGrant<T>(
     let token: TokenResponse;
     try {
       token = await o.endpoint.request(DEVICE_CODE_GRANT, async () => {
-        const request = { body: new URLSearchParams({ device_code: device.deviceCode }), headers: new Headers() };
+        const request = { body: new URLSearchParams({ device_code: device.deviceCode }), headers: new HeaderList() };
         await o.authenticateClient(request);
         return request;
       });

@@ -39,14 +39,11 @@
  * and column, never a row value (values may be secrets); DuckDB's own failures
  * keep its message, redacted, with a code and a hint (warehouse-errors.ts).
  *
- * `@duckdb/node-api` is loaded lazily by `open()` (or `preloadDuckDB()`), so
- * importing this module costs nothing for commands that never open a warehouse.
- *
- * This class owns the lifecycle, the buffering entry points and the promise
- * chain; the rest lives beside it: open-duckdb.ts, operation-buffer.ts (rows into runs),
- * declarations.ts, batch-writer.ts (runs into DuckDB) with staged-column.ts,
- * staging-table.ts, schema-plan.ts, schema-sql.ts and merge-sql.ts.
+ * `@duckdb/node-api` is loaded by `open()` (or `preloadDuckDB()`) only. This
+ * class owns the lifecycle, the buffering entry points and the promise chain;
+ * the rest lives beside it (README.md).
  */
+import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { BatchWriter, bufferOperation } from './write/index.js';
 import { registerDeclarations, type Declaration } from './schema/index.js';
@@ -66,7 +63,7 @@ import {
   type Row,
   type TableDefinition,
 } from './base/index.js';
-import { openDuckDb, readRows, refreshLegacyViews } from './engine/index.js';
+import { openDuckDb, readRows, refreshLegacyViews, type OpenedDuckDb } from './engine/index.js';
 
 const DEFAULT_BATCH_SIZE = 50_000;
 
@@ -80,6 +77,8 @@ export class Warehouse {
   readonly #api: Api;
   readonly #instance: Instance;
   readonly #conn: Connection;
+  /** The tester views need making again at close, whatever this session writes. */
+  readonly #viewsStale: boolean;
   readonly #pathKey: string;
   readonly #batchSize: number;
   /** by case-folded name */
@@ -93,21 +92,12 @@ export class Warehouse {
   #failure: Error | undefined;
   #closing = false;
 
-  private constructor(
-    api: Api,
-    instance: Instance,
-    conn: Connection,
-    pathKey: string,
-    batchSize: number,
-    tables: Map<string, TableState>,
-  ) {
-    this.#api = api;
-    this.#instance = instance;
-    this.#conn = conn;
+  private constructor(opened: OpenedDuckDb, pathKey: string, batchSize: number) {
+    ({ api: this.#api, instance: this.#instance, conn: this.#conn, tables: this.#tables } = opened);
+    this.#viewsStale = opened.viewsStale;
     this.#pathKey = pathKey;
     this.#batchSize = batchSize;
-    this.#tables = tables;
-    this.#writer = new BatchWriter(api, conn);
+    this.#writer = new BatchWriter(opened.api, opened.conn);
   }
 
   /** Opens (or creates) the DuckDB file at `path`; its directory must exist. */
@@ -125,12 +115,21 @@ export class Warehouse {
     }
     openPaths.add(pathKey);
     try {
-      const { api, instance, conn, tables } = await openDuckDb(path);
-      return new Warehouse(api, instance, conn, pathKey, batchSize, tables);
+      return new Warehouse(await openDuckDb(path), pathKey, batchSize);
     } catch (error) {
       openPaths.delete(pathKey);
       throw error;
     }
+  }
+
+  /**
+   * open() for a file that exists (with no write-ahead log to replay), so a run can open it while
+   * it loads and probes: opening and closing without a write leave the file byte for byte as it
+   * was. Undefined otherwise: a new file is created by open(), after the probe.
+   */
+  static openExisting(path: string, options: { batchSize?: number } = {}): Promise<Warehouse> | undefined {
+    if (typeof path !== 'string' || !existsSync(path) || existsSync(`${path}.wal`)) return undefined;
+    return Warehouse.open(path, options);
   }
 
   /** Schema changes so far: tables created, columns added, columns widened. */
@@ -187,7 +186,7 @@ export class Warehouse {
       failure = error;
     }
     await this.#chain;
-    if (failure === undefined && this.#failure === undefined)
+    if (failure === undefined && this.#failure === undefined && (this.#viewsStale || this.schemaChanges > 0))
       await refreshLegacyViews(this.#conn).catch(
         (error: unknown) => (failure = sanitize(error, 'refreshing the tester views')),
       );

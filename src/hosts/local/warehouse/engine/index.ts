@@ -3,8 +3,9 @@
  * legacy `tester` views) and reading rows back.
  */
 export { loadDuckDB, preloadDuckDB } from './duckdb-module.js';
-export { readExistingTables } from './existing-tables.js';
+export { readCatalogue } from './catalogue.js';
+export type { Catalogue } from './catalogue.js';
 export { openDuckDb } from './open-duckdb.js';
 export type { OpenedDuckDb } from './open-duckdb.js';
 export { readRows } from './read-rows.js';
-export { LEGACY_SCHEMA, prepareLegacySchema, refreshLegacyViews } from './tester-views.js';
+export { LEGACY_SCHEMA, refreshLegacyViews, refuseLegacyTables } from './tester-views.js';

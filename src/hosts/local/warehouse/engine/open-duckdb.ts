@@ -15,14 +15,16 @@ import {
   type TableState,
   sanitize,
 } from '../base/index.js';
-import { readExistingTables } from './existing-tables.js';
-import { prepareLegacySchema } from './tester-views.js';
+import { readCatalogue } from './catalogue.js';
+import { LEGACY_SCHEMA, refuseLegacyTables } from './tester-views.js';
 
 export interface OpenedDuckDb {
   api: Api;
   instance: Instance;
   conn: Connection;
   tables: Map<string, TableState>;
+  /** The `tester` views need making again at close, whatever the run writes (catalogue.ts). */
+  viewsStale: boolean;
 }
 
 export async function openDuckDb(path: string): Promise<OpenedDuckDb> {
@@ -52,9 +54,13 @@ export async function openDuckDb(path: string): Promise<OpenedDuckDb> {
     // Without ICU, DuckDB has no time zones and already works in UTC.
   }
   try {
-    await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(SCHEMA)}`);
-    await prepareLegacySchema(conn, path, fresh);
-    return { api, instance, conn, tables: fresh ? new Map() : await readExistingTables(conn) };
+    // The catalogue first: a file refused (tables of an earlier connector-auth) is left as it was.
+    const catalogue = fresh ? undefined : await readCatalogue(conn);
+    if (catalogue) refuseLegacyTables(catalogue.legacyTables, path);
+    await conn.run(
+      `CREATE SCHEMA IF NOT EXISTS ${quoteIdent(SCHEMA)}; CREATE SCHEMA IF NOT EXISTS ${quoteIdent(LEGACY_SCHEMA)}`,
+    );
+    return { api, instance, conn, tables: catalogue?.tables ?? new Map(), viewsStale: catalogue?.viewsStale ?? false };
   } catch (error) {
     conn.closeSync();
     instance.closeSync();

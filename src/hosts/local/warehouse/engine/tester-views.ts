@@ -12,23 +12,20 @@ import { type Connection, SCHEMA, quoteIdent, warehouseError } from '../base/ind
 
 export const LEGACY_SCHEMA = 'tester';
 
-/** Creates the legacy schema, refusing a file whose tables are still in it. */
-export async function prepareLegacySchema(conn: Connection, path: string, fresh = false): Promise<void> {
-  // A file made just now holds no tables of an earlier connector-auth: nothing to look for.
-  const old = fresh
-    ? undefined
-    : await conn.runAndReadAll(
-        `SELECT count(*) FROM information_schema.tables WHERE table_schema = '${LEGACY_SCHEMA}' AND table_type = 'BASE TABLE' AND table_catalog = current_database()`,
-      );
-  if (old && Number((old.getRowsJS()[0] as [bigint])[0]) > 0) {
-    throw warehouseError(
-      `${path} was written by an earlier connector-auth, whose tables are in schema ${LEGACY_SCHEMA}; run connector-auth reset to start it over in ${SCHEMA}`,
-    );
-  }
-  await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(LEGACY_SCHEMA)}`);
+/** A file whose `tester` schema holds tables was written before the move: refused, with the way out. */
+export function refuseLegacyTables(legacyTables: number, path: string): void {
+  if (legacyTables === 0) return;
+  throw warehouseError(
+    `${path} was written by an earlier connector-auth, whose tables are in schema ${LEGACY_SCHEMA}; run connector-auth reset to start it over in ${SCHEMA}`,
+  );
 }
 
-/** `tester.<table>` as a view of `default_schema.<table>`, for every table. */
+/**
+ * `tester.<table>` as a view of `default_schema.<table>`, for every table. Called at close only when
+ * the catalogue found a view missing or out of step with its table (a run that changed a table
+ * stopped before it closed the warehouse: catalogue.ts), or after a schema change, so a run that
+ * writes no new column leaves the views, and the file, as they were.
+ */
 export async function refreshLegacyViews(conn: Connection): Promise<void> {
   const tables = await conn.runAndReadAll(
     `SELECT table_name FROM information_schema.tables WHERE table_schema = '${SCHEMA}' AND table_type = 'BASE TABLE' AND table_catalog = current_database()`,
