@@ -6,6 +6,7 @@
 import type * as DuckDBApi from '@duckdb/node-api';
 
 export type Api = typeof DuckDBApi;
+export type Appender = DuckDBApi.DuckDBAppender;
 export type Connection = DuckDBApi.DuckDBConnection;
 export type Instance = DuckDBApi.DuckDBInstance;
 export type DuckDBType = DuckDBApi.DuckDBType;

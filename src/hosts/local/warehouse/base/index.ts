@@ -5,7 +5,7 @@
  */
 export { categoryOf, normalizeDbType, sqlTypeOf } from './column-types.js';
 export type { Category, ColumnType } from './column-types.js';
-export type { Api, Connection, DataChunk, DuckDBType, Instance, ResultReader } from './duckdb-types.js';
+export type { Api, Appender, Connection, DataChunk, DuckDBType, Instance, ResultReader } from './duckdb-types.js';
 export { DELETED, FIVETRAN_ID, SCHEMA, SYNCED, checkName, foldCase, quoteIdent, tableRef } from './identifiers.js';
 export { finalColumns, newTableState } from './table-state.js';
 export type { Column, Op, Run, TableState } from './table-state.js';

@@ -2,9 +2,9 @@
  * Writing runs of operations: rows buffered into runs, a run appended straight into its table or
  * staged and merged, the open append transaction.
  */
-export { AppendTransaction } from './append-transaction.js';
+export { AppendGroups } from './append-groups.js';
 export { BatchWriter } from './batch-writer.js';
-export { appendRows, directColumns, physicalColumns } from './direct-append.js';
+export { buildChunks, directColumns, fittingColumns, physicalColumns } from './direct-append.js';
 export { deleteStatement, truncateStatement, updateStatements, upsertStatements } from './merge-sql.js';
 export { bufferOperation } from './operation-buffer.js';
 export { stageColumn } from './staged-column.js';

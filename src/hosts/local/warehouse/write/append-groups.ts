@@ -1,0 +1,178 @@
+/**
+ * Where directly appended upsert runs (direct-append.ts) go: two TEMP tables of the table's shape,
+ * filled in turn by DuckDB's appender, each inserted into the table by one `INSERT … SELECT` once
+ * it holds a row group's worth of rows (122,880), while the other one fills.
+ *
+ * Why not the table's own appender in a transaction (how it was done before): the appender's flush
+ * into a table with a primary key, and the COMMIT after it, are most of DuckDB's work, and the
+ * appender's flush runs synchronously on the JavaScript thread, so the connector stopped while
+ * DuckDB checked keys and wrote row groups. Appending into a TEMP table without a key is cheap; the
+ * INSERT runs on a DuckDB worker thread while the connector produces the next group. Appending into
+ * the other table while the INSERT runs takes no lock: the appender buffers the rows itself and
+ * writes them to its table only when flushed, which waits for the INSERT first.
+ *
+ * An INSERT is one statement: when the table refuses it (a key it holds already, or one the group
+ * gives twice) nothing of the group was written, and the group is merged instead: INSERT OR REPLACE
+ * of the last row per key, in issue order, and the table's later runs are merged too (`merges`).
+ * Groups are written in the order they were filled, so later rows still replace earlier ones.
+ */
+import {
+  type Appender,
+  type Connection,
+  type DataChunk,
+  type DuckDBType,
+  quoteIdent,
+  tableRef,
+  type TableState,
+  sanitize,
+  tableLabel,
+} from '../base/index.js';
+
+/** DuckDB's row group size: an INSERT of at least this many rows writes whole row groups to the file. */
+const GROUP_ROWS = 122_880;
+const GROUPS = ['__connector_auth_group_0', '__connector_auth_group_1'] as const;
+
+interface OpenGroups {
+  state: TableState;
+  /** the table's column names in order, as the group tables were made */
+  layout: string;
+  /** the column types, in the table's order */
+  types: DuckDBType[];
+  /** the group being filled: its index in GROUPS, its appender, its rows */
+  filling: number;
+  appender: Appender;
+  rows: number;
+}
+
+export class AppendGroups {
+  readonly #conn: Connection;
+  #open: OpenGroups | undefined;
+  /** the INSERT of the last full group (and its merge when refused), left running */
+  #inserting: Promise<void> | undefined;
+
+  constructor(conn: Connection) {
+    this.#conn = conn;
+  }
+
+  /**
+   * Appends one run's rows: `build` makes its chunks given the table's column types, in the order
+   * `columns` names them. A full group is handed to an INSERT that is not waited for; the next full
+   * group waits for it.
+   */
+  async append(
+    state: TableState,
+    columns: string[],
+    rows: number,
+    build: (types: DuckDBType[]) => DataChunk[],
+  ): Promise<void> {
+    const layout = columns.join('\0');
+    if (this.#open !== undefined && (this.#open.state !== state || this.#open.layout !== layout)) {
+      await this.commit();
+    }
+    const open = this.#open ?? (await this.#begin(state, layout, columns.length));
+    for (const chunk of build(open.types)) open.appender.appendDataChunk(chunk);
+    open.rows += rows;
+    if (open.rows >= GROUP_ROWS) await this.#insertFilled(open, false);
+  }
+
+  /** Writes what the groups hold and waits for it: before anything else reads or writes. */
+  async commit(): Promise<void> {
+    try {
+      await this.#settled();
+      const open = this.#open;
+      if (open === undefined) return;
+      if (open.rows > 0) await this.#insertFilled(open, true);
+      else open.appender.closeSync();
+      this.#open = undefined;
+      await this.#settled();
+    } catch (error) {
+      await this.abandon();
+      throw error;
+    }
+  }
+
+  /** After a failure elsewhere: what the groups hold is given up. */
+  async abandon(): Promise<void> {
+    await this.#settled().catch(() => {});
+    const open = this.#open;
+    this.#open = undefined;
+    if (open === undefined) return;
+    try {
+      open.appender.closeSync();
+    } catch {
+      // closed already, or its rows refused: they are dropped with its table
+    }
+    await this.#conn
+      .run(GROUPS.map((group) => `DROP TABLE IF EXISTS temp.main.${quoteIdent(group)}`).join('; '))
+      .catch(() => {});
+  }
+
+  async #begin(state: TableState, layout: string, columnCount: number): Promise<OpenGroups> {
+    await this.#settled();
+    await this.#conn.run(GROUPS.map((group) => emptyGroup(state, group)).join('; '));
+    const appender = await this.#conn.createAppender(GROUPS[0], 'main', 'temp');
+    if (appender.columnCount !== columnCount) {
+      appender.closeSync();
+      throw new Error('the table changed shape');
+    }
+    const types: DuckDBType[] = [];
+    for (let i = 0; i < columnCount; i++) types.push(appender.columnType(i));
+    this.#open = { state, layout, types, filling: 0, appender, rows: 0 };
+    return this.#open;
+  }
+
+  /**
+   * Hands the group being filled to an INSERT, after the one before it finished; unless `last`,
+   * the other group is filled meanwhile (its appender made before the INSERT starts: making one
+   * needs the connection, which the INSERT then holds).
+   */
+  async #insertFilled(open: OpenGroups, last: boolean): Promise<void> {
+    await this.#settled();
+    open.appender.flushSync();
+    open.appender.closeSync();
+    const full = GROUPS[open.filling] as string;
+    if (!last) {
+      open.filling = 1 - open.filling;
+      open.rows = 0;
+      open.appender = await this.#conn.createAppender(GROUPS[open.filling] as string, 'main', 'temp');
+    }
+    const inserting = this.#insert(open.state, full);
+    // A failure reaches the next statement, which waits for this one (#settled), or the commit.
+    inserting.catch(() => {});
+    this.#inserting = inserting;
+  }
+
+  async #insert(state: TableState, group: string): Promise<void> {
+    const rows = `temp.main.${quoteIdent(group)}`;
+    const table = tableRef(state.name);
+    try {
+      await this.#conn.run(`INSERT INTO ${table} SELECT * FROM ${rows}; ${emptyGroup(state, group)}`);
+      return;
+    } catch {
+      // refused: merged below (any other failure fails the merge too, and is reported from there)
+    }
+    state.merges = true;
+    const keys = state.keys.map(quoteIdent).join(', ');
+    try {
+      // rowid is the order the rows were appended in, which is the order they were issued in.
+      await this.#conn.run(
+        `INSERT OR REPLACE INTO ${table} SELECT * FROM ${rows} ` +
+          `QUALIFY row_number() OVER (PARTITION BY ${keys} ORDER BY rowid DESC) = 1; ${emptyGroup(state, group)}`,
+      );
+    } catch (error) {
+      // The group holds one table's upserts: the failure names it, as a merge's would.
+      throw sanitize(error, `writing upserts to ${tableLabel(state.name)}`);
+    }
+  }
+
+  async #settled(): Promise<void> {
+    const inserting = this.#inserting;
+    this.#inserting = undefined;
+    if (inserting !== undefined) await inserting;
+  }
+}
+
+/** The statement that (re)makes a group table empty, in the table's shape (recreated: a DELETE keeps the memory). */
+function emptyGroup(state: TableState, group: string): string {
+  return `CREATE OR REPLACE TEMP TABLE ${quoteIdent(group)} AS SELECT * FROM ${tableRef(state.name)} LIMIT 0`;
+}
