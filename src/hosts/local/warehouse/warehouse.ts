@@ -24,12 +24,11 @@
  *   batch in flight).
  * - All database work goes through one promise chain, so batches, declarations
  *   and reads take effect in the order they were issued.
- * - A run is written in three steps: its values are converted column by column
- *   and appended as DuckDB data chunks into a TEMP staging table; every cast
- *   the staging needs is checked with TRY_CAST so a bad value is reported by
- *   table and column; then, in one transaction, the schema changes (CREATE,
- *   ADD COLUMN, ALTER TYPE) and one set-based statement (INSERT OR REPLACE for
- *   upserts, UPDATE + INSERT for updates, UPDATE for deletes) are applied.
+ * - Upserts into a table that holds none of their keys (a first sync) go as data chunks into
+ *   one of two TEMP tables, each inserted by one statement per row group while the connector
+ *   fills the other (append-groups.ts); a refused group, and every other run, is staged:
+ *   converted column by column into a TEMP table, its casts checked with TRY_CAST so a bad value
+ *   is reported by table and column, then applied in one transaction with the schema changes.
  * - Columns are typed by declaration when declared, else inferred from their
  *   first non-null value and widened when a later value does not fit.
  *   Schema changes are counted as if the rows were written one at a time, so
