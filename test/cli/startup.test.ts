@@ -1,6 +1,7 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { HEAVY, loadedModules } from '../../bench/startup.js';
 import { freePort } from '../peers/daemon.js';
@@ -13,7 +14,17 @@ describe('start-up cost', () => {
     expect(modules.filter((url) => HEAVY.test(url))).toEqual([]);
   });
 
-  it("a REST connector's probe loads no database or file-transfer driver: pg, ssh2, basic-ftp, mysql2", async () => {
+  it('the bundle the CLI and connectors load is ASCII only: one other character in a file, even in a comment, makes V8 keep its source as a two-byte string, twice the memory', async () => {
+    const bundle = fileURLToPath(new URL('../../dist/bundle/', import.meta.url));
+    const files = (await readdir(bundle)).filter((name) => /\.c?js$/.test(name));
+    expect(files).toContain('zod.js');
+    expect(files).toContain('duckdb-node-api.cjs');
+    for (const name of files) {
+      expect(/[\u0080-\uffff]/.test(await readFile(join(bundle, name), 'utf8')), name).toBe(false);
+    }
+  });
+
+  it("a REST connector's probe loads no database or file-transfer driver (pg, ssh2, basic-ftp, mysql2), nor undici", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'connector-auth-startup-'));
     try {
       expect((await cli(['init', dir, '--template', 'rest-api'])).code).toBe(0);
@@ -28,7 +39,7 @@ describe('start-up cost', () => {
       const modules = await loadedModules(['probe'], dir);
       // The probe ran: the rest source was loaded (and failed to reach the closed port).
       expect(modules.some((url) => /sources\/rest/.test(url))).toBe(true);
-      expect(modules.filter((url) => /\/pg\/|ssh2|basic-ftp|mysql2/.test(url))).toEqual([]);
+      expect(modules.filter((url) => /\/pg\/|ssh2|basic-ftp|mysql2|undici/.test(url))).toEqual([]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
