@@ -150,13 +150,14 @@ export function clientCertificateRefused(
 
 /**
  * An error's code. A TLS alert that arrives while Node's http client writes the request comes as
- * EPROTO with OpenSSL's words in the message ("sslv3 alert handshake failure"): read as the code
- * Node gives the same alert on a bare TLS socket (ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE).
+ * EPROTO with OpenSSL's words in the message: "sslv3 alert handshake failure" (OpenSSL 3.0, Node
+ * 20), "ssl/tls alert handshake failure" (3.2 and later, Node 24). Read as the code Node gives the
+ * same alert on a bare TLS socket (ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE).
  */
 function errorCode(error: unknown): string {
   const code = String((error as { code?: unknown }).code ?? '');
   if (code !== 'EPROTO' || !(error instanceof Error)) return code;
-  const alert = /\b(sslv3|tlsv1\d?) alert ([a-z ]+?)(?::|$)/i.exec(error.message);
+  const alert = /\b(sslv3|tlsv1\d?|ssl\/tls) alert ([a-z ]+?)(?::|$)/i.exec(error.message);
   return alert ? `ERR_SSL_${alert[1]!.toUpperCase()}_ALERT_${alert[2]!.trim().toUpperCase().replace(/ /g, '_')}` : code;
 }
 
