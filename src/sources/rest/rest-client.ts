@@ -91,8 +91,10 @@ export class RestClient implements RestSource {
     const reply = await this.request(pathOrUrl, init);
     const target = `${credential.description}: ${init?.method ?? 'GET'} ${describeUrl(resolveUrl(this.baseUrl, pathOrUrl))}`;
     if (reply.status < 200 || reply.status > 299) {
-      const body = signer !== undefined && reply.status === 403 ? await reply.textStart(REFUSAL_BODY_LIMIT) : '';
-      if (!body) await reply.discard();
+      const body =
+        signer !== undefined && reply.status === 403
+          ? await reply.textStart(REFUSAL_BODY_LIMIT)
+          : (await reply.discard(), '');
       throw statusError(reply, target, credential, [200], { body, quoteService: signer !== undefined, data: true });
     }
     // A reset or a pause past timeout_seconds while the body arrives is classified by the HTTP
