@@ -101,6 +101,28 @@ export function runToEnd(
   });
 }
 
+/**
+ * A server started on a free port: `spawn(port)` starts it, `ready(daemon, port)` waits until it
+ * serves. One that did not come up is killed; when `portTaken(log)` says another process took the
+ * port between freePort() and the server's bind, another port is tried (five in all), else its log
+ * is the error.
+ */
+export async function spawnOnFreePort(
+  name: string,
+  spawn: (port: number) => Daemon | Promise<Daemon>,
+  ready: (daemon: Daemon, port: number) => Promise<boolean>,
+  portTaken: (log: string) => boolean,
+): Promise<{ daemon: Daemon; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const daemon = await spawn(port);
+    if (await ready(daemon, port)) return { daemon, port };
+    daemon.kill();
+    if (attempt < 5 && portTaken(daemon.log())) continue;
+    throw new Error(`${name} did not start: ${daemon.log()}`);
+  }
+}
+
 /** An ephemeral port: bound by the OS, released, then given to the server. */
 export async function freePort(): Promise<number> {
   const server = createServer();

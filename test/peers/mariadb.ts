@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, runToEnd, spawnDaemon, type Daemon } from './daemon.js';
+import { runToEnd, spawnDaemon, spawnOnFreePort, type Daemon } from './daemon.js';
 import { userIds } from './system-account.js';
 
 /**
@@ -102,36 +102,31 @@ export async function start(options: MariadbOptions): Promise<MariadbPeer> {
     }
     await chownTree(dir, owner);
 
-    for (let attempt = 1; ; attempt++) {
-      const port = await freePort();
-      server = spawnDaemon(MARIADBD, [...args, `--port=${port}`, ...settings]);
-      const running = server;
-      if (!(await running.until(() => /ready for connections/.test(running.log()), 30_000))) {
-        running.kill();
-        // Another process took the port between freePort() and the bind: try another.
-        if (/Address already in use|Can't start server: Bind/.test(running.log()) && attempt < 5) continue;
-        throw new Error(`mariadbd did not start: ${running.log()}`);
-      }
-      const sql = async (statements: string) => {
-        const run = await runToEnd('mariadb', ['--no-defaults', `--socket=${socket}`, '-u', 'root', '--batch'], {
-          input: statements,
-        });
-        if (run.code !== 0) throw new Error(`mariadb client failed (exit ${run.code}): ${run.output}`);
-        return run.output;
-      };
-      await sql(setupStatements(options));
-      return {
-        host: '127.0.0.1',
-        port,
-        database: options.database,
-        sql,
-        log: running.log,
-        async stop() {
-          await running.stop();
-          await rm(dir, { recursive: true, force: true });
-        },
-      };
-    }
+    const { daemon: running, port } = await spawnOnFreePort(
+      'mariadbd',
+      (port) => (server = spawnDaemon(MARIADBD, [...args, `--port=${port}`, ...settings])),
+      (daemon) => daemon.until(() => /ready for connections/.test(daemon.log()), 30_000),
+      (log) => /Address already in use|Can't start server: Bind/.test(log),
+    );
+    const sql = async (statements: string) => {
+      const run = await runToEnd('mariadb', ['--no-defaults', `--socket=${socket}`, '-u', 'root', '--batch'], {
+        input: statements,
+      });
+      if (run.code !== 0) throw new Error(`mariadb client failed (exit ${run.code}): ${run.output}`);
+      return run.output;
+    };
+    await sql(setupStatements(options));
+    return {
+      host: '127.0.0.1',
+      port,
+      database: options.database,
+      sql,
+      log: running.log,
+      async stop() {
+        await running.stop();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
   } catch (error) {
     server?.kill();
     await rm(dir, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, runToEnd, spawnDaemon, type Daemon } from './daemon.js';
+import { runToEnd, spawnDaemon, spawnOnFreePort, type Daemon } from './daemon.js';
 import { ensureUser, userIds } from './system-account.js';
 
 /**
@@ -112,39 +112,36 @@ export async function start(options: SshdOptions = {}): Promise<SshdPeer> {
     const { uid, gid } = userIds(USER);
     await chown(dataDir, uid, gid);
 
-    for (let attempt = 1; ; attempt++) {
-      const port = await freePort();
-      const config = join(dir, 'sshd_config');
-      await writeFile(config, sshdConfig(port, hostKey, keysDir, options));
-      server = spawnDaemon(SSHD, ['-D', '-e', '-f', config]);
-      const running = server;
-      if (!(await running.until(() => /Server listening on 127\.0\.0\.1 port/.test(running.log()), 10_000))) {
-        running.kill();
-        // Another process took the port between freePort() and sshd's bind: try another.
-        if (/Address already in use|Cannot bind any address/.test(running.log()) && attempt < 5) continue;
-        throw new Error(`sshd did not start: ${running.log()}`);
-      }
-      return {
-        host: '127.0.0.1',
-        port,
-        hostKeyFingerprint,
-        user: USER,
-        password: PASSWORD,
-        dataDir,
-        log: running.log,
-        connections: () => (running.log().match(/Connection from 127\.0\.0\.1/g) ?? []).length,
-        channelsTo: (to) =>
-          running
-            .log()
-            // sshd's -e lines end in CR LF.
-            .split(/\r?\n/)
-            .filter((line) => line.includes('server_request_direct_tcpip') && line.endsWith(` port ${to}`)).length,
-        async stop() {
-          await running.stop();
-          await rm(dir, { recursive: true, force: true });
-        },
-      };
-    }
+    const config = join(dir, 'sshd_config');
+    const { daemon: running, port } = await spawnOnFreePort(
+      'sshd',
+      async (port) => {
+        await writeFile(config, sshdConfig(port, hostKey, keysDir, options));
+        return (server = spawnDaemon(SSHD, ['-D', '-e', '-f', config]));
+      },
+      (daemon) => daemon.until(() => /Server listening on 127\.0\.0\.1 port/.test(daemon.log()), 10_000),
+      (log) => /Address already in use|Cannot bind any address/.test(log),
+    );
+    return {
+      host: '127.0.0.1',
+      port,
+      hostKeyFingerprint,
+      user: USER,
+      password: PASSWORD,
+      dataDir,
+      log: running.log,
+      connections: () => (running.log().match(/Connection from 127\.0\.0\.1/g) ?? []).length,
+      channelsTo: (to) =>
+        running
+          .log()
+          // sshd's -e lines end in CR LF.
+          .split(/\r?\n/)
+          .filter((line) => line.includes('server_request_direct_tcpip') && line.endsWith(` port ${to}`)).length,
+      async stop() {
+        await running.stop();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
   } catch (error) {
     server?.kill();
     await rm(dir, { recursive: true, force: true });

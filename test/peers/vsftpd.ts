@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, portOpen, spawnDaemon, waitFor, type Daemon } from './daemon.js';
+import { portOpen, spawnDaemon, spawnOnFreePort, waitFor, type Daemon } from './daemon.js';
 import { ensureUser } from './system-account.js';
 
 /**
@@ -118,36 +118,34 @@ export async function start(options: VsftpdOptions): Promise<VsftpdPeer> {
         force_anon_data_ssl: 'NO',
       });
     }
-    for (let attempt = 1; ; attempt++) {
-      const port = await freePort();
-      const config = join(dir, 'vsftpd.conf');
-      const lines = Object.entries({ ...settings, listen_port: String(port) }).map(([k, v]) => `${k}=${v}`);
-      await writeFile(config, `${lines.join('\n')}\n`, { mode: 0o600 });
-      server = spawnDaemon(VSFTPD, [config]);
-      const running = server;
-      if (!(await waitFor(() => portOpen(port), 10_000))) {
-        running.kill();
-        // Another process took the port between freePort() and vsftpd's bind: try another.
-        if (attempt < 5) continue;
-        throw new Error(`vsftpd did not start: ${running.log()}`);
-      }
-      const log = () => readFile(logFile, 'utf8').catch(() => '');
-      // The readiness check was a connection too: counted once it is in the log, so that counts start settled.
-      await waitFor(async () => (await log()).includes('CONNECT: Client'), 5_000);
-      return {
-        host: '127.0.0.1',
-        port,
-        user: USER,
-        password: PASSWORD,
-        dataDir,
-        log,
-        connections: async () => ((await log()).match(/CONNECT: Client "127\.0\.0\.1"/g) ?? []).length,
-        async stop() {
-          await running.stop();
-          await rm(dir, { recursive: true, force: true });
-        },
-      };
-    }
+    const config = join(dir, 'vsftpd.conf');
+    const { daemon: running, port } = await spawnOnFreePort(
+      'vsftpd',
+      async (port) => {
+        const lines = Object.entries({ ...settings, listen_port: String(port) }).map(([k, v]) => `${k}=${v}`);
+        await writeFile(config, `${lines.join('\n')}\n`, { mode: 0o600 });
+        return (server = spawnDaemon(VSFTPD, [config]));
+      },
+      (_daemon, port) => waitFor(() => portOpen(port), 10_000),
+      // vsftpd says nothing when its bind fails: any failed start may be a port another process took.
+      () => true,
+    );
+    const log = () => readFile(logFile, 'utf8').catch(() => '');
+    // The readiness check was a connection too: counted once it is in the log, so that counts start settled.
+    await waitFor(async () => (await log()).includes('CONNECT: Client'), 5_000);
+    return {
+      host: '127.0.0.1',
+      port,
+      user: USER,
+      password: PASSWORD,
+      dataDir,
+      log,
+      connections: async () => ((await log()).match(/CONNECT: Client "127\.0\.0\.1"/g) ?? []).length,
+      async stop() {
+        await running.stop();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
   } catch (error) {
     server?.kill();
     await rm(dir, { recursive: true, force: true });
