@@ -30,6 +30,13 @@ export function argumentError(command: string, message: string): ConfigurationEr
   return new ConfigurationError(message, { code: 'invalid_arguments', hint: `see connector-auth ${command} --help` });
 }
 
+/** `--port`: a port number from 0 to 65535 (digits only), or `fallback` when it is not given. */
+export function portOption(command: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (/^\d{1,5}$/.test(value) && Number(value) <= 65535) return Number(value);
+  throw argumentError(command, '--port must be a port number from 0 to 65535');
+}
+
 /** The options of the commands that act on a project (`[project] [--configuration FILE]`). */
 export const PROJECT_OPTIONS = { configuration: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
 

@@ -72,6 +72,19 @@ describe('start-up cost', () => {
     for (const word of [...COMMANDS, 'Exit codes']) expect(run.stdout).toContain(word);
   });
 
+  it('a --port that is not a port number is bad input (exit 2) for serve and emulator', async () => {
+    for (const [command, port] of [
+      ['serve', '70000'],
+      ['emulator', '80a'],
+    ] as const) {
+      const run = await cli([command, '--port', port]);
+      expect(run.code, command).toBe(2);
+      expect(run.stderr).toBe(
+        `error [invalid_arguments]: --port must be a port number from 0 to 65535 — see connector-auth ${command} --help\n`,
+      );
+    }
+  });
+
   it('an unknown command is exit 2 with the help', async () => {
     const run = await cli(['frobnicate']);
     expect(run.code).toBe(2);

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { CliIO, Command } from '../../cli-io.js';
-import { argumentError, parseCommandArgs } from '../../parse-command-args.js';
+import { argumentError, parseCommandArgs, portOption } from '../../parse-command-args.js';
 
 const HELP = `Usage: connector-auth serve [project] [--port N] [--host H] [--grace-seconds S]
 
@@ -31,13 +31,7 @@ const command: Command = {
     if (values.help) return (io.out(HELP), 0);
     if (positionals.length > 1)
       throw argumentError('serve', `one project directory at most, not ${positionals.length}`);
-    const port =
-      values.port === undefined
-        ? 50051
-        : /^\d{1,5}$/.test(values.port) && Number(values.port) <= 65535
-          ? Number(values.port)
-          : NaN;
-    if (Number.isNaN(port)) throw argumentError('serve', '--port must be a port number from 0 to 65535');
+    const port = portOption('serve', values.port, 50051);
     const grace = values['grace-seconds'] === undefined ? 25 : Number(values['grace-seconds']);
     if (!Number.isFinite(grace) || grace < 0 || grace > 3600)
       throw argumentError('serve', '--grace-seconds must be a number of seconds from 0 to 3600');

@@ -1,6 +1,6 @@
 import { isLoopbackHost } from '../../../network/index.js';
 import type { CliIO, Command } from '../../cli-io.js';
-import { argumentError, parseCommandArgs } from '../../parse-command-args.js';
+import { parseCommandArgs, portOption } from '../../parse-command-args.js';
 
 const HELP = `Usage: connector-auth emulator [--port N] [--host H] [--data FILE]
        connector-auth emulator --print-data > data.json
@@ -35,13 +35,7 @@ const command: Command = {
       io.out(JSON.stringify(defaultEmulatorData(), null, 2));
       return 0;
     }
-    const port =
-      values.port === undefined
-        ? 0
-        : /^\d{1,5}$/.test(values.port) && Number(values.port) <= 65535
-          ? Number(values.port)
-          : NaN;
-    if (Number.isNaN(port)) throw argumentError('emulator', '--port must be a port number from 0 to 65535');
+    const port = portOption('emulator', values.port, 0);
     const host = values.host ?? '127.0.0.1';
     if (!isLoopbackHost(host))
       io.log.warning(
