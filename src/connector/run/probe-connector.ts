@@ -1,19 +1,9 @@
-import type { z } from 'zod';
-import type { Logger } from '../../log/index.js';
-import type { SecretRegistry } from '../../secrets/index.js';
-import type { ProbeResult, SourceDefinition } from '../../sources/index.js';
-import type { AuthenticateOptions, ConfigurationInput } from '../authentication/index.js';
-import type { ConnectorDefinition, SourceClients, TableDefinition } from '../definition/index.js';
-import { startRun } from './start-run.js';
+import type { ProbeResult } from '../../sources/index.js';
+import type { TableDefinition } from '../definition/index.js';
+import { startRun, type StartRunOptions } from './start-run.js';
 
-export interface ProbeConnectorOptions {
-  connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>;
-  /** Read by the host (readConfiguration), or a map read at the start (library use). */
-  configuration: ConfigurationInput;
-  log: Logger;
-  registry: SecretRegistry;
-  authenticate?: Omit<AuthenticateOptions, 'source' | 'log' | 'registry' | 'connectorSecretKeys'>;
-}
+/** What a probe starts from: what any run starts from. */
+export type ProbeConnectorOptions = StartRunOptions;
 
 export interface ProbeConnectorResult {
   probe: ProbeResult;
