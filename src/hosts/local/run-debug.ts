@@ -61,13 +61,14 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
     setInterval(() => counts && options.onProgress?.(counts()), options.progressEveryMs ?? 200).unref();
   try {
     await checkRunFiles(paths, 'run');
-    // Secrets registered before the connector file runs: its top-level code could already print a value.
-    const configuration = readConfiguration(await readConfigurationFile(paths.configuration), { registry });
-    // A warehouse from an earlier run opens while the connector loads and probes, on DuckDB's own
-    // thread: reading only, so a run that fails before update() leaves the file as it was. Its
-    // failure (the file held by another process, say) is reported after the probe, as open()'s is.
+    // A warehouse from an earlier run opens while the configuration is read and the connector loads
+    // and probes, on DuckDB's own thread: reading only, so a run that fails before update() leaves
+    // the file as it was. Its failure (the file held by another process, say) is reported after the
+    // probe, as open()'s is.
     early = Warehouse.openExisting(paths.warehouse);
     early?.catch(() => undefined);
+    // Secrets registered before the connector file runs: its top-level code could already print a value.
+    const configuration = readConfiguration(await readConfigurationFile(paths.configuration), { registry });
     const { connector } = await loadConnector(paths.project);
     const state = await readInitialState(options.statePath ?? paths.state, options.statePath !== undefined);
     let opened = false;
