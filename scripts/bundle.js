@@ -7,7 +7,7 @@
 // thread's hooks (dist/project/connector-hooks.js) are imported from there. A module that reads
 // `import.meta.url` (a file beside the package, createRequire) gets the URL its own file has in
 // dist/, so the bundle finds what the per-file build found.
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -72,13 +72,24 @@ const common = { bundle: true, format: 'esm', platform: 'node', target: 'node20'
  * zod's locales, but English, loaded at their first call: its classic API exports every locale (60
  * of them, half of the package's code), which cost ~10 ms and 2 MB of every start for messages
  * nobody asked for. `z.locales.de()` still works: it loads zod's own CommonJS copy of that locale.
+ * Paths are compared as real paths: esbuild resolves symbolic links (a node_modules that is a link,
+ * pnpm's layout), and a plain comparison then missed, silently bundling all 60. The build fails if
+ * the plugin did not apply.
  */
+let zodLocalesReplaced = false;
 const lazyZodLocales = {
   name: 'lazy-zod-locales',
   setup(builder) {
-    const index = join(ROOT, 'node_modules', 'zod', 'v4', 'locales', 'index.js');
+    const index = realpathSync(join(ROOT, 'node_modules', 'zod', 'v4', 'locales', 'index.js'));
+    const real = (path) => {
+      try {
+        return realpathSync(path);
+      } catch {
+        return path;
+      }
+    };
     builder.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
-      join(args.resolveDir, args.path) === index ? { path: index, namespace: 'zod-locales' } : undefined,
+      real(join(args.resolveDir, args.path)) === index ? { path: index, namespace: 'zod-locales' } : undefined,
     );
     builder.onLoad({ filter: /.*/, namespace: 'zod-locales' }, () => {
       const lines = [
@@ -89,6 +100,7 @@ const lazyZodLocales = {
           : `export const ${name} = (...args) => load(${JSON.stringify(`zod/v4/locales/${file}.cjs`)})(...args);`,
       );
       if (lines.length < 2) throw new Error('zod/v4/locales/index.js changed shape: update lazyZodLocales');
+      zodLocalesReplaced = true;
       const head = "import { createRequire } from 'node:module';\nconst load = createRequire(import.meta.url);\n";
       return { contents: head + lines.join('\n'), loader: 'js', resolveDir: dirname(index) };
     });
@@ -101,6 +113,7 @@ await build({
   outfile: join(OUT, ZOD_FILE),
   plugins: [lazyZodLocales],
 });
+if (!zodLocalesReplaced) throw new Error("zod's locales index was not found while bundling zod: update lazyZodLocales");
 
 await build({
   ...common,
