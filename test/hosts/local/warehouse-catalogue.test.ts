@@ -50,7 +50,7 @@ async function read(): Promise<Record<string, { columns: [string, string][]; key
   const tables: Record<string, { columns: [string, string][]; keys: string[] }> = {};
   for (const state of catalogue.tables.values())
     tables[state.name] = {
-      columns: [...state.columns.values()].map((column) => [column.name, column.type]),
+      columns: [...state.columns.values()].map((column) => [column.name, String(column.type)]),
       keys: state.keys,
     };
   return tables;
