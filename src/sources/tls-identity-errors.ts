@@ -1,26 +1,60 @@
 import { SourceIdentityError } from '../errors/index.js';
 
 /**
- * The two ways a server's TLS certificate fails a database or file source (mysql, ftp), said the
- * same way by each: exit 5, naming `host` when a trusted certificate names another host, and
- * `tls_ca_certificate` when the certificate's chain is not trusted.
+ * The two ways a server's TLS certificate fails a database or file source (postgres, mysql, ftp),
+ * said the same way by each: exit 5, naming `host` when a trusted certificate names another host,
+ * and `tls_ca_certificate` when the certificate's chain is not trusted. A source that knows more
+ * (the names the certificate lists, the certificate the server presents) adds it.
  */
 
-export function certificateForAnotherHost(target: string, host: string, cause: unknown): SourceIdentityError {
-  return new SourceIdentityError(`${target} failed: the server's TLS certificate is not valid for host '${host}'`, {
-    code: 'tls_host_mismatch',
-    key: 'host',
-    hint: `set 'host' to a name the certificate lists, or get a certificate that names '${host}'`,
-    cause,
-  });
+export interface HostMismatchDetail {
+  /** The names the certificate lists, as they should be read ("db.example.test, db"). */
+  names?: string;
+  /** A caveat added to the hint: what the source's own setting to skip the check would cost. */
+  caveat?: string;
+}
+
+export function certificateForAnotherHost(
+  target: string,
+  host: string,
+  cause: unknown,
+  detail: HostMismatchDetail = {},
+): SourceIdentityError {
+  const names = detail.names ? ` (it names ${detail.names})` : '';
+  const caveat = detail.caveat ? `; ${detail.caveat}` : '';
+  return new SourceIdentityError(
+    `${target} failed: the server's TLS certificate is not valid for host '${host}'${names}`,
+    {
+      code: 'tls_host_mismatch',
+      // The CA is trusted; what does not match is the name the connection uses.
+      key: 'host',
+      hint: `set 'host' to a name the certificate lists, or get a certificate that names '${host}'${caveat}`,
+      cause,
+    },
+  );
+}
+
+/** The certificate the server presented, when the source could read it. */
+export interface PresentedCertificate {
+  /** As describeServerCertificate (network/) says it: "a certificate with subject '…' issued by '…'". */
+  description: string;
+  issuer: string;
 }
 
 /** `why`: Node's code or words for what it did not trust ("DEPTH_ZERO_SELF_SIGNED_CERT", "self-signed certificate"). */
-export function untrustedCertificate(target: string, why: string, cause: unknown): SourceIdentityError {
-  return new SourceIdentityError(`${target} failed: the server's TLS certificate is not trusted (${why})`, {
+export function untrustedCertificate(
+  target: string,
+  why: string,
+  cause: unknown,
+  presented?: PresentedCertificate,
+): SourceIdentityError {
+  const presents = presented ? `; the server presents ${presented.description}` : '';
+  return new SourceIdentityError(`${target} failed: the server's TLS certificate is not trusted (${why})${presents}`, {
     code: 'tls_untrusted',
     key: 'tls_ca_certificate',
-    hint: `set 'tls_ca_certificate' to the PEM of the CA that signs the server's certificate, or check that 'host' is the right server`,
+    hint: presented
+      ? `if you trust '${presented.issuer}', set 'tls_ca_certificate' to the PEM of that CA; otherwise check that 'host' is the right server`
+      : `set 'tls_ca_certificate' to the PEM of the CA that signs the server's certificate, or check that 'host' is the right server`,
     cause,
   });
 }

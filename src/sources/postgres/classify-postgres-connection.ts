@@ -15,6 +15,7 @@ import {
 } from '../../network/index.js';
 import type { PostgresEndpoint } from './connection-settings.js';
 import { inspectServerCertificate } from './server-certificate.js';
+import { certificateForAnotherHost, untrustedCertificate } from '../tls-identity-errors.js';
 
 /**
  * The failures of a PostgreSQL connection that carry no SQLSTATE, because the server never got to
@@ -63,19 +64,12 @@ export async function fromConnectionFailure(
       },
     );
   }
-  if (codes.some((c) => HOST_MISMATCH_CODES.has(c))) {
-    const names = certificateNames(chain);
-    return new SourceIdentityError(
-      `${target} failed: the server's TLS certificate is not valid for host '${endpoint.host}'${names ? ` (it names ${names})` : ''}`,
-      {
-        code: 'tls_host_mismatch',
-        // The CA is trusted; what does not match is the name the connection uses.
-        key: 'host',
-        hint: `set 'host' to a name the certificate lists, or get a certificate that names '${endpoint.host}'; sslmode=verify-ca skips this check, so choose it only knowing that any server with a certificate from that CA would then pass`,
-        cause,
-      },
-    );
-  }
+  if (codes.some((c) => HOST_MISMATCH_CODES.has(c)))
+    return certificateForAnotherHost(target, endpoint.host, cause, {
+      names: certificateNames(chain),
+      caveat:
+        'sslmode=verify-ca skips this check, so choose it only knowing that any server with a certificate from that CA would then pass',
+    });
   const untrusted = codes.find((c) => UNTRUSTED_CERTIFICATE_CODES.has(c));
   if (untrusted) {
     const server = await inspectServerCertificate(
@@ -85,16 +79,11 @@ export async function fromConnectionFailure(
       Math.min(timeoutSeconds * 1000, 5_000),
       context.via,
     ).catch(() => undefined);
-    return new SourceIdentityError(
-      `${target} failed: the server's TLS certificate is not trusted (${untrusted})${server ? `; the server presents ${describeServerCertificate(server)}` : ''}`,
-      {
-        code: 'tls_untrusted',
-        key: 'tls_ca_certificate',
-        hint: server
-          ? `if you trust '${server.issuer}', set 'tls_ca_certificate' to the PEM of that CA; otherwise check that 'host' is the right server`
-          : `set 'tls_ca_certificate' to the PEM of the CA that signs the server's certificate`,
-        cause,
-      },
+    return untrustedCertificate(
+      target,
+      untrusted,
+      cause,
+      server && { description: describeServerCertificate(server), issuer: server.issuer },
     );
   }
   const alert = codes.find((c) => CLIENT_CERTIFICATE_ALERT.test(c));
