@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
-import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chown, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runToEnd, spawnDaemon, spawnOnFreePort, type Daemon } from './daemon.js';
+import { runToEnd, spawnDaemon, spawnOnFreePort, startInTempDir, stopAndRemove } from './daemon.js';
 import { userIds } from './system-account.js';
 
 /**
@@ -56,11 +55,9 @@ export async function start(options: MariadbOptions): Promise<MariadbPeer> {
   if (process.getuid?.() !== 0)
     throw new Error('the mariadb peer needs root: mariadbd runs as the mysql account (tests run as root, in CI too)');
   const owner = userIds('mysql');
-  const dir = await mkdtemp(join(tmpdir(), 'connector-auth-mariadb-'));
-  const data = join(dir, 'data');
-  const socket = join(dir, 'mysqld.sock');
-  let server: Daemon | undefined;
-  try {
+  return startInTempDir('connector-auth-mariadb-', async (dir, track) => {
+    const data = join(dir, 'data');
+    const socket = join(dir, 'mysqld.sock');
     await mkdir(data);
     // Its own temp directory: bootstraps started in parallel would remove each other's temp tables in /tmp.
     await mkdir(join(dir, 'tmp'));
@@ -104,7 +101,7 @@ export async function start(options: MariadbOptions): Promise<MariadbPeer> {
 
     const { daemon: running, port } = await spawnOnFreePort(
       'mariadbd',
-      (port) => (server = spawnDaemon(MARIADBD, [...args, `--port=${port}`, ...settings])),
+      (port) => track(spawnDaemon(MARIADBD, [...args, `--port=${port}`, ...settings])),
       (daemon) => daemon.until(() => /ready for connections/.test(daemon.log()), 30_000),
       (log) => /Address already in use|Can't start server: Bind/.test(log),
     );
@@ -122,16 +119,9 @@ export async function start(options: MariadbOptions): Promise<MariadbPeer> {
       database: options.database,
       sql,
       log: running.log,
-      async stop() {
-        await running.stop();
-        await rm(dir, { recursive: true, force: true });
-      },
+      stop: () => stopAndRemove(running, dir),
     };
-  } catch (error) {
-    server?.kill();
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
+  });
 }
 
 function setupStatements(options: MariadbOptions): string {

@@ -1,9 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chown, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freePort, runToEnd, spawnDaemon, type Daemon } from './daemon.js';
+import { runToEnd, spawnDaemon, spawnOnFreePort, startInTempDir, stopAndRemove } from './daemon.js';
 
 /**
  * A real PostgreSQL (Debian's postgresql-15) in a temp directory: `initdb` with scram-sha-256 and a
@@ -70,13 +69,11 @@ export async function start(options: PostgresOptions): Promise<PostgresPeer> {
   const bin = postgresBinDir();
   const owner = serverUser();
   const user = options.user ?? 'connector';
-  const dir = await mkdtemp(join(tmpdir(), 'connector-auth-postgres-'));
-  const data = join(dir, 'data');
   const own = async (path: string) => {
     if (owner) await chown(path, owner.uid, owner.gid);
   };
-  let server: Daemon | undefined;
-  try {
+  return startInTempDir('connector-auth-postgres-', async (dir, track) => {
+    const data = join(dir, 'data');
     await own(dir);
     const pwfile = join(dir, 'pwfile');
     await writeFile(pwfile, `${options.password}\n`, { mode: 0o600 });
@@ -138,15 +135,19 @@ export async function start(options: PostgresOptions): Promise<PostgresPeer> {
     await writeFile(join(data, 'pg_hba.conf'), hbaLines(options));
     await own(join(data, 'pg_hba.conf'));
 
-    const port = await freePort();
-    // SIGINT is PostgreSQL's fast shutdown: clients are disconnected, nothing waits for them.
-    server = spawnDaemon(join(bin, 'postgres'), ['-D', data, '-p', String(port), ...settings], {
-      stopSignal: 'SIGINT',
-      ...(owner ? { owner } : {}),
-    });
-    const running = server;
-    if (!(await running.until(() => /ready to accept connections/.test(running.log()), 15_000)))
-      throw new Error(`postgres did not start: ${running.log()}`);
+    const { daemon: running, port } = await spawnOnFreePort(
+      'postgres',
+      // SIGINT is PostgreSQL's fast shutdown: clients are disconnected, nothing waits for them.
+      (port) =>
+        track(
+          spawnDaemon(join(bin, 'postgres'), ['-D', data, '-p', String(port), ...settings], {
+            stopSignal: 'SIGINT',
+            ...(owner ? { owner } : {}),
+          }),
+        ),
+      (daemon) => daemon.until(() => /ready to accept connections/.test(daemon.log()), 15_000),
+      (log) => /Address already in use|could not create any TCP\/IP sockets/.test(log),
+    );
 
     await setUp(dir, port, user, options);
     return {
@@ -157,16 +158,9 @@ export async function start(options: PostgresOptions): Promise<PostgresPeer> {
       connectionsReceived: () => (running.log().match(/connection received: host=127\.0\.0\.1/g) ?? []).length,
       connectionsClosed: () => (running.log().match(/disconnection: .* host=127\.0\.0\.1/g) ?? []).length,
       log: running.log,
-      async stop() {
-        await running.stop();
-        await rm(dir, { recursive: true, force: true });
-      },
+      stop: () => stopAndRemove(running, dir),
     };
-  } catch (error) {
-    server?.kill();
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
+  });
 }
 
 /** Local (Unix socket) connections are the peer's own, trusted; TCP ones are what tests exercise. */

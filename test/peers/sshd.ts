@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runToEnd, spawnDaemon, spawnOnFreePort, type Daemon } from './daemon.js';
+import { runToEnd, spawnDaemon, spawnOnFreePort, startInTempDir, stopAndRemove } from './daemon.js';
 import { ensureUser, userIds } from './system-account.js';
 
 /**
@@ -94,9 +94,7 @@ export async function start(options: SshdOptions = {}): Promise<SshdPeer> {
   // sshd's privilege separation directory; root's, not writable by others.
   await mkdir('/run/sshd', { recursive: true, mode: 0o755 });
 
-  const dir = await mkdtemp(join(tmpdir(), 'connector-auth-sshd-'));
-  let server: Daemon | undefined;
-  try {
+  return startInTempDir('connector-auth-sshd-', async (dir, track) => {
     // The test user reads its authorized keys and lists the data directory under here.
     await chmod(dir, 0o755);
     const hostKey = join(dir, 'ssh_host_ed25519_key');
@@ -117,7 +115,7 @@ export async function start(options: SshdOptions = {}): Promise<SshdPeer> {
       'sshd',
       async (port) => {
         await writeFile(config, sshdConfig(port, hostKey, keysDir, options));
-        return (server = spawnDaemon(SSHD, ['-D', '-e', '-f', config]));
+        return track(spawnDaemon(SSHD, ['-D', '-e', '-f', config]));
       },
       (daemon) => daemon.until(() => /Server listening on 127\.0\.0\.1 port/.test(daemon.log()), 10_000),
       (log) => /Address already in use|Cannot bind any address/.test(log),
@@ -137,16 +135,9 @@ export async function start(options: SshdOptions = {}): Promise<SshdPeer> {
           // sshd's -e lines end in CR LF.
           .split(/\r?\n/)
           .filter((line) => line.includes('server_request_direct_tcpip') && line.endsWith(` port ${to}`)).length,
-      async stop() {
-        await running.stop();
-        await rm(dir, { recursive: true, force: true });
-      },
+      stop: () => stopAndRemove(running, dir),
     };
-  } catch (error) {
-    server?.kill();
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
+  });
 }
 
 function sshdConfig(port: number, hostKey: string, keysDir: string, options: SshdOptions): string {

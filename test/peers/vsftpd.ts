@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { portOpen, spawnDaemon, spawnOnFreePort, waitFor, type Daemon } from './daemon.js';
+import { portOpen, spawnDaemon, spawnOnFreePort, startInTempDir, stopAndRemove, waitFor } from './daemon.js';
 import { ensureUser } from './system-account.js';
 
 /**
@@ -63,9 +62,7 @@ export async function start(options: VsftpdOptions): Promise<VsftpdPeer> {
   if (process.getuid?.() !== 0)
     throw new Error('the vsftpd peer needs root: vsftpd switches to the logged-in user (tests run as root, in CI too)');
   await ensureUser(USER, PASSWORD);
-  const dir = await mkdtemp(join(tmpdir(), 'connector-auth-vsftpd-'));
-  let server: Daemon | undefined;
-  try {
+  return startInTempDir('connector-auth-vsftpd-', async (dir, track) => {
     await chmod(dir, 0o755);
     const dataDir = join(dir, 'data');
     // vsftpd's chroot-less sessions still need an empty root-owned directory of their own.
@@ -124,7 +121,7 @@ export async function start(options: VsftpdOptions): Promise<VsftpdPeer> {
       async (port) => {
         const lines = Object.entries({ ...settings, listen_port: String(port) }).map(([k, v]) => `${k}=${v}`);
         await writeFile(config, `${lines.join('\n')}\n`, { mode: 0o600 });
-        return (server = spawnDaemon(VSFTPD, [config]));
+        return track(spawnDaemon(VSFTPD, [config]));
       },
       (_daemon, port) => waitFor(() => portOpen(port), 10_000),
       // vsftpd says nothing when its bind fails: any failed start may be a port another process took.
@@ -141,16 +138,9 @@ export async function start(options: VsftpdOptions): Promise<VsftpdPeer> {
       dataDir,
       log,
       connections: async () => ((await log()).match(/CONNECT: Client "127\.0\.0\.1"/g) ?? []).length,
-      async stop() {
-        await running.stop();
-        await rm(dir, { recursive: true, force: true });
-      },
+      stop: () => stopAndRemove(running, dir),
     };
-  } catch (error) {
-    server?.kill();
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
+  });
 }
 
 /** The configuration of an ftp source that logs in to `server` as its user with the password. */
