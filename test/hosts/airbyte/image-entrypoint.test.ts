@@ -1,4 +1,4 @@
-import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,6 +123,12 @@ describe('the Dockerfile of every template', () => {
       'npm install --global --no-audit --no-fund "connector-auth@${CONNECTOR_AUTH_VERSION}"',
     );
     expect(file.user).toBe('node');
+    // Both caches in the home of the user that runs the commands, warmed at build by a spec.
+    expect(file.env).toMatchObject({
+      CONNECTOR_AUTH_CACHE_DIR: '/home/node/.cache/connector-auth',
+      NODE_COMPILE_CACHE: '/home/node/.cache/node-compile-cache',
+    });
+    expect(file.run).toContain('connector-auth airbyte spec > /dev/null');
     expect(file.expose).toEqual(['50051']);
     expect(file.entrypoint).toEqual(['connector-auth']);
     // The gRPC host serves the image's project on the exposed port.
@@ -168,9 +174,28 @@ describe('the Dockerfile of every template', () => {
       }),
     );
     await writeFile(join(configFolder, 'source_catalog.json'), JSON.stringify(configuredCatalog([{ name: 'items' }])));
-    const env = Object.fromEntries(Object.entries(file.env).map(([k, v]) => [k, v === file.workdir ? image : v]));
+    // The image's paths: its WORKDIR and the home of its user, both under the test's stand-in root.
+    const home = join(root, 'image-home');
+    const inImage = (value: string) =>
+      value === file.workdir
+        ? image
+        : value.startsWith('/home/node/')
+          ? join(home, value.slice('/home/node/'.length))
+          : value;
+    const env = Object.fromEntries(Object.entries(file.env).map(([k, v]) => [k, inImage(v)]));
     const [program, ...prefix] = env.AIRBYTE_ENTRYPOINT!.split(' ');
     expect(program).toBe('connector-auth');
+
+    // The build's warm-up (its RUN line after npm install), as the image's user would run it.
+    const warmUp = file.run.find((line) => line.startsWith('connector-auth '))!;
+    const [, ...warmArgs] = warmUp.replace(/\s*>\s*\/dev\/null$/, '').split(' ');
+    expect((await cli(warmArgs, { cwd: image, env })).code).toBe(0);
+    const connectorCache = await cacheFiles(env.CONNECTOR_AUTH_CACHE_DIR!);
+    expect(connectorCache.size).toBeGreaterThan(0);
+    // Node 22.1+ keeps its compile cache there too (bin turns it on); Node 20 has none.
+    const nodeModule = (await import('node:module')).default as { enableCompileCache?: unknown };
+    if (typeof nodeModule.enableCompileCache === 'function')
+      expect((await cacheFiles(env.NODE_COMPILE_CACHE!)).size).toBeGreaterThan(0);
 
     const spec = await cli([...prefix, 'spec'], { cwd: configFolder, env });
     const check = await cli([...prefix, 'check', '--config', 'source_config.json'], { cwd: configFolder, env });
@@ -186,5 +211,18 @@ describe('the Dockerfile of every template', () => {
     expect(JSON.parse(spec.stdout.split('\n')[0]!).type).toBe('SPEC');
     expect(check.stdout).toContain('"status":"SUCCEEDED"');
     expect(read.stdout.split('\n').filter((l) => l.startsWith('{"type":"RECORD"'))).toHaveLength(5);
+    // Each command found connector.ts compiled in the image: nothing in the cache was written again.
+    expect(await cacheFiles(env.CONNECTOR_AUTH_CACHE_DIR!)).toEqual(connectorCache);
   });
 });
+
+/** Every file under a cache directory, by path, with the time it was last written. */
+async function cacheFiles(dir: string): Promise<Map<string, number>> {
+  const files = new Map<string, number>();
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true }))
+    if (entry.isFile()) {
+      const path = join(entry.parentPath, entry.name);
+      files.set(path, (await stat(path)).mtimeMs);
+    }
+  return files;
+}
