@@ -13,55 +13,16 @@
  *
  *   npx tsx bench/debug-template.ts    prints the figures as JSON
  */
-import { spawn } from 'node:child_process';
-import { createServer, get, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { get } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BIN, TOKEN, median, round1, serveItems, timed } from './template-process.js';
 
-const BIN = fileURLToPath(new URL('../bin/connector-auth.js', import.meta.url));
 const REPORT_RSS = fileURLToPath(new URL('./report-max-rss.mjs', import.meta.url));
-const TOKEN = 'bench-token-8d1f0c2a';
 const ROWS = 100;
 const ROUNDS = 9;
-
-function serveItems(): Promise<Server> {
-  const items = Array.from({ length: ROWS }, (_, i) => ({
-    id: i + 1,
-    name: `item ${i + 1}`,
-    price: (i + 1) * 1.25,
-    active: i % 2 === 0,
-  }));
-  const page = JSON.stringify({ items });
-  const server = createServer((req, res) => {
-    if (req.headers.authorization !== `Bearer ${TOKEN}`) {
-      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
-      return;
-    }
-    const path = new URL(req.url ?? '/', 'http://api').pathname;
-    res.writeHead(path === '/health' || path === '/items' ? 200 : 404, { 'content-type': 'application/json' });
-    res.end(path === '/health' ? '{"ok":true}' : path === '/items' ? page : '{}');
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-/** Wall time of one process, from spawn to exit (the API is served by this process meanwhile). */
-function timed(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const started = performance.now();
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => {
-      if (code !== 0)
-        reject(new Error(`${args.join(' ')} exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
-      else resolve(performance.now() - started);
-    });
-  });
-}
 
 /** One GET on a new connection, as the probe makes it: median of several. */
 async function roundTrip(url: string): Promise<number> {
@@ -78,16 +39,8 @@ async function roundTrip(url: string): Promise<number> {
   return median(times);
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
-const round1 = (value: number): number => Math.round(value * 10) / 10;
-
 export async function run(): Promise<Record<string, number>> {
-  const server = await serveItems();
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { server, url } = await serveItems(ROWS);
   const root = await mkdtemp(join(tmpdir(), 'bench-debug-template-'));
   // A cache of its own: the first run compiles, as it would after an edit.
   const env = { ...process.env, CONNECTOR_AUTH_CACHE_DIR: join(root, 'cache'), NO_COLOR: '1' };

@@ -16,6 +16,7 @@ const ALL = [
   'redaction',
   'startup',
   'debug-template',
+  'image-warm-start',
   'warehouse-upserts',
   'token-cache',
   'mtls-handshakes',
