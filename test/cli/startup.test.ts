@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { HEAVY, loadedModules } from '../../bench/startup.js';
+import { HEAVY, loadedModules } from '../../bench/start/startup.js';
 import { freePort } from '../peers/daemon.js';
 import { cli } from '../helpers/cli.js';
 

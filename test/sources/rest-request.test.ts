@@ -260,7 +260,7 @@ describe('request() against a local API', () => {
     await reply.discard();
   });
 
-  /** Lets undici mark the connection idle: it does so a tick after the body's end (see bench/mtls-handshakes.ts). */
+  /** Lets undici mark the connection idle: it does so a tick after the body's end (see bench/credentials/mtls-handshakes.ts). */
   const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
   it('reuses ONE TCP connection for many sequential requests whose bodies are read', async () => {

@@ -4,7 +4,7 @@
  *
  * Why not an async generator that yields each record: every `yield` of an async generator goes
  * through its request queue and two promise turns, 0.2–0.3 µs a record on these machines, which is
- * 5–7% of listing 100,000 connectors (bench/paging.ts). Here a record of the page in hand is an
+ * 5–7% of listing 100,000 connectors (bench/throughput/paging.ts). Here a record of the page in hand is an
  * already-resolved promise, and only the first record of a page waits for the pages' generator.
  *
  * Calls to next() made before the last one settled (not a for-await loop's way, but allowed) share

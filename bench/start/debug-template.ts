@@ -8,10 +8,10 @@
  * - warm: the project as an author re-runs it (warehouse and state from the run before; the
  *   compiled connector in the cache). Median of several runs, alternated with `node -e 0`.
  * - after an edit: the connector file changed, so it is compiled again (the cache misses once).
- * - peak RSS: separate runs with bench/report-max-rss.mjs preloaded (it writes the process's own
+ * - peak RSS: separate runs with bench/start/report-max-rss.mjs preloaded (it writes the process's own
  *   maxRSS at exit), so the timed runs carry no extra module.
  *
- *   npx tsx bench/debug-template.ts    prints the figures as JSON
+ *   npx tsx bench/start/debug-template.ts    prints the figures as JSON
  */
 import { get } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

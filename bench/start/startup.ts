@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const BIN = fileURLToPath(new URL('../bin/connector-auth.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/connector-auth.js', import.meta.url));
 const RECORD_LOADS = fileURLToPath(new URL('./record-loads.mjs', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

@@ -3,11 +3,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { authenticate, type SourceClients } from '../src/connector/index.js';
-import { SecretRegistry } from '../src/secrets/index.js';
-import { createCa, issueServer } from '../test/peers/certificates.js';
-import { start as startMariadb } from '../test/peers/mariadb.js';
-import { start as startVsftpd } from '../test/peers/vsftpd.js';
+import { authenticate, type SourceClients } from '../../src/connector/index.js';
+import { SecretRegistry } from '../../src/secrets/index.js';
+import { createCa, issueServer } from '../../test/peers/certificates.js';
+import { start as startMariadb } from '../../test/peers/mariadb.js';
+import { start as startVsftpd } from '../../test/peers/vsftpd.js';
 
 /**
  * Time to verdict on a wrong password, for the mysql and ftp sources, against real servers on
@@ -23,10 +23,10 @@ import { start as startVsftpd } from '../test/peers/vsftpd.js';
  * vsftpd's refusal waits for PAM's delay after a failed password (about 2 s, pam_faildelay), in both
  * columns: the ratio, not the time, is the figure for ftp.
  *
- *   npx tsx bench/wrong-credential.ts
+ *   npx tsx bench/credentials/wrong-credential.ts
  */
 
-const BIN = fileURLToPath(new URL('../bin/connector-auth.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/connector-auth.js', import.meta.url));
 const WRONG = 'Wr0ng-bench/+pw?&x';
 
 export async function run(options: { rounds?: number } = {}): Promise<Record<string, number>> {

@@ -1,7 +1,7 @@
 /**
  * Local warehouse throughput: 1,000,000 upserts with a primary key through `op.upsert` (the secret
  * guard, then the batched warehouse, src/hosts/local/warehouse/), against DuckDB's own appender fed
- * the same rows in 2,048-row chunks into a fresh file (bench/warehouse-raw-appender.ts): what the
+ * the same rows in 2,048-row chunks into a fresh file (bench/throughput/warehouse-raw-appender.ts): what the
  * engine takes from Node with nothing in between. Each runs in a child process of its own (so its
  * peak RSS, read from process.resourceUsage().maxRSS after its file is closed, is its own), in
  * alternating rounds, so both see the same stretches of a noisy machine; the figure is the median
@@ -10,7 +10,7 @@
  * Footnote: one prepared INSERT OR REPLACE per row (in one transaction, same DuckDB settings),
  * measured on 2,000 rows, the way nobody should write a warehouse.
  *
- *   npx tsx bench/warehouse-upserts.ts    prints the figures as JSON
+ *   npx tsx bench/throughput/warehouse-upserts.ts    prints the figures as JSON
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -12,7 +12,7 @@
  * The connector makes its rows in memory (id, name, amount, active, updated_at; a checkpoint every
  * 10,000) behind a real probe of a loopback HTTP API with a bearer token.
  *
- *   npx tsx bench/airbyte-read.ts    prints the figures as JSON
+ *   npx tsx bench/throughput/airbyte-read.ts    prints the figures as JSON
  */
 import { spawn } from 'node:child_process';
 import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const BIN = fileURLToPath(new URL('../bin/connector-auth.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/connector-auth.js', import.meta.url));
 const TOKEN = 'bench-airbyte-token-0123456789';
 const RATIO_ROWS = 300_000;
 

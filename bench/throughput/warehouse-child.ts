@@ -1,15 +1,15 @@
 /**
- * Child process of bench/warehouse-upserts.ts: 1,000,000 batched upserts into a fresh warehouse,
+ * Child process of bench/throughput/warehouse-upserts.ts: 1,000,000 batched upserts into a fresh warehouse,
  * alone in its process so that its peak RSS is the warehouse's (plus Node and tsx). Through
  * `op.upsert`, as a connector writes: the secret guard (five registered secrets) checks each row
  * before the warehouse takes it.
  *
- *   node --import tsx bench/warehouse-child.ts <dir>    prints {"rows","seconds","rows_per_s","cpu_s","max_rss_mb"}
+ *   node --import tsx bench/throughput/warehouse-child.ts <dir>    prints {"rows","seconds","rows_per_s","cpu_s","max_rss_mb"}
  */
 import { join } from 'node:path';
-import { createOperations } from '../src/connector/index.js';
-import { Warehouse } from '../src/hosts/local/warehouse/index.js';
-import { SecretRegistry } from '../src/secrets/index.js';
+import { createOperations } from '../../src/connector/index.js';
+import { Warehouse } from '../../src/hosts/local/warehouse/index.js';
+import { SecretRegistry } from '../../src/secrets/index.js';
 
 const ROWS = 1_000_000;
 

@@ -3,9 +3,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { cli } from '../test/helpers/cli.js';
-import * as kdc from '../test/peers/kdc.js';
-import { postgresBinDir, start as startPostgres } from '../test/peers/postgres.js';
+import { cli } from '../../test/helpers/cli.js';
+import * as kdc from '../../test/peers/kdc.js';
+import { postgresBinDir, start as startPostgres } from '../../test/peers/postgres.js';
 
 /**
  * Kerberos to PostgreSQL: the time to a verdict, through the built CLI (process start included), beside
@@ -20,7 +20,7 @@ import { postgresBinDir, start as startPostgres } from '../test/peers/postgres.j
  * (Node and the CLI starting), and a `password` probe of a closed port (the same project, configuration
  * and pg loaded, no authentication at all): what the Kerberos verdict adds is the difference.
  *
- *   npx tsx bench/kerberos-verdict.ts      (after npm run build)
+ *   npx tsx bench/credentials/kerberos-verdict.ts      (after npm run build)
  */
 
 const RUNS = 7;

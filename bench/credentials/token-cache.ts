@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
-import { authenticate } from '../src/connector/index.js';
-import { HttpClient } from '../src/network/index.js';
-import { SecretRegistry } from '../src/secrets/index.js';
+import { authenticate } from '../../src/connector/index.js';
+import { HttpClient } from '../../src/network/index.js';
+import { SecretRegistry } from '../../src/secrets/index.js';
 
 /**
  * What the token cache costs and saves, against the naive alternative measured in the same run:
@@ -19,7 +19,7 @@ import { SecretRegistry } from '../src/secrets/index.js';
  * - token_cache_requests_per_hour_5min_tokens: a simulated hour (fake clock, a request every second) with
  *   5-minute tokens; a fixed 2-minute margin would make 20, the naive way 3,600.
  *
- * Run alone: `npx tsx bench/token-cache.ts` (prints JSON).
+ * Run alone: `npx tsx bench/credentials/token-cache.ts` (prints JSON).
  */
 
 const CACHED_CALLS = 200_000;

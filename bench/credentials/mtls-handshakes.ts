@@ -2,9 +2,9 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { pathToFileURL } from 'node:url';
-import { authenticate } from '../src/connector/index.js';
-import { SecretRegistry } from '../src/secrets/index.js';
-import { createCa, issueClient, issueServer } from '../test/peers/certificates.js';
+import { authenticate } from '../../src/connector/index.js';
+import { SecretRegistry } from '../../src/secrets/index.js';
+import { createCa, issueClient, issueServer } from '../../test/peers/certificates.js';
 
 /**
  * TLS handshakes per 1,000 sequential mTLS requests: the REST source's client (one undici Agent
@@ -17,7 +17,7 @@ import { createCa, issueClient, issueServer } from '../test/peers/certificates.j
  * probe to a second connection (the probe's is marked idle a tick after its body ends); from then
  * on both are reused. The second handshake resumes the first one's TLS session.
  *
- *   npx tsx bench/mtls-handshakes.ts
+ *   npx tsx bench/credentials/mtls-handshakes.ts
  */
 
 export async function run(options: { requests?: number } = {}): Promise<Record<string, number>> {

@@ -1,6 +1,6 @@
 /**
  * What the benchmarks of whole `connector-auth` processes on a scaffolded rest-api template share
- * (bench/debug-template.ts, bench/image-warm-start.ts): a local API serving the template's items
+ * (bench/start/debug-template.ts, bench/start/image-warm-start.ts): a local API serving the template's items
  * behind a bearer token, and the wall time of one process from spawn to exit.
  */
 import { spawn } from 'node:child_process';
@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-export const BIN = fileURLToPath(new URL('../bin/connector-auth.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../bin/connector-auth.js', import.meta.url));
 export const TOKEN = 'bench-token-8d1f0c2a';
 
 /** The API: `/health` and `/items` (`rows` items in one page) for `Bearer TOKEN`, else 401. */

@@ -17,7 +17,7 @@
  * on the total. Shown by a separate pass that collects garbage every 2,000 records and records the
  * live heap above its start, for 10,000 and for 100,000 records.
  *
- *   npx tsx bench/paging.ts        prints the figures as JSON
+ *   npx tsx bench/throughput/paging.ts        prints the figures as JSON
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -39,7 +39,7 @@ interface ServerInfo {
 
 /** Server side (the child process): an emulator seeded with `TOTAL` connectors in one group and `SMALL` in another. */
 async function serve(): Promise<void> {
-  const { startEmulator, defaultEmulatorData } = await import('../src/emulator/index.js');
+  const { startEmulator, defaultEmulatorData } = await import('../../src/emulator/index.js');
   const template = defaultEmulatorData().connectors!.find((c) => !c.connect_card)!;
   const emulator = await startEmulator({
     data: {
@@ -81,7 +81,7 @@ function collectGarbage(): () => void {
 }
 
 export async function run(): Promise<Record<string, number>> {
-  const { createPipelineClient } = await import('../src/clients/pipeline-api.js');
+  const { createPipelineClient } = await import('../../src/clients/pipeline-api.js');
   const gc = collectGarbage();
   // The server runs this same file under tsx in its own process, so process.cpuUsage() here is the client's alone.
   const server = fork(fileURLToPath(import.meta.url), ['--serve'], {
@@ -235,8 +235,8 @@ async function bareListing(info: ServerInfo, group: string): Promise<{ perSecond
 
 /** One page of 1000 connectors as the emulator sends it, with the modules that check its records. */
 async function samplePage(info: ServerInfo) {
-  const { connectorSchema } = await import('../src/clients/pipeline-api.js');
-  const { compile } = await import('../src/clients/pipeline/record-validator.js');
+  const { connectorSchema } = await import('../../src/clients/pipeline-api.js');
+  const { compile } = await import('../../src/clients/pipeline/record-validator.js');
   const response = await fetch(`${info.url}/v1/groups/${GROUP}/connectors?limit=1000`, {
     headers: {
       authorization: `Basic ${Buffer.from(`${info.apiKey}:${info.apiSecret}`).toString('base64')}`,

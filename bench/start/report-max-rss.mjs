@@ -1,4 +1,4 @@
-// Preloaded by bench/debug-template.ts (`node --import`): writes the process's peak RSS (KiB) to
+// Preloaded by bench/start/debug-template.ts (`node --import`): writes the process's peak RSS (KiB) to
 // $REPORT_MAX_RSS_FILE when it exits, so a child's peak is read without a platform's `time`.
 import { writeFileSync } from 'node:fs';
 

@@ -1,11 +1,11 @@
 /**
- * Child process of bench/warehouse-upserts.ts, the baseline: DuckDB's own appender (the Node API's
+ * Child process of bench/throughput/warehouse-upserts.ts, the baseline: DuckDB's own appender (the Node API's
  * data chunks of 2,048 rows, `appendDataChunk`) fed the same 1,000,000 rows as the warehouse's
  * run, into a fresh file's table of the same shape (primary key included, the warehouse's two
  * columns set as it sets them), with nothing else: no guard, no buffering, no type inference, no
  * upsert semantics. What the engine takes from Node when handed ready rows.
  *
- *   node --import tsx bench/warehouse-raw-appender.ts <dir>    prints {"rows","seconds","rows_per_s","cpu_s","max_rss_mb"}
+ *   node --import tsx bench/throughput/warehouse-raw-appender.ts <dir>    prints {"rows","seconds","rows_per_s","cpu_s","max_rss_mb"}
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';

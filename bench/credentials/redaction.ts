@@ -5,7 +5,7 @@
  * read the decoded view beside the text (src/secrets/decoded-view.ts), the slower path.
  */
 import { randomBytes } from 'node:crypto';
-import { SecretRegistry, derivedForms } from '../src/secrets/index.js';
+import { SecretRegistry, derivedForms } from '../../src/secrets/index.js';
 
 export async function run(): Promise<Record<string, number>> {
   const registry = new SecretRegistry();

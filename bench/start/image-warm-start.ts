@@ -7,7 +7,7 @@
  * caches as a new container from an image without the warm-up has them (empty directories), against
  * the caches one `airbyte spec` left, alternated. On Node 20 only the connector's cache applies.
  *
- *   npx tsx bench/image-warm-start.ts    prints the figures as JSON
+ *   npx tsx bench/start/image-warm-start.ts    prints the figures as JSON
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

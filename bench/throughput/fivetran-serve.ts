@@ -14,7 +14,7 @@
  *   the same speed, which is what "bounded by the batch, not by the sync" means;
  * - serve start-to-listening: spawn to the "listening on" line, median of 5.
  *
- *   npx tsx bench/fivetran-serve.ts    prints the figures as JSON
+ *   npx tsx bench/throughput/fivetran-serve.ts    prints the figures as JSON
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -25,8 +25,8 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as loader from '@grpc/proto-loader';
 
-const BIN = fileURLToPath(new URL('../bin/connector-auth.js', import.meta.url));
-const PROTOCOLS = fileURLToPath(new URL('../protocols/fivetran/', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/connector-auth.js', import.meta.url));
+const PROTOCOLS = fileURLToPath(new URL('../../protocols/fivetran/', import.meta.url));
 const ROWS = 1_000_000;
 const SMALL = 100_000;
 const LONG = 3_000_000;
