@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../../bin/connector-auth.js', import.meta.url));
 const RECORD_LOADS = fileURLToPath(new URL('./record-loads.mjs', import.meta.url));
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * The modules a file of the bundled start path (dist/bundle/, scripts/bundle.js) holds, read from

@@ -20,7 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** Row-at-a-time costs a few hundred µs per row at any table size, so 2,000 rows give its rate. */
 const NAIVE_ROWS = 2_000;
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHILD = fileURLToPath(new URL('./warehouse-child.ts', import.meta.url));
 const RAW = fileURLToPath(new URL('./warehouse-raw-appender.ts', import.meta.url));
 const ROUNDS = 5;
