@@ -3,8 +3,9 @@
  * table's shape, appended by the engine's appender and inserted as they are, with no cast check and
  * no merge statement (append-groups.ts). That is right only when the table holds none of the run's
  * keys and no key is given twice, which is what a first sync into a new table looks like; the
- * table's primary key index refuses anything else, and the rows are then merged (append-groups.ts). Measured on 1,000,000 upserts: the merge path's staging, window and
- * INSERT OR REPLACE took about as long again as appending the rows.
+ * table's primary key index refuses anything else, and the rows are then merged (append-groups.ts).
+ * Measured on 1,000,000 upserts: the merge path's staging, window and INSERT OR REPLACE took about
+ * as long again as appending the rows.
  *
  * Only values whose conversion to the column's type cannot fail are appended directly (booleans,
  * numbers into DOUBLE and BIGINT, text, bytes, JSON text, Dates into timestamps); a run with any
