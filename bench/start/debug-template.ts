@@ -3,7 +3,9 @@
  * template (`connector-auth init --template rest-api`, unchanged) against a local API serving 100
  * rows, end to end (process start to exit: load, probe, one page, 100 upserts, checkpoint, the
  * warehouse closed). Measured against what any Node CLI that makes one request pays in the same
- * run: `node -e 0` plus one round trip to the same API.
+ * run: `node -e 0` plus one round trip to the same API, and the engine's floor: the same job written by
+ * hand with only Node and DuckDB (bench/start/hand-written-sync.mjs: probe, page, one INSERT OR REPLACE,
+ * the state, a checkpoint), which no framework around DuckDB can beat.
  *
  * - warm: the project as an author re-runs it (warehouse and state from the run before; the
  *   compiled connector in the cache). Median of several runs, alternated with `node -e 0`.
@@ -21,6 +23,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BIN, TOKEN, median, round1, serveItems, timed } from './template-process.js';
 
 const REPORT_RSS = fileURLToPath(new URL('./report-max-rss.mjs', import.meta.url));
+const HAND_WRITTEN = fileURLToPath(new URL('./hand-written-sync.mjs', import.meta.url));
 const ROWS = 100;
 const ROUNDS = 9;
 
@@ -52,11 +55,15 @@ export async function run(): Promise<Record<string, number>> {
       JSON.stringify({ auth_method: 'bearer', token: TOKEN, base_url: url, probe_path: 'health', items_path: 'items' }),
     );
     const debug = [BIN, 'debug', project];
+    const byHand = [HAND_WRITTEN, url, TOKEN, join(root, 'by-hand.db'), join(root, 'by-hand-state.json')];
     const first = await timed(debug, env); // compiles the connector, creates the warehouse
+    await timed(byHand, env); // creates its table: both are warm from here on
     const node: number[] = [];
     const warm: number[] = [];
+    const floor: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       node.push(await timed(['-e', '0'], env));
+      floor.push(await timed(byHand, env));
       warm.push(await timed(debug, env));
     }
     const rtt = await roundTrip(url);
@@ -69,15 +76,20 @@ export async function run(): Promise<Record<string, number>> {
       edited.push(await timed(debug, env));
     }
 
+    const peakMib = async (args: string[], file: string) => {
+      await timed(['--import', REPORT_RSS, ...args], { ...env, REPORT_MAX_RSS_FILE: file });
+      return Number(await readFile(file, 'utf8')) / 1024;
+    };
     const rss: number[] = [];
+    const floorRss: number[] = [];
     for (let i = 0; i < 3; i++) {
-      const file = join(root, `rss-${i}.txt`);
-      await timed(['--import', REPORT_RSS, ...debug], { ...env, REPORT_MAX_RSS_FILE: file });
-      rss.push(Number(await readFile(file, 'utf8')) / 1024);
+      rss.push(await peakMib(debug, join(root, `rss-${i}.txt`)));
+      floorRss.push(await peakMib(byHand, join(root, `rss-by-hand-${i}.txt`)));
     }
 
     const nodeMs = median(node);
     const warmMs = median(warm);
+    const floorMs = median(floor);
     return {
       debug_template_rows: ROWS,
       debug_template_warm_ms: Math.round(warmMs),
@@ -89,6 +101,10 @@ export async function run(): Promise<Record<string, number>> {
       debug_template_round_trip_ms: round1(rtt),
       debug_template_over_node_rtt_ratio: round1(warmMs / (nodeMs + rtt)),
       debug_template_peak_rss_mib: round1(median(rss)),
+      debug_template_by_hand_ms: Math.round(floorMs),
+      debug_template_by_hand_over_node_rtt_ratio: round1(floorMs / (nodeMs + rtt)),
+      debug_template_over_by_hand_ratio: Math.round((warmMs / floorMs) * 100) / 100,
+      debug_template_by_hand_peak_rss_mib: round1(median(floorRss)),
     };
   } finally {
     server.close();
