@@ -47,6 +47,14 @@ export interface HttpRequestCapability {
    * the credential now holds, with the same token (a DPoP nonce)? True when one retry, as it is, may succeed.
    */
   answersChallenge?(url: URL, headers: { get(name: string): string | null }): boolean;
+  /**
+   * Checks the answer to a request it authorized before anything reads it, and throws when the
+   * server did not prove what it must: SPNEGO's mutual authentication (RFC 4559 §5).
+   */
+  confirmAnswer?(
+    request: OutgoingRequest,
+    answer: { status: number; headers: { get(name: string): string | null } },
+  ): Promise<void>;
 }
 
 export interface BearerTokenCapability {

@@ -1,4 +1,6 @@
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +15,10 @@ import { expectNothingOf, keytabLeakForms, leftoverKrb5Dirs, probeVerdict } from
  * Apache's mod_auth_gssapi, a real acceptor holding the service keytab of `HTTP/127.0.0.1` from a
  * realm the test makes. Runs go through the built CLI. The access log names the principal Apache
  * authenticated for each request.
+ *
+ * Mutual authentication is shown against servers on 127.0.0.1 that are not Apache: one that answers
+ * 200 to any Negotiate header, and a relay that forwards the first request to Apache and then
+ * answers the next ones itself with the token Apache sent that first time (a replay).
  */
 
 const REALM = kdc.REALM;
@@ -56,6 +62,47 @@ const configuration = (principal: string, keytab: string, extra: Record<string, 
 let projects = 0;
 const project = (values: Record<string, string>) =>
   initTemplate(root, `p${projects++}`, 'rest-api', values, { replaceConfiguration: true });
+
+/** A server on 127.0.0.1 that answers every request with `answer(req)`; it counts what it was sent. */
+async function impostor(
+  answer: (req: IncomingMessage) => Promise<{ status: number; headers: Record<string, string>; body: string }>,
+): Promise<{ url: string; negotiated: () => number; close: () => Promise<void> }> {
+  let negotiated = 0;
+  const server: Server = createServer((req, res) => {
+    if (/^Negotiate /.test(req.headers.authorization ?? '')) negotiated++;
+    void answer(req).then(({ status, headers, body }) => res.writeHead(status, headers).end(body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    negotiated: () => negotiated,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** One request to Apache as the relay forwards it: the same path and Authorization header. */
+function forwardToApache(
+  req: IncomingMessage,
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const out = httpRequest(
+      new URL(req.url ?? '/', web.baseUrl),
+      { headers: { authorization: req.headers.authorization ?? '' } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => {
+          const headers: Record<string, string> = { 'content-type': 'application/json' };
+          if (res.headers['www-authenticate']) headers['www-authenticate'] = String(res.headers['www-authenticate']);
+          resolve({ status: res.statusCode ?? 502, headers, body });
+        });
+      },
+    );
+    out.once('error', reject).end();
+  });
+}
+
+const JSON_OK = { 'content-type': 'application/json' };
 
 describe('kerberos → rest (SPNEGO Negotiate) against a real KDC and Apache mod_auth_gssapi', () => {
   it('a keytab file (kerberos_keytab_path): debug syncs, Apache saw alice on every request, nothing leaks', async () => {
@@ -126,5 +173,68 @@ describe('kerberos → rest (SPNEGO Negotiate) against a real KDC and Apache mod
     expect(await modeFindings()).toEqual([expect.objectContaining({ severity: 'error' })]);
     await chmod(file, 0o600);
     expect(await modeFindings()).toEqual([]);
+  });
+
+  it('mutual authentication: a server that answers 200 without proving it is HTTP/127.0.0.1 is refused (exit 5, base_url)', async () => {
+    const fake = await impostor(async (req) => ({
+      status: 200,
+      headers: JSON_OK,
+      body: req.url === '/items' ? '[{"id":1,"name":"made up"}]' : '{"ok":true}',
+    }));
+    try {
+      const values = configuration('alice', 'alice', { base_url: fake.url });
+      const verdict = await probeVerdict(await project(values), values);
+      expect(verdict.run.code, verdict.run.stderr).toBe(5);
+      expect([verdict.code, verdict.key]).toEqual(['kerberos_mutual_authentication_failed', 'base_url']);
+      expect(verdict.message).toMatch(/without the Negotiate token that proves it is 'HTTP\/127\.0\.0\.1'/);
+      // The ticket was fetched and sent: the refusal is of the answer, after the request.
+      expect(fake.negotiated()).toBe(1);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("mutual authentication: Apache's token replayed by a relay for a later request is refused mid-run; nothing is written", async () => {
+    let recorded: string | undefined;
+    const relay = await impostor(async (req) => {
+      if (recorded === undefined) {
+        const answer = await forwardToApache(req);
+        recorded = answer.headers['www-authenticate'];
+        return answer;
+      }
+      return {
+        status: 200,
+        headers: { ...JSON_OK, 'www-authenticate': recorded },
+        body: '[{"id":1,"name":"made up"}]',
+      };
+    });
+    try {
+      const dir = await project(configuration('alice', 'alice', { base_url: relay.url }));
+      const run = await cli(['debug', dir, '--json']);
+      expect(recorded, 'Apache proved itself to the probe').toMatch(/^Negotiate \S+/);
+      expect(run.code, run.stderr).toBe(5);
+      expect(run.stdout + run.stderr).toMatch(/"code":"kerberos_mutual_authentication_failed"/);
+      expect(run.stdout + run.stderr).toMatch(/Negotiate token does not prove it is 'HTTP\/127\.0\.0\.1'/);
+      expect(run.stdout + run.stderr).not.toMatch(/made up/);
+      const tree = await readTree(join(dir, 'files'));
+      expect(tree).not.toMatch(/made up/);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('kerberos_skip_mutual_authentication "true": the same server is believed, with a warning on the run', async () => {
+    const fake = await impostor(async () => ({ status: 200, headers: JSON_OK, body: '{"ok":true}' }));
+    try {
+      const values = configuration('alice', 'alice', {
+        base_url: fake.url,
+        kerberos_skip_mutual_authentication: 'true',
+      });
+      const verdict = await probeVerdict(await project(values), values);
+      expect(verdict.run.code, verdict.run.stderr).toBe(0);
+      expect(verdict.run.stdout + verdict.run.stderr).toMatch(/kerberos_skip_mutual_authentication is \\?"true\\?"/);
+    } finally {
+      await fake.close();
+    }
   });
 });

@@ -7,6 +7,7 @@ import { classifyGssError, type GssFailureContext } from './classify-gss-error.j
 import { readConfiguredKeytab, type Keytab } from './keytab-source.js';
 import { krb5Environment } from './krb5-environment.js';
 import { loadKerberos } from './load-kerberos.js';
+import { confirmServer } from './spnego-mutual-authentication.js';
 
 /**
  * Kerberos: a ticket from a keytab (`kerberos_keytab` inline, or `kerberos_keytab_path`) or from an
@@ -24,6 +25,7 @@ const kerberosKeys = z.object({
   kerberos_keytab_path: keys.optionalText(),
   kerberos_realm_kdc: keys.optionalText(),
   kerberos_credential_cache: keys.optionalText(),
+  kerberos_skip_mutual_authentication: keys.boolean(false),
 });
 
 /** GSS_C_MUTUAL_FLAG | GSS_C_SEQUENCE_FLAG: the service proves itself too (its answer is checked). */
@@ -35,7 +37,7 @@ export default defineAuthMethod({
   keys: kerberosKeys,
   // A keytab is a long-lived secret like a password; a cache holds tickets that expire by themselves.
   rotationDays: (k) => (k.kerberos_keytab || k.kerberos_keytab_path ? 90 : null),
-  async create(k, { secrets }): Promise<CredentialWith<'kerberos' | 'httpRequest'>> {
+  async create(k, { secrets, log }): Promise<CredentialWith<'kerberos' | 'httpRequest'>> {
     const keytab = await readConfiguredKeytab(k, secrets);
     if (keytab && k.kerberos_credential_cache)
       throw new ConfigurationError(`invalid configuration: ${keytab.key} and kerberos_credential_cache are both set`, {
@@ -52,6 +54,13 @@ export default defineAuthMethod({
       ...(k.kerberos_credential_cache ? { credentialCache: k.kerberos_credential_cache } : {}),
     });
     const ticketKey = keytab?.key ?? 'kerberos_credential_cache';
+    const description = `kerberos as ${principal ? `'${principal}'` : "the credential cache's principal"}${keytab ? ' (keytab)' : ''}`;
+    if (k.kerberos_skip_mutual_authentication)
+      log.warning(
+        'kerberos_skip_mutual_authentication is "true": the HTTP server\'s proof that it holds the service key is not checked, so an impostor at base_url would be believed',
+      );
+    /** Each SPNEGO request's GSS context, until its answer is checked (spnego-mutual-authentication.ts). */
+    const awaitingProof = new WeakMap<OutgoingRequest, GssInitiator>();
 
     const gssInitiator = async (target: GssTarget): Promise<GssInitiator> => {
       const failure: GssFailureContext = {
@@ -87,7 +96,7 @@ export default defineAuthMethod({
 
     return {
       method: 'kerberos',
-      description: `kerberos as ${principal ? `'${principal}'` : "the credential cache's principal"}${keytab ? ' (keytab)' : ''}`,
+      description,
       rejectedKey: 'kerberos_principal',
       // A Negotiate token is an authenticator another server of the same service could accept for minutes.
       sendsSecret: true,
@@ -106,6 +115,13 @@ export default defineAuthMethod({
             mechanism: 'spnego',
           });
           request.headers.set('authorization', `Negotiate ${await initiator.step('')}`);
+          if (!k.kerberos_skip_mutual_authentication) awaitingProof.set(request, initiator);
+        },
+        async confirmAnswer(request, answer) {
+          const initiator = awaitingProof.get(request);
+          if (!initiator) return;
+          awaitingProof.delete(request);
+          await confirmServer(request, answer, initiator, description);
         },
       },
       async close() {

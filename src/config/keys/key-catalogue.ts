@@ -249,6 +249,10 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
     'kerberos',
     "an existing credential cache (`FILE:/tmp/krb5cc_1000`) in place of a keytab; default: the environment's (KRB5CCNAME)",
   ),
+  kerberos_skip_mutual_authentication: plain(
+    'kerberos',
+    "`true` to accept an HTTP answer without the server's SPNEGO proof (a proxy that drops it; logged as a warning on every run)",
+  ),
 };
 
 /** Names that reveal a secret when no table declares the key. */

@@ -1,4 +1,4 @@
-import type { Credential } from '../../auth/index.js';
+import type { Credential, OutgoingRequest } from '../../auth/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 import {
   describeUrl,
@@ -66,16 +66,15 @@ export function authorizedRequests(scope: AuthorizedRequestScope) {
       sent = request;
       const carries = policy.carriesCredential(hop.url);
       if (carries) await (signer ? signer.sign(request, hop.body) : credential.httpRequest?.authorize(request));
+      let reply: R;
       try {
-        const reply = await transmit(request.url, {
+        reply = await transmit(request.url, {
           ...init,
           method: hop.method,
           body: hop.body ?? null,
           headers,
           redirect: 'manual',
         });
-        if (carries) credential.httpRequest?.observeAnswer?.(request.url, reply.headers);
-        return reply;
       } catch (error) {
         // A connection the tunnel broke is explained by the tunnel (the bastion refused the channel).
         // Otherwise name the untrusted server's certificate, or find the client-certificate alert
@@ -91,6 +90,19 @@ export function authorizedRequests(scope: AuthorizedRequestScope) {
             route: tunnel,
           }))
         );
+      }
+      if (carries) credential.httpRequest?.observeAnswer?.(request.url, reply.headers);
+      if (carries && credential.httpRequest?.confirmAnswer) await confirmed(request, reply);
+      return reply;
+    };
+
+    /** An answer the credential refuses (a server that did not prove itself) never reaches the caller. */
+    const confirmed = async (request: OutgoingRequest, reply: R): Promise<void> => {
+      try {
+        await credential.httpRequest?.confirmAnswer?.(request, reply);
+      } catch (error) {
+        await drain(reply).catch(() => undefined);
+        throw error;
       }
     };
 
