@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authenticate } from '../../src/connector/index.js';
 import { cli, initTemplate, readTree } from '../helpers/cli.js';
 import { start as startApache, type ApacheGssapiPeer } from '../peers/apache-gssapi.js';
 import { freePort } from '../peers/daemon.js';
@@ -29,7 +30,7 @@ const keytabs: Record<string, Buffer> = {};
 
 beforeAll(async () => {
   realm = await kdc.start();
-  for (const name of ['alice', 'bob', 'carol', 'HTTP/127.0.0.1']) {
+  for (const name of ['alice', 'bob', 'carol', 'dave', 'HTTP/127.0.0.1']) {
     await realm.addPrincipal(name);
     keytabs[name] = await realm.keytab(name);
   }
@@ -236,5 +237,33 @@ describe('kerberos → rest (SPNEGO Negotiate) against a real KDC and Apache mod
     } finally {
       await fake.close();
     }
+  });
+
+  it('two Kerberos configurations in one process (as `serve` may hold): every request goes as its own principal', async () => {
+    // The GSS-API reads its keytab, cache and krb5.conf from the process environment: each
+    // credential's calls take turns with its own settings there, and closing one leaves the other's.
+    const seen = (await web.accessLog()).length;
+    const krb5Variables = () => ['KRB5_CONFIG', 'KRB5_CLIENT_KTNAME', 'KRB5CCNAME'].map((name) => process.env[name]);
+    const [variablesBefore, dirsBefore] = [krb5Variables(), await leftoverKrb5Dirs()];
+    const [a, d] = await Promise.all([
+      authenticate(configuration('alice', 'alice'), { source: 'rest' }),
+      authenticate(configuration('dave', 'dave'), { source: 'rest' }),
+    ]);
+    try {
+      const calls = Array.from({ length: 6 }, () => [a.source.json('health'), d.source.json('items')]).flat();
+      await Promise.all(calls);
+      await a.close();
+      await d.source.json('items');
+    } finally {
+      await Promise.all([a.close(), d.close()]);
+    }
+    const lines = (await web.accessLog()).slice(seen).sort();
+    expect(lines).toEqual([
+      ...Array.from({ length: 6 }, () => `alice@${REALM} GET /health 200`),
+      ...Array.from({ length: 7 }, () => `dave@${REALM} GET /items 200`),
+    ]);
+    // Between calls, and after both closed, the process's environment and temp directory are as they were.
+    expect(krb5Variables()).toEqual(variablesBefore);
+    expect(await leftoverKrb5Dirs()).toEqual(dirsBefore);
   });
 });

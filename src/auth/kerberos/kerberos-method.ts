@@ -72,18 +72,20 @@ export default defineAuthMethod({
         hostKey: target.hostKey,
       };
       const kerberos = await loadKerberos();
-      environment.apply();
-      const client = await kerberos
-        .initializeClient(`${target.service}@${target.host}`, {
-          ...(principal ? { principal } : {}),
-          mechOID: target.mechanism === 'spnego' ? kerberos.GSS_MECH_OID_SPNEGO : kerberos.GSS_MECH_OID_KRB5,
-          gssFlag: GSS_FLAGS,
-        })
+      // Every GSS call runs with this credential's keytab, cache and krb5.conf in the environment.
+      const client = await environment
+        .run(() =>
+          kerberos.initializeClient(`${target.service}@${target.host}`, {
+            ...(principal ? { principal } : {}),
+            mechOID: target.mechanism === 'spnego' ? kerberos.GSS_MECH_OID_SPNEGO : kerberos.GSS_MECH_OID_KRB5,
+            gssFlag: GSS_FLAGS,
+          }),
+        )
         .catch((error: unknown) => Promise.reject(classifyGssError(error, failure)));
       return {
         async step(challenge) {
           try {
-            return (await client.step(challenge)) ?? '';
+            return (await environment.run(() => client.step(challenge))) ?? '';
           } catch (error) {
             throw classifyGssError(error, failure);
           }
@@ -125,7 +127,7 @@ export default defineAuthMethod({
         },
       },
       async close() {
-        environment.close();
+        await environment.close();
       },
     };
   },

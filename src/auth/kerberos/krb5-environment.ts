@@ -3,19 +3,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * Where MIT Kerberos looks, for this run. The GSS-API reads its settings from the process
- * environment when it makes a context, so that is where they go:
+ * Where MIT Kerberos looks, for one credential. The GSS-API reads its settings from the process
+ * environment when it acquires a ticket and makes a context:
  *
  * - KRB5_CLIENT_KTNAME: the keytab a ticket is fetched with (MIT's client keytab: the library asks
  *   the KDC for a ticket-granting ticket itself, and again when it expires);
- * - KRB5CCNAME: a credential cache of this run only (a keytab's tickets never land in the user's own
- *   cache), or the existing cache `kerberos_credential_cache` names;
+ * - KRB5CCNAME: a credential cache of this credential only (a keytab's tickets never land in the
+ *   user's own cache), or the existing cache `kerberos_credential_cache` names;
  * - KRB5_CONFIG: with `kerberos_realm_kdc`, a krb5.conf naming the realm's KDC, read before the
  *   machine's own (which still applies to everything it does not override).
  *
- * The files go in a temp directory of mode 0700 (the keytab 0600), written at the first exchange,
- * not when the configuration is checked, and removed when the credential closes or the process ends.
- * The variables are set back as they were on close. One configuration per process, as the CLI runs.
+ * The environment is the process's, and a process may hold several Kerberos credentials (`serve`
+ * answering a test while a sync runs). So the variables are set only for the length of one GSS call
+ * (`run`), and set back after it. Calls of all credentials take turns, so each one sees its own
+ * settings. A GSS call is short: one trip to the KDC at most.
+ *
+ * The files go in a temp directory of mode 0700 (the keytab 0600). They are written at the first
+ * call, not when the configuration is checked, and removed when the credential closes or the
+ * process ends. The environment is a C library's: in a worker thread, `process.env` is the thread's
+ * own copy, which MIT never reads, so Kerberos credentials belong to the main thread.
  */
 
 export interface Krb5Settings {
@@ -27,55 +33,88 @@ export interface Krb5Settings {
 }
 
 export interface Krb5Environment {
-  /** Writes the files and sets the variables (once); the GSS calls follow. */
-  apply(): void;
-  close(): void;
+  /** Runs one GSS call with this credential's settings in the environment, in turn with every other's. */
+  run<T>(call: () => Promise<T>): Promise<T>;
+  /** Removes the files; a call still running keeps its turn until it ends. */
+  close(): Promise<void>;
 }
 
 const VARIABLES = ['KRB5_CONFIG', 'KRB5_CLIENT_KTNAME', 'KRB5CCNAME'] as const;
+type Variables = Partial<Record<(typeof VARIABLES)[number], string>>;
 /** Where MIT looks without KRB5_CONFIG: kept after ours, so the machine's settings still apply. */
 const DEFAULT_PROFILE = '/etc/krb5.conf';
 
+/** The end of the last GSS call queued, by any credential of the process. */
+let turns: Promise<unknown> = Promise.resolve();
+
+function inTurn<T>(call: () => Promise<T>): Promise<T> {
+  const result = turns.then(call);
+  turns = result.catch(() => undefined);
+  return result;
+}
+
 export function krb5Environment(settings: Krb5Settings): Krb5Environment {
   let dir: string | undefined;
-  let saved: Map<string, string | undefined> | undefined;
+  let ours: Variables | undefined;
   const removeDir = () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
     dir = undefined;
   };
-  const close = () => {
-    process.off('exit', removeDir);
-    removeDir();
-    for (const [name, value] of saved ?? []) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
+
+  /** The variables of this credential, its files written the first time. */
+  const variables = (): Variables => {
+    if (ours) return ours;
+    const { keytab, realmKdc, credentialCache } = settings;
+    const next: Variables = {};
+    if (keytab || realmKdc) {
+      dir = mkdtempSync(join(tmpdir(), 'connector-auth-krb5-'));
+      process.once('exit', removeDir);
     }
-    saved = undefined;
+    if (dir && keytab) {
+      const file = join(dir, 'client.keytab');
+      writeFileSync(file, keytab, { mode: 0o600 });
+      next.KRB5_CLIENT_KTNAME = `FILE:${file}`;
+      next.KRB5CCNAME = `FILE:${join(dir, 'ccache')}`;
+    } else if (credentialCache) {
+      next.KRB5CCNAME = credentialCache;
+    }
+    if (dir && realmKdc) {
+      const file = join(dir, 'krb5.conf');
+      writeFileSync(file, profileFor(realmKdc.realm, realmKdc.kdcs), { mode: 0o600 });
+      // Read when the call runs: the process's own KRB5_CONFIG, not another credential's.
+      next.KRB5_CONFIG = file;
+    }
+    return (ours = next);
   };
+
   return {
-    apply() {
-      if (saved) return;
-      saved = new Map(VARIABLES.map((name) => [name, process.env[name]]));
-      const { keytab, realmKdc, credentialCache } = settings;
-      if (keytab || realmKdc) {
-        dir = mkdtempSync(join(tmpdir(), 'connector-auth-krb5-'));
-        process.once('exit', removeDir);
-      }
-      if (dir && keytab) {
-        const file = join(dir, 'client.keytab');
-        writeFileSync(file, keytab, { mode: 0o600 });
-        process.env.KRB5_CLIENT_KTNAME = `FILE:${file}`;
-        process.env.KRB5CCNAME = `FILE:${join(dir, 'ccache')}`;
-      } else if (credentialCache) {
-        process.env.KRB5CCNAME = credentialCache;
-      }
-      if (dir && realmKdc) {
-        const file = join(dir, 'krb5.conf');
-        writeFileSync(file, profileFor(realmKdc.realm, realmKdc.kdcs), { mode: 0o600 });
-        process.env.KRB5_CONFIG = [file, process.env.KRB5_CONFIG || DEFAULT_PROFILE].join(':');
-      }
+    run(call) {
+      return inTurn(async () => {
+        const set = variables();
+        const before = new Map(VARIABLES.map((name) => [name, process.env[name]]));
+        for (const name of VARIABLES) {
+          if (name === 'KRB5_CONFIG' && set.KRB5_CONFIG)
+            process.env.KRB5_CONFIG = [set.KRB5_CONFIG, before.get(name) || DEFAULT_PROFILE].join(':');
+          else if (set[name] !== undefined) process.env[name] = set[name];
+        }
+        try {
+          return await call();
+        } finally {
+          for (const [name, value] of before) {
+            if (value === undefined) delete process.env[name];
+            else process.env[name] = value;
+          }
+        }
+      });
     },
-    close,
+    async close() {
+      // After the calls already queued, so no call of this credential finds its files gone.
+      await inTurn(async () => {
+        process.off('exit', removeDir);
+        removeDir();
+        ours = undefined;
+      });
+    },
   };
 }
 
