@@ -195,6 +195,23 @@ describe('kerberos → rest (SPNEGO Negotiate) against a real KDC and Apache mod
     }
   });
 
+  it('an error answer is reported as its status, its token not taken for an impostor: a 401 is exit 3', async () => {
+    const refusing = await impostor(async () => ({
+      status: 401,
+      headers: { ...JSON_OK, 'www-authenticate': 'Negotiate oRQwEqADCgEC' },
+      body: '{"error":"unauthorized"}',
+    }));
+    try {
+      const values = configuration('alice', 'alice', { base_url: refusing.url });
+      const verdict = await probeVerdict(await project(values), values);
+      expect(verdict.run.code, verdict.run.stderr).toBe(3);
+      expect(verdict.code).not.toBe('kerberos_mutual_authentication_failed');
+      expect(verdict.message).toMatch(/401/);
+    } finally {
+      await refusing.close();
+    }
+  });
+
   it("mutual authentication: Apache's token replayed by a relay for a later request is refused mid-run; nothing is written", async () => {
     let recorded: string | undefined;
     const relay = await impostor(async (req) => {

@@ -11,11 +11,11 @@ import type { GssInitiator, OutgoingRequest } from '../capabilities.js';
  * replay to the real service. Python's requests-kerberos checks the token the same way by
  * default, and raises MutualAuthenticationError.
  *
- * What is checked:
- * - an answer that carries a Negotiate token: the token, whatever the status;
- * - an answer below 400 without one: refused. Its body is not read.
- * - an error answer without one (a 401 refusing the ticket, a 500): it proves nothing and claims
- *   nothing. The source reports it as the status it is.
+ * What is checked: every answer below 400. Its token must complete the context; without one, or
+ * with one that does not verify, the answer is refused and its body never reaches the caller. An
+ * error answer (a 401 refusing the ticket, a 500) is not checked: it claims nothing, and the source
+ * reports it as the status it is. Its token may be a Kerberos error (a clock skew, a replay
+ * refused), which is the status's to tell, not an impostor's sign.
  *
  * `kerberos_skip_mutual_authentication: "true"` turns the check off for a proxy in front of the
  * service that drops the header. That choice is logged as a warning on every run.
@@ -42,8 +42,8 @@ export async function confirmServer(
   initiator: GssInitiator,
   description: string,
 ): Promise<void> {
+  if (answer.status >= 400) return;
   const token = negotiateToken(answer.headers.get('www-authenticate'));
-  if (token === undefined && answer.status >= 400) return;
   const target = `${description}: ${request.method} ${describeUrl(request.url)}`;
   const service = `HTTP/${request.url.hostname}`;
   if (token === undefined)
