@@ -248,9 +248,16 @@ describe('kerberos → rest (SPNEGO Negotiate) against a real KDC and Apache mod
         base_url: fake.url,
         kerberos_skip_mutual_authentication: 'true',
       });
-      const verdict = await probeVerdict(await project(values), values);
+      const dir = await project(values);
+      const verdict = await probeVerdict(dir, values);
       expect(verdict.run.code, verdict.run.stderr).toBe(0);
       expect(verdict.run.stdout + verdict.run.stderr).toMatch(/kerberos_skip_mutual_authentication is \\?"true\\?"/);
+      // doctor names the choice too, as it does tls_skip_verify.
+      const doctor = await cli(['doctor', dir, '--json']);
+      const report = JSON.parse(doctor.stdout) as { findings: { check: string; key?: string }[] };
+      expect(report.findings).toContainEqual(
+        expect.objectContaining({ check: 'verification-off', key: 'kerberos_skip_mutual_authentication' }),
+      );
     } finally {
       await fake.close();
     }

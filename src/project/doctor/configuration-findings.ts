@@ -14,6 +14,10 @@ const RELAXED_CHECKS: Array<{ key: string; what: string }> = [
     what: 'SSH host key checking is off: any server can pose as the source and read the credentials',
   },
   { key: 'allow_plain_http', what: 'credentials may be sent over plain http://, readable on the network' },
+  {
+    key: 'kerberos_skip_mutual_authentication',
+    what: "an HTTP server's SPNEGO proof is not checked: any server at base_url can pose as the source and serve made-up data",
+  },
 ];
 
 /** Values that turn encryption off altogether: chosen by name (the sources warn on every run too). */
