@@ -37,6 +37,12 @@ export interface OutgoingRequest {
   readonly headers: Headers;
 }
 
+/** What a credential sees of an answer to a request it authorized: its status and headers, not its body. */
+export interface AnswerHead {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+}
+
 export interface HttpRequestCapability {
   /** Adds the credential to a request. May fetch or refresh a token first. */
   authorize(request: OutgoingRequest): Promise<void>;
@@ -51,10 +57,7 @@ export interface HttpRequestCapability {
    * Checks the answer to a request it authorized before anything reads it, and throws when the
    * server did not prove what it must: SPNEGO's mutual authentication (RFC 4559 §5).
    */
-  confirmAnswer?(
-    request: OutgoingRequest,
-    answer: { status: number; headers: { get(name: string): string | null } },
-  ): Promise<void>;
+  confirmAnswer?(request: OutgoingRequest, answer: AnswerHead): Promise<void>;
 }
 
 export interface BearerTokenCapability {

@@ -14,6 +14,7 @@ export type {
   Capabilities,
   CapabilityName,
   OutgoingRequest,
+  AnswerHead,
   HttpRequestCapability,
   BearerTokenCapability,
   PasswordCapability,

@@ -1,6 +1,6 @@
 import { SourceIdentityError } from '../../errors/index.js';
 import { describeUrl } from '../../network/index.js';
-import type { GssInitiator, OutgoingRequest } from '../capabilities.js';
+import type { AnswerHead, GssInitiator, OutgoingRequest } from '../capabilities.js';
 
 /**
  * SPNEGO's mutual authentication for HTTP (RFC 4559 §5): a server that accepted our ticket sends
@@ -27,18 +27,13 @@ export function negotiateToken(header: string | null): string | undefined {
   return /(?:^|,)\s*Negotiate\s+([A-Za-z0-9+/]+={0,2})\s*(?:,|$)/i.exec(header)?.[1];
 }
 
-export interface AnswerHeaders {
-  status: number;
-  headers: { get(name: string): string | null };
-}
-
 /**
  * Checks that the server that answered `request` proved it is `HTTP/host`. It takes the GSS context
  * that made the request's token and steps that context with the server's token.
  */
 export async function confirmServer(
   request: OutgoingRequest,
-  answer: AnswerHeaders,
+  answer: AnswerHead,
   initiator: GssInitiator,
   description: string,
 ): Promise<void> {

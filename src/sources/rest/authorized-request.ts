@@ -1,4 +1,4 @@
-import type { Credential, OutgoingRequest } from '../../auth/index.js';
+import type { AnswerHead, Credential, OutgoingRequest } from '../../auth/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 import {
   describeUrl,
@@ -14,12 +14,6 @@ import { resolveUrl } from './resolve-url.js';
 /** What a request through the REST source may set: fetch's options, headers in any form fetch takes. */
 export interface RestRequestInit extends Omit<HttpRequestInit, 'headers'> {
   headers?: HeadersInit;
-}
-
-/** The answer of either transport: fetch's Response or the HTTP client's lean reply. */
-interface Answer {
-  status: number;
-  headers: { get(name: string): string | null };
 }
 
 export interface AuthorizedRequestScope {
@@ -40,7 +34,8 @@ export interface AuthorizedRequestScope {
  * DPoP nonce) or else with a fresh credential where the method can refresh; a TLS failure is
  * explained (explainTlsFailure) whichever call made it. `transmit` is the HTTP client's
  * fetch-shaped send() or its lean request(); `drain` reads an answer's body to its end, so the
- * connection is reused by the next hop.
+ * connection is reused by the next hop. Either answer (fetch's Response, the lean reply) is read
+ * here only by its status and headers (`AnswerHead`).
  */
 export function authorizedRequests(scope: AuthorizedRequestScope) {
   const { baseUrl, credential, signer, tls, tunnel, timeoutSeconds } = scope;
@@ -51,7 +46,7 @@ export function authorizedRequests(scope: AuthorizedRequestScope) {
     log: scope.log,
   });
 
-  return async function authorized<R extends Answer>(
+  return async function authorized<R extends AnswerHead>(
     pathOrUrl: string | URL,
     init: RestRequestInit,
     transmit: (url: URL, init: HttpRequestInit) => Promise<R>,
