@@ -10,9 +10,10 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 const [url, token, warehouse, stateFile] = process.argv.slice(2);
-const DUCKDB = new URL('../../dist/bundle/duckdb-node-api.cjs', import.meta.url);
+const DUCKDB = fileURLToPath(new URL('../../dist/bundle/duckdb-node-api.cjs', import.meta.url));
 
 /** One GET with the bearer token, its JSON body parsed; anything but 200 throws. */
 function getJson(path) {
@@ -31,7 +32,7 @@ function getJson(path) {
 await getJson('health');
 const { items } = await getJson('items');
 
-const duckdb = createRequire(import.meta.url)(DUCKDB.pathname);
+const duckdb = createRequire(import.meta.url)(DUCKDB);
 const instance = await duckdb.DuckDBInstance.create(warehouse, { threads: '1' });
 const conn = await instance.connect();
 await conn.run(
