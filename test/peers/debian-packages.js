@@ -34,8 +34,13 @@ export const PEER_PACKAGES = {
     { package: 'libapache2-mod-auth-gssapi', present: onPath('/usr/lib/apache2/modules/mod_auth_gssapi.so') },
   ],
   'peers/vsftpd.ts': { package: 'vsftpd', present: onPath('/usr/sbin/vsftpd') },
-  // mariadb-install-db and mariadbd, run as the tests' own instance in a temp dir.
-  'peers/mariadb.ts': { package: 'mariadb-server', present: onPath('/usr/sbin/mariadbd') },
+  // mariadb-install-db and mariadbd, run as the tests' own instance in a temp dir, and its PAM plugin
+  // (the one server plugin that asks a client for mysql_clear_password, as cloud databases do).
+  // mariadb-server-core alone has mariadbd without the plugin: both are checked.
+  'peers/mariadb.ts': [
+    { package: 'mariadb-server', present: onPath('/usr/sbin/mariadbd') },
+    { package: 'mariadb-server', present: onPath('/usr/lib/mysql/plugin/auth_pam.so') },
+  ],
 };
 
 /** [module, peer] for every package a module needs. */

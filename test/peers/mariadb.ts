@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { chown, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runToEnd, spawnDaemon, spawnOnFreePort, startInTempDir, stopAndRemove } from './daemon.js';
+import { createPamService, type PamService } from './pam-service.js';
 import { userIds } from './system-account.js';
 
 /**
@@ -12,6 +13,11 @@ import { userIds } from './system-account.js';
  *
  * mariadbd refuses to run as root: it runs as the `mysql` account the package creates, and the
  * directory is that account's.
+ *
+ * An account with `pam` logs in through the auth_pam plugin with `pam_use_cleartext_plugin`: the
+ * server asks the client for its password in clear text (mysql_clear_password), as RDS, Azure
+ * Database for MySQL and Cloud SQL ask for a token, and a PAM service of the peer's own checks it
+ * (pam-service.ts).
  */
 
 export const INSTALL_HINT =
@@ -27,6 +33,11 @@ export interface MariadbUser {
   certificateSubject?: string;
   /** `REQUIRE SSL`: refused without TLS. */
   requireTls?: boolean;
+  /**
+   * `IDENTIFIED VIA pam`: the server asks for `password` in clear text (mysql_clear_password) and
+   * PAM compares it exactly; under 512 bytes (pam_exec's limit).
+   */
+  pam?: boolean;
 }
 
 export interface MariadbOptions {
@@ -47,6 +58,8 @@ export interface MariadbPeer {
   sql(statements: string): Promise<string>;
   /** The server's log so far. */
   log(): string;
+  /** The PAM accounts' side (`pam` users): their passwords, and the logins PAM checked. */
+  pam: Pick<PamService, 'setPassword' | 'logins'> | undefined;
   stop(): Promise<void>;
 }
 
@@ -62,6 +75,9 @@ export async function start(options: MariadbOptions): Promise<MariadbPeer> {
     // Its own temp directory: bootstraps started in parallel would remove each other's temp tables in /tmp.
     await mkdir(join(dir, 'tmp'));
     await chownTree(dir, owner);
+    const pamPasswords = new Map(options.users.filter((u) => u.pam).map((u) => [u.name, u.password ?? '']));
+    // Removed when the peer stops, or here if it never starts.
+    let pam: PamService | undefined;
     const args = [
       '--no-defaults',
       `--datadir=${data}`,
@@ -86,6 +102,10 @@ export async function start(options: MariadbOptions): Promise<MariadbPeer> {
       '--general-log=1',
       `--general-log-file=${join(dir, 'general.log')}`,
     ];
+    if (pamPasswords.size > 0) {
+      settings.push('--plugin-load-add=auth_pam', '--pam-use-cleartext-plugin=ON');
+      pam = await createPamService(join(dir, 'pam'), pamPasswords);
+    }
     if (options.ssl) {
       await writeFile(join(dir, 'server.crt'), options.ssl.certificatePem);
       await writeFile(join(dir, 'server.key'), options.ssl.privateKeyPem, { mode: 0o600 });
@@ -104,7 +124,10 @@ export async function start(options: MariadbOptions): Promise<MariadbPeer> {
       (port) => track(spawnDaemon(MARIADBD, [...args, `--port=${port}`, ...settings])),
       (daemon) => daemon.until(() => /ready for connections/.test(daemon.log()), 30_000),
       (log) => /Address already in use|Can't start server: Bind/.test(log),
-    );
+    ).catch(async (error: unknown) => {
+      await pam?.remove();
+      throw error;
+    });
     const sql = async (statements: string) => {
       const run = await runToEnd('mariadb', ['--no-defaults', `--socket=${socket}`, '-u', 'root', '--batch'], {
         input: statements,
@@ -112,23 +135,36 @@ export async function start(options: MariadbOptions): Promise<MariadbPeer> {
       if (run.code !== 0) throw new Error(`mariadb client failed (exit ${run.code}): ${run.output}`);
       return run.output;
     };
-    await sql(setupStatements(options));
+    await sql(setupStatements(options, pam?.name)).catch(async (error: unknown) => {
+      await pam?.remove();
+      throw error;
+    });
     return {
       host: '127.0.0.1',
       port,
       database: options.database,
       sql,
       log: running.log,
-      stop: () => stopAndRemove(running, dir),
+      pam,
+      stop: async () => {
+        await stopAndRemove(running, dir);
+        await pam?.remove();
+      },
     };
   });
 }
 
-function setupStatements(options: MariadbOptions): string {
+function setupStatements(options: MariadbOptions, pamService: string | undefined): string {
   const lines = [`CREATE DATABASE ${ident(options.database)};`];
   for (const user of options.users) {
     const account = `${quote(user.name)}@'%'`;
-    lines.push(`CREATE USER ${account}${user.password ? ` IDENTIFIED BY ${quote(user.password)}` : ''};`);
+    const identified =
+      user.pam && pamService
+        ? ` IDENTIFIED VIA pam USING ${quote(pamService)}`
+        : user.password
+          ? ` IDENTIFIED BY ${quote(user.password)}`
+          : '';
+    lines.push(`CREATE USER ${account}${identified};`);
     const requirements = user.certificateSubject
       ? ` REQUIRE SUBJECT ${quote(user.certificateSubject)}`
       : user.requireTls

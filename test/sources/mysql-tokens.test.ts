@@ -19,13 +19,12 @@ import { sigv4Signature } from '../peers/sigv4.js';
  * for a pinned moment (its documented form, signed by the test peers' own SigV4 code, not the
  * SDK's) — and a token of any other value fails the login.
  *
- * The accounts are mysql_native_password (MariaDB's default for IDENTIFIED BY): the server keeps
- * SHA1(SHA1(password)) and the client answers a scramble of it, so a ~1 kB token needs no other
- * plugin and no length setting. The services themselves ask for mysql_clear_password, which
- * mysql2 then answers with the token inside TLS (mysql-source.ts allows that plugin only with TLS);
- * Debian's MariaDB has no server plugin that asks for it short of PAM (auth_pam with
- * pam_use_cleartext_plugin, which needs a service in /etc/pam.d, outside the test's temp dir), so
- * that exchange is not exercised here: the token's value and the TLS it travels in are.
+ * The RDS account logs in as RDS makes it: the server asks for the token in clear text
+ * (mysql_clear_password, RDS's AWSAuthenticationPlugin), here through MariaDB's auth_pam, and PAM
+ * compares it byte for byte (test/peers/pam-service.ts); mysql2 answers inside TLS only
+ * (mysql-source.ts). The cloud account is mysql_native_password (the server keeps
+ * SHA1(SHA1(password)), the client answers a scramble of it): its ~1 kB token is past the 512 bytes
+ * pam_exec hands a check, and test/sources/mysql.test.ts shows the clear-text exchange with a password.
  */
 
 const DATABASE = 'orders';
@@ -39,7 +38,7 @@ const SECRET = 'mysql/IAM+secret?&EXAMPLE=KEY';
 /** Where the clock is pinned, and another moment, whose token the account does not have. */
 const T0 = Date.UTC(2026, 10, 23, 9, 30, 15);
 const T1 = T0 + 60_000;
-const IAM: MariadbUser = { name: 'iam_reader', password: 'set-below-to-the-token-for-T0' };
+const IAM: MariadbUser = { name: 'iam_reader', password: 'set-below-to-the-token-for-T0', pam: true };
 
 let ca: Authority;
 let db: MariadbPeer;
@@ -76,18 +75,13 @@ beforeAll(async () => {
     start({ ssl: issueServer(ca, { hosts: ['127.0.0.1'] }), database: DATABASE, users: [CLOUD, IAM] }),
     startMetadata(),
   ]);
-  // The RDS token names the server's port, known only now. It holds no quote or backslash.
-  const token = expectedToken(T0);
-  expect(token).not.toMatch(/['\\]/);
-  await db.sql(`ALTER USER '${IAM.name}'@'%' IDENTIFIED BY '${token}';\n`);
-  // The plugin the header speaks of: the ~1 kB passwords are kept as a hash by mysql_native_password.
+  // The RDS token names the server's port, known only now.
+  await db.pam!.setPassword(IAM.name, expectedToken(T0));
+  // The plugins the header speaks of: the ~1 kB token kept as a hash, the RDS token asked for in clear text.
   const plugins = await db.sql(
     `SELECT user, plugin FROM mysql.user WHERE user IN ('${CLOUD.name}', '${IAM.name}') ORDER BY user;\n`,
   );
-  expect(plugins.trim().split('\n').slice(1)).toEqual([
-    `${CLOUD.name}\tmysql_native_password`,
-    `${IAM.name}\tmysql_native_password`,
-  ]);
+  expect(plugins.trim().split('\n').slice(1)).toEqual([`${CLOUD.name}\tmysql_native_password`, `${IAM.name}\tpam`]);
 }, 60_000);
 afterAll(async () => {
   await Promise.all([db?.stop(), metadata?.stop()]);
@@ -179,10 +173,13 @@ describe('mysql source with a cloud access token as the password', () => {
 describe('mysql source with an AWS access key: IAM database authentication (RDS, Aurora MySQL)', () => {
   it('the token for host, port, user and region at the pinned moment logs in', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+    const before = (await db.pam!.logins()).length;
     const { auth, lines } = await connectSource<MysqlSource>(rds(), 'mysql');
     try {
       expect((await auth.probe()).outcome).toBe('SELECT 1');
       expect(await auth.source.query('select current_user() as who')).toEqual([{ who: 'iam_reader@%' }]);
+      // PAM took the token: the server asked for it in clear text, and TLS carried it.
+      expect((await db.pam!.logins()).slice(before)).toContain(IAM.name);
       expect(lines.join('\n')).not.toContain(signatureOf(expectedToken(T0)));
       for (const form of leakForms(SECRET)) expect(lines.join('\n')).not.toContain(form);
     } finally {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MysqlSource } from '../../src/sources/index.js';
 import { leakForms } from '../helpers/cli.js';
 import type { Failure } from '../helpers/rejection.js';
-import { connectSource, expectNoSecretIn, pemLines } from '../helpers/source-session.js';
+import { connectSource, expectNoSecretIn, pemLines, probeFailure } from '../helpers/source-session.js';
 import { createCa, issueClient, issueServer, type Authority, type Issued } from '../peers/certificates.js';
 import { mysqlConfiguration, start, type MariadbPeer, type MariadbUser } from '../peers/mariadb.js';
 import { ownFailures, warningsIn, type OwnFailure } from '../helpers/source-failures.js';
@@ -20,6 +20,8 @@ const ALICE: MariadbUser = { name: 'alice', password: 'My-S3cret/+pw?&x' };
 const WRONG = 'Wr0ng/+mysql?&y';
 /** Logs in by client certificate only: its subject must be CN=reporter. */
 const REPORTER: MariadbUser = { name: 'reporter', certificateSubject: '/CN=reporter/O=connector-auth tests' };
+/** Checked through PAM: the server asks for the password in clear text (mysql_clear_password). */
+const BOB: MariadbUser = { name: 'bob', password: 'B0b-pam/+pw?&z', pam: true };
 const DATABASE = 'sales';
 
 let ca: Authority;
@@ -45,11 +47,11 @@ beforeAll(async () => {
     start({
       ssl: { ...server, clientCaPem: clientCa.certificatePem },
       database: DATABASE,
-      users: [ALICE, REPORTER],
+      users: [ALICE, REPORTER, BOB],
       setupSql,
     }),
     start({ ssl: elsewhere, database: DATABASE, users: [ALICE] }),
-    start({ ssl: false, database: DATABASE, users: [ALICE] }),
+    start({ ssl: false, database: DATABASE, users: [ALICE, BOB] }),
   ]);
 }, 60_000);
 
@@ -64,6 +66,7 @@ const connect = (config: Record<string, string>) => connectSource<MysqlSource>(c
 function secretForms(): string[] {
   return [
     ...leakForms(ALICE.password!),
+    ...leakForms(BOB.password!),
     ...leakForms(WRONG),
     ...pemLines(reporterCertificate.privateKeyPem),
     ...pemLines(strangerCertificate.privateKeyPem),
@@ -149,6 +152,49 @@ describe('mysql source, logins', () => {
     } finally {
       await auth.close();
     }
+  });
+});
+
+/**
+ * An account the server checks through PAM (auth_pam with pam_use_cleartext_plugin): the server
+ * switches the login to mysql_clear_password, the exchange RDS, Azure and Cloud SQL ask for with
+ * tokens, and PAM compares the password byte for byte (test/peers/pam-service.ts).
+ */
+describe('mysql source, a server that asks for the password in clear text', () => {
+  const bob = (peer: MariadbPeer, extra: Record<string, string> = {}) =>
+    mysqlConfiguration(peer, BOB, ca.certificatePem, extra);
+
+  it('inside verified TLS the password is sent as asked, and PAM accepts it', async () => {
+    expect(await tls.sql("SELECT plugin FROM mysql.user WHERE user = 'bob';\n")).toContain('pam');
+    const before = (await tls.pam!.logins()).length;
+    const { auth, lines } = await connect(bob(tls));
+    try {
+      expect((await auth.probe()).outcome).toBe('SELECT 1');
+      expect(await auth.source.query('SELECT CURRENT_USER() AS who')).toEqual([{ who: 'bob@%' }]);
+      // PAM checked each login (the probe's, the query's): mysql_clear_password was asked and answered.
+      const logins = (await tls.pam!.logins()).slice(before);
+      expect(logins.length).toBeGreaterThan(0);
+      expect(new Set(logins)).toEqual(new Set(['bob']));
+      expect(warningsIn(lines)).toEqual([]);
+    } finally {
+      await auth.close();
+    }
+  });
+
+  it('a wrong password: exit 3 naming password, nothing secret shown', async () => {
+    const { error, lines } = await probeFailure(bob(tls, { password: WRONG }), 'mysql');
+    expect(error).toMatchObject({ exitCode: 3, code: 'mysql_password_rejected', key: 'password' });
+    expectClean(error, lines);
+  });
+
+  it('without TLS the client refuses to send it: exit 2 naming mysql_tls, and PAM never sees a login', async () => {
+    const before = (await plain.pam!.logins()).length;
+    const { error, lines } = await probeFailure(bob(plain, { mysql_tls: 'none', tls_ca_certificate: '' }), 'mysql');
+    expect(error).toMatchObject({ exitCode: 2, code: 'mysql_cleartext_without_tls', key: 'mysql_tls' });
+    expect(error.message).toContain('asks for the password in clear text');
+    expect(error.hint).toContain("set 'mysql_tls' to required");
+    expect(await plain.pam!.logins()).toHaveLength(before);
+    expectClean(error, lines);
   });
 });
 

@@ -61,7 +61,12 @@ export function classifyMysqlError(error: unknown, context: MysqlFailureContext)
   });
 }
 
-/** The server's answer to the login: 1045 wrong credential, 1044/1130 not allowed, 1049 no such database. */
+/**
+ * The server's answer to the login: 1045 wrong credential, 1044/1130 not allowed, 1049 no such
+ * database. 1698 is the credential refused too, by an authentication plugin that takes no password
+ * hash (MariaDB with auth_pam loaded answers it for an unknown user; MySQL's auth_socket for the
+ * wrong one).
+ */
 function fromServer(
   errno: number,
   message: string,
@@ -71,11 +76,12 @@ function fromServer(
   const { user, database } = context.endpoint;
   const { login } = context;
   switch (errno) {
-    case 1045: {
+    case 1045:
+    case 1698: {
       if (login.kind === 'none')
         return clientCertificateRefused(
           target,
-          `at login for user '${user}' (error 1045: ${message})`,
+          `at login for user '${user}' (error ${errno}: ${message})`,
           context.tls.clientCertificate,
         );
       const what =
@@ -92,11 +98,14 @@ function fromServer(
               ? `the policies of ${login.aws.signer} must allow rds-db:connect for user '${user}', created IDENTIFIED WITH AWSAuthenticationPlugin; check 'aws_region' too`
               : `check 'aws_access_key_id', 'aws_secret_access_key' and 'aws_region'; the key's IAM policy must allow rds-db:connect for user '${user}'`
             : `check '${login.rejectedKey}' (the token must be for the database service), and that 'user' is the database user of this identity`;
-      return new AuthenticationError(`${target} failed: the server rejected ${what} for user '${user}' (error 1045)`, {
-        code: `mysql_${login.kind === 'password' ? 'password' : 'token'}_rejected`,
-        key: login.rejectedKey,
-        hint,
-      });
+      return new AuthenticationError(
+        `${target} failed: the server rejected ${what} for user '${user}' (error ${errno})`,
+        {
+          code: `mysql_${login.kind === 'password' ? 'password' : 'token'}_rejected`,
+          key: login.rejectedKey,
+          hint,
+        },
+      );
     }
     case 1044:
       // Said for a database that does not exist too, to an account without global privileges.
