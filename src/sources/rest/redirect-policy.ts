@@ -1,3 +1,4 @@
+import type { AnswerHead } from '../../auth/index.js';
 import { SourceUnreachableError } from '../../errors/index.js';
 import { describeUrl, HeaderList } from '../../network/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
@@ -75,11 +76,7 @@ export class RedirectPolicy {
    * Where an answer sends the request: its Location when it is a redirect to http(s) and the caller
    * did not ask for `redirect: 'manual'`; undefined when the chain ends with this answer.
    */
-  target(
-    answer: { status: number; headers: { get(name: string): string | null } },
-    hop: Hop<unknown>,
-    manual: boolean,
-  ) {
+  target(answer: AnswerHead, hop: Hop<unknown>, manual: boolean) {
     const location = REDIRECTS.has(answer.status) && !manual ? answer.headers.get('location') : null;
     const next = location === null ? null : URL.parse(location, hop.url);
     return next && (next.protocol === 'https:' || next.protocol === 'http:') ? next : undefined;
