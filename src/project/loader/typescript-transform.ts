@@ -49,38 +49,48 @@ function compilerError(error: unknown, file: string): Error {
   return new SyntaxError(`${file}${at}: ${first.text}`);
 }
 
-/** The module at `url` (a `.ts` file) as JavaScript, from the cache or compiled now (synchronously). */
-export function transformFileSync(url: string, directory = cacheDirectory()): string {
+/** A `.ts` file read, with its cached JavaScript if any, and how to keep what it compiles to. */
+interface Lookup {
+  file: string;
+  source: string;
+  cached: string | undefined;
+  keep(code: string): string;
+}
+
+function lookUp(url: string, directory: string): Lookup {
   const file = fileURLToPath(url);
   const source = readFileSync(file, 'utf8');
   const key = keyFor(file, source);
-  const cached = readCached(directory, key);
+  const keep = (code: string) => {
+    writeCached(directory, key, code);
+    return code;
+  };
+  return { file, source, cached: readCached(directory, key), keep };
+}
+
+/** esbuild, loaded at the first cache miss. */
+function compiler(): Esbuild {
+  return (esbuild ??= load('esbuild') as Esbuild);
+}
+
+/** The module at `url` (a `.ts` file) as JavaScript, from the cache or compiled now (synchronously). */
+export function transformFileSync(url: string, directory = cacheDirectory()): string {
+  const { file, source, cached, keep } = lookUp(url, directory);
   if (cached !== undefined) return cached;
-  esbuild ??= load('esbuild') as Esbuild;
-  let code: string;
   try {
-    code = esbuild.transformSync(source, optionsFor(file)).code;
+    return keep(compiler().transformSync(source, optionsFor(file)).code);
   } catch (error) {
     throw compilerError(error, file);
   }
-  writeCached(directory, key, code);
-  return code;
 }
 
 /** The same, compiling without blocking (for the loader thread of Node 20's hooks). */
 export async function transformFile(url: string, directory = cacheDirectory()): Promise<string> {
-  const file = fileURLToPath(url);
-  const source = readFileSync(file, 'utf8');
-  const key = keyFor(file, source);
-  const cached = readCached(directory, key);
+  const { file, source, cached, keep } = lookUp(url, directory);
   if (cached !== undefined) return cached;
-  esbuild ??= load('esbuild') as Esbuild;
-  let code: string;
   try {
-    code = (await esbuild.transform(source, optionsFor(file))).code;
+    return keep((await compiler().transform(source, optionsFor(file))).code);
   } catch (error) {
     throw compilerError(error, file);
   }
-  writeCached(directory, key, code);
-  return code;
 }
