@@ -76,7 +76,7 @@ export async function start(options: MariadbOptions): Promise<MariadbPeer> {
     await mkdir(join(dir, 'tmp'));
     await chownTree(dir, owner);
     const pamPasswords = new Map(options.users.filter((u) => u.pam).map((u) => [u.name, u.password ?? '']));
-    // Removed when the peer stops, or here if it never starts.
+    // Removed when the peer stops, or below if it never starts.
     let pam: PamService | undefined;
     const args = [
       '--no-defaults',
@@ -119,38 +119,37 @@ export async function start(options: MariadbOptions): Promise<MariadbPeer> {
     }
     await chownTree(dir, owner);
 
-    const { daemon: running, port } = await spawnOnFreePort(
-      'mariadbd',
-      (port) => track(spawnDaemon(MARIADBD, [...args, `--port=${port}`, ...settings])),
-      (daemon) => daemon.until(() => /ready for connections/.test(daemon.log()), 30_000),
-      (log) => /Address already in use|Can't start server: Bind/.test(log),
-    ).catch(async (error: unknown) => {
+    try {
+      const { daemon: running, port } = await spawnOnFreePort(
+        'mariadbd',
+        (port) => track(spawnDaemon(MARIADBD, [...args, `--port=${port}`, ...settings])),
+        (daemon) => daemon.until(() => /ready for connections/.test(daemon.log()), 30_000),
+        (log) => /Address already in use|Can't start server: Bind/.test(log),
+      );
+      const sql = async (statements: string) => {
+        const run = await runToEnd('mariadb', ['--no-defaults', `--socket=${socket}`, '-u', 'root', '--batch'], {
+          input: statements,
+        });
+        if (run.code !== 0) throw new Error(`mariadb client failed (exit ${run.code}): ${run.output}`);
+        return run.output;
+      };
+      await sql(setupStatements(options, pam?.name));
+      return {
+        host: '127.0.0.1',
+        port,
+        database: options.database,
+        sql,
+        log: running.log,
+        pam,
+        stop: async () => {
+          await stopAndRemove(running, dir);
+          await pam?.remove();
+        },
+      };
+    } catch (error) {
       await pam?.remove();
       throw error;
-    });
-    const sql = async (statements: string) => {
-      const run = await runToEnd('mariadb', ['--no-defaults', `--socket=${socket}`, '-u', 'root', '--batch'], {
-        input: statements,
-      });
-      if (run.code !== 0) throw new Error(`mariadb client failed (exit ${run.code}): ${run.output}`);
-      return run.output;
-    };
-    await sql(setupStatements(options, pam?.name)).catch(async (error: unknown) => {
-      await pam?.remove();
-      throw error;
-    });
-    return {
-      host: '127.0.0.1',
-      port,
-      database: options.database,
-      sql,
-      log: running.log,
-      pam,
-      stop: async () => {
-        await stopAndRemove(running, dir);
-        await pam?.remove();
-      },
-    };
+    }
   });
 }
 
