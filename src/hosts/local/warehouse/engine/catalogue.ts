@@ -62,12 +62,11 @@ function describeAll(tables: string[]): string {
 export async function readCatalogue(conn: Connection): Promise<Catalogue> {
   const rows = (await conn.runAndReadAll(OVERVIEW)).getRowsJS() as OverviewRow[];
   const ofKind = (kind: OverviewRow[0], schema: string) => rows.filter((r) => r[0] === kind && r[1] === schema);
-  const tables = ofKind('table', SCHEMA)
-    .map(([, , name]) => name)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const ownTables = ofKind('table', SCHEMA);
+  const tables = ownTables.map(([, , name]) => name).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const viewColumns = new Map(ofKind('view', LEGACY_SCHEMA).map(([, , name, count]) => [name, count]));
   // A table whose `tester` view is missing or has another number of columns.
-  const stale = ofKind('table', SCHEMA).some(([, , name, count]) => viewColumns.get(name) !== count);
+  const stale = ownTables.some(([, , name, count]) => viewColumns.get(name) !== count);
   const keys = ofKind('key', SCHEMA).map(([, , table, , names]) => ({ table, names: names ?? [] }));
   const described =
     tables.length > 0
