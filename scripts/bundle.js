@@ -1,7 +1,9 @@
-// The start path in a few files: `npm run build` runs this after tsc. esbuild bundles our modules
-// from src/ into dist/bundle/ (the CLI's entry, the package's entry points, shared chunks, dynamic
-// imports as chunks of their own, loaded when first needed), so Node 20 links a handful of files
-// instead of ~140 of ours; every package stays an import of its own (heavy SDKs lazy as before).
+// The start path in a few files: `npm run build` runs this after tsc. Our modules from src/ go
+// into dist/bundle/: the CLI's entry, the package's entry points, and chunks, dynamic imports
+// loaded when first reached. rolldown bundles them, since it lets start-chunks.js say which modules
+// share a file (a connector run loads 3 of ours instead of 31); esbuild makes the two third-party
+// single files, zod and DuckDB's Node API. Every other package stays an import of its own (heavy
+// SDKs lazy as before).
 //
 // tsc's per-file output in dist/ stays: its declarations are the package's types, and the loader
 // thread's hooks (dist/project/connector-hooks.js) are imported from there. A module that reads
@@ -11,6 +13,8 @@ import { readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { rolldown } from 'rolldown';
+import { startChunks } from './start-chunks.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SRC = join(ROOT, 'src');
@@ -35,34 +39,29 @@ const ENTRIES = {
  * entry (`import { z } from 'connector-auth'`), the same copy.
  */
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-const EXTERNAL = Object.keys({ ...PACKAGE.dependencies, ...PACKAGE.devDependencies })
-  .filter((name) => name !== 'zod')
-  .flatMap((name) => [name, `${name}/*`]);
+const EXTERNAL = Object.keys({ ...PACKAGE.dependencies, ...PACKAGE.devDependencies }).filter((name) => name !== 'zod');
 const ZOD_FILE = 'zod.js';
 
 /** `zod` from our sources → the bundled copy beside the chunks. */
 const vendoredZod = {
   name: 'vendored-zod',
-  setup(builder) {
-    builder.onResolve({ filter: /^zod$/ }, () => ({ path: `./${ZOD_FILE}`, external: true }));
-  },
+  resolveId: (specifier) => (specifier === 'zod' ? { id: `./${ZOD_FILE}`, external: true } : null),
 };
 
 /** `import.meta.url` of a source file, as the URL of its tsc output, relative to the bundle's directory. */
 const ownUrl = {
   name: 'own-import-meta-url',
-  setup(builder) {
-    builder.onLoad({ filter: /\.ts$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8');
-      if (!args.path.startsWith(SRC) || !source.includes('import.meta.url')) return { contents: source, loader: 'ts' };
-      const compiled = join(ROOT, 'dist', relative(SRC, args.path)).replace(/\.ts$/, '.js');
-      const path = relative(OUT, compiled).split('\\').join('/');
-      // On the first line, so the lines below keep their numbers in the source map. Our own code
-      // is what is rewritten: a quoted 'import.meta.url' (a key, a message) is left as it is.
-      const prefix = `const ${META_URL} = new URL(${JSON.stringify(path)}, import.meta.url).href;`;
-      const rewritten = source.replace(/(?<!['"`])\bimport\.meta\.url\b(?!['"`])/g, META_URL);
-      return { contents: prefix + rewritten, loader: 'ts', resolveDir: dirname(args.path) };
-    });
+  load(id) {
+    if (!id.startsWith(SRC) || !id.endsWith('.ts')) return null;
+    const source = readFileSync(id, 'utf8');
+    if (!source.includes('import.meta.url')) return null;
+    const compiled = join(ROOT, 'dist', relative(SRC, id)).replace(/\.ts$/, '.js');
+    const path = relative(OUT, compiled).split('\\').join('/');
+    // On the first line, so the lines below keep their numbers in the source map. Our own code
+    // is what is rewritten: a quoted 'import.meta.url' (a key, a message) is left as it is.
+    const prefix = `const ${META_URL} = new URL(${JSON.stringify(path)}, import.meta.url).href;`;
+    const rewritten = source.replace(/(?<!['"`])\bimport\.meta\.url\b(?!['"`])/g, META_URL);
+    return { code: prefix + rewritten, moduleType: 'ts' };
   },
 };
 
@@ -115,16 +114,27 @@ await build({
 });
 if (!zodLocalesReplaced) throw new Error("zod's locales index was not found while bundling zod: update lazyZodLocales");
 
-await build({
-  ...common,
-  entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, join(ROOT, file)])),
-  outdir: OUT,
-  splitting: true,
-  external: EXTERNAL,
-  chunkNames: 'chunk-[hash]',
-  sourcemap: true,
-  plugins: [vendoredZod, ownUrl],
+const chunks = startChunks(ROOT);
+const ours = await rolldown({
+  input: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, join(ROOT, file)])),
+  platform: 'node',
+  external: (id) => id.startsWith('node:') || EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
+  // The entries export what their sources export, nothing the bundler adds.
+  preserveEntrySignatures: 'strict',
+  transform: { target: 'node20' },
+  plugins: [vendoredZod, ownUrl, chunks.plugin],
 });
+await ours.write({
+  dir: OUT,
+  format: 'es',
+  entryFileNames: '[name].js',
+  chunkFileNames: 'chunk-[hash].js',
+  sourcemap: true,
+  // The sources (shipped in src/, reached through the source maps) keep the comments.
+  comments: false,
+  codeSplitting: chunks.codeSplitting,
+});
+await ours.close();
 
 /**
  * What @duckdb/node-bindings' index does (the binding of this platform), but on Linux it tells glibc
@@ -180,10 +190,11 @@ await build({
 });
 
 /**
- * Our output in ASCII only. esbuild escapes what is not ASCII in strings and names but keeps
- * comments as written, and one "—" in a comment makes V8 hold the whole file's source, which it
- * keeps for lazy compilation, as a two-byte string: DuckDB's 453 KB took 906, zod's 391 took 782.
- * Outside comments nothing is left to escape, and in a comment an escape is only text.
+ * Our output in ASCII only: one other character anywhere in a file, even a "—" in a comment, makes
+ * V8 hold the whole file's source, which it keeps for lazy compilation, as a two-byte string
+ * (DuckDB's 453 KB took 906, zod's 391 took 782). esbuild keeps comments as written, and rolldown
+ * writes strings as they are. In a string, a template or a regular expression the escape means the
+ * same character (no String.raw in src/), and in a comment it is only text.
  */
 for (const name of readdirSync(OUT)) {
   if (!/\.c?js$/.test(name)) continue;
