@@ -1,19 +1,25 @@
 // Which of our modules share a file in dist/bundle/ (scripts/bundle.js, rolldown's codeSplitting).
 //
-// Why it matters: on Node 20 a module costs far more than its bytes. Each file is resolved,
-// read, looked up for its package.json and linked, and each import between files resolved again;
-// past a few dozen such steps V8 optimizes Node's own path functions, which pages TurboFan into the
-// process. esbuild, which bundled us before, split by who imports what: `debug` loaded 31 files and
-// the same code as 3 files runs in 0.95x the time and 4-5 MiB less (docs/benchmarks.md, seventh
-// pass). So two groups are named here, and everything else is split as the bundler splits it:
+// Why it matters: on Node 20 a module costs far more than its bytes. Each file is resolved, read,
+// looked up for its package.json and linked, and each import between files is resolved again; past
+// a few dozen such steps V8 optimizes Node's own path functions, which pages TurboFan into the
+// process. esbuild, which bundled us before, split by who imports what: `debug` loaded 31 of our
+// files. In a handful it runs in 0.95x the time and 4-5 MiB less (docs/benchmarks.md, seventh
+// pass). So three groups are named here; everything else is split as the bundler splits it (each
+// other command, each source and auth method with the packages it loads, the clients):
 //
-// - `cli`: what `connector-auth --help` loads (cli/main.ts and its static imports). No zod, no HTTP
-//   client: the CLI's start stays what it was.
+// - `cli`: what `connector-auth --help` loads: cli/main.ts's static imports.
+// - `cli-shared`: the CLI's other shared modules (argument parsing, tables, error printing,
+//   progress) whose static imports reach no zod, with those imports. A command's `--help` and
+//   `version` load `cli`, this and their own chunk.
 // - `run`: what a connector run loads: the package's entry (every connector imports it) and the
-//   `debug` command (an author's edit-run cycle), with all they import statically, less `cli`.
-//   The other commands, each source and auth method (and the packages they load), and the clients
-//   reach it through their own chunks.
+//   `debug` command (an author's edit-run cycle), with all they import statically.
+// A module two groups reach goes to the first of them in that order.
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+
+/** How our sources import zod (scripts/bundle.js makes it an external file beside the chunks). */
+const ZOD = './zod.js';
 
 /** Static imports from `roots`, through every module the bundle holds. */
 function staticClosure(context, roots) {
@@ -30,33 +36,46 @@ function staticClosure(context, roots) {
 
 /**
  * A rolldown plugin that finds the groups' modules once the module graph is known, and the
- * `codeSplitting` option that uses them (read by rolldown when it makes the chunks, after that).
+ * `codeSplitting` option that uses them (rolldown reads it when it makes the chunks, after that).
  */
 export function startChunks(root) {
   const src = join(root, 'src');
-  const own = (ids) => new Set([...ids].filter((id) => id.startsWith(src)));
-  let cli = new Set();
-  let run = new Set();
+  const main = join(src, 'cli', 'main.ts');
+  const groups = { cli: new Set(), 'cli-shared': new Set(), run: new Set() };
   const plugin = {
     name: 'start-chunks',
     buildEnd(error) {
       if (error) return;
-      cli = own(staticClosure(this, [join(src, 'cli', 'main.ts')]));
-      const runRoots = [join(src, 'index.ts'), join(src, 'cli', 'commands', 'project', 'debug.ts')];
-      run = own([...staticClosure(this, runRoots)].filter((id) => !cli.has(id)));
-      // The entry's own module stays in its entry file.
-      cli.delete(join(src, 'cli', 'main.ts'));
-      run.delete(join(src, 'index.ts'));
-      if (run.size < 50)
-        throw new Error(`the run chunk found only ${run.size} modules: update scripts/start-chunks.js`);
+      const ours = (roots) => [...staticClosure(this, roots)].filter((id) => id.startsWith(src));
+      const cliModules = readdirSync(join(src, 'cli'))
+        .filter((name) => name.endsWith('.ts'))
+        .map((name) => join(src, 'cli', name));
+      const light = cliModules.filter((id) => !staticClosure(this, [id]).has(ZOD));
+      if (!light.includes(main)) throw new Error('cli/main.ts reaches zod: --help would load it');
+      const roots = {
+        cli: [main],
+        'cli-shared': light,
+        run: [join(src, 'index.ts'), join(src, 'cli', 'commands', 'project', 'debug.ts')],
+      };
+      const taken = new Set([main, join(src, 'index.ts')]); // each stays in its entry's file
+      for (const [name, ids] of Object.entries(roots))
+        for (const id of ours(ids)) {
+          if (taken.has(id)) continue;
+          groups[name].add(id);
+          taken.add(id);
+        }
+      if (groups.run.size < 50)
+        throw new Error(`the run chunk found only ${groups.run.size} modules: update scripts/start-chunks.js`);
     },
   };
   const codeSplitting = {
-    // `cli` first: a module both groups reach stays where `--help` finds it.
-    groups: [
-      { name: 'cli', test: (id) => cli.has(id), priority: 2 },
-      { name: 'run', test: (id) => run.has(id), priority: 1 },
-    ],
+    groups: Object.entries(groups).map(([name, ids], index) => ({
+      name,
+      test: (id) => ids.has(id),
+      // Each module is in one set; the priority keeps rolldown from moving one to a later group
+      // when it follows a group's imports.
+      priority: 3 - index,
+    })),
   };
   return { plugin, codeSplitting };
 }
