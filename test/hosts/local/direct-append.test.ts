@@ -209,6 +209,34 @@ describe('append groups', () => {
     expect(rows[GROUP + 5_009]).toEqual({ id: GROUP + 5_009, v: 'new' });
   });
 
+  it('a table found in the file: its first small group is merged at once, its later groups inserted first, and every upsert lands in order', async () => {
+    let w = await openWarehouse();
+    await w.declare([{ table: 'items', primary_key: ['id'] }]);
+    for (let i = 0; i < 1_000; i++) await w.upsert('items', { id: i, v: 'old' });
+    w = await reopen(w);
+    // The first group (merged at once): held keys, a key given twice, new keys.
+    for (let i = 0; i < 10; i++) await w.upsert('items', { id: i, v: 'first' });
+    await w.upsert('items', { id: 3, v: 'first-again' });
+    for (let i = 1_000; i < 1_010; i++) await w.upsert('items', { id: i, v: 'first-new' });
+    await w.flush();
+    // A later group: held keys again (refused, then merged) and new ones.
+    for (let i = 5; i < 15; i++) await w.upsert('items', { id: i, v: 'second' });
+    for (let i = 1_010; i < 1_020; i++) await w.upsert('items', { id: i, v: 'second-new' });
+    const rows = data(await w.read('items'));
+    expect(rows).toHaveLength(1_020);
+    expect(rows.slice(0, 6)).toEqual([
+      { id: 0, v: 'first' },
+      { id: 1, v: 'first' },
+      { id: 2, v: 'first' },
+      { id: 3, v: 'first-again' },
+      { id: 4, v: 'first' },
+      { id: 5, v: 'second' },
+    ]);
+    expect(rows[15]).toEqual({ id: 15, v: 'old' });
+    expect(rows[1_000]).toEqual({ id: 1_000, v: 'first-new' });
+    expect(rows[1_019]).toEqual({ id: 1_019, v: 'second-new' });
+  });
+
   it('a group refused while the next one fills: both are written, in issue order', async () => {
     const w = await openWarehouse();
     await w.declare([{ table: 'items', primary_key: ['id'] }]);

@@ -52,6 +52,8 @@ export interface TableState {
   pendingCount: number;
   /** its upserts are merged, not appended: an append met a key it held already (batch-writer.ts) */
   merges: boolean;
+  /** found in the file when it was opened, and no group appended to it since (append-groups.ts) */
+  reopened: boolean;
 }
 
 export function newTableState(name: string, keys: string[], exists: boolean): TableState {
@@ -70,6 +72,7 @@ export function newTableState(name: string, keys: string[], exists: boolean): Ta
     pending: [],
     pendingCount: 0,
     merges: false,
+    reopened: exists,
   };
   if (keyless) {
     state.columns.set(FIVETRAN_ID, { name: FIVETRAN_ID, type: 'VARCHAR', declared: true, exists });
