@@ -1,7 +1,7 @@
 // The start path in a few files: `npm run build` runs this after tsc. Our modules from src/ go
 // into dist/bundle/: the CLI's entry, the package's entry points, and chunks, dynamic imports
 // loaded when first reached. rolldown bundles them, since it lets start-chunks.js say which modules
-// share a file (a connector run loads 3 of ours instead of 31); esbuild makes the two third-party
+// share a file (`debug` loads 9 files there instead of 28); esbuild makes the two third-party
 // single files, zod and DuckDB's Node API. Every other package stays an import of its own (heavy
 // SDKs lazy as before).
 //

@@ -3,8 +3,8 @@
 // Why it matters: on Node 20 a module costs far more than its bytes. Each file is resolved, read,
 // looked up for its package.json and linked, and each import between files is resolved again; past
 // a few dozen such steps V8 optimizes Node's own path functions, which pages TurboFan into the
-// process. esbuild, which bundled us before, split by who imports what: `debug` loaded 31 of our
-// files. In a handful it runs in 0.95x the time and 4-5 MiB less (docs/benchmarks.md, seventh
+// process. esbuild, which bundled us before, split by who imports what: `debug` loaded 28 files of
+// dist/bundle/. In a handful it runs in 0.95x the time and 4-5 MiB less (docs/benchmarks.md, seventh
 // pass). So three groups are named here; everything else is split as the bundler splits it (each
 // other command, each source and auth method with the packages it loads, the clients):
 //
