@@ -1,4 +1,4 @@
-import type { SshPrivateKey } from '../network/index.js';
+import type { HeaderReader, SshPrivateKey } from '../network/index.js';
 
 /**
  * What a credential can do for a source, one member each. A method's catalogue line says which it
@@ -40,19 +40,19 @@ export interface OutgoingRequest {
 /** What a credential sees of an answer to a request it authorized: its status and headers, not its body. */
 export interface AnswerHead {
   readonly status: number;
-  readonly headers: { get(name: string): string | null };
+  readonly headers: HeaderReader;
 }
 
 export interface HttpRequestCapability {
   /** Adds the credential to a request. May fetch or refresh a token first. */
   authorize(request: OutgoingRequest): Promise<void>;
   /** Sees the headers of every answer to a request it authorized: a new DPoP nonce may come with any (RFC 9449 §9). */
-  observeAnswer?(url: URL, headers: { get(name: string): string | null }): void;
+  observeAnswer?(url: URL, headers: HeaderReader): void;
   /**
    * After a 401 from the source (and observeAnswer of it), first: does the answer ask for something
    * the credential now holds, with the same token (a DPoP nonce)? True when one retry, as it is, may succeed.
    */
-  answersChallenge?(url: URL, headers: { get(name: string): string | null }): boolean;
+  answersChallenge?(url: URL, headers: HeaderReader): boolean;
   /**
    * Checks the answer to a request it authorized before anything reads it, and throws when the
    * server did not prove what it must: SPNEGO's mutual authentication (RFC 4559 §5).

@@ -1,4 +1,5 @@
 import { createHash, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import type { HeaderReader } from '../../network/index.js';
 
 /**
  * DPoP (RFC 9449): access tokens bound to a key pair only this process holds. Every token request
@@ -17,7 +18,7 @@ export interface DpopProver {
   /** The proof for one request. `accessToken` for a request to the API (`ath`). */
   proof(method: string, url: URL, accessToken?: string): Promise<string>;
   /** Keeps the `DPoP-Nonce` a response of `url`'s origin carried, if any; true when it changed. */
-  learnNonce(url: URL, headers: { get(name: string): string | null }): boolean;
+  learnNonce(url: URL, headers: HeaderReader): boolean;
   /** The key's JWK thumbprint (RFC 7638), as a bound token's `cnf.jkt` names it. */
   readonly thumbprint: string;
 }

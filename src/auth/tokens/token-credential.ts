@@ -1,3 +1,4 @@
+import type { HeaderReader } from '../../network/index.js';
 import type { AuthContext, Credential } from '../auth-method.js';
 import type { OutgoingRequest } from '../capabilities.js';
 import type { DpopProver, TokenEndpoint, TokenResponse } from '../token-endpoint/index.js';
@@ -69,11 +70,10 @@ export function tokenCredential(o: TokenCredentialOptions): Credential {
       ...(dpop
         ? {
             // An API may hand out the next DPoP nonce with any answer...
-            observeAnswer: (url: URL, headers: { get(name: string): string | null }) =>
-              void dpop.learnNonce(url, headers),
+            observeAnswer: (url: URL, headers: HeaderReader) => void dpop.learnNonce(url, headers),
             // ... and asks for one in a 401: the same token goes again with the nonce observeAnswer kept.
             // (A DPoP scheme in the challenge: only a DPoP-bound token is answered this way.)
-            answersChallenge: (_url: URL, headers: { get(name: string): string | null }) =>
+            answersChallenge: (_url: URL, headers: HeaderReader) =>
               /\bDPoP\b/i.test(headers.get('www-authenticate') ?? '') &&
               /\buse_dpop_nonce\b/.test(headers.get('www-authenticate') ?? '') &&
               headers.get('dpop-nonce') !== null,

@@ -5,6 +5,8 @@
  * timeout_seconds and the redacting error classification all come from there. Any function that
  * answers with a WHATWG `Response` also fits, e.g. `{ request: (p, i) => fetch(new URL(p, base), i) }`.
  */
+import type { HeaderReader } from '../../network/index.js';
+
 export interface TransportRequestInit {
   method?: string;
   headers?: Record<string, string>;
@@ -16,7 +18,7 @@ export interface TransportRequestInit {
 export interface TransportResponse {
   readonly status: number;
   readonly url: string;
-  readonly headers: { get(name: string): string | null };
+  readonly headers: HeaderReader;
   /** The whole body; the clients always read it, so the connection goes back to the pool. */
   text(): Promise<string>;
   /**

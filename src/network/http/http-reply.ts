@@ -1,11 +1,19 @@
 import type { IncomingMessage } from 'node:http';
 
+/**
+ * What is read of an answer's headers: a header's value, several joined by ", ", or null. A WHATWG
+ * `Headers`, a HeaderList and HttpReply's headers all have it.
+ */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
 /** What any answer tells before its body: a WHATWG `Response` has this shape, and so does HttpReply. */
 export interface HttpAnswer {
   readonly status: number;
   /** The reason phrase the server sent ("Unauthorized"), or "". */
   readonly statusText: string;
-  readonly headers: { get(name: string): string | null };
+  readonly headers: HeaderReader;
 }
 
 /**

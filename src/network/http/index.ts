@@ -5,7 +5,7 @@ export type { HttpRequestInit } from './http-client.js';
 export { HeaderList } from './header-list.js';
 export { headersDeadline } from './headers-deadline.js';
 export type { HeadersDeadline } from './headers-deadline.js';
-export type { HttpAnswer, HttpReply } from './http-reply.js';
+export type { HeaderReader, HttpAnswer, HttpReply } from './http-reply.js';
 export { retryAfterMs } from './retry-after.js';
 export { readSignedUrlExpiry, signedUrlSecretParts, describeSignedUrlFormat } from './signed-url.js';
 export type { SignedUrlExpiry, SignedUrlFormat } from './signed-url.js';
