@@ -10,8 +10,8 @@
 //
 // - `cli`: what `connector-auth --help` loads: cli/main.ts's static imports.
 // - `cli-shared`: the CLI's other shared modules (argument parsing, tables, error printing,
-//   progress) whose static imports reach no zod, with those imports. A command's `--help` and
-//   `version` load `cli`, this and their own chunk.
+//   progress) whose static imports reach no zod, with those imports. `version` loads `cli`, this and
+//   its own chunk; a command whose module reads a configuration loads `run` and zod too.
 // - `run`: what a connector run loads: the package's entry (every connector imports it) and the
 //   `debug` command (an author's edit-run cycle), with all they import statically.
 // A module two groups reach goes to the first of them in that order.

@@ -55,7 +55,7 @@ describe('start-up cost', () => {
       // The probe ran: the rest source was loaded (and failed to reach the closed port).
       expect(modules.some((url) => /sources\/rest/.test(url))).toBe(true);
       expect(modules.filter((url) => /\/pg\/|ssh2|basic-ftp|mysql2|undici/.test(url))).toEqual([]);
-      // Our modules come in a few files (scripts/start-chunks.js), zod and the connector included:
+      // Our modules come in a few files of dist/bundle/ (scripts/start-chunks.js), zod's included:
       // on Node 20 each file and each import between files costs far more than its bytes. esbuild's
       // split made it 26.
       const files = new Set(modules.filter((url) => url.includes('/dist/bundle/')));
