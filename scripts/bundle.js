@@ -14,7 +14,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { rolldown } from 'rolldown';
-import { startChunks } from './start-chunks.js';
+import { ZOD_MODULE, startChunks } from './start-chunks.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SRC = join(ROOT, 'src');
@@ -33,19 +33,29 @@ const ENTRIES = {
 
 /**
  * Every package stays an import of its own but zod: the configuration is parsed with it before the
- * probe, so it is always on the start path, and as one module instead of ~95 it loads in about half
- * the time. It is a file of its own (dist/bundle/zod.js, without a source map: the package's sources
- * are not ours to ship), imported by our chunks as './zod.js'. `z` reaches connectors through our
- * entry (`import { z } from 'connector-auth'`), the same copy.
+ * probe, so it is always on the start path, and as one file instead of ~95 it loads in about half
+ * the time. That file is CommonJS (dist/bundle/zod.cjs, without a source map: the package's sources
+ * are not ours to ship), so that its bytecode is kept between runs on Node 20 too
+ * (src/code-cache/): compiling its 400 KB was ~10 ms of every connector's start. Our sources'
+ * `import { z } from 'zod'` becomes one small module of the run chunk that requires it through the
+ * code cache; `z` reaches connectors through our entry (`import { z } from 'connector-auth'`), the
+ * same copy. Our sources import only `z` from zod (types aside): the build fails on another name.
  */
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const EXTERNAL = Object.keys({ ...PACKAGE.dependencies, ...PACKAGE.devDependencies }).filter((name) => name !== 'zod');
-const ZOD_FILE = 'zod.js';
+const ZOD_FILE = 'zod.cjs';
+const CODE_CACHE = join(SRC, 'code-cache', 'index.ts');
 
-/** `zod` from our sources → the bundled copy beside the chunks. */
+/** `zod` from our sources → ZOD_MODULE, which loads the bundled copy beside the chunks. */
 const vendoredZod = {
   name: 'vendored-zod',
-  resolveId: (specifier) => (specifier === 'zod' ? { id: `./${ZOD_FILE}`, external: true } : null),
+  resolveId: (specifier) => (specifier === 'zod' ? ZOD_MODULE : null),
+  load: (id) =>
+    id === ZOD_MODULE
+      ? `import { requireWithCodeCache } from ${JSON.stringify(CODE_CACHE)};\n` +
+        `import { fileURLToPath } from 'node:url';\n` +
+        `export const z = requireWithCodeCache(fileURLToPath(new URL('./${ZOD_FILE}', import.meta.url))).z;\n`
+      : null,
 };
 
 /** `import.meta.url` of a source file, as the URL of its tsc output, relative to the bundle's directory. */
@@ -100,15 +110,17 @@ const lazyZodLocales = {
       );
       if (lines.length < 2) throw new Error('zod/v4/locales/index.js changed shape: update lazyZodLocales');
       zodLocalesReplaced = true;
-      const head = "import { createRequire } from 'node:module';\nconst load = createRequire(import.meta.url);\n";
+      const head = "import { createRequire } from 'node:module';\nconst load = createRequire(__filename);\n";
       return { contents: head + lines.join('\n'), loader: 'js', resolveDir: dirname(index) };
     });
   },
 };
 
+// Only `z` is exported: it is all our sources import, and it holds the whole classic API.
 await build({
   ...common,
-  entryPoints: [join(ROOT, 'node_modules', 'zod', 'index.js')],
+  format: 'cjs',
+  stdin: { contents: "export { z } from 'zod';", resolveDir: ROOT, sourcefile: 'zod-entry.js' },
   outfile: join(OUT, ZOD_FILE),
   plugins: [lazyZodLocales],
 });

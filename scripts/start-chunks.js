@@ -18,8 +18,11 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** How our sources import zod (scripts/bundle.js makes it an external file beside the chunks). */
-const ZOD = './zod.js';
+/**
+ * The module our sources' `import { z } from 'zod'` resolves to (scripts/bundle.js): it loads zod's
+ * bundled copy through the code cache. It goes to the run chunk with the code cache it imports.
+ */
+export const ZOD_MODULE = '\0connector-auth:zod';
 
 /** Static imports from `roots`, through every module the bundle holds. */
 function staticClosure(context, roots) {
@@ -46,11 +49,11 @@ export function startChunks(root) {
     name: 'start-chunks',
     buildEnd(error) {
       if (error) return;
-      const ours = (roots) => [...staticClosure(this, roots)].filter((id) => id.startsWith(src));
+      const ours = (roots) => [...staticClosure(this, roots)].filter((id) => id.startsWith(src) || id === ZOD_MODULE);
       const cliModules = readdirSync(join(src, 'cli'))
         .filter((name) => name.endsWith('.ts'))
         .map((name) => join(src, 'cli', name));
-      const light = cliModules.filter((id) => !staticClosure(this, [id]).has(ZOD));
+      const light = cliModules.filter((id) => !staticClosure(this, [id]).has(ZOD_MODULE));
       if (!light.includes(main)) throw new Error('cli/main.ts reaches zod: --help would load it');
       const roots = {
         cli: [main],

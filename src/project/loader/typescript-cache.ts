@@ -4,32 +4,21 @@
  * and options). A changed file has another name, so an entry is never stale; an unchanged one is
  * read back instead of compiled (3 ms instead of the 50–60 ms of starting the compiler).
  *
- * The directory is the user's cache directory (XDG_CACHE_HOME or ~/.cache, ~/Library/Caches on
- * macOS, %LOCALAPPDATA% on Windows), never the project: a run that fails before its probe leaves
- * the project as it was. CONNECTOR_AUTH_CACHE_DIR overrides it. Entries are written to a temporary
- * name and renamed, so a reader never sees half a file; a cache that cannot be written only costs
+ * The directory is `typescript/` in the user's cache directory (code-cache/), never the project.
+ * Entries are written to a temporary name and renamed, so a reader never sees half a file; a cache that cannot be written only costs
  * the next run a compilation.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { userCacheDirectory } from '../../code-cache/index.js';
 
 /** Bumped when what the cache holds changes shape. */
 const FORMAT = 1;
 
+/** The directory a connector's compiled TypeScript is kept in. */
 export function cacheDirectory(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.CONNECTOR_AUTH_CACHE_DIR) return join(env.CONNECTOR_AUTH_CACHE_DIR, 'typescript');
-  let base: string;
-  try {
-    const home = homedir();
-    if (process.platform === 'win32') base = env.LOCALAPPDATA ?? join(home, 'AppData', 'Local');
-    else if (process.platform === 'darwin') base = join(home, 'Library', 'Caches');
-    else base = env.XDG_CACHE_HOME || join(home, '.cache');
-  } catch {
-    base = tmpdir();
-  }
-  return join(base, 'connector-auth', 'typescript');
+  return userCacheDirectory('typescript', env);
 }
 
 /** The cache entry's name for one compilation: everything the output depends on, hashed. */
