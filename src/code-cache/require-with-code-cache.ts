@@ -9,17 +9,18 @@
  * lazily too, not only the top level; to a temporary name, then renamed, so a reader never sees
  * half of one; a cache that cannot be read or written only costs the next run a compilation.
  *
- * An entry is named by the SHA-256 of the file's text with Node's and V8's versions and flags: V8
- * checks its own version and flags, and the text's length, not the text, so an entry for an edited
- * file of the same length would run the old code. A new entry for a file removes the file's other
- * entries (an upgraded package, another Node), which would never be read again.
+ * An entry is named by the SHA-256 of the file's text with Node's version: V8 checks its own
+ * version and flags, and the text's length, not the text, so an entry for an edited file of the
+ * same length would run the old code. One made under other V8 flags is refused by V8 and written
+ * again (naming entries by V8's flags tag would load node:v8, 1 ms of every start). A new entry
+ * for a file removes the file's other entries (an upgraded package, another Node), which would
+ * never be read again.
  */
 import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { dirname, join } from 'node:path';
-import { cachedDataVersionTag } from 'node:v8';
 import { Script } from 'node:vm';
 import { userCacheDirectory } from './cache-directory.js';
 
@@ -67,7 +68,7 @@ export function requireWithCodeCache(file: string): unknown {
   const source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8');
   const directory = userCacheDirectory('v8');
   const prefix = `${sha256(file).slice(0, 16)}-`;
-  const entry = `${prefix}${sha256(`${FORMAT}\0${process.version}\0${process.arch}\0${cachedDataVersionTag()}\0`, bytes)}.bin`;
+  const entry = `${prefix}${sha256(`${FORMAT}\0${process.version}\0${process.arch}\0`, bytes)}.bin`;
   const cachedData = readEntry(join(directory, entry));
   const script = new Script(wrap(source), { filename: file, cachedData });
   const outcome = cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'accepted';

@@ -27,7 +27,7 @@ interface Load {
 }
 
 /** One process: `requireWithCodeCache(file)`, then its exports' `value` and the outcome, as JSON. */
-function load(file: string, options: { nodeCompileCache?: string; env?: NodeJS.ProcessEnv } = {}): Load {
+function load(file: string, options: { nodeCompileCache?: string; flags?: string[] } = {}): Load {
   const script = [
     `import * as nodeModule from 'node:module';`,
     options.nodeCompileCache ? `nodeModule.enableCompileCache(${JSON.stringify(options.nodeCompileCache)});` : '',
@@ -35,8 +35,8 @@ function load(file: string, options: { nodeCompileCache?: string; env?: NodeJS.P
     `const loaded = requireWithCodeCache(${JSON.stringify(file)});`,
     `console.log(JSON.stringify({ value: loaded.value, outcome: codeCacheOutcome(${JSON.stringify(file)}) }));`,
   ].join('\n');
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-    env: { ...process.env, CONNECTOR_AUTH_CACHE_DIR: cacheDir, NODE_COMPILE_CACHE: '', ...options.env },
+  const run = spawnSync(process.execPath, [...(options.flags ?? []), '--input-type=module', '-e', script], {
+    env: { ...process.env, CONNECTOR_AUTH_CACHE_DIR: cacheDir, NODE_COMPILE_CACHE: '' },
     encoding: 'utf8',
   });
   expect(run.stderr).toBe('');
@@ -90,6 +90,15 @@ describe('requireWithCodeCache', () => {
     writeFileSync(join(cacheDir, 'v8', entries()[0]!), Buffer.alloc(4096, 0x5a));
     expect(load(file)).toEqual({ value: [2, 4, 6], outcome: 'rejected' });
     expect(load(file)).toEqual({ value: [2, 4, 6], outcome: 'accepted' });
+  });
+
+  it('writes the entry again when V8 refuses it, as it does one made under other V8 flags', () => {
+    const file = join(dir, 'flags.cjs');
+    writeFileSync(file, 'module.exports = { value: typeof structuredClone };\n');
+    load(file);
+    expect(load(file, { flags: ['--stack-size=900'] })).toEqual({ value: 'function', outcome: 'rejected' });
+    expect(load(file, { flags: ['--stack-size=900'] })).toEqual({ value: 'function', outcome: 'accepted' });
+    expect(entries()).toHaveLength(1);
   });
 
   it('loads the file when the cache cannot be written: it only costs the next run a compilation', () => {
