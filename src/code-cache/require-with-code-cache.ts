@@ -1,9 +1,9 @@
 /**
- * `require()` of one of the bundle's big CommonJS files (zod, 400 KB; DuckDB's Node API, 453 KB)
+ * `require()` of one of the bundle's big CommonJS files (zod, ~390 KB; DuckDB's Node API, ~450 KB)
  * with V8's code cache: the bytecode V8 compiled for it in an earlier run is read back instead of
  * compiling the text again. Node 22.1+ does this for every module once `module.enableCompileCache()`
  * is on (bin/ turns it on), and then this is a plain `require()`. Node 20 has no such cache, and
- * there the two files cost a connector's start ~20 ms of compiling (docs/benchmarks.md, eighth pass).
+ * there compiling the two files was ~15 ms of a connector's start (docs/benchmarks.md, eighth pass).
  *
  * The entry is written when the process exits, so that it holds the functions the run compiled
  * lazily too, not only the top level; to a temporary name, then renamed, so a reader never sees
