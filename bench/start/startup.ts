@@ -52,12 +52,12 @@ function median(args: string[], runs: number, env: NodeJS.ProcessEnv = process.e
 }
 
 /** Modules a command loads, recorded by a resolve hook, with those inside the bundle's files. */
-export async function loadedModules(args: string[], cwd?: string): Promise<string[]> {
+export async function loadedModules(args: string[], cwd?: string, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
   const dir = await mkdtemp(join(tmpdir(), 'loads-'));
   const log = join(dir, 'loads.txt');
   await writeFile(log, '');
   spawnSync(process.execPath, ['--import', RECORD_LOADS, BIN, ...args], {
-    env: { ...process.env, RECORD_LOADS_FILE: log },
+    env: { ...process.env, ...env, RECORD_LOADS_FILE: log },
     stdio: 'ignore',
     cwd,
   });

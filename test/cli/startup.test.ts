@@ -1,5 +1,6 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -39,7 +40,7 @@ describe('start-up cost', () => {
     }
   });
 
-  it("a REST connector's probe loads no database or file-transfer driver (pg, ssh2, basic-ftp, mysql2), nor undici, and our modules in a few files", async () => {
+  it("a REST connector's probe loads no database or file-transfer driver (pg, ssh2, basic-ftp, mysql2), nor undici; our modules in a few files, and zod's compiled code kept for the next run on Node 20", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'connector-auth-startup-'));
     try {
       expect((await cli(['init', dir, '--template', 'rest-api'])).code).toBe(0);
@@ -51,7 +52,8 @@ describe('start-up cost', () => {
         items_path: 'items',
       };
       await writeFile(join(dir, 'configuration.json'), JSON.stringify(configuration));
-      const modules = await loadedModules(['probe'], dir);
+      const cacheDir = join(dir, 'cache');
+      const modules = await loadedModules(['probe'], dir, { CONNECTOR_AUTH_CACHE_DIR: cacheDir });
       // The probe ran: the rest source was loaded (and failed to reach the closed port).
       expect(modules.some((url) => /sources\/rest/.test(url))).toBe(true);
       expect(modules.filter((url) => /\/pg\/|ssh2|basic-ftp|mysql2|undici/.test(url))).toEqual([]);
@@ -60,6 +62,10 @@ describe('start-up cost', () => {
       // split made it 26.
       const files = new Set(modules.filter((url) => url.includes('/dist/bundle/')));
       expect(files.size).toBeLessThanOrEqual(12);
+      // zod's compiled code is kept for the next run (src/code-cache/) where Node keeps none: on
+      // Node 22.1+ bin/ turns Node's own compile cache on, and zod is a plain require().
+      const kept = await readdir(join(cacheDir, 'v8')).catch(() => []);
+      expect(kept.filter((name) => name.endsWith('.bin'))).toHaveLength('enableCompileCache' in nodeModule ? 0 : 1);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
