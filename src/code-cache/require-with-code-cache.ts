@@ -18,11 +18,12 @@
  */
 import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { userCacheDirectory } from './cache-directory.js';
+import { removeQuietly, writeCacheEntry } from './cache-entry.js';
 
 /** Bumped when what an entry holds, or how it is named, changes. */
 const FORMAT = 1;
@@ -121,26 +122,8 @@ function writeAtExit(entry: Pending): void {
 
 function writePending(): void {
   for (const { script, directory, entry, prefix } of pending.splice(0)) {
-    const path = join(directory, entry);
-    const temporary = `${path}.${process.pid}.tmp`;
-    try {
-      mkdirSync(directory, { recursive: true, mode: 0o700 });
-      writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
-      renameSync(temporary, path);
-      for (const name of readdirSync(directory))
-        if (name.startsWith(prefix) && name.endsWith('.bin') && name !== entry) removeQuietly(join(directory, name));
-    } catch {
-      // A read-only or full disk: the next run compiles again.
-      removeQuietly(temporary);
-    }
-  }
-}
-
-/** At exit, nothing may throw: a file that cannot be removed stays. */
-function removeQuietly(path: string): void {
-  try {
-    rmSync(path, { force: true });
-  } catch {
-    // left for the next write to replace
+    if (!writeCacheEntry(directory, entry, script.createCachedData())) continue;
+    for (const name of readdirSync(directory))
+      if (name.startsWith(prefix) && name.endsWith('.bin') && name !== entry) removeQuietly(join(directory, name));
   }
 }

@@ -4,14 +4,14 @@
  * and options). A changed file has another name, so an entry is never stale; an unchanged one is
  * read back instead of compiled (3 ms instead of the 50–60 ms of starting the compiler).
  *
- * The directory is `typescript/` in the user's cache directory (code-cache/), never the project.
- * Entries are written to a temporary name and renamed, so a reader never sees half a file; a cache that cannot be written only costs
- * the next run a compilation.
+ * The directory is `typescript/` in the user's cache directory, never the project; entries are
+ * written as code-cache/ writes its own (a temporary name, then renamed; an unwritable cache only
+ * costs the next run a compilation).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { userCacheDirectory } from '../../code-cache/index.js';
+import { userCacheDirectory, writeCacheEntry } from '../../code-cache/index.js';
 
 /** Bumped when what the cache holds changes shape. */
 const FORMAT = 1;
@@ -38,14 +38,5 @@ export function readCached(directory: string, key: string, extension = '.js'): s
 }
 
 export function writeCached(directory: string, key: string, code: string, extension = '.js'): void {
-  const file = join(directory, `${key}${extension}`);
-  const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  try {
-    mkdirSync(directory, { recursive: true, mode: 0o700 });
-    writeFileSync(temporary, code, { mode: 0o600 });
-    renameSync(temporary, file);
-  } catch {
-    // A read-only or full disk: the next run compiles again.
-    rmSync(temporary, { force: true });
-  }
+  writeCacheEntry(directory, `${key}${extension}`, code);
 }
