@@ -131,6 +131,27 @@ describe('direct append', () => {
     expect(rows[149]).toEqual({ id: 149, v: 'new-149' });
   });
 
+  it('a reopened table with a column added after the warehouse own ones: rows land in the file column order', async () => {
+    // `w` is added by ALTER TABLE, so the file holds it after _fivetran_synced and _fivetran_deleted;
+    // the session after that appends in the order its catalogue read at open (no DESCRIBE of its own).
+    let w = await openWarehouse();
+    await w.declare([{ table: 't', primary_key: ['id'] }]);
+    await w.upsert('t', { v: 'one', id: 1 });
+    w = await reopen(w);
+    await w.upsert('t', { id: 2, v: 'two', w: 2.5 });
+    w = await reopen(w);
+    await w.upsert('t', { w: 3.5, id: 3, v: 'three' });
+    await w.upsert('t', { id: 1, v: 'one again', w: 1.5 });
+    const rows = await w.read('t');
+    expect(Object.keys(rows[0]!)).toEqual(['id', 'v', '_fivetran_synced', '_fivetran_deleted', 'w']);
+    expect(data(rows)).toEqual([
+      { id: 1, v: 'one again', w: 1.5 },
+      { id: 2, v: 'two', w: 2.5 },
+      { id: 3, v: 'three', w: 3.5 },
+    ]);
+    expect(rows.every((row) => row._fivetran_synced instanceof Date && row._fivetran_deleted === false)).toBe(true);
+  });
+
   it('appended rows are in the file after flush(), and other operations see them', async () => {
     let w = await openWarehouse();
     await w.declare([{ table: 't', primary_key: ['id'] }]);

@@ -102,3 +102,21 @@ it('reads an empty file as no tables', async () => {
   expect(catalogue.legacyTables).toBe(0);
   expect(catalogue.viewsStale).toBe(false);
 });
+
+it("gives each table's columns in the file's order, the warehouse's own and later-added ones included", async () => {
+  await conn.run(`CREATE TABLE default_schema."Odd" (b VARCHAR, a BIGINT PRIMARY KEY, _fivetran_synced TIMESTAMPTZ,
+      _fivetran_deleted BOOLEAN); ALTER TABLE default_schema."Odd" ADD COLUMN "later one" DOUBLE`);
+  const expected = await oracle();
+  const catalogue = await readCatalogue(conn);
+  const state = catalogue.tables.get('odd')!;
+  expect(catalogue.columnOrder.get(state)).toEqual(expected.Odd!.columns.map(([name]) => name));
+  expect(catalogue.columnOrder.get(state)).toEqual(['b', 'a', '_fivetran_synced', '_fivetran_deleted', 'later one']);
+});
+
+it('says which of the two schemas the file holds, and runs setup statements in the same round trip', async () => {
+  expect([...(await readCatalogue(conn)).schemas].sort()).toEqual(['default_schema', 'tester']);
+  await conn.run('DROP SCHEMA tester');
+  const catalogue = await readCatalogue(conn, `SET TimeZone = 'America/New_York'; `);
+  expect([...catalogue.schemas]).toEqual(['default_schema']);
+  expect((await conn.runAndReadAll(`SELECT current_setting('TimeZone')`)).getRowsJS()).toEqual([['America/New_York']]);
+});

@@ -96,7 +96,7 @@ export class Warehouse {
     this.#viewsStale = opened.viewsStale;
     this.#pathKey = pathKey;
     this.#batchSize = batchSize;
-    this.#writer = new BatchWriter(opened.api, opened.conn);
+    this.#writer = new BatchWriter(opened.api, opened.conn, opened.columnOrder);
   }
 
   /** Opens (or creates) the DuckDB file at `path`; its directory must exist. */

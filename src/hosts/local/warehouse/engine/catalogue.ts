@@ -3,8 +3,8 @@
  * (so a second session goes on where the first stopped, and refuses tables it did not create),
  * tables left in the pre-move `tester` schema, and whether the `tester` views are out of step.
  *
- * Two statements: the overview (the tables, their keys, the legacy schema, the views), then the
- * columns of those tables by DESCRIBE. `duckdb_columns()` gave the columns in the overview's
+ * Two statements: the overview (the schemas, the tables, their keys, the legacy schema, the views),
+ * then the columns of those tables by DESCRIBE. `duckdb_columns()` gave the columns in the overview's
  * statement, but it lists every column of DuckDB's own ~30 system views too, binding each view to
  * learn its types: 10-15 ms against 1-2 ms for DESCRIBE of the tables themselves, on the thread
  * `debug` waits for after its probe. Few statements, since `debug` opens the file while it loads
@@ -38,19 +38,31 @@ export interface Catalogue {
   legacyTables: number;
   /** Some table has no `tester` view, or one with another number of columns (tester-views.ts). */
   viewsStale: boolean;
+  /** Which of the warehouse's two schemas the file holds (a file is made with both). */
+  schemas: Set<string>;
+  /**
+   * Each table's columns in the file's order, `_fivetran_synced` and `_fivetran_deleted` included:
+   * the order DuckDB's appender takes them in, until a schema change (batch-writer.ts).
+   */
+  columnOrder: Map<TableState, string[]>;
 }
 
 const IN_FILE = 'database_name = current_database()';
 
-/** Rows of [kind, schema, name, column count, key columns]: the file's tables, `tester` views and primary keys. */
-const OVERVIEW = `SELECT 'table' AS kind, schema_name, table_name AS name, column_count, NULL::VARCHAR[] AS key_columns
+/**
+ * Rows of [kind, schema, name, column count, key columns]: the warehouse's schemas, the file's
+ * tables, `tester` views and primary keys.
+ */
+const OVERVIEW = `SELECT 'schema' AS kind, schema_name, schema_name AS name, NULL::BIGINT AS column_count, NULL::VARCHAR[] AS key_columns
+  FROM duckdb_schemas() WHERE ${IN_FILE} AND schema_name IN ('${SCHEMA}', '${LEGACY_SCHEMA}')
+UNION ALL SELECT 'table', schema_name, table_name, column_count, NULL
   FROM duckdb_tables() WHERE ${IN_FILE} AND schema_name IN ('${SCHEMA}', '${LEGACY_SCHEMA}')
 UNION ALL SELECT 'view', schema_name, view_name, column_count, NULL
   FROM duckdb_views() WHERE ${IN_FILE} AND schema_name = '${LEGACY_SCHEMA}'
 UNION ALL SELECT 'key', schema_name, table_name, NULL, constraint_column_names
   FROM duckdb_constraints() WHERE ${IN_FILE} AND schema_name = '${SCHEMA}' AND constraint_type = 'PRIMARY KEY'`;
 
-type OverviewRow = ['table' | 'view' | 'key', string, string, bigint | null, string[] | null];
+type OverviewRow = ['schema' | 'table' | 'view' | 'key', string, string, bigint | null, string[] | null];
 
 /** Each table's columns in their order, as [table's index in `tables`, column, type]. */
 function describeAll(tables: string[]): string {
@@ -59,8 +71,12 @@ function describeAll(tables: string[]): string {
     .join(' UNION ALL ');
 }
 
-export async function readCatalogue(conn: Connection): Promise<Catalogue> {
-  const rows = (await conn.runAndReadAll(OVERVIEW)).getRowsJS() as OverviewRow[];
+/**
+ * The file's catalogue. `setup` is run first in the same round trip (the session's settings, at
+ * open): each statement's answer waits for a turn of `debug`'s busy main thread.
+ */
+export async function readCatalogue(conn: Connection, setup = ''): Promise<Catalogue> {
+  const rows = (await conn.runAndReadAll(`${setup}${OVERVIEW}`)).getRowsJS() as OverviewRow[];
   const ofKind = (kind: OverviewRow[0], schema: string) => rows.filter((r) => r[0] === kind && r[1] === schema);
   const ownTables = ofKind('table', SCHEMA);
   const tables = ownTables.map(([, , name]) => name).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -74,17 +90,19 @@ export async function readCatalogue(conn: Connection): Promise<Catalogue> {
       : [];
   const columns = described.map(([t, column, type]): [string, string, string] => [tables[t]!, column, type]);
   return {
-    tables: tablesOf(columns, keys),
+    ...tablesOf(columns, keys),
     legacyTables: ofKind('table', LEGACY_SCHEMA).length,
     viewsStale: stale,
+    schemas: new Set(rows.filter((row) => row[0] === 'schema').map((row) => row[1])),
   };
 }
 
 function tablesOf(
   columns: [string, string, string][],
   keys: { table: string; names: string[] }[],
-): Map<string, TableState> {
+): Pick<Catalogue, 'tables' | 'columnOrder'> {
   const tables = new Map<string, TableState>();
+  const columnOrder = new Map<TableState, string[]>();
   const keysByTable = new Map(keys.map(({ table, names }) => [table, names]));
   const byTable = new Map<string, [string, string][]>();
   for (const [table, column, type] of columns) {
@@ -96,6 +114,10 @@ function tablesOf(
     let tableKeys = keysByTable.get(table) ?? [];
     if (tableKeys.length === 1 && tableKeys[0] === FIVETRAN_ID) tableKeys = [];
     const state = newTableState(table, tableKeys, true);
+    columnOrder.set(
+      state,
+      Array.from(list, ([column]) => column),
+    );
     if (tableKeys.length === 0 && !list.some(([column]) => column === FIVETRAN_ID)) state.foreign = true;
     for (const [column, type] of list) {
       if (column === SYNCED || column === DELETED) continue;
@@ -105,5 +127,5 @@ function tablesOf(
     }
     tables.set(foldCase(table), state);
   }
-  return tables;
+  return { tables, columnOrder };
 }

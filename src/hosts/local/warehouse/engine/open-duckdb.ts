@@ -23,8 +23,25 @@ export interface OpenedDuckDb {
   instance: Instance;
   conn: Connection;
   tables: Map<string, TableState>;
+  /** The tables' columns in the file's order (catalogue.ts). */
+  columnOrder: Map<TableState, string[]>;
   /** The `tester` views need making again at close, whatever the run writes (catalogue.ts). */
   viewsStale: boolean;
+}
+
+/**
+ * TIMESTAMP <-> TIMESTAMPTZ casts use the session time zone. Sent with the first statement of the
+ * session, in its round trip; without ICU, DuckDB has no time zones, refuses it, and already
+ * works in UTC: the statement is then sent again alone.
+ */
+const IN_UTC = `SET TimeZone = 'UTC'; `;
+
+async function inUtc<T>(run: (setup: string) => Promise<T>): Promise<T> {
+  try {
+    return await run(IN_UTC);
+  } catch {
+    return run('');
+  }
 }
 
 export async function openDuckDb(path: string): Promise<OpenedDuckDb> {
@@ -48,19 +65,22 @@ export async function openDuckDb(path: string): Promise<OpenedDuckDb> {
     throw sanitize(error, `opening ${path}`, path);
   }
   try {
-    // TIMESTAMP <-> TIMESTAMPTZ casts use the session time zone.
-    await conn.run(`SET TimeZone = 'UTC'`);
-  } catch {
-    // Without ICU, DuckDB has no time zones and already works in UTC.
-  }
-  try {
     // The catalogue first: a file refused (tables of an earlier connector-auth) is left as it was.
-    const catalogue = fresh ? undefined : await readCatalogue(conn);
+    const catalogue = fresh ? undefined : await inUtc((setup) => readCatalogue(conn, setup));
     if (catalogue) refuseLegacyTables(catalogue.legacyTables, path);
-    await conn.run(
-      `CREATE SCHEMA IF NOT EXISTS ${quoteIdent(SCHEMA)}; CREATE SCHEMA IF NOT EXISTS ${quoteIdent(LEGACY_SCHEMA)}`,
-    );
-    return { api, instance, conn, tables: catalogue?.tables ?? new Map(), viewsStale: catalogue?.viewsStale ?? false };
+    // A file this made holds both schemas already: nothing to send.
+    const missing = [SCHEMA, LEGACY_SCHEMA].filter((schema) => !catalogue?.schemas.has(schema));
+    const create = missing.map((schema) => `CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`).join('; ');
+    if (catalogue === undefined) await inUtc((setup) => conn.run(`${setup}${create}`));
+    else if (create !== '') await conn.run(create);
+    return {
+      api,
+      instance,
+      conn,
+      tables: catalogue?.tables ?? new Map(),
+      columnOrder: catalogue?.columnOrder ?? new Map(),
+      viewsStale: catalogue?.viewsStale ?? false,
+    };
   } catch (error) {
     conn.closeSync();
     instance.closeSync();

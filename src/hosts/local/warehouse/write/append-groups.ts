@@ -50,6 +50,8 @@ interface OpenGroups {
   filling: number;
   appender: Appender;
   rows: number;
+  /** the second group's table is made in this shape: only once the first one is full (most runs are smaller) */
+  second: boolean;
 }
 
 export class AppendGroups {
@@ -117,7 +119,7 @@ export class AppendGroups {
 
   async #begin(state: TableState, layout: string, columnCount: number): Promise<OpenGroups> {
     await this.#settled();
-    await this.#conn.run(GROUPS.map((group) => emptyGroup(state, group)).join('; '));
+    await this.#conn.run(emptyGroup(state, GROUPS[0]));
     const appender = await this.#conn.createAppender(GROUPS[0], 'main', 'temp');
     if (appender.columnCount !== columnCount) {
       appender.closeSync();
@@ -125,7 +127,7 @@ export class AppendGroups {
     }
     const types: DuckDBType[] = [];
     for (let i = 0; i < columnCount; i++) types.push(appender.columnType(i));
-    this.#open = { state, layout, types, filling: 0, appender, rows: 0 };
+    this.#open = { state, layout, types, filling: 0, appender, rows: 0, second: false };
     return this.#open;
   }
 
@@ -141,23 +143,29 @@ export class AppendGroups {
     const full = GROUPS[open.filling] as string;
     const mergeAtOnce = open.state.reopened && open.rows <= MERGED_AT_ONCE;
     open.state.reopened = false;
+    // The last group is left as it is when small: the next run's #begin makes it again anyway.
+    const refill = !last || open.rows > MERGED_AT_ONCE;
     if (!last) {
       open.filling = 1 - open.filling;
       open.rows = 0;
+      if (!open.second) await this.#conn.run(emptyGroup(open.state, GROUPS[1]));
+      open.second = true;
       open.appender = await this.#conn.createAppender(GROUPS[open.filling] as string, 'main', 'temp');
     }
-    const inserting = this.#insert(open.state, full, mergeAtOnce);
+    const inserting = this.#insert(open.state, full, mergeAtOnce, refill);
     // A failure reaches the next statement, which waits for this one (#settled), or the commit.
     inserting.catch(() => {});
     this.#inserting = inserting;
   }
 
-  async #insert(state: TableState, group: string, mergeAtOnce: boolean): Promise<void> {
+  /** Inserts (or merges) a full group, then makes its table empty again when `refill`. */
+  async #insert(state: TableState, group: string, mergeAtOnce: boolean, refill: boolean): Promise<void> {
     const rows = `temp.main.${quoteIdent(group)}`;
     const table = tableRef(state.name);
+    const then = refill ? `; ${emptyGroup(state, group)}` : '';
     if (!mergeAtOnce) {
       try {
-        await this.#conn.run(`INSERT INTO ${table} SELECT * FROM ${rows}; ${emptyGroup(state, group)}`);
+        await this.#conn.run(`INSERT INTO ${table} SELECT * FROM ${rows}${then}`);
         return;
       } catch {
         // refused: merged below (any other failure fails the merge too, and is reported from there)
@@ -169,7 +177,7 @@ export class AppendGroups {
       // rowid is the order the rows were appended in, which is the order they were issued in.
       await this.#conn.run(
         `INSERT OR REPLACE INTO ${table} SELECT * FROM ${rows} ` +
-          `QUALIFY row_number() OVER (PARTITION BY ${keys} ORDER BY rowid DESC) = 1; ${emptyGroup(state, group)}`,
+          `QUALIFY row_number() OVER (PARTITION BY ${keys} ORDER BY rowid DESC) = 1${then}`,
       );
     } catch (error) {
       // The group holds one table's upserts: the failure names it, as a merge's would.

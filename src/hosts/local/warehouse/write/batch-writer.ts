@@ -41,11 +41,13 @@ export class BatchWriter {
   /** each table's column order as the appender takes it, valid while no schema changes */
   readonly #order = new WeakMap<TableState, { at: number; names: string[] }>();
 
-  constructor(api: Api, conn: Connection) {
+  /** `columnOrder`: the tables' column order as the file held them when it was opened (catalogue.ts). */
+  constructor(api: Api, conn: Connection, columnOrder: ReadonlyMap<TableState, string[]> = new Map()) {
     this.#api = api;
     this.#conn = conn;
     this.#staging = new StagingTable(api, conn);
     this.#appending = new AppendGroups(conn);
+    for (const [state, names] of columnOrder) this.#order.set(state, { at: 0, names });
   }
 
   /**
