@@ -9,7 +9,7 @@ export type RawConfiguration = Readonly<Record<string, string>>;
 
 /** Reads `configuration.json`: a flat JSON object of at most 100 keys whose values are all strings. */
 export async function readConfigurationFile(path: string): Promise<RawConfiguration> {
-  const text = await readTextFile(path, 'configuration file', {
+  const text = readTextFile(path, 'configuration file', {
     code: 'configuration_unreadable',
     hint: 'pass --configuration FILE or create configuration.json in the project',
   });

@@ -10,7 +10,8 @@
  * Error messages name the path, never the content: state may hold secrets.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 export interface WriteStateOptions {
@@ -25,11 +26,14 @@ function errorCode(error: unknown): string | undefined {
   return error !== null && typeof error === 'object' && 'code' in error ? String(error.code) : undefined;
 }
 
-/** The state at `path`: `{}` when there is no file yet. */
+/**
+ * The state at `path`: `{}` when there is no file yet. Read synchronously, as a command's start
+ * reads its small files (config/file/read-text-file.ts says why).
+ */
 export async function readState(path: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return {};
     if (errorCode(error) === 'EISDIR')

@@ -1,4 +1,4 @@
-import { access, readFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,7 +18,7 @@ let hooksRegistered = false;
 export async function loadConnector(
   project: string,
 ): Promise<{ file: string; connector: ConnectorDefinition<never, never> }> {
-  const file = await findConnectorFile(project);
+  const file = findConnectorFile(project);
   let module: { default?: unknown };
   try {
     module = (await import(pathToFileURL(await loadableFile(file)).href)) as { default?: unknown };
@@ -45,7 +45,7 @@ export async function loadConnector(
  */
 async function loadableFile(file: string): Promise<string> {
   if (hooksRegistered) return file;
-  const self = await ownExports();
+  const self = ownExports();
   const { registerHooks: registerInThread } = nodeModule as { registerHooks?: (hooks: object) => unknown };
   if (!registerInThread) {
     const bundle = await bundleConnector(file, cacheDirectory(), self);
@@ -75,10 +75,14 @@ async function registerHooks(
   // reads and parses the map of every module loaded after it (12–20 ms of a REST connector's debug).
 }
 
-/** `connector-auth` and each subpath of our `exports` map → the file URL it names. */
-async function ownExports(): Promise<Record<string, string>> {
+/**
+ * `connector-auth` and each subpath of our `exports` map → the file URL it names. Our package.json
+ * and the connector file are looked for synchronously, as a command's start reads its small files
+ * (config/file/read-text-file.ts says why).
+ */
+function ownExports(): Record<string, string> {
   const root = new URL('../../../', import.meta.url);
-  const pkg = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as {
+  const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
     name: string;
     exports: Record<string, string | { import?: string }>;
   };
@@ -90,15 +94,10 @@ async function ownExports(): Promise<Record<string, string>> {
   return map;
 }
 
-async function findConnectorFile(project: string): Promise<string> {
+function findConnectorFile(project: string): string {
   for (const name of CANDIDATES) {
     const file = join(project, name);
-    try {
-      await access(file);
-      return file;
-    } catch {
-      // try the next name
-    }
+    if (existsSync(file)) return file;
   }
   throw new ConnectorError(`no connector file in ${project} (looked for ${CANDIDATES.join(', ')})`, {
     code: 'connector_missing',

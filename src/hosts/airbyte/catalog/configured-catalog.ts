@@ -29,7 +29,7 @@ export async function readConfiguredCatalog(path: string): Promise<SelectedStrea
 
 /** A JSON file given to a command (catalog, state); errors name the flag, never quote the content. */
 export async function readJsonFile(path: string, flag: string, what: string): Promise<unknown> {
-  const text = await readTextFile(path, `${flag} file`, {
+  const text = readTextFile(path, `${flag} file`, {
     code: 'input_unreadable',
     hint: `pass ${flag} FILE: ${what}`,
   });

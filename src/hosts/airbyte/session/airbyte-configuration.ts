@@ -29,7 +29,7 @@ export interface AirbyteConfiguration {
 }
 
 export async function readAirbyteConfiguration(path: string): Promise<AirbyteConfiguration> {
-  let text = await readTextFile(path, '--config file', {
+  let text = readTextFile(path, '--config file', {
     code: 'configuration_unreadable',
     hint: 'pass --config FILE: the connector configuration as JSON',
   });
