@@ -12,6 +12,10 @@
  * - after an edit: the connector file changed, so it is compiled again (the cache misses once).
  * - peak RSS: separate runs with bench/start/report-max-rss.mjs preloaded (it writes the process's own
  *   maxRSS at exit), so the timed runs carry no extra module.
+ * - without NODE_EXTRA_CA_CERTS, when the environment sets it: Node 20 then parses the system's and
+ *   the file's CA certificates before any JavaScript runs (~35 ms of every start here, `node -e 0`
+ *   included), which makes every ratio over `node -e 0` smaller than on a machine without it. The
+ *   same three commands are timed again without the variable, so both are printed.
  *
  *   npx tsx bench/start/debug-template.ts    prints the figures as JSON
  */
@@ -68,6 +72,27 @@ export async function run(): Promise<Record<string, number>> {
     }
     const rtt = await roundTrip(url);
 
+    // The same three without NODE_EXTRA_CA_CERTS (only when it is set): each start then skips it.
+    const withoutCa: Record<string, number> = {};
+    if (process.env.NODE_EXTRA_CA_CERTS) {
+      const plain: NodeJS.ProcessEnv = { ...env };
+      delete plain.NODE_EXTRA_CA_CERTS;
+      const times = { node: [] as number[], floor: [] as number[], warm: [] as number[] };
+      for (let i = 0; i < ROUNDS; i++) {
+        times.node.push(await timed(['-e', '0'], plain));
+        times.floor.push(await timed(byHand, plain));
+        times.warm.push(await timed(debug, plain));
+      }
+      const [nodeMs, floorMs, warmMs] = [median(times.node), median(times.floor), median(times.warm)];
+      Object.assign(withoutCa, {
+        debug_template_without_extra_ca_warm_ms: Math.round(warmMs),
+        debug_template_without_extra_ca_node_e0_ms: Math.round(nodeMs),
+        debug_template_without_extra_ca_over_node_rtt_ratio: round1(warmMs / (nodeMs + rtt)),
+        debug_template_without_extra_ca_by_hand_ms: Math.round(floorMs),
+        debug_template_without_extra_ca_by_hand_over_node_rtt_ratio: round1(floorMs / (nodeMs + rtt)),
+      });
+    }
+
     // After an edit: the same file with one more comment line compiles once more.
     const edited: number[] = [];
     const source = await readFile(join(project, 'connector.ts'), 'utf8');
@@ -105,6 +130,7 @@ export async function run(): Promise<Record<string, number>> {
       debug_template_by_hand_over_node_rtt_ratio: round1(floorMs / (nodeMs + rtt)),
       debug_template_over_by_hand_ratio: Math.round((warmMs / floorMs) * 100) / 100,
       debug_template_by_hand_peak_rss_mib: round1(median(floorRss)),
+      ...withoutCa,
     };
   } finally {
     server.close();
