@@ -196,6 +196,30 @@ export default defineConnector({
     expect(await rows(dir, 'SELECT label, n FROM tester.items')).toEqual([['dynamic', 7n]]);
   });
 
+  it('a connector with top-level await is loaded, its top-level code run once', async () => {
+    // On Node 20 the bundle is loaded by require(), which refuses a module with top-level await
+    // before running any of it; it is then imported. A second run of the top level would count 2.
+    const dir = await project('top-level-await', {
+      'connector.ts': `import { defineConnector, defineSource, z } from 'connector-auth';
+const runs = ((globalThis as { topLevelRuns?: number }).topLevelRuns ?? 0) + 1;
+(globalThis as { topLevelRuns?: number }).topLevelRuns = runs;
+const seed = await Promise.resolve(41);
+${SOURCE}
+export default defineConnector({
+  source: local,
+  schema: () => [{ table: 'items', primary_key: ['id'] }],
+  async update({ op }) {
+    await op.upsert('items', { id: 1, n: seed + 1, runs });
+    await op.checkpoint({ done: true });
+  },
+});
+`,
+    });
+    const run = await debug(dir);
+    expect(run.code, run.stderr).toBe(0);
+    expect(await rows(dir, 'SELECT n, runs FROM tester.items')).toEqual([[42n, 1n]]);
+  });
+
   it('two projects loaded by the same relative path (airbyte check from each directory) each load their own connector', async () => {
     const connector = (value: string) => `import { defineConnector, defineSource, z } from 'connector-auth';
 ${SOURCE.replace("target: 'nothing'", `target: 'project-${value}'`)}

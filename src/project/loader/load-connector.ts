@@ -10,6 +10,7 @@ import { cacheDirectory } from './typescript-cache.js';
 
 const CANDIDATES = ['connector.ts', 'connector.mts', 'connector.js', 'connector.mjs'];
 let hooksRegistered = false;
+const requireModule = nodeModule.createRequire(import.meta.url);
 
 /**
  * Imports `<project>/connector.ts` (TypeScript without a build step: connector-hooks.ts compiles
@@ -21,7 +22,10 @@ export async function loadConnector(
   const file = findConnectorFile(project);
   let module: { default?: unknown };
   try {
-    module = (await import(pathToFileURL(await loadableFile(file)).href)) as { default?: unknown };
+    const loadable = await loadableFile(file);
+    module = loadable.bundled
+      ? await loadBundle(loadable.file)
+      : ((await import(pathToFileURL(loadable.file).href)) as { default?: unknown });
   } catch (error) {
     throw new ConnectorError(`cannot load ${file}: ${error instanceof Error ? error.message : String(error)}`, {
       code: 'connector_load_failed',
@@ -39,23 +43,39 @@ export async function loadConnector(
 }
 
 /**
+ * The project's bundle (an ES module in the cache), loaded by `require()` where it can be: Node
+ * (20.19+) then reads it and the files it imports synchronously. `import()` reads each through
+ * libuv's thread pool, and while DuckDB opens the warehouse on the other core each of those round
+ * trips waits for a core (config/file/read-text-file.ts). A bundle with top-level await cannot be
+ * required: it is imported, as before (Node refuses it before running any of it).
+ */
+async function loadBundle(file: string): Promise<{ default?: unknown }> {
+  try {
+    return requireModule(file) as { default?: unknown };
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ERR_REQUIRE_ASYNC_MODULE') throw error;
+    return (await import(pathToFileURL(file).href)) as { default?: unknown };
+  }
+}
+
+/**
  * The file to import for the connector: where Node has no in-thread hooks (Node 20), the project
  * bundled into the cache (connector-bundle.ts) when it can be, so no loader thread starts; else the
  * connector itself, once the hooks are registered.
  */
-async function loadableFile(file: string): Promise<string> {
-  if (hooksRegistered) return file;
+async function loadableFile(file: string): Promise<{ file: string; bundled: boolean }> {
+  if (hooksRegistered) return { file, bundled: false };
   const self = ownExports();
   const { registerHooks: registerInThread } = nodeModule as { registerHooks?: (hooks: object) => unknown };
   if (!registerInThread) {
     const bundle = await bundleConnector(file, cacheDirectory(), self);
     // The bundle carries a source map: with --verbose (which turns Node's source maps on) a stack
     // trace names the project's .ts lines.
-    if (bundle !== undefined) return bundle;
+    if (bundle !== undefined) return { file: bundle, bundled: true };
   }
   await registerHooks(self, registerInThread);
   hooksRegistered = true;
-  return file;
+  return { file, bundled: false };
 }
 
 /** The hooks of connector-hooks.ts: in the main thread where Node can, else in its loader thread. */
