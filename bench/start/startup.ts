@@ -51,17 +51,23 @@ function median(args: string[], runs: number, env: NodeJS.ProcessEnv = process.e
   return Math.round(times[Math.floor(times.length / 2)]!);
 }
 
-/** Modules a command loads, recorded by a resolve hook, with those inside the bundle's files. */
+/**
+ * Modules a command loads, recorded by a resolve hook and at exit (record-loads.mjs), and as Node's
+ * ES loader translates them (NODE_DEBUG=esm): an ES module that `require()` loads (the connector's
+ * bundle on Node 20, and what it imports) passes no resolve hook. With those inside the bundle's files.
+ */
 export async function loadedModules(args: string[], cwd?: string, env: NodeJS.ProcessEnv = {}): Promise<string[]> {
   const dir = await mkdtemp(join(tmpdir(), 'loads-'));
   const log = join(dir, 'loads.txt');
   await writeFile(log, '');
-  spawnSync(process.execPath, ['--import', RECORD_LOADS, BIN, ...args], {
-    env: { ...process.env, ...env, RECORD_LOADS_FILE: log },
-    stdio: 'ignore',
+  const run = spawnSync(process.execPath, ['--import', RECORD_LOADS, BIN, ...args], {
+    env: { ...process.env, ...env, RECORD_LOADS_FILE: log, NODE_DEBUG: 'esm' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
     cwd,
   });
-  const urls = (await readFile(log, 'utf8')).split('\n').filter(Boolean);
+  const translated = [...run.stderr.matchAll(/^ESM \d+: Translating \w+ (\S+)/gm)].map((match) => match[1]!);
+  const urls = [...(await readFile(log, 'utf8')).split('\n').filter(Boolean), ...translated];
   await rm(dir, { recursive: true, force: true });
   const inside = await Promise.all([...new Set(urls)].map(bundledModules));
   return [...urls, ...inside.flat()];
