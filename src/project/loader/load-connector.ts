@@ -50,12 +50,14 @@ export async function loadConnector(
  * required: it is imported, as before (Node refuses it before running any of it).
  */
 async function loadBundle(file: string): Promise<{ default?: unknown }> {
+  // Node 22.0–22.11 (before 22.12) requires no ES module without a flag.
+  const requiresModules = (process.features as { require_module?: boolean }).require_module === true;
   try {
-    return requireModule(file) as { default?: unknown };
+    if (requiresModules) return requireModule(file) as { default?: unknown };
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'ERR_REQUIRE_ASYNC_MODULE') throw error;
-    return (await import(pathToFileURL(file).href)) as { default?: unknown };
   }
+  return (await import(pathToFileURL(file).href)) as { default?: unknown };
 }
 
 /**
