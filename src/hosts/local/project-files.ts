@@ -13,7 +13,7 @@ export function runFiles(paths: ProjectPaths): string[] {
   return [paths.warehouse, `${paths.warehouse}.wal`, paths.state];
 }
 
-export async function checkRunFiles(paths: ProjectPaths, doing: 'run' | 'reset'): Promise<void> {
+export function checkRunFiles(paths: ProjectPaths, doing: 'run' | 'reset'): void {
   for (const path of runFiles(paths)) {
     let stats: Stats | undefined;
     try {

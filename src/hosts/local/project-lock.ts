@@ -22,7 +22,7 @@ export interface ProjectLock {
   release(): Promise<void>;
 }
 
-export async function lockProject(project: string, purpose: string): Promise<ProjectLock> {
+export function lockProject(project: string, purpose: string): ProjectLock {
   const path = lockPathOf(project);
   try {
     mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });

@@ -11,9 +11,9 @@ import { lockProject } from './project-lock.js';
  */
 export async function resetProject(project = '.'): Promise<{ removed: string[] }> {
   const paths = projectPaths(project);
-  const lock = await lockProject(paths.project, 'reset');
+  const lock = lockProject(paths.project, 'reset');
   try {
-    await checkRunFiles(paths, 'reset');
+    checkRunFiles(paths, 'reset');
     const removed: string[] = [];
     for (const target of runFiles(paths)) {
       try {

@@ -49,7 +49,7 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
   const started = performance.now();
   const registry = options.registry ?? secrets;
   const paths = projectPaths(options.project, options.configurationPath);
-  const lock = await lockProject(paths.project, 'debug');
+  const lock = lockProject(paths.project, 'debug');
   const interruption = watchInterruption(options.log);
   let counts: (() => OperationCounts) | undefined;
   let stopped = false;
@@ -60,7 +60,7 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
     options.onProgress &&
     setInterval(() => counts && options.onProgress?.(counts()), options.progressEveryMs ?? 200).unref();
   try {
-    await checkRunFiles(paths, 'run');
+    checkRunFiles(paths, 'run');
     // A warehouse from an earlier run opens while the configuration is read and the connector loads
     // and probes, on DuckDB's own thread: reading only, so a run that fails before update() leaves
     // the file as it was. Its failure (the file held by another process, say) is reported after the

@@ -13,8 +13,8 @@ export interface SelectedStream {
  * other table are not sent. Only what `read` needs is checked (each stream's name and sync mode);
  * the rest of the catalog is Airbyte's.
  */
-export async function readConfiguredCatalog(path: string): Promise<SelectedStream[]> {
-  const given = await readJsonFile(path, '--catalog', 'the configured catalog (ConfiguredAirbyteCatalog) as JSON');
+export function readConfiguredCatalog(path: string): SelectedStream[] {
+  const given = readJsonFile(path, '--catalog', 'the configured catalog (ConfiguredAirbyteCatalog) as JSON');
   const streams = (given as { streams?: unknown } | null)?.streams;
   if (!Array.isArray(streams)) throw invalid(path, 'has no "streams" array');
   return streams.map((entry: unknown, index) => {
@@ -28,7 +28,7 @@ export async function readConfiguredCatalog(path: string): Promise<SelectedStrea
 }
 
 /** A JSON file given to a command (catalog, state); errors name the flag, never quote the content. */
-export async function readJsonFile(path: string, flag: string, what: string): Promise<unknown> {
+export function readJsonFile(path: string, flag: string, what: string): unknown {
   const text = readTextFile(path, `${flag} file`, {
     code: 'input_unreadable',
     hint: `pass ${flag} FILE: ${what}`,

@@ -28,11 +28,9 @@ export async function runRead(context: {
       code: 'catalog_missing',
       hint: 'pass --catalog FILE',
     });
-  const selected = await readConfiguredCatalog(context.catalogPath);
+  const selected = readConfiguredCatalog(context.catalogPath);
   const input: InputState = context.statePath
-    ? parseInputState(
-        await readJsonFile(context.statePath, '--state', 'the state Airbyte saved, an array of state messages'),
-      )
+    ? parseInputState(readJsonFile(context.statePath, '--state', 'the state Airbyte saved, an array of state messages'))
     : { state: {} };
   const names = selected.map((s) => s.name);
   let last: State = startingState(input, selected, log);

@@ -28,7 +28,7 @@ export interface AirbyteConfiguration {
   withValue(key: string, value: string): JsonObject;
 }
 
-export async function readAirbyteConfiguration(path: string): Promise<AirbyteConfiguration> {
+export function readAirbyteConfiguration(path: string): AirbyteConfiguration {
   let text = readTextFile(path, '--config file', {
     code: 'configuration_unreadable',
     hint: 'pass --config FILE: the connector configuration as JSON',

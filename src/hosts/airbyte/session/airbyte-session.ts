@@ -34,7 +34,7 @@ export async function openSession(options: {
       code: 'configuration_missing',
       hint: 'pass --config FILE',
     });
-  const configuration = await readAirbyteConfiguration(options.configPath);
+  const configuration = readAirbyteConfiguration(options.configPath);
   // Secrets registered before the connector file runs: its top-level code could already print a value.
   const flatConfiguration = readConfiguration(configuration.flat, { registry: options.registry });
   const { connector } = await loadConnector(options.project);
