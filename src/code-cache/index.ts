@@ -4,5 +4,5 @@
  * layer: it imports none of ours, so the bundle's zod module can use it before anything else loads.
  */
 export { type CacheKind, userCacheDirectory } from './cache-directory.js';
-export { writeCacheEntry } from './cache-entry.js';
+export { readCacheEntry, writeCacheEntry } from './cache-entry.js';
 export { type CodeCacheOutcome, codeCacheOutcome, requireWithCodeCache } from './require-with-code-cache.js';

@@ -23,7 +23,7 @@ import * as nodeModule from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { userCacheDirectory } from './cache-directory.js';
-import { removeQuietly, writeCacheEntry } from './cache-entry.js';
+import { readCacheEntry, removeQuietly, writeCacheEntry } from './cache-entry.js';
 
 /** Bumped when what an entry holds, or how it is named, changes. */
 const FORMAT = 1;
@@ -70,7 +70,7 @@ export function requireWithCodeCache(file: string): unknown {
   const directory = userCacheDirectory('v8');
   const prefix = `${sha256(file).slice(0, 16)}-`;
   const entry = `${prefix}${sha256(`${FORMAT}\0${process.version}\0${process.arch}\0`, bytes)}.bin`;
-  const cachedData = readEntry(join(directory, entry));
+  const cachedData = readCacheEntry(directory, entry);
   const script = new Script(wrap(source), { filename: file, cachedData });
   const outcome = cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'accepted';
 
@@ -105,14 +105,6 @@ function sha256(...parts: (string | Buffer)[]): string {
   const hash = createHash('sha256');
   for (const part of parts) hash.update(part);
   return hash.digest('hex');
-}
-
-function readEntry(path: string): Buffer | undefined {
-  try {
-    return readFileSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 function writeAtExit(entry: Pending): void {

@@ -9,9 +9,7 @@
  * costs the next run a compilation).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { userCacheDirectory, writeCacheEntry } from '../../code-cache/index.js';
+import { readCacheEntry, userCacheDirectory, writeCacheEntry } from '../../code-cache/index.js';
 
 /** Bumped when what the cache holds changes shape. */
 const FORMAT = 1;
@@ -30,11 +28,7 @@ export function cacheKey(parts: { file: string; source: string; compiler: string
 }
 
 export function readCached(directory: string, key: string, extension = '.js'): string | undefined {
-  try {
-    return readFileSync(join(directory, `${key}${extension}`), 'utf8');
-  } catch {
-    return undefined;
-  }
+  return readCacheEntry(directory, `${key}${extension}`)?.toString('utf8');
 }
 
 export function writeCached(directory: string, key: string, code: string, extension = '.js'): void {
