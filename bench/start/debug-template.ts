@@ -62,14 +62,17 @@ export async function run(): Promise<Record<string, number>> {
     const byHand = [HAND_WRITTEN, url, TOKEN, join(root, 'by-hand.db'), join(root, 'by-hand-state.json')];
     const first = await timed(debug, env); // compiles the connector, creates the warehouse
     await timed(byHand, env); // creates its table: both are warm from here on
-    const node: number[] = [];
-    const warm: number[] = [];
-    const floor: number[] = [];
-    for (let i = 0; i < ROUNDS; i++) {
-      node.push(await timed(['-e', '0'], env));
-      floor.push(await timed(byHand, env));
-      warm.push(await timed(debug, env));
-    }
+    /** `node -e 0`, the job by hand and `debug`, alternated, ROUNDS times each under `runEnv`. */
+    const alternated = async (runEnv: NodeJS.ProcessEnv) => {
+      const times = { node: [] as number[], floor: [] as number[], warm: [] as number[] };
+      for (let i = 0; i < ROUNDS; i++) {
+        times.node.push(await timed(['-e', '0'], runEnv));
+        times.floor.push(await timed(byHand, runEnv));
+        times.warm.push(await timed(debug, runEnv));
+      }
+      return times;
+    };
+    const { node, floor, warm } = await alternated(env);
     const rtt = await roundTrip(url);
 
     // The same three without NODE_EXTRA_CA_CERTS (only when it is set): each start then skips it.
@@ -77,12 +80,7 @@ export async function run(): Promise<Record<string, number>> {
     if (process.env.NODE_EXTRA_CA_CERTS) {
       const plain: NodeJS.ProcessEnv = { ...env };
       delete plain.NODE_EXTRA_CA_CERTS;
-      const times = { node: [] as number[], floor: [] as number[], warm: [] as number[] };
-      for (let i = 0; i < ROUNDS; i++) {
-        times.node.push(await timed(['-e', '0'], plain));
-        times.floor.push(await timed(byHand, plain));
-        times.warm.push(await timed(debug, plain));
-      }
+      const times = await alternated(plain);
       const [nodeMs, floorMs, warmMs] = [median(times.node), median(times.floor), median(times.warm)];
       Object.assign(withoutCa, {
         debug_template_without_extra_ca_warm_ms: Math.round(warmMs),
