@@ -258,6 +258,29 @@ describe('append groups', () => {
     expect(rows[1_019]).toEqual({ id: 1_019, v: 'second-new' });
   });
 
+  it('a merged group with a two-column key: held rows replaced whole, a key given twice keeps its last row', async () => {
+    let w = await openWarehouse();
+    await w.declare([{ table: 'prices', primary_key: ['region', 'sku'] }]);
+    await w.upsert('prices', { region: 'eu', sku: 1, price: 10, note: 'old' });
+    await w.upsert('prices', { region: 'us', sku: 1, price: 11, note: 'old' });
+    await w.upsert('prices', { region: 'eu', sku: 2, price: 12, note: 'old' });
+    w = await reopen(w);
+    // A held key without `note`: the whole row is replaced, so `note` becomes NULL (as Fivetran's upsert).
+    await w.upsert('prices', { region: 'eu', sku: 1, price: 20 });
+    // The same sku in another region is another key: left as it was.
+    await w.upsert('prices', { region: 'eu', sku: 2, price: 21, note: 'first' });
+    await w.upsert('prices', { region: 'eu', sku: 2, price: 22, note: 'second' });
+    await w.upsert('prices', { region: 'ap', sku: 1, price: 23, note: 'new' });
+    await w.flush();
+    const rows = data(await w.read('prices')).sort((a, b) => (`${a.region}${a.sku}` < `${b.region}${b.sku}` ? -1 : 1));
+    expect(rows).toEqual([
+      { region: 'ap', sku: 1, price: 23, note: 'new' },
+      { region: 'eu', sku: 1, price: 20, note: null },
+      { region: 'eu', sku: 2, price: 22, note: 'second' },
+      { region: 'us', sku: 1, price: 11, note: 'old' },
+    ]);
+  });
+
   it('a group refused while the next one fills: both are written, in issue order', async () => {
     const w = await openWarehouse();
     await w.declare([{ table: 'items', primary_key: ['id'] }]);

@@ -12,8 +12,8 @@
  * writes them to its table only when flushed, which waits for the INSERT first.
  *
  * An INSERT is one statement: when the table refuses it (a key it holds already, or one the group
- * gives twice) nothing of the group was written, and the group is merged instead: INSERT OR REPLACE
- * of the last row per key, in issue order, and the table's later runs are merged too (`merges`).
+ * gives twice) nothing of the group was written, and the group is merged instead: a MERGE of the
+ * last row per key, in issue order (merge-sql.ts), and the table's later runs are merged too (`merges`).
  * Groups are written in the order they were filled, so later rows still replace earlier ones.
  */
 import {
@@ -27,6 +27,7 @@ import {
   sanitize,
   tableLabel,
 } from '../base/index.js';
+import { mergeGroupStatement } from './merge-sql.js';
 
 /** DuckDB's row group size: an INSERT of at least this many rows writes whole row groups to the file. */
 const GROUP_ROWS = 122_880;
@@ -42,7 +43,8 @@ const GROUPS = ['__connector_auth_group_0', '__connector_auth_group_1'] as const
 
 interface OpenGroups {
   state: TableState;
-  /** the table's column names in order, as the group tables were made */
+  /** the table's column names in order, as the group tables were made, and joined (to compare) */
+  columns: string[];
   layout: string;
   /** the column types, in the table's order */
   types: DuckDBType[];
@@ -79,7 +81,7 @@ export class AppendGroups {
     if (this.#open !== undefined && (this.#open.state !== state || this.#open.layout !== layout)) {
       await this.commit();
     }
-    const open = this.#open ?? (await this.#begin(state, layout, columns.length));
+    const open = this.#open ?? (await this.#begin(state, columns, layout));
     for (const chunk of build(open.types)) open.appender.appendDataChunk(chunk);
     open.rows += rows;
     if (open.rows >= GROUP_ROWS) await this.#insertFilled(open, false);
@@ -117,7 +119,8 @@ export class AppendGroups {
       .catch(() => {});
   }
 
-  async #begin(state: TableState, layout: string, columnCount: number): Promise<OpenGroups> {
+  async #begin(state: TableState, columns: string[], layout: string): Promise<OpenGroups> {
+    const columnCount = columns.length;
     await this.#settled();
     await this.#conn.run(emptyGroup(state, GROUPS[0]));
     const appender = await this.#conn.createAppender(GROUPS[0], 'main', 'temp');
@@ -127,7 +130,7 @@ export class AppendGroups {
     }
     const types: DuckDBType[] = [];
     for (let i = 0; i < columnCount; i++) types.push(appender.columnType(i));
-    this.#open = { state, layout, types, filling: 0, appender, rows: 0, second: false };
+    this.#open = { state, columns, layout, types, filling: 0, appender, rows: 0, second: false };
     return this.#open;
   }
 
@@ -152,14 +155,20 @@ export class AppendGroups {
       open.second = true;
       open.appender = await this.#conn.createAppender(GROUPS[open.filling] as string, 'main', 'temp');
     }
-    const inserting = this.#insert(open.state, full, mergeAtOnce, refill);
+    const inserting = this.#insert(open.state, open.columns, full, mergeAtOnce, refill);
     // A failure reaches the next statement, which waits for this one (#settled), or the commit.
     inserting.catch(() => {});
     this.#inserting = inserting;
   }
 
   /** Inserts (or merges) a full group, then makes its table empty again when `refill`. */
-  async #insert(state: TableState, group: string, mergeAtOnce: boolean, refill: boolean): Promise<void> {
+  async #insert(
+    state: TableState,
+    columns: string[],
+    group: string,
+    mergeAtOnce: boolean,
+    refill: boolean,
+  ): Promise<void> {
     const rows = `temp.main.${quoteIdent(group)}`;
     const table = tableRef(state.name);
     const then = refill ? `; ${emptyGroup(state, group)}` : '';
@@ -172,13 +181,8 @@ export class AppendGroups {
       }
       state.merges = true;
     }
-    const keys = state.keys.map(quoteIdent).join(', ');
     try {
-      // rowid is the order the rows were appended in, which is the order they were issued in.
-      await this.#conn.run(
-        `INSERT OR REPLACE INTO ${table} SELECT * FROM ${rows} ` +
-          `QUALIFY row_number() OVER (PARTITION BY ${keys} ORDER BY rowid DESC) = 1${then}`,
-      );
+      await this.#conn.run(`${mergeGroupStatement(state, columns, rows)}${then}`);
     } catch (error) {
       // The group holds one table's upserts: the failure names it, as a merge's would.
       throw sanitize(error, `writing upserts to ${tableLabel(state.name)}`);
