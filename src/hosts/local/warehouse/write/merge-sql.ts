@@ -10,44 +10,48 @@ import type { StagedColumn } from './staged-column.js';
 import { MERGED_REF, MERGED_TABLE, STAGE_REF } from './staging-table.js';
 
 /**
- * An append group (append-groups.ts) merged into its table: the last row per key (`rowid` is the
- * order the rows were appended in, which is the order they were issued in), its other columns set
- * on a held key, the whole row inserted on a new one. `columns`: the table's columns, which the
- * group table has in the same order.
+ * The last row per key of `rows` (a table or a subquery whose columns are named as the table's,
+ * `order` the order they were issued in) merged into the table: a held key's other columns set in
+ * place, a new key's row inserted. `columns`: the table's columns the rows give.
  *
  * Why MERGE and not INSERT OR REPLACE, which deletes each held row and inserts it again: on 100
- * held keys (an author's every `debug`) it takes 2.5 against 4.2 ms of DuckDB's time and leaves less
- * for the checkpoint at close, and on 122,880 held keys of 1,000,000 it is as fast (200–224 against
- * 228–236 ms). The window stays: a key given twice would otherwise update its row twice, in no
- * defined order (docs/benchmarks.md, tenth pass).
+ * held keys (an author's every `debug`) it takes 2.5 against 4.2 ms of DuckDB's time, and on
+ * 122,880 keys into 1,000,000 rows it is as fast or faster. The window stays: a key given twice
+ * would otherwise update its row twice, in no defined order (docs/benchmarks.md, tenth pass).
  */
-export function mergeGroupStatement(state: TableState, columns: string[], group: string): string {
+function mergeStatement(state: TableState, columns: string[], rows: string, order: string): string {
   const keys = new Set(state.keys);
   const partition = state.keys.map(quoteIdent).join(', ');
   const on = state.keys.map((key) => `tgt.${quoteIdent(key)} = src.${quoteIdent(key)}`).join(' AND ');
   const sets = columns.filter((name) => !keys.has(name)).map((name) => `${quoteIdent(name)} = src.${quoteIdent(name)}`);
   const all = columns.map(quoteIdent);
   return (
-    `MERGE INTO ${tableRef(state.name)} AS tgt USING (SELECT * FROM ${group} ` +
-    `QUALIFY row_number() OVER (PARTITION BY ${partition} ORDER BY rowid DESC) = 1) AS src ON ${on} ` +
+    `MERGE INTO ${tableRef(state.name)} AS tgt USING (SELECT * FROM ${rows} AS r ` +
+    `QUALIFY row_number() OVER (PARTITION BY ${partition} ORDER BY ${order} DESC) = 1) AS src ON ${on} ` +
     `WHEN MATCHED THEN ${sets.length === 0 ? 'DO NOTHING' : `UPDATE SET ${sets.join(', ')}`} ` +
     `WHEN NOT MATCHED THEN INSERT (${all.join(', ')}) VALUES (${all.map((name) => `src.${name}`).join(', ')})`
   );
 }
 
-/** An upsert run: its DDL, then INSERT OR REPLACE of the last row per key. */
+/**
+ * An append group (append-groups.ts) merged into its table. `columns`: the table's columns, which
+ * the group table has in the same order; `rowid` is the order its rows were appended in, which is
+ * the order they were issued in.
+ */
+export function mergeGroupStatement(state: TableState, columns: string[], group: string): string {
+  return mergeStatement(state, columns, group, 'r.rowid');
+}
+
+/** An upsert run: its DDL, then the merge of the last row per key (absent columns NULL: whole rows). */
 export function upsertStatements(state: TableState, plan: Plan, staged: StagedColumn[]): string[] {
-  const final = finalColumns(state, plan.types);
+  const final = finalColumns(state, plan.types).map(([name]) => name);
   const index = new Map(staged.map((column, i) => [column.name, i]));
-  const targets = final.map(([name]) => quoteIdent(name));
-  const values = final.map(([name]) => (index.has(name) ? `s.c${index.get(name)}` : 'NULL'));
-  const partition = state.keys.map((key) => `s.c${index.get(key)}`).join(', ');
+  const values = final.map((name) => `${index.has(name) ? `s.c${index.get(name)}` : 'NULL'} AS ${quoteIdent(name)}`);
   const select = staged.map((column, i) => `${column.expr(`c${i}`)} AS c${i}`);
-  const insert =
-    `INSERT OR REPLACE INTO ${tableRef(state.name)} (${targets.join(', ')}, ${quoteIdent(SYNCED)}, ${quoteIdent(DELETED)}) ` +
-    `SELECT ${values.join(', ')}, now(), false FROM (SELECT ${select.join(', ')}, __seq FROM ${STAGE_REF}) AS s ` +
-    `QUALIFY row_number() OVER (PARTITION BY ${partition} ORDER BY s.__seq DESC) = 1`;
-  return [...planSql(state, plan), insert];
+  const rows =
+    `(SELECT ${values.join(', ')}, now() AS ${quoteIdent(SYNCED)}, false AS ${quoteIdent(DELETED)}, s.__seq ` +
+    `FROM (SELECT ${select.join(', ')}, __seq FROM ${STAGE_REF}) AS s)`;
+  return [...planSql(state, plan), mergeStatement(state, [...final, SYNCED, DELETED], rows, 'r.__seq')];
 }
 
 /**
