@@ -281,6 +281,23 @@ describe('append groups', () => {
     ]);
   });
 
+  it('a merged group with a column named rowid: the last row of a key still wins', async () => {
+    // A table's own column named rowid hides DuckDB's, which orders a group's rows.
+    let w = await openWarehouse();
+    await w.declare([{ table: 't', primary_key: ['id'] }]);
+    await w.upsert('t', { id: 1, rowid: 'held' });
+    w = await reopen(w);
+    // Sorted by their own value, the first would win: 'z' > 'a'.
+    await w.upsert('t', { id: 1, rowid: 'z-first' });
+    await w.upsert('t', { id: 2, rowid: 'y-first' });
+    await w.upsert('t', { id: 1, rowid: 'a-last' });
+    await w.upsert('t', { id: 2, rowid: 'b-last' });
+    expect(data(await w.read('t'))).toEqual([
+      { id: 1, rowid: 'a-last' },
+      { id: 2, rowid: 'b-last' },
+    ]);
+  });
+
   it('a group refused while the next one fills: both are written, in issue order', async () => {
     const w = await openWarehouse();
     await w.declare([{ table: 'items', primary_key: ['id'] }]);

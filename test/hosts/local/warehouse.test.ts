@@ -85,6 +85,20 @@ describe('upsert', () => {
     expect(rows.every((row) => row._fivetran_deleted === false)).toBe(true);
   });
 
+  it('a staged run: a column named like the staging table order column (__seq) is an ordinary column', async () => {
+    const w = await openWarehouse();
+    // A declared INT key takes the staged way (its cast is checked), where __seq orders the rows.
+    await w.declare([{ table: 't', primary_key: ['id'], columns: { id: 'INT' } }]);
+    // Sorted by their own value, the first would win: 'z' > 'a'.
+    await w.upsert('t', { id: 1, __seq: 'z-first' });
+    await w.upsert('t', { id: 2, __seq: 'other' });
+    await w.upsert('t', { id: 1, __seq: 'a-last' });
+    expect(data(await w.read('t'))).toEqual([
+      { id: 1, __seq: 'a-last' },
+      { id: 2, __seq: 'other' },
+    ]);
+  });
+
   it('last write wins across batches and with a composite key', async () => {
     const w = await openWarehouse(2);
     await w.declare([{ table: 'lines', primary_key: ['order', 'line'], columns: { order: 'INT', line: 'INT' } }]);

@@ -27,7 +27,7 @@ import {
   sanitize,
   tableLabel,
 } from '../base/index.js';
-import { mergeGroupStatement } from './merge-sql.js';
+import { groupTableStatement, mergeGroupStatement } from './merge-sql.js';
 
 /** DuckDB's row group size: an INSERT of at least this many rows writes whole row groups to the file. */
 const GROUP_ROWS = 122_880;
@@ -122,7 +122,7 @@ export class AppendGroups {
   async #begin(state: TableState, columns: string[], layout: string): Promise<OpenGroups> {
     const columnCount = columns.length;
     await this.#settled();
-    await this.#conn.run(emptyGroup(state, GROUPS[0]));
+    await this.#conn.run(groupTableStatement(state, columns, GROUPS[0]));
     const appender = await this.#conn.createAppender(GROUPS[0], 'main', 'temp');
     if (appender.columnCount !== columnCount) {
       appender.closeSync();
@@ -151,7 +151,7 @@ export class AppendGroups {
     if (!last) {
       open.filling = 1 - open.filling;
       open.rows = 0;
-      if (!open.second) await this.#conn.run(emptyGroup(open.state, GROUPS[1]));
+      if (!open.second) await this.#conn.run(groupTableStatement(open.state, open.columns, GROUPS[1]));
       open.second = true;
       open.appender = await this.#conn.createAppender(GROUPS[open.filling] as string, 'main', 'temp');
     }
@@ -171,7 +171,7 @@ export class AppendGroups {
   ): Promise<void> {
     const rows = `temp.main.${quoteIdent(group)}`;
     const table = tableRef(state.name);
-    const then = refill ? `; ${emptyGroup(state, group)}` : '';
+    const then = refill ? `; ${groupTableStatement(state, columns, group)}` : '';
     if (!mergeAtOnce) {
       try {
         await this.#conn.run(`INSERT INTO ${table} SELECT * FROM ${rows}${then}`);
@@ -194,9 +194,4 @@ export class AppendGroups {
     this.#inserting = undefined;
     if (inserting !== undefined) await inserting;
   }
-}
-
-/** The statement that (re)makes a group table empty, in the table's shape (recreated: a DELETE keeps the memory). */
-function emptyGroup(state: TableState, group: string): string {
-  return `CREATE OR REPLACE TEMP TABLE ${quoteIdent(group)} AS SELECT * FROM ${tableRef(state.name)} LIMIT 0`;
 }

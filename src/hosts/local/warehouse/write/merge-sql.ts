@@ -10,9 +10,10 @@ import type { StagedColumn } from './staged-column.js';
 import { MERGED_REF, MERGED_TABLE, STAGE_REF } from './staging-table.js';
 
 /**
- * The last row per key of `rows` (a table or a subquery whose columns are named as the table's,
- * `order` the order they were issued in) merged into the table: a held key's other columns set in
- * place, a new key's row inserted. `columns`: the table's columns the rows give.
+ * The last row per key of `rows` merged into the table: a held key's other columns set in place, a
+ * new key's row inserted. `rows` (a table or a subquery) gives the table's `columns` by position,
+ * as c0, c1, …, and `order`, the order they were issued in. Named so, no column of the connector's
+ * can take the place of `order` (a table's own column named `rowid` hides DuckDB's).
  *
  * Why MERGE and not INSERT OR REPLACE, which deletes each held row and inserts it again: on 100
  * held keys (an author's every `debug`) it takes 2.5 against 4.2 ms of DuckDB's time, and on
@@ -20,38 +21,46 @@ import { MERGED_REF, MERGED_TABLE, STAGE_REF } from './staging-table.js';
  * would otherwise update its row twice, in no defined order (docs/benchmarks.md, tenth pass).
  */
 function mergeStatement(state: TableState, columns: string[], rows: string, order: string): string {
+  const position = new Map(columns.map((name, i) => [name, `src.c${i}`]));
   const keys = new Set(state.keys);
-  const partition = state.keys.map(quoteIdent).join(', ');
-  const on = state.keys.map((key) => `tgt.${quoteIdent(key)} = src.${quoteIdent(key)}`).join(' AND ');
-  const sets = columns.filter((name) => !keys.has(name)).map((name) => `${quoteIdent(name)} = src.${quoteIdent(name)}`);
-  const all = columns.map(quoteIdent);
+  const partition = state.keys.map((key) => `c${columns.indexOf(key)}`).join(', ');
+  const on = state.keys.map((key) => `tgt.${quoteIdent(key)} = ${position.get(key)}`).join(' AND ');
+  const sets = columns.filter((name) => !keys.has(name)).map((name) => `${quoteIdent(name)} = ${position.get(name)}`);
   return (
-    `MERGE INTO ${tableRef(state.name)} AS tgt USING (SELECT * FROM ${rows} AS r ` +
+    `MERGE INTO ${tableRef(state.name)} AS tgt USING (SELECT * FROM ${rows} ` +
     `QUALIFY row_number() OVER (PARTITION BY ${partition} ORDER BY ${order} DESC) = 1) AS src ON ${on} ` +
     `WHEN MATCHED THEN ${sets.length === 0 ? 'DO NOTHING' : `UPDATE SET ${sets.join(', ')}`} ` +
-    `WHEN NOT MATCHED THEN INSERT (${all.join(', ')}) VALUES (${all.map((name) => `src.${name}`).join(', ')})`
+    `WHEN NOT MATCHED THEN INSERT (${columns.map(quoteIdent).join(', ')}) VALUES (${[...position.values()].join(', ')})`
   );
 }
 
 /**
- * An append group (append-groups.ts) merged into its table. `columns`: the table's columns, which
- * the group table has in the same order; `rowid` is the order its rows were appended in, which is
- * the order they were issued in.
+ * An append group (append-groups.ts) merged into its table: the group table holds the table's
+ * `columns` as c0, c1, … (groupTableStatement); `rowid` is the order its rows were appended in,
+ * which is the order they were issued in.
  */
 export function mergeGroupStatement(state: TableState, columns: string[], group: string): string {
-  return mergeStatement(state, columns, group, 'r.rowid');
+  return mergeStatement(state, columns, group, 'rowid');
+}
+
+/**
+ * The statement that (re)makes an append group's table empty, in the table's column types, its
+ * columns named by position (see mergeStatement). Recreated: a DELETE keeps the memory.
+ */
+export function groupTableStatement(state: TableState, columns: string[], group: string): string {
+  const select = columns.map((name, i) => `${quoteIdent(name)} AS c${i}`).join(', ');
+  return `CREATE OR REPLACE TEMP TABLE ${quoteIdent(group)} AS SELECT ${select} FROM ${tableRef(state.name)} LIMIT 0`;
 }
 
 /** An upsert run: its DDL, then the merge of the last row per key (absent columns NULL: whole rows). */
 export function upsertStatements(state: TableState, plan: Plan, staged: StagedColumn[]): string[] {
-  const final = finalColumns(state, plan.types).map(([name]) => name);
-  const index = new Map(staged.map((column, i) => [column.name, i]));
-  const values = final.map((name) => `${index.has(name) ? `s.c${index.get(name)}` : 'NULL'} AS ${quoteIdent(name)}`);
+  const columns = [...finalColumns(state, plan.types).map(([name]) => name), SYNCED, DELETED];
+  const index = new Map(staged.map((column, i) => [column.name, `s.c${i}`]));
+  index.set(SYNCED, 'now()').set(DELETED, 'false');
+  const values = columns.map((name, i) => `${index.get(name) ?? 'NULL'} AS c${i}`);
   const select = staged.map((column, i) => `${column.expr(`c${i}`)} AS c${i}`);
-  const rows =
-    `(SELECT ${values.join(', ')}, now() AS ${quoteIdent(SYNCED)}, false AS ${quoteIdent(DELETED)}, s.__seq ` +
-    `FROM (SELECT ${select.join(', ')}, __seq FROM ${STAGE_REF}) AS s)`;
-  return [...planSql(state, plan), mergeStatement(state, [...final, SYNCED, DELETED], rows, 'r.__seq')];
+  const rows = `(SELECT ${values.join(', ')}, s.__seq FROM (SELECT ${select.join(', ')}, __seq FROM ${STAGE_REF}) AS s)`;
+  return [...planSql(state, plan), mergeStatement(state, columns, rows, '__seq')];
 }
 
 /**
