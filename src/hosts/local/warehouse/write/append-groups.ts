@@ -119,17 +119,13 @@ export class AppendGroups {
       .catch(() => {});
   }
 
+  /** Makes the first group's table from `columns` (so the appender takes them in that order) and its appender. */
   async #begin(state: TableState, columns: string[], layout: string): Promise<OpenGroups> {
-    const columnCount = columns.length;
     await this.#settled();
     await this.#conn.run(groupTableStatement(state, columns, GROUPS[0]));
     const appender = await this.#conn.createAppender(GROUPS[0], 'main', 'temp');
-    if (appender.columnCount !== columnCount) {
-      appender.closeSync();
-      throw new Error('the table changed shape');
-    }
     const types: DuckDBType[] = [];
-    for (let i = 0; i < columnCount; i++) types.push(appender.columnType(i));
+    for (let i = 0; i < columns.length; i++) types.push(appender.columnType(i));
     this.#open = { state, columns, layout, types, filling: 0, appender, rows: 0, second: false };
     return this.#open;
   }
