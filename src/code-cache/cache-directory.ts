@@ -7,8 +7,11 @@
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** What is kept: a connector's compiled TypeScript, or V8's bytecode of the bundle's CommonJS files. */
-export type CacheKind = 'typescript' | 'v8';
+/**
+ * What is kept: a connector's compiled TypeScript, V8's bytecode of the bundle's CommonJS files, or
+ * the catalogue of a local warehouse file (hosts/local/warehouse/engine/catalogue-cache.ts).
+ */
+export type CacheKind = 'typescript' | 'v8' | 'warehouse';
 
 export function userCacheDirectory(kind: CacheKind, env: NodeJS.ProcessEnv = process.env): string {
   if (env.CONNECTOR_AUTH_CACHE_DIR) return join(env.CONNECTOR_AUTH_CACHE_DIR, kind);

@@ -62,7 +62,7 @@ import {
   type Row,
   type TableDefinition,
 } from './base/index.js';
-import { openDuckDb, readRows, refreshLegacyViews, type OpenedDuckDb } from './engine/index.js';
+import { keepCatalogue, openDuckDb, readRows, refreshLegacyViews, type OpenedDuckDb } from './engine/index.js';
 
 const DEFAULT_BATCH_SIZE = 50_000;
 
@@ -78,6 +78,8 @@ export class Warehouse {
   readonly #conn: Connection;
   /** The tester views need making again at close, whatever this session writes. */
   readonly #viewsStale: boolean;
+  /** The catalogue as opened, kept for the next session if this one changes none of it. */
+  readonly #catalogue: OpenedDuckDb['catalogueRows'];
   readonly #pathKey: string;
   readonly #batchSize: number;
   /** by case-folded name */
@@ -94,6 +96,7 @@ export class Warehouse {
   private constructor(opened: OpenedDuckDb, pathKey: string, batchSize: number) {
     ({ api: this.#api, instance: this.#instance, conn: this.#conn, tables: this.#tables } = opened);
     this.#viewsStale = opened.viewsStale;
+    this.#catalogue = opened.catalogueRows;
     this.#pathKey = pathKey;
     this.#batchSize = batchSize;
     this.#writer = new BatchWriter(opened.api, opened.conn, opened.columnOrder);
@@ -185,7 +188,8 @@ export class Warehouse {
       failure = error;
     }
     await this.#chain;
-    if (failure === undefined && this.#failure === undefined && (this.#viewsStale || this.schemaChanges > 0))
+    const changed = this.#viewsStale || this.schemaChanges > 0;
+    if (failure === undefined && this.#failure === undefined && changed)
       await refreshLegacyViews(this.#conn).catch(
         (error: unknown) => (failure = sanitize(error, 'refreshing the tester views')),
       );
@@ -196,6 +200,7 @@ export class Warehouse {
       openPaths.delete(this.#pathKey);
     }
     failure ??= this.#failure;
+    if (failure === undefined && !changed && this.#catalogue) keepCatalogue(this.#pathKey, this.#catalogue);
     if (failure !== undefined) throw failure;
   }
 
@@ -229,10 +234,8 @@ export class Warehouse {
     }
     state.pendingCount++;
     if (state.pendingCount < this.#writer.batchSize(state, this.#batchSize)) return RESOLVED;
-    // The batch is full: write it while the caller builds the next one, and
-    // hold the caller back only while an earlier batch is still being written
-    // (at most one batch in flight per warehouse). A failure reaches the
-    // caller through that promise or, later, through #failure.
+    // The batch is full: written while the caller builds the next one, which waits only for an
+    // earlier batch (one in flight). A failure reaches it through that promise, or #failure.
     const earlier = this.#lastWrite;
     const write = this.#scheduleTable(state);
     write.catch(noop);

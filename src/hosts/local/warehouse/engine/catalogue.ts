@@ -62,7 +62,24 @@ UNION ALL SELECT 'view', schema_name, view_name, column_count, NULL
 UNION ALL SELECT 'key', schema_name, table_name, NULL, constraint_column_names
   FROM duckdb_constraints() WHERE ${IN_FILE} AND schema_name = '${SCHEMA}' AND constraint_type = 'PRIMARY KEY'`;
 
-type OverviewRow = ['schema' | 'table' | 'view' | 'key', string, string, bigint | null, string[] | null];
+type OverviewRow = ['schema' | 'table' | 'view' | 'key', string, string, number | null, string[] | null];
+
+/**
+ * The catalogue's two answers as DuckDB gave them (column counts as numbers): what
+ * catalogue-cache.ts keeps between runs, and what catalogueOf() reads.
+ */
+export interface CatalogueRows {
+  overview: OverviewRow[];
+  /** [the table's index in ownTables(overview), column, type], in each table's column order */
+  described: [number, string, string][];
+}
+
+/** The warehouse schema's tables, sorted: the order DESCRIBE's rows refer to. */
+function ownTables(overview: OverviewRow[]): OverviewRow[] {
+  return overview
+    .filter((row) => row[0] === 'table' && row[1] === SCHEMA)
+    .sort((a, b) => (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
+}
 
 /** Each table's columns in their order, as [table's index in `tables`, column, type]. */
 function describeAll(tables: string[]): string {
@@ -72,28 +89,45 @@ function describeAll(tables: string[]): string {
 }
 
 /**
- * The file's catalogue. `setup` is run first in the same round trip (the session's settings, at
- * open): each statement's answer waits for a turn of `debug`'s busy main thread.
+ * The file's catalogue as DuckDB answers it. `setup` is run first in the same round trip (the
+ * session's settings, at open): each statement's answer waits for a turn of `debug`'s busy main thread.
  */
-export async function readCatalogue(conn: Connection, setup = ''): Promise<Catalogue> {
+export async function readCatalogueRows(conn: Connection, setup = ''): Promise<CatalogueRows> {
   const rows = (await conn.runAndReadAll(`${setup}${OVERVIEW}`)).getRowsJS() as OverviewRow[];
-  const ofKind = (kind: OverviewRow[0], schema: string) => rows.filter((r) => r[0] === kind && r[1] === schema);
-  const ownTables = ofKind('table', SCHEMA);
-  const tables = ownTables.map(([, , name]) => name).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const viewColumns = new Map(ofKind('view', LEGACY_SCHEMA).map(([, , name, count]) => [name, count]));
-  // A table whose `tester` view is missing or has another number of columns.
-  const stale = ownTables.some(([, , name, count]) => viewColumns.get(name) !== count);
-  const keys = ofKind('key', SCHEMA).map(([, , table, , names]) => ({ table, names: names ?? [] }));
+  const overview = rows.map((row): OverviewRow => [
+    row[0],
+    row[1],
+    row[2],
+    row[3] === null ? null : Number(row[3]),
+    row[4],
+  ]);
+  const tables = ownTables(overview).map(([, , name]) => name);
   const described =
     tables.length > 0
       ? ((await conn.runAndReadAll(describeAll(tables))).getRowsJS() as [number, string, string][])
       : [];
-  const columns = described.map(([t, column, type]): [string, string, string] => [tables[t]!, column, type]);
+  return { overview, described };
+}
+
+/** The file's catalogue (tests; opening a warehouse reads the rows, or finds them kept). */
+export async function readCatalogue(conn: Connection, setup = ''): Promise<Catalogue> {
+  return catalogueOf(await readCatalogueRows(conn, setup));
+}
+
+/** What the catalogue's rows say: the tables with their state, the legacy schema, the views. */
+export function catalogueOf({ overview, described }: CatalogueRows): Catalogue {
+  const ofKind = (kind: OverviewRow[0], schema: string) => overview.filter((r) => r[0] === kind && r[1] === schema);
+  const own = ownTables(overview);
+  const viewColumns = new Map(ofKind('view', LEGACY_SCHEMA).map(([, , name, count]) => [name, count]));
+  // A table whose `tester` view is missing or has another number of columns.
+  const stale = own.some(([, , name, count]) => viewColumns.get(name) !== count);
+  const keys = ofKind('key', SCHEMA).map(([, , table, , names]) => ({ table, names: names ?? [] }));
+  const columns = described.map(([t, column, type]): [string, string, string] => [own[t]![2], column, type]);
   return {
     ...tablesOf(columns, keys),
     legacyTables: ofKind('table', LEGACY_SCHEMA).length,
     viewsStale: stale,
-    schemas: new Set(rows.filter((row) => row[0] === 'schema').map((row) => row[1])),
+    schemas: new Set(overview.filter((row) => row[0] === 'schema').map((row) => row[1])),
   };
 }
 

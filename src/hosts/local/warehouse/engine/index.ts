@@ -1,10 +1,11 @@
 /**
  * The DuckDB file: loading the engine, opening the file (its schema, the tables it holds, the
- * legacy `tester` views) and reading rows back.
+ * legacy `tester` views, its catalogue kept between runs) and reading rows back.
  */
 export { loadDuckDB, preloadDuckDB } from './duckdb-module.js';
 export { readCatalogue } from './catalogue.js';
-export type { Catalogue } from './catalogue.js';
+export type { Catalogue, CatalogueRows } from './catalogue.js';
+export { keepCatalogue, keptCatalogue } from './catalogue-cache.js';
 export { openDuckDb } from './open-duckdb.js';
 export type { OpenedDuckDb } from './open-duckdb.js';
 export { readRows } from './read-rows.js';

@@ -15,7 +15,8 @@ import {
   type TableState,
   sanitize,
 } from '../base/index.js';
-import { readCatalogue } from './catalogue.js';
+import { type CatalogueRows, catalogueOf, readCatalogueRows } from './catalogue.js';
+import { keptCatalogue } from './catalogue-cache.js';
 import { LEGACY_SCHEMA, refuseLegacyTables } from './tester-views.js';
 
 export interface OpenedDuckDb {
@@ -27,6 +28,11 @@ export interface OpenedDuckDb {
   columnOrder: Map<TableState, string[]>;
   /** The `tester` views need making again at close, whatever the run writes (catalogue.ts). */
   viewsStale: boolean;
+  /**
+   * The catalogue's rows, when they describe the file as it was opened and opening it sent no DDL:
+   * a run that changes no part of the catalogue keeps them for the next (catalogue-cache.ts).
+   */
+  catalogueRows: CatalogueRows | undefined;
 }
 
 /**
@@ -47,7 +53,8 @@ async function inUtc<T>(run: (setup: string) => Promise<T>): Promise<T> {
 export async function openDuckDb(path: string): Promise<OpenedDuckDb> {
   const api = loadDuckDB();
   // A file that does not exist yet holds no tables: its catalogue is not read (10–20 ms).
-  const fresh = !existsSync(path) && !existsSync(`${path}.wal`);
+  const wal = existsSync(`${path}.wal`);
+  const fresh = !wal && !existsSync(path);
   let instance: Instance;
   try {
     // One DuckDB thread: a batch's statements run one after another, and
@@ -66,13 +73,18 @@ export async function openDuckDb(path: string): Promise<OpenedDuckDb> {
   }
   try {
     // The catalogue first: a file refused (tables of an earlier connector-auth) is left as it was.
-    const catalogue = fresh ? undefined : await inUtc((setup) => readCatalogue(conn, setup));
+    // Kept from the run before when the file is as that run left it (DuckDB holds it now), and no
+    // write-ahead log was replayed: then the session's time zone is its only statement.
+    const kept = fresh || wal ? undefined : keptCatalogue(path);
+    const rows = fresh || kept ? kept : await inUtc((setup) => readCatalogueRows(conn, setup));
+    const catalogue = rows && catalogueOf(rows);
     if (catalogue) refuseLegacyTables(catalogue.legacyTables, path);
     // A file this made holds both schemas already: nothing to send.
     const missing = [SCHEMA, LEGACY_SCHEMA].filter((schema) => !catalogue?.schemas.has(schema));
     const create = missing.map((schema) => `CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`).join('; ');
-    if (catalogue === undefined) await inUtc((setup) => conn.run(`${setup}${create}`));
-    else if (create !== '') await conn.run(create);
+    const send = async (sql: string) => void (sql === '' ? undefined : await conn.run(sql));
+    if (catalogue === undefined || kept) await inUtc((setup) => send(`${setup}${create}`));
+    else await send(create);
     return {
       api,
       instance,
@@ -80,6 +92,7 @@ export async function openDuckDb(path: string): Promise<OpenedDuckDb> {
       tables: catalogue?.tables ?? new Map(),
       columnOrder: catalogue?.columnOrder ?? new Map(),
       viewsStale: catalogue?.viewsStale ?? false,
+      catalogueRows: missing.length === 0 ? rows : undefined,
     };
   } catch (error) {
     conn.closeSync();
