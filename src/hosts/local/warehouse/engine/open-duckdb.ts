@@ -76,7 +76,7 @@ export async function openDuckDb(path: string): Promise<OpenedDuckDb> {
     // Kept from the run before when the file is as that run left it (DuckDB holds it now), and no
     // write-ahead log was replayed: then the session's time zone is its only statement.
     const kept = fresh || wal ? undefined : keptCatalogue(path);
-    const rows = fresh || kept ? kept : await inUtc((setup) => readCatalogueRows(conn, setup));
+    const rows = kept ?? (fresh ? undefined : await inUtc((setup) => readCatalogueRows(conn, setup)));
     const catalogue = rows && catalogueOf(rows);
     if (catalogue) refuseLegacyTables(catalogue.legacyTables, path);
     // A file this made holds both schemas already: nothing to send.

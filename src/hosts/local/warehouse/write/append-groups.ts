@@ -43,8 +43,9 @@ const GROUPS = ['__connector_auth_group_0', '__connector_auth_group_1'] as const
 
 interface OpenGroups {
   state: TableState;
-  /** the table's column names in order, as the group tables were made, and joined (to compare) */
+  /** the table's column names in order, as the group tables were made */
   columns: string[];
+  /** the same names joined, to compare with a later run's */
   layout: string;
   /** the column types, in the table's order */
   types: DuckDBType[];

@@ -5,13 +5,7 @@
 export { AppendGroups } from './append-groups.js';
 export { BatchWriter } from './batch-writer.js';
 export { buildChunks, directColumns, fittingColumns, physicalColumns } from './direct-append.js';
-export {
-  deleteStatement,
-  mergeGroupStatement,
-  truncateStatement,
-  updateStatements,
-  upsertStatements,
-} from './merge-sql.js';
+export { deleteStatement, truncateStatement, updateStatements, upsertStatements } from './merge-sql.js';
 export { bufferOperation } from './operation-buffer.js';
 export { stageColumn } from './staged-column.js';
 export type { StagedColumn } from './staged-column.js';
