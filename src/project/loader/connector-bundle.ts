@@ -18,16 +18,18 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import { dirname, extname, isAbsolute, join, resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { cacheKey, readCached, writeCached } from './typescript-cache.js';
+import { unresolvedImports, type UnresolvedImport } from './dependency-errors.js';
+import { TARGET, cacheKey, readCached, writeCached } from './typescript-cache.js';
 
 type Esbuild = typeof import('esbuild');
 type Plugin = import('esbuild').Plugin;
 type Message = import('esbuild').Message;
 
 const load = createRequire(import.meta.url);
+let esbuild: Esbuild | undefined;
 /** What a project file may use that a bundle cannot keep: then the hooks load it, file by file. */
 const UNBUNDLABLE = /\brequire\s*\(|\bimport\s*\(|\bimport\.meta\b(?!\.(?:url|dirname|filename)\b)/;
 /** Each file's own `import.meta` values, under names esbuild keeps apart per module when it hoists them. */
@@ -36,6 +38,9 @@ const META = {
   dirname: '__connectorAuthMetaDirname',
   filename: '__connectorAuthMetaFile',
 };
+
+/** Marks esbuild's own resolution of a package, asked for by the plugin, so the plugin lets it through. */
+const RESOLVING = Symbol('resolving a package');
 
 interface Manifest {
   inputs: [file: string, hash: string][];
@@ -47,7 +52,7 @@ const hash = (text: string) => createHash('sha256').update(text).digest('hex');
 /** The compiler's version and our own exports take part in every key: a new package misses once. */
 function manifestKey(file: string, self: Record<string, string>): string {
   const version = (load('esbuild/package.json') as { version: string }).version;
-  return cacheKey({ file, source: JSON.stringify(self), compiler: `esbuild ${version}`, options: 'bundle node20' });
+  return cacheKey({ file, source: JSON.stringify(self), compiler: `esbuild ${version}`, options: `bundle ${TARGET}` });
 }
 
 function readManifest(directory: string, key: string): Manifest | undefined {
@@ -93,20 +98,36 @@ export async function bundleConnector(
   const cached = upToDate(directory, readManifest(directory, key));
   if (cached !== undefined) return cached;
 
-  const esbuild = load('esbuild') as Esbuild;
+  esbuild ??= load('esbuild') as Esbuild;
   const inputs: [string, string][] = [];
+  const missing: UnresolvedImport[] = [];
   let bundlable = true;
   const plugin: Plugin = {
     name: 'connector-project',
     setup(build) {
       build.onResolve({ filter: /^[^./]/ }, async (args) => {
-        if (args.kind === 'entry-point' || isAbsolute(args.path)) return undefined;
+        // build.resolve below calls this hook again for the same specifier: that call is esbuild's.
+        if (args.kind === 'entry-point' || isAbsolute(args.path) || args.pluginData === RESOLVING) return undefined;
         const own = self[args.path];
         if (own) return { path: own, external: true };
-        if (args.path.startsWith('node:')) return { path: args.path, external: true };
+        if (args.path.startsWith('node:') || isBuiltin(args.path)) return { path: args.path, external: true };
         // A package: the file Node would load, by absolute URL (the bundle is not beside the project).
-        const found = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir });
-        if (found.errors.length > 0 || found.external || !found.path) return { path: args.path, external: true };
+        const found = await build.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          importer: args.importer,
+          pluginData: RESOLVING,
+        });
+        if (found.errors.length > 0 || !found.path) {
+          // A static import cannot be guarded: it fails the load. A require() or import() may sit in
+          // a try for an optional package, so it is left for Node to try when it runs.
+          if (args.kind === 'import-statement') missing.push({ specifier: args.path, importer: args.importer });
+          return { path: args.path, external: true };
+        }
+        if (found.external) return { path: found.path, external: true };
+        // A package's JSON is data, taken into the bundle: esbuild does not keep the `with { type:
+        // 'json' }` that Node needs to import it from there.
+        if (found.path.endsWith('.json')) return { path: found.path };
         return { path: pathToFileURL(found.path).href, external: true };
       });
       build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, (args) => {
@@ -131,7 +152,11 @@ export async function bundleConnector(
       metafile: true,
       format: 'esm',
       platform: 'node',
-      target: 'node20',
+      // Packages resolved as Node's ES module loader resolves them: its conditions, and `main` only
+      // (esbuild would otherwise also take a package's `module` condition and field, which Node ignores).
+      conditions: ['node', 'node-addons'],
+      mainFields: ['main'],
+      target: TARGET,
       outfile,
       sourcemap: 'external',
       logLevel: 'silent',
@@ -144,7 +169,11 @@ export async function bundleConnector(
     });
   } catch (error) {
     throw compileError(error, file);
+  } finally {
+    // One build per process: its service (a child process) is not kept waiting for another.
+    stopCompiler();
   }
+  if (missing.length > 0) throw unresolvedImports(missing);
   if (!bundlable) return undefined;
   const code = result.outputFiles.find((output) => output.path.endsWith('.js'))?.text;
   const mapText = result.outputFiles.find((output) => output.path.endsWith('.map'))?.text;
@@ -161,6 +190,11 @@ export async function bundleConnector(
   if (readCached(directory, bundleKey) === undefined) return undefined; // an unwritable cache: the hooks load it
   writeCached(directory, key, JSON.stringify({ inputs, bundle: `${bundleKey}.js` } satisfies Manifest), '.json');
   return join(directory, `${bundleKey}.js`);
+}
+
+/** Ends esbuild's service (its child process) if this process started it: nothing it compiles is still wanted. */
+export function stopCompiler(): void {
+  void esbuild?.stop();
 }
 
 /** The cache's `.js` files are ES modules: a package.json beside them says so to Node. */

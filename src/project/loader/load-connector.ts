@@ -3,8 +3,9 @@ import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isConnectorDefinition, type ConnectorDefinition } from '../../connector/index.js';
-import { ConnectorError } from '../../errors/index.js';
-import { bundleConnector } from './connector-bundle.js';
+import { ConnectorError, isConnectorAuthError } from '../../errors/index.js';
+import { dependencyFailure } from './dependency-errors.js';
+import { bundleConnector, stopCompiler } from './connector-bundle.js';
 import type { HookData } from './connector-hooks.js';
 import { cacheDirectory } from './typescript-cache.js';
 
@@ -22,16 +23,22 @@ export async function loadConnector(
   const file = findConnectorFile(project);
   let module: { default?: unknown };
   try {
-    const loadable = await loadableFile(file);
-    module = loadable.bundled
-      ? await loadBundle(loadable.file)
-      : ((await import(pathToFileURL(loadable.file).href)) as { default?: unknown });
-  } catch (error) {
-    throw new ConnectorError(`cannot load ${file}: ${error instanceof Error ? error.message : String(error)}`, {
-      code: 'connector_load_failed',
-      hint: 'fix the error in the connector file (run with --verbose for the stack trace)',
-      cause: error,
+    module = await withinDeadline(file, async () => {
+      const loadable = await loadableFile(file);
+      return loadable.bundled
+        ? await loadBundle(loadable.file)
+        : ((await import(pathToFileURL(loadable.file).href)) as { default?: unknown });
     });
+  } catch (error) {
+    if (isConnectorAuthError(error)) throw error;
+    throw (
+      dependencyFailure(error, project) ??
+      new ConnectorError(`cannot load ${file}: ${error instanceof Error ? error.message : String(error)}`, {
+        code: 'connector_load_failed',
+        hint: 'fix the error in the connector file (run with --verbose for the stack trace)',
+        cause: error,
+      })
+    );
   }
   if (!isConnectorDefinition(module.default)) {
     throw new ConnectorError(`${file} must \`export default defineConnector({ source, update })\``, {
@@ -40,6 +47,34 @@ export async function loadConnector(
     });
   }
   return { file, connector: module.default as ConnectorDefinition<never, never> };
+}
+
+/**
+ * How long compiling and loading the connector may take: esbuild's compile of the project's own
+ * files takes well under a second, so only a loader gone wrong, or top-level code that never
+ * settles, reaches it. `CONNECTOR_AUTH_LOAD_TIMEOUT_SECONDS` moves it.
+ */
+const LOAD_DEADLINE_SECONDS = 60;
+
+async function withinDeadline<T>(file: string, load: () => Promise<T>): Promise<T> {
+  const seconds = Number(process.env.CONNECTOR_AUTH_LOAD_TIMEOUT_SECONDS) || LOAD_DEADLINE_SECONDS;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      stopCompiler();
+      reject(
+        new ConnectorError(`loading ${file} did not finish within ${seconds} s`, {
+          code: 'connector_load_timeout',
+          hint: 'look for top-level code in the connector (or a module it imports) that never finishes',
+        }),
+      );
+    }, seconds * 1000);
+  });
+  try {
+    return await Promise.race([load(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cacheDirectory, cacheKey, readCached, writeCached } from './typescript-cache.js';
+import { TARGET, cacheDirectory, cacheKey, readCached, writeCached } from './typescript-cache.js';
 
 type Esbuild = typeof import('esbuild');
 type TransformOptions = import('esbuild').TransformOptions;
@@ -21,9 +21,6 @@ type TransformOptions = import('esbuild').TransformOptions;
 const load = createRequire(import.meta.url);
 let esbuild: Esbuild | undefined;
 let compilerVersion: string | undefined;
-
-/** Node 20 is the oldest runtime we support: its output runs on all of them. */
-const TARGET = 'node20';
 
 function optionsFor(file: string): TransformOptions {
   return {
