@@ -13,3 +13,6 @@ if (process.argv.includes('--verbose')) process.setSourceMapsEnabled(true);
 const { main } = await import('../dist/bundle/cli-main.js');
 
 process.exitCode = await main(process.argv.slice(2));
+// The command is over: a timer or socket left open by a connector (or a package it imports) must not
+// keep the process alive. An unref'd timer fires only if something else still does.
+setTimeout(() => process.exit(), 1000).unref();

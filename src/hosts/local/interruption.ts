@@ -24,6 +24,12 @@ export interface Interruption {
 
 /** How long a stopped process may take to end by itself, once the run is over, before it is ended. */
 const EXIT_GRACE_MS = 500;
+/**
+ * How long the first signal gives the run to stop cleanly (finish a checkpoint, flush and close the
+ * warehouse) before the process is ended anyway: a connector stuck in its own code, or a load that
+ * never returns, cannot keep it alive.
+ */
+export const STOP_BOUND_SECONDS = 10;
 
 export function watchInterruption(log: Logger): Interruption {
   const controller = new AbortController();
@@ -35,6 +41,10 @@ export function watchInterruption(log: Logger): Interruption {
     }
     received = name;
     log.warning(`${name}: stopping (a checkpoint being saved is finished first); closing the warehouse`);
+    setTimeout(() => {
+      log.warning(`${name}: the run did not stop within ${STOP_BOUND_SECONDS} s; ending it now`);
+      process.exit(exitCodeOf(name));
+    }, STOP_BOUND_SECONDS * 1000).unref();
     controller.abort(new InterruptedError(name, `interrupted by ${name}`));
   };
   const handlers = { SIGINT: on('SIGINT'), SIGTERM: on('SIGTERM') };
@@ -58,4 +68,14 @@ export function watchInterruption(log: Logger): Interruption {
 
 function exitCodeOf(name: StopSignal): number {
   return name === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated;
+}
+
+/** `work`, unless the run is stopped first: then the stop's reason is thrown and `work` is no longer awaited. */
+export function unlessStopped<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', stop, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../../log/index.js';
 import { secrets, type SecretRegistry } from '../../secrets/index.js';
 import type { ProbeResult } from '../../sources/index.js';
 import { createConfigurationPersister, loadConnector, projectPaths, type ProjectPaths } from '../../project/index.js';
-import { watchInterruption, type StopSignal } from './interruption.js';
+import { unlessStopped, watchInterruption, type StopSignal } from './interruption.js';
 import { checkRunFiles } from './project-files.js';
 import { lockProject } from './project-lock.js';
 import { readState, writeStateAtomically } from './state-file.js';
@@ -69,10 +69,11 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
     early?.catch(() => undefined);
     // Secrets registered before the connector file runs: its top-level code could already print a value.
     const configuration = readConfiguration(await readConfigurationFile(paths.configuration), { registry });
-    const { connector } = await loadConnector(paths.project);
-    const state = await readInitialState(options.statePath ?? paths.state, options.statePath !== undefined);
     let opened = false;
     try {
+      // Loading runs the connector's top-level code, which a stop cannot interrupt: it is no longer awaited.
+      const { connector } = await unlessStopped(loadConnector(paths.project), interruption.signal);
+      const state = await readInitialState(options.statePath ?? paths.state, options.statePath !== undefined);
       const result = await runConnector({
         connector,
         configuration,

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { ExitCode } from '../../../errors/index.js';
 import type { CliIO, Command } from '../../cli-io.js';
 import { argumentError, parseCommandArgs, portOption } from '../../parse-command-args.js';
 
@@ -47,13 +48,17 @@ const command: Command = {
       process.on('SIGTERM', stop);
     });
     const { serve } = await import('../../../hosts/fivetran/index.js');
-    const server = await serve({
+    const starting = serve({
       project: positionals[0] ?? '.',
       port,
       host: values.host ?? '0.0.0.0',
       verbose: io.verbose,
       graceSeconds: grace,
     });
+    // Stopped while it starts (loading the connector, say): nothing is served yet, so nothing waits.
+    const early = await Promise.race([starting.then(() => undefined), stopped]);
+    if (early !== undefined) return exitAtOnce(early);
+    const server = await starting;
     const signal = await stopped;
     server.log.info(`${signal} received`);
     await server.stop();
@@ -62,4 +67,9 @@ const command: Command = {
     return 0;
   },
 };
+/** The exit status of a process ended by `signal`, as a shell reports it; the process ends now. */
+function exitAtOnce(signal: NodeJS.Signals): never {
+  process.exit(signal === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated);
+}
+
 export default command;
