@@ -129,6 +129,24 @@ describe('SIGINT and SIGTERM', () => {
   }
 });
 
+describe('a stop in each phase before update()', () => {
+  it('SIGTERM while the probe waits on a source that stalls: exit 143 at once, nothing written', async () => {
+    const peer = await peerWith({ faults: { '/health': { kind: 'stall-mid-body' } } });
+    const dir = await project(peer);
+    const configuration = JSON.parse(await readFile(join(dir, 'configuration.json'), 'utf8')) as Record<string, string>;
+    await writeFile(join(dir, 'configuration.json'), JSON.stringify({ ...configuration, timeout_seconds: '300' }));
+    const run = startCli(['debug', dir]);
+    await until(() => peer.requests.some((r) => r.path === '/health'), 'the probe to reach the source');
+    run.child.kill('SIGTERM');
+    const stopped = await run.done;
+    expect(stopped.code, stopped.stderr).toBe(143);
+    expect(errorLine(stopped)).toMatch(
+      /^error \[interrupted\]: interrupted by SIGTERM before the sync started: nothing was written/,
+    );
+    expect(await exists(join(dir, 'files', 'state.json'))).toBe(false);
+  });
+});
+
 describe('the project files', () => {
   it('state.json replaced by a directory: debug says so before probing, reset deletes nothing', async () => {
     const peer = await peerWith({});
