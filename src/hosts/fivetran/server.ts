@@ -1,4 +1,4 @@
-import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
+import type { sendUnaryData, Server, ServerUnaryCall } from '@grpc/grpc-js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { secrets as processSecrets } from '../../secrets/index.js';
@@ -6,7 +6,7 @@ import { describeConfiguration, loadConnector, projectPaths } from '../../projec
 import { configurationForm, failureLine, runSchema, runTest, runUpdate, statusOf } from './calls/index.js';
 import type { ConfigurationFormMessage } from './calls/index.js';
 import { partnerLogger, routeConsole } from './partner-log.js';
-import { loadProtocol, SERVICE } from './protocol.js';
+import { loadProtocol, SERVICE, type Grpc } from './protocol.js';
 import type { UpdateStream } from './records/index.js';
 import type { ServeContext } from './serve-context.js';
 import { CallSecrets, RotatedValues } from './state/index.js';
@@ -42,7 +42,6 @@ export interface RunningServer {
 }
 
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
-  const host = options.host ?? '0.0.0.0';
   const logOptions = { verbose: options.verbose ?? false, ...(options.write ? { write: options.write } : {}) };
   const log = partnerLogger(logOptions);
   const restoreConsole = routeConsole(log);
@@ -109,26 +108,18 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     ),
     Update: (call: Parameters<typeof runUpdate>[0]) => void runUpdate(call, context),
   });
-  const address = `${host.includes(':') ? `[${host}]` : host}:${options.port ?? 50051}`;
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, bound) => {
-      if (!error) return resolve(bound);
-      const failure = new ConfigurationError(`cannot listen on ${address}: ${error.message}`, {
-        code: 'listen_failed',
-        hint: 'choose another --port or --host',
-      });
-      log.critical(`cannot start: ${failureLine(failure, processSecrets)}`);
-      restoreConsole();
-      reject(failure);
-    }),
-  );
+  const { host, port } = await listen(server, grpc, options.host, options.port ?? 50051).catch((failure: unknown) => {
+    log.critical(`cannot start: ${failureLine(failure, processSecrets)}`);
+    restoreConsole();
+    throw failure;
+  });
   // The platform names the account and destination group in the environment, for context in logs.
   const where = [
     process.env.FIVETRAN_ACCOUNT_NAME && `account ${process.env.FIVETRAN_ACCOUNT_NAME}`,
     process.env.FIVETRAN_GROUP_NAME && `group ${process.env.FIVETRAN_GROUP_NAME}`,
   ].filter(Boolean);
   log.info(
-    `listening on ${host.includes(':') ? `[${host}]` : host}:${port}: ${SERVICE} for ${paths.project}${where.length ? ` (${where.join(', ')})` : ''} (${Math.round(performance.now())} ms after start)`,
+    `listening on ${bracketed(host)}:${port}: ${SERVICE} for ${paths.project}${where.length ? ` (${where.join(', ')})` : ''} (${Math.round(performance.now())} ms after start)`,
   );
 
   let stopped: Promise<void> | undefined;
@@ -152,4 +143,43 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       });
     }));
   return { host, port, log, stop };
+}
+
+/**
+ * Where serve listens by default: every IPv6 and IPv4 address (`::` is dual-stack on Linux), as the
+ * partner SDK's guide asks; where the host has no IPv6, every IPv4 address.
+ */
+const DEFAULT_HOSTS = ['::', '0.0.0.0'];
+
+const bracketed = (host: string) => (host.includes(':') ? `[${host}]` : host);
+
+/** Binds the server to `host` (or the first default host that can be bound) and `port`. */
+async function listen(
+  server: Server,
+  grpc: Grpc,
+  host: string | undefined,
+  port: number,
+): Promise<{ host: string; port: number }> {
+  const candidates = host === undefined ? DEFAULT_HOSTS : [host];
+  let failure: Error | undefined;
+  for (const candidate of candidates) {
+    const address = `${bracketed(candidate)}:${port}`;
+    try {
+      return {
+        host: candidate,
+        port: await new Promise<number>((resolve, reject) =>
+          server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, bound) =>
+            error ? reject(error) : resolve(bound),
+          ),
+        ),
+      };
+    } catch (error) {
+      // The first host's reason is the one to report: the fallback fails for the same one, or its own.
+      failure ??= new ConfigurationError(`cannot listen on ${address}: ${(error as Error).message}`, {
+        code: 'listen_failed',
+        hint: 'choose another --port or --host',
+      });
+    }
+  }
+  throw failure!;
 }

@@ -123,9 +123,9 @@ export interface UpdateResult {
   error?: grpc.ServiceError;
 }
 
-/** A client of the SourceConnector service at 127.0.0.1:port, its calls as promises. */
-export function connectorClient(port: number) {
-  const client = new SourceConnector(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+/** A client of the SourceConnector service at host:port (127.0.0.1 by default), its calls as promises. */
+export function connectorClient(port: number, host = '127.0.0.1') {
+  const client = new SourceConnector(`${host}:${port}`, grpc.credentials.createInsecure());
   const unary = <T>(method: string, request: object) =>
     new Promise<T>((resolve, reject) =>
       (client as unknown as Record<string, (r: object, cb: (e: grpc.ServiceError | null, v: T) => void) => void>)[

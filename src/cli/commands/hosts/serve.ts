@@ -10,7 +10,8 @@ fivetran_sdk.v2.SourceConnector (ConfigurationForm, Test, Schema, Update). Fivet
 configuration with every call; nothing is read from configuration.json and nothing is written
 under files/. Logs are JSON lines on stdout ({"level","message","message-origin"}), redacted.
   --port N            default 50051 (0: a free port, printed in the "listening on" line)
-  --host H            default 0.0.0.0 (plaintext gRPC: keep it inside the pod or host)
+  --host H            default :: and 0.0.0.0, every IPv6 and IPv4 address (IPv4 only where the host has no
+                      IPv6); plaintext gRPC: keep it inside the pod or host
   --grace-seconds S   after SIGTERM, how long running calls get to reach a checkpoint (default 25)
 SIGTERM or SIGINT: no new calls, running Updates end at their next checkpoint, exit 0.
 See docs/hosts/fivetran.md.`;
@@ -51,7 +52,7 @@ const command: Command = {
     const starting = serve({
       project: positionals[0] ?? '.',
       port,
-      host: values.host ?? '0.0.0.0',
+      ...(values.host === undefined ? {} : { host: values.host }),
       verbose: io.verbose,
       graceSeconds: grace,
     });
