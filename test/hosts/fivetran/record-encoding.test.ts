@@ -185,4 +185,28 @@ describe('RecordBatch: values written by hand, read by protobufjs', () => {
     expect(batch.count).toBe(1);
     expect(batch.full).toBe(true);
   });
+
+  it('never passes 1 MiB unless one record alone does: the record that would is held for the next message', () => {
+    const batch = new RecordBatch();
+    const third = Math.floor(MAX_BATCH_BYTES / 3);
+    for (const id of [1, 2]) batch.add('t', RecordType.upsert, { id, blob: 'x'.repeat(third) }, undefined);
+    expect(batch.full).toBe(false);
+    batch.add('t', RecordType.upsert, { id: 3, blob: 'x'.repeat(third) }, undefined);
+    expect(batch.full).toBe(true);
+    const first = batch.take()!;
+    expect(first.length).toBeLessThanOrEqual(MAX_BATCH_BYTES);
+    expect(decode(first).map((r) => r.data?.id?.long)).toEqual(['1', '2']);
+    expect(batch.count).toBe(1);
+    expect(batch.full).toBe(false);
+    // Three records of 3 MiB: one message each, the one record alone past the cap.
+    const big = 'y'.repeat(3 * MAX_BATCH_BYTES);
+    const messages = [batch.take()!];
+    for (const id of [4, 5, 6]) {
+      batch.add('t', RecordType.upsert, { id, big }, undefined);
+      while (batch.full) messages.push(batch.take()!);
+    }
+    expect(batch.take()).toBeUndefined();
+    expect(messages.map((m) => decode(m).map((r) => r.data?.id?.long))).toEqual([['3'], ['4'], ['5'], ['6']]);
+    for (const message of messages.slice(1)) expect(message.length).toBeLessThan(3 * MAX_BATCH_BYTES + 64);
+  });
 });

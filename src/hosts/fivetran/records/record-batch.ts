@@ -5,9 +5,10 @@ import { WireWriter, varint32Size } from './wire-writer.js';
 
 /**
  * Records waiting to go as one `UpdateResponse { records: Records { repeated Record } }`, encoded as
- * they arrive (wire-writer.ts). The partner SDK takes at most 100 records in one message; a batch
- * is also sent once it passes `MAX_BATCH_BYTES`, so a batch of wide rows stays well under the 4 MiB
- * a gRPC client accepts by default.
+ * they arrive (wire-writer.ts). The partner SDK takes at most 100 records in one message, and no
+ * message is larger than `MAX_BATCH_BYTES` unless one record alone is: a record that would push the
+ * batch past it is held back for the next one. A gRPC client accepts 4 MiB by default, so a record of
+ * more than that fails at the platform, whose limit it is.
  */
 
 export const MAX_BATCH_RECORDS = 100;
@@ -24,6 +25,8 @@ const UPDATE_RESPONSE_RECORDS = (6 << 3) | 2;
 export class RecordBatch {
   readonly #w = new WireWriter();
   #count = 0;
+  /** Where the record held back for the next message starts, when the last one did not fit. */
+  #heldBack: number | undefined;
 
   constructor() {
     this.#w.reset(HEAD);
@@ -34,7 +37,7 @@ export class RecordBatch {
   }
 
   get full(): boolean {
-    return this.#count >= MAX_BATCH_RECORDS || this.#w.position - HEAD >= MAX_BATCH_BYTES;
+    return this.#heldBack !== undefined || this.#count >= MAX_BATCH_RECORDS || this.#w.position >= MAX_BATCH_BYTES;
   }
 
   /**
@@ -86,6 +89,8 @@ export class RecordBatch {
       w.reset(rollback);
       throw error;
     }
+    // HEAD holds the message's own prefix: `position` is the whole message's size, give or take a byte.
+    if (this.#count > 0 && w.position > MAX_BATCH_BYTES) this.#heldBack = rollback;
     this.#count++;
   }
 
@@ -93,7 +98,8 @@ export class RecordBatch {
   take(): Buffer | undefined {
     if (this.#count === 0) return undefined;
     const w = this.#w;
-    const length = w.position - HEAD;
+    const end = this.#heldBack ?? w.position;
+    const length = end - HEAD;
     const start = HEAD - 1 - varint32Size(length);
     w.buffer[start] = UPDATE_RESPONSE_RECORDS;
     let v = length;
@@ -103,9 +109,12 @@ export class RecordBatch {
       v >>>= 7;
     }
     w.buffer[at] = v;
-    const message = Buffer.from(w.buffer.subarray(start, w.position));
-    w.reset(HEAD);
-    this.#count = 0;
+    const message = Buffer.from(w.buffer.subarray(start, end));
+    const carried = w.position - end;
+    w.buffer.copy(w.buffer, HEAD, end, w.position);
+    w.reset(HEAD + carried);
+    this.#count = this.#heldBack === undefined ? 0 : 1;
+    this.#heldBack = undefined;
     return message;
   }
 }

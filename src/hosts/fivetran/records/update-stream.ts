@@ -80,7 +80,7 @@ export class UpdateStream {
       update: (table, row) => this.#add(table, RecordType.update, row),
       delete: (table, keys) => this.#add(table, RecordType.delete, keys),
       truncate: (table) => this.#add(table, RecordType.truncate, undefined),
-      flush: () => this.#flushBatch(),
+      flush: () => this.#flushAll(),
       schemaChanges: 0,
       close: async () => {},
     };
@@ -115,9 +115,15 @@ export class UpdateStream {
     if (!filter.table(table)) return;
     this.#batch.add(table, type, row, this.#types.get(table), filter.columns(table, this.#keys.get(table) ?? []));
     this.records++;
-    if (this.#batch.full) await this.#flushBatch();
+    while (this.#batch.full) await this.#flushBatch();
   }
 
+  /** Every record batched so far, in as many messages as the size cap makes of them. */
+  async #flushAll(): Promise<void> {
+    while (this.#batch.count > 0) await this.#flushBatch();
+  }
+
+  /** The next message of the batch (a record held back for size stays for the one after). */
   async #flushBatch(): Promise<void> {
     this.#check();
     const message = this.#batch.take();
@@ -132,7 +138,7 @@ export class UpdateStream {
   async #sendCheckpoint(stateJson: string): Promise<void> {
     this.#check();
     // Records batched before it go first: the checkpoint covers them.
-    await this.#flushBatch();
+    await this.#flushAll();
     await this.#until((done) => this.#call.write({ checkpoint: { state_json: stateJson } }, () => done()));
     this.checkpoints++;
   }
