@@ -40,7 +40,10 @@ export default defineConnector({
   // The connector's own keys: strings in configuration.json, typed here.
   configuration: settings,
   // schema() gets the configuration update() gets: these keys typed, defaults applied.
-  schema: (configuration) => [{ table: destinationTable(configuration.table), primary_key: columnList(configuration.primary_key) }],
+  // `cursor` names the column each sync moves forward by (Airbyte shows it as the stream's cursor).
+  schema: (configuration) => [
+    { table: destinationTable(configuration.table), primary_key: columnList(configuration.primary_key), cursor: configuration.cursor_column },
+  ],
 
   async update({ configuration, state, source, op, log }) {
     const key = columnList(configuration.primary_key);

@@ -24,7 +24,8 @@ export default defineConnector({
   // The connector's own keys: strings in configuration.json, typed here.
   configuration: settings,
   // schema() gets the configuration update() gets: `table` typed, its default applied.
-  schema: (configuration) => [{ table: configuration.table, primary_key: ['_file', '_record'] }],
+  // Files are read in key order: `_file` is the column a sync moves forward by.
+  schema: (configuration) => [{ table: configuration.table, primary_key: ['_file', '_record'], cursor: '_file' }],
 
   async update({ configuration, state, source, op, log }) {
     // A key saved for another bucket or prefix means nothing here: start from the beginning.

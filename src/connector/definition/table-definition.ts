@@ -25,6 +25,12 @@ export interface TableDefinition {
    * then offer a full refresh only, so rows deleted at the source do not linger.
    */
   incremental?: boolean;
+  /**
+   * The column an incremental read moves forward by (`updated_at`, an increasing id): rows after the
+   * saved state's value are the ones read again. Hosts that show it name it (Airbyte's
+   * `default_cursor_field`); where the state is kept is still the connector's own choice.
+   */
+  cursor?: string;
 }
 
 export type State = Record<string, unknown>;

@@ -123,7 +123,7 @@ describe('airbyte: a rotated refresh token is sent as a CONTROL message by every
     ]);
     expect(replay.code).toBe(3);
     expect(replay.of('CONTROL')).toEqual([]);
-    expect(replay.of('TRACE')[0]!.trace.error).toMatchObject({
+    expect(replay.of('TRACE').filter((m) => m.trace.type === 'ERROR')[0]!.trace.error).toMatchObject({
       failure_type: 'config_error',
       message: expect.stringContaining('refresh_token'),
     });

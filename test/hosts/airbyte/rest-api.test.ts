@@ -91,7 +91,7 @@ describe('airbyte spec / check / discover (rest-api template)', () => {
     const [status] = bad.of('CONNECTION_STATUS');
     expect(status!.connectionStatus.status).toBe('FAILED');
     expect(status!.connectionStatus.message).toContain("'token'");
-    expect(bad.of('TRACE')).toEqual([]);
+    expect(bad.of('TRACE').filter((m) => m.trace.type === 'ERROR')).toEqual([]);
     for (const run of [good, bad]) expectNoSecretOutsideControl(run, [...leakForms(TOKEN), ...leakForms(WRONG)]);
   });
 
@@ -142,7 +142,7 @@ describe('airbyte spec / check / discover (rest-api template)', () => {
 });
 
 describe('airbyte read (rest-api template)', () => {
-  it('RECORDs with emitted_at, a GLOBAL STATE per checkpoint; resumed from --state it reads only the pages after the saved cursor', async () => {
+  it('RECORDs with emitted_at, a STREAM state per checkpoint, stream statuses around them; resumed from --state it reads only the pages after the saved cursor', async () => {
     const dir = await project();
     const cfg = await config(dir, flat());
     const catalog = await jsonFile(dir, 'catalog.json', configuredCatalog([{ name: 'items' }]));
@@ -159,26 +159,26 @@ describe('airbyte read (rest-api template)', () => {
       ),
     ).toBe(true);
     const states = first.of('STATE');
-    expect(states.map((s) => s.state.global.shared_state.cursor)).toEqual(['10', '20', '20']);
+    expect(states.map((s) => s.state.stream.stream_state.cursor)).toEqual(['10', '20', '20']);
     expect(states.map((s) => s.state.sourceStats.recordCount)).toEqual([10, 10, 5]);
-    expect(states[0]!.state).toMatchObject({
-      type: 'GLOBAL',
-      global: { stream_states: [{ stream_descriptor: { name: 'items' } }] },
-    });
-    // Each STATE follows the records it covers.
+    expect(states[0]!.state).toMatchObject({ type: 'STREAM', stream: { stream_descriptor: { name: 'items' } } });
+    // Each STATE follows the records it covers, inside the stream's STARTED, RUNNING and COMPLETE.
     expect(
       first.messages
-        .filter((m) => m.type === 'RECORD' || m.type === 'STATE')
-        .map((m) => m.type)
+        .filter((m) => m.type === 'RECORD' || m.type === 'STATE' || m.trace?.type === 'STREAM_STATUS')
+        .map((m) => (m.type === 'TRACE' ? m.trace.stream_status.status : m.type))
         .join(','),
     ).toBe(
       [
+        'STARTED',
+        'RUNNING',
         ...Array(10).fill('RECORD'),
         'STATE',
         ...Array(10).fill('RECORD'),
         'STATE',
         ...Array(5).fill('RECORD'),
         'STATE',
+        'COMPLETE',
       ].join(','),
     );
 
@@ -221,7 +221,12 @@ describe('airbyte read (rest-api template)', () => {
     ]);
     const uncatalogued = await airbyte(['read', dir, '--config', await jsonFile(dir, 'good.json', flat())]);
     expect([wrong.code, down.code, uncatalogued.code]).toEqual([3, 4, 2]);
-    const errors = [wrong, down, uncatalogued].map((run) => run.of('TRACE').map((t) => t.trace.error));
+    const errors = [wrong, down, uncatalogued].map((run) =>
+      run
+        .of('TRACE')
+        .filter((m) => m.trace.type === 'ERROR')
+        .map((t) => t.trace.error),
+    );
     expect(errors.map((e) => e.map((x) => x.failure_type))).toEqual([
       ['config_error'],
       ['system_error'],
@@ -284,15 +289,18 @@ export default defineConnector({
       ]),
     ]);
     expect(failing.code).toBe(1);
-    const [trace] = failing.of('TRACE');
+    const [trace] = failing.of('TRACE').filter((m) => m.trace.type === 'ERROR');
     expect(trace!.trace.error).toMatchObject({
       failure_type: 'system_error',
       message: expect.stringContaining('the API changed its mind'),
     });
-    // What was checkpointed before the failure reached Airbyte first.
-    expect(failing.messages.map((m) => m.type).lastIndexOf('STATE')).toBeLessThan(
-      failing.messages.map((m) => m.type).indexOf('TRACE'),
+    // What was checkpointed before the failure reached Airbyte first, then the stream's INCOMPLETE.
+    const order = failing.messages.map((m) =>
+      m.type === 'TRACE' ? (m.trace.stream_status?.status ?? 'ERROR') : m.type,
     );
+    expect(order.lastIndexOf('STATE')).toBeLessThan(order.indexOf('INCOMPLETE'));
+    expect(order.indexOf('INCOMPLETE')).toBeLessThan(order.indexOf('ERROR'));
+    expect(order).not.toContain('COMPLETE');
   });
 
   it('a state holding a secret is refused before it is sent (TRACE, exit 1); with --verbose the TRACE has the stack; a project without a connector is a TRACE too', async () => {
@@ -311,7 +319,7 @@ export default defineConnector({
     const run = await airbyte(['read', dir, '--config', await config(dir, flat()), '--catalog', catalog, '--verbose']);
     expect(run.code).toBe(1);
     expect(run.of('STATE')).toEqual([]);
-    const [trace] = run.of('TRACE');
+    const [trace] = run.of('TRACE').filter((m) => m.trace.type === 'ERROR');
     expect(trace!.trace.error).toMatchObject({
       failure_type: 'system_error',
       message: expect.stringContaining(
@@ -323,7 +331,7 @@ export default defineConnector({
 
     const missing = await airbyte(['spec', join(root, 'no-connector')]);
     expect(missing.code).toBe(1);
-    expect(missing.of('TRACE')[0]!.trace.error).toMatchObject({
+    expect(missing.of('TRACE').filter((m) => m.trace.type === 'ERROR')[0]!.trace.error).toMatchObject({
       failure_type: 'system_error',
       message: expect.stringContaining('no connector file'),
     });

@@ -15,6 +15,26 @@ describe('airbyteStream', () => {
     expect(lineProblems(JSON.stringify({ type: 'CATALOG', catalog: { streams: [stream] } }))).toEqual([]);
   });
 
+  it('a table that names its cursor gives it as default_cursor_field (which acceptance tests need of an incremental stream), typed where declared', () => {
+    const stream = airbyteStream({
+      table: 'orders',
+      primary_key: ['id'],
+      cursor: 'updated_at',
+      columns: { updated_at: 'UTC_DATETIME' },
+    });
+    expect(stream).toMatchObject({
+      supported_sync_modes: ['full_refresh', 'incremental'],
+      source_defined_cursor: true,
+      default_cursor_field: ['updated_at'],
+    });
+    expect((stream.json_schema.properties as Record<string, object>).updated_at).toMatchObject({ format: 'date-time' });
+    expect(airbyteStream({ table: 'ids', cursor: 'seq' }).json_schema.properties).toHaveProperty('seq');
+    expect(airbyteStream({ table: 'full', cursor: 'seq', incremental: false })).not.toHaveProperty(
+      'default_cursor_field',
+    );
+    expect(lineProblems(JSON.stringify({ type: 'CATALOG', catalog: { streams: [stream] } }))).toEqual([]);
+  });
+
   it('a composite key is one path per column; a table without a key has none', () => {
     expect(airbyteStream({ table: 'rows', primary_key: ['_file', '_record'] }).source_defined_primary_key).toEqual([
       ['_file'],

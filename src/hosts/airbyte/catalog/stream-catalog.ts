@@ -11,15 +11,16 @@ import type { AirbyteStream, JsonObject } from '../messages/index.js';
  * - `supported_sync_modes`: `incremental` too unless the table says `incremental: false`. Whether a
  *   connector reads only what changed cannot be seen from outside update(); every connector gets its
  *   last checkpoint as `state`, so a table is taken as incremental unless it says otherwise. The
- *   cursor is the connector's own (`source_defined_cursor`, no cursor field to pick), and such a
- *   stream is resumable.
+ *   cursor is the connector's own (`source_defined_cursor`: no cursor field for the user to pick),
+ *   named as `default_cursor_field` when the table says which column it is (`cursor`), as Airbyte's
+ *   acceptance tests require of an incremental stream; such a stream is resumable.
  * - `source_defined_primary_key`: the table's primary key, one path per column.
  */
 export const DELETED_AT = '_ab_cdc_deleted_at';
 
 export function airbyteStream(table: TableDefinition): AirbyteStream {
   const properties: JsonObject = {};
-  for (const column of table.primary_key ?? []) properties[column] = {};
+  for (const column of [...(table.primary_key ?? []), ...(table.cursor ? [table.cursor] : [])]) properties[column] = {};
   for (const [column, type] of Object.entries(table.columns ?? {})) properties[column] = columnSchema(type);
   properties[DELETED_AT] = { type: ['null', 'string'], format: 'date-time', airbyte_type: 'timestamp_with_timezone' };
   const incremental = table.incremental !== false;
@@ -33,6 +34,7 @@ export function airbyteStream(table: TableDefinition): AirbyteStream {
     },
     supported_sync_modes: incremental ? ['full_refresh', 'incremental'] : ['full_refresh'],
     ...(incremental ? { source_defined_cursor: true, is_resumable: true } : {}),
+    ...(incremental && table.cursor ? { default_cursor_field: [table.cursor] } : {}),
     ...(table.primary_key?.length ? { source_defined_primary_key: table.primary_key.map((column) => [column]) } : {}),
   };
 }

@@ -7,6 +7,7 @@ export type {
   FailureType,
   JsonObject,
   LogLevel,
+  StreamStatus,
   SyncMode,
 } from './protocol.js';
 export { openMessageOutput } from './message-output.js';

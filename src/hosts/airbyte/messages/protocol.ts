@@ -60,6 +60,9 @@ export interface AirbyteStateMessage {
   sourceStats?: { recordCount?: number };
 }
 
+/** Where a stream is in a read: started, sending records, done, or stopped by a failure. */
+export type StreamStatus = 'STARTED' | 'RUNNING' | 'COMPLETE' | 'INCOMPLETE';
+
 export type LogLevel = 'FATAL' | 'ERROR' | 'WARN' | 'INFO' | 'DEBUG' | 'TRACE';
 export type FailureType = 'system_error' | 'config_error' | 'transient_error';
 
@@ -88,6 +91,14 @@ export type AirbyteMessage =
           failure_type: FailureType;
           stream_descriptor?: StreamDescriptor;
         };
+      };
+    }
+  | {
+      type: 'TRACE';
+      trace: {
+        type: 'STREAM_STATUS';
+        emitted_at: number;
+        stream_status: { stream_descriptor: StreamDescriptor; status: StreamStatus };
       };
     }
   | {

@@ -2,6 +2,7 @@ import type { Destination, TableDefinition } from '../../../connector/index.js';
 import type { Logger } from '../../../log/index.js';
 import type { MessageOutput } from '../messages/index.js';
 import { DELETED_AT } from '../catalog/index.js';
+import type { StreamStatuses } from './stream-statuses.js';
 
 /**
  * Where `op.*` lands during `airbyte read`: RECORD messages for the selected streams.
@@ -20,17 +21,26 @@ import { DELETED_AT } from '../catalog/index.js';
  */
 export class RecordDestination implements Destination {
   readonly schemaChanges = 0;
-  /** Records sent since the last checkpoint: the STATE message's recordCount. */
-  sinceCheckpoint = 0;
+  /** Records sent per stream since the last checkpoint: each STATE message's recordCount. */
+  readonly sinceCheckpoint = new Map<string, number>();
   readonly #output: MessageOutput;
   readonly #selected: ReadonlySet<string>;
   readonly #log: Logger;
+  readonly #statuses: StreamStatuses;
   readonly #warned = new Set<string>();
 
-  constructor(output: MessageOutput, selected: ReadonlySet<string>, log: Logger) {
+  constructor(output: MessageOutput, selected: ReadonlySet<string>, log: Logger, statuses: StreamStatuses) {
     this.#output = output;
     this.#selected = selected;
     this.#log = log;
+    this.#statuses = statuses;
+  }
+
+  /** Records sent since the last checkpoint, all streams together. */
+  get pending(): number {
+    let total = 0;
+    for (const count of this.sinceCheckpoint.values()) total += count;
+    return total;
   }
 
   async declare(tables: TableDefinition[]): Promise<void> {
@@ -78,7 +88,9 @@ export class RecordDestination implements Destination {
 
   async #send(table: string, row: Record<string, unknown>): Promise<void> {
     if (!this.#selected.has(table)) return;
-    this.sinceCheckpoint++;
+    const sent = this.sinceCheckpoint.get(table);
+    if (sent === undefined) this.#statuses.recordOf(table);
+    this.sinceCheckpoint.set(table, (sent ?? 0) + 1);
     await this.#output.record(table, recordJson(row), Date.now());
   }
 

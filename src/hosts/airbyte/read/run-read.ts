@@ -3,16 +3,18 @@ import { ConfigurationError, ConnectorError } from '../../../errors/index.js';
 import type { Logger } from '../../../log/index.js';
 import type { SecretRegistry } from '../../../secrets/index.js';
 import type { AirbyteSession } from '../session/index.js';
-import { parseInputState, startingState, stateMessage, type InputState } from './airbyte-state.js';
+import { parseInputState, startingState, stateMessages, type InputState } from './airbyte-state.js';
 import { readConfiguredCatalog, readJsonFile } from '../catalog/index.js';
 import type { MessageOutput } from '../messages/index.js';
 import { RecordDestination } from './record-destination.js';
+import { StreamStatuses } from './stream-statuses.js';
 
 /**
  * `airbyte read`: the one run (runConnector: authenticate → probe → update()), with the selected
- * streams' rows as RECORD messages and each op.checkpoint as a STATE message that follows the
- * records before it. Ends with a STATE when records were sent after the last checkpoint (the last
- * checkpointed state again, with their count), so Airbyte's destination commits them.
+ * streams' rows as RECORD messages and each op.checkpoint as STATE messages (one per stream) that
+ * follow the records before them. Ends with STATEs when records were sent after the last checkpoint
+ * (the last checkpointed state again, with their counts), so Airbyte's destination commits them;
+ * STREAM_STATUS traces frame each stream (stream-statuses.ts).
  */
 export async function runRead(context: {
   session: AirbyteSession;
@@ -35,41 +37,53 @@ export async function runRead(context: {
   const names = selected.map((s) => s.name);
   let last: State = startingState(input, selected, log);
   let checkpoints = 0;
-  const destination = new RecordDestination(output, new Set(names), log);
-  const result = await runConnector({
-    connector: session.connector as never,
-    configuration: session.flatConfiguration,
-    state: last,
-    log,
-    registry,
-    authenticate: { persistConfigurationValue: session.persistConfigurationValue },
-    onProbed: (probe) =>
-      log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`),
-    openDestination: async () => destination,
-    stateStore: {
-      async save(state) {
-        const json = JSON.stringify(state) ?? '';
-        const keys = registry.labelsIn(json);
-        if (keys.length > 0) {
-          throw new ConnectorError(
-            `refusing to send the state: it holds the value of secret configuration key(s) ${keys.map((k) => `'${k}'`).join(', ')} (Airbyte stores state unencrypted)`,
-            {
-              code: 'secret_in_state',
-              hint: 'keep credentials out of op.checkpoint()',
-            },
-          );
-        }
-        // A copy: the connector may change its object after the checkpoint.
-        last = JSON.parse(json) as State;
-        output.send(stateMessage(last, names, destination.sinceCheckpoint));
-        destination.sinceCheckpoint = 0;
-        checkpoints++;
-        await output.flush();
+  const statuses = new StreamStatuses(output, names);
+  const destination = new RecordDestination(output, new Set(names), log, statuses);
+  const sendState = (state: State) => {
+    for (const message of stateMessages(state, names, destination.sinceCheckpoint)) output.send(message);
+    for (const name of destination.sinceCheckpoint.keys()) destination.sinceCheckpoint.set(name, 0);
+  };
+  let result: Awaited<ReturnType<typeof runConnector>>;
+  try {
+    result = await runConnector({
+      connector: session.connector as never,
+      configuration: session.flatConfiguration,
+      state: last,
+      log,
+      registry,
+      authenticate: { persistConfigurationValue: session.persistConfigurationValue },
+      onProbed: (probe) => {
+        log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`);
+        statuses.started();
       },
-    },
-  });
-  if (destination.sinceCheckpoint > 0 || checkpoints === 0)
-    output.send(stateMessage(last, names, destination.sinceCheckpoint));
+      openDestination: async () => destination,
+      stateStore: {
+        async save(state) {
+          const json = JSON.stringify(state) ?? '';
+          const keys = registry.labelsIn(json);
+          if (keys.length > 0) {
+            throw new ConnectorError(
+              `refusing to send the state: it holds the value of secret configuration key(s) ${keys.map((k) => `'${k}'`).join(', ')} (Airbyte stores state unencrypted)`,
+              {
+                code: 'secret_in_state',
+                hint: 'keep credentials out of op.checkpoint()',
+              },
+            );
+          }
+          // A copy: the connector may change its object after the checkpoint.
+          last = JSON.parse(json) as State;
+          sendState(last);
+          checkpoints++;
+          await output.flush();
+        },
+      },
+    });
+  } catch (error) {
+    statuses.ended('INCOMPLETE');
+    throw error;
+  }
+  if (destination.pending > 0 || checkpoints === 0) sendState(last);
+  statuses.ended('COMPLETE');
   const c = result.counts;
   log.info(
     `read: ${c.upserts} upserts, ${c.updates} updates, ${c.deletes} deletes, ${c.truncates} truncates, ${c.checkpoints} checkpoints`,

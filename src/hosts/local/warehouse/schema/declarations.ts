@@ -44,6 +44,7 @@ export function registerDeclarations(tables: Map<string, TableState>, definition
       if (keySeen.has(foldCase(key))) throw warehouseError(`${columnLabel(table, key)}: listed twice in primary_key`);
       keySeen.add(foldCase(key));
     }
+    if (definition.cursor !== undefined) checkName('column', definition.cursor, table);
     const columnSeen = new Set<string>();
     const columns: [string, string][] = [];
     const spec = definition.columns ?? {};
