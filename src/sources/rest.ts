@@ -10,8 +10,10 @@ export { awsRefusalMessage, resolveUrl, statusError, type RestRequestInit, type 
 
 /**
  * A REST or HTTP API. `fetch` is what a connector's update() uses: paths join `base_url`, the
- * credential is applied, `timeout_seconds` bounds each request, and a 401 triggers one retry with a
- * fresh credential where the method can refresh (OAuth). The probe is one GET of `probe_path`.
+ * credential is applied, `timeout_seconds` bounds each request, a 401 triggers one retry with a
+ * fresh credential where the method can refresh (OAuth), and a transient failure (408, 429, 500,
+ * 502, 503, 504, a reset connection) of an idempotent request is asked again up to `max_retries`
+ * times, as `Retry-After` says or with backoff. The probe is one GET of `probe_path`.
  *
  * With `ssh_tunnel_host`, connections to base_url's origin go through an SSH tunnel (an API reached
  * only through a bastion): the HTTP client dials the tunnel's listener, and the Host header, SNI and
@@ -28,6 +30,7 @@ const restKeys = z.object({
   probe_path: keys.textWithDefault(''),
   probe_expect_status: keys.statusList([200]),
   aws_service: keys.optionalText(),
+  max_retries: keys.integer({ min: 0, max: 10, default: 3 }),
   ...sshTunnelKeys.shape,
 });
 
@@ -72,6 +75,7 @@ export default defineSource({
       tls,
       tunnel,
       timeoutSeconds,
+      maxRetries: k.max_retries,
       probe: { path: k.probe_path, expectStatus: k.probe_expect_status },
       secrets: context.secrets,
       log: context.log,

@@ -6,14 +6,17 @@ import { describe, expect, it } from 'vitest';
 /**
  * Issue 23's house rules, over every folder under src/: a folder (a layer, or a family inside one) has an
  * `index.ts`, and every file outside it — in its own layer or another — reaches it through that index
- * only; no folder holds more than ten files, no file more than 300 lines. A move that breaks one of these
+ * only; no file holds more than 300 lines. A move that breaks one of these
  * is caught here, with the file to fix, rather than by a newcomer. A new folder is covered the day it is
  * made: nothing here lists the folders to check.
  */
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const src = join(root, 'src');
-const MAX_FILES = 10;
+/**
+ * A file this long mixes concepts. Folders have no cap on files: a folder holds one concept's files,
+ * however many (issue 39: a cap moved size into functions and split concepts by count).
+ */
 const MAX_LINES = 300;
 
 /**
@@ -98,10 +101,9 @@ describe('every folder under src/ is a family with one door (issue 23)', () => {
     expect(ownFiles.map(described)).toEqual([]);
   });
 
-  it.each(all)(`src/%s: no more than ${MAX_FILES} files, none over ${MAX_LINES} lines`, (folder) => {
+  it.each(all)(`src/%s: no file over ${MAX_LINES} lines`, (folder) => {
     const dir = join(src, folder);
     const files = readdirSync(dir).filter((name) => statSync(join(dir, name)).isFile());
-    expect(files.length, folder).toBeLessThanOrEqual(MAX_FILES);
     const long = files
       .filter((name) => name.endsWith('.ts'))
       .map((name) => ({

@@ -169,7 +169,7 @@ export class PipelineClient {
 
   #send(method: string, path: string, decision: RetryDecision): Promise<TransportResponse> {
     return sendWithRetry(
-      () => this.#transport.request(path, { method, headers: { accept: 'application/json' } }),
+      () => this.#transport.request(path, { method, headers: { accept: 'application/json' }, retries: 0 }),
       decision,
       this.#retry,
     );

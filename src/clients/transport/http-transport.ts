@@ -12,6 +12,11 @@ export interface TransportRequestInit {
   headers?: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
+  /**
+   * 0: the transport sends the request once. The clients retry by their own policy
+   * (retry-policy.ts), so a transport that retries too (the REST source) would multiply the tries.
+   */
+  retries?: 0;
 }
 
 /** The part of an answer the clients read; a `Response` and the REST source's lean reply both have it. */

@@ -82,7 +82,7 @@ export class WebhookClient {
 
   async #call(method: string, path: string, decision: RetryDecision) {
     const response = await sendWithRetry(
-      () => this.#transport.request(path, { method, headers: { accept: 'application/json' } }),
+      () => this.#transport.request(path, { method, headers: { accept: 'application/json' }, retries: 0 }),
       decision,
       this.#retry,
     );

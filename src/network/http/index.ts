@@ -1,5 +1,5 @@
 // HTTP: the client every HTTP source and token endpoint uses (Node's own http client), its lean
-// reply, its deadline, a signed URL's expiry, and reading Retry-After.
+// reply, its deadline, a signed URL's expiry, reading Retry-After, and retrying what passes.
 export { HttpClient } from './http-client.js';
 export type { HttpRequestInit } from './http-client.js';
 export { HeaderList } from './header-list.js';
@@ -7,5 +7,7 @@ export { headersDeadline } from './headers-deadline.js';
 export type { HeadersDeadline } from './headers-deadline.js';
 export type { HeaderReader, HttpAnswer, HttpReply } from './http-reply.js';
 export { retryAfterMs } from './retry-after.js';
+export { withTransientRetries, TRANSIENT_STATUSES, MAX_RETRY_WAIT_MS } from './transient-retries.js';
+export type { TransientRetryOptions } from './transient-retries.js';
 export { readSignedUrlExpiry, signedUrlSecretParts, describeSignedUrlFormat } from './signed-url.js';
 export type { SignedUrlExpiry, SignedUrlFormat } from './signed-url.js';

@@ -6,6 +6,7 @@ import {
   type HttpRequestInit,
   type prepareSshTunnel,
   type TlsSettings,
+  withTransientRetries,
 } from '../../network/index.js';
 import type { RequestSigner } from './aws-request-signing.js';
 import { RedirectPolicy, type Hop } from './redirect-policy.js';
@@ -14,6 +15,14 @@ import { resolveUrl } from './resolve-url.js';
 /** What a request through the REST source may set: fetch's options, headers in any form fetch takes. */
 export interface RestRequestInit extends Omit<HttpRequestInit, 'headers'> {
   headers?: HeadersInit;
+  /**
+   * Ask again after a transient failure (408, 429, 5xx from a gateway or server, a reset
+   * connection) even though the method is not idempotent: the connector knows this POST is safe to
+   * repeat (a search, a read-only query). Idempotent methods are retried without it.
+   */
+  retry?: boolean;
+  /** How many times to ask again for this request, in place of `max_retries` (0: once only). */
+  retries?: number;
 }
 
 export interface AuthorizedRequestScope {
@@ -24,9 +33,15 @@ export interface AuthorizedRequestScope {
   tls: TlsSettings;
   tunnel: Awaited<ReturnType<typeof prepareSshTunnel>>;
   timeoutSeconds: number;
+  /** How many times a transient failure is asked again (`max_retries`). */
+  maxRetries: number;
   secrets: SecretRegistry;
-  log: { debug(message: string): void };
+  log: { debug(message: string): void; warning(message: string): void };
 }
+
+/** How many tries an answer took, for the one line that reports a failure in the end. */
+const triesTaken = new WeakMap<object, number>();
+export const triesOf = (reply: object): number => triesTaken.get(reply) ?? 1;
 
 /**
  * One authenticated request, redirects followed under the redirect policy (redirect-policy.ts): the
@@ -35,10 +50,11 @@ export interface AuthorizedRequestScope {
  * explained (explainTlsFailure) whichever call made it. `transmit` is the HTTP client's
  * fetch-shaped send() or its lean request(); `drain` reads an answer's body to its end, so the
  * connection is reused by the next hop. Either answer (fetch's Response, the lean reply) is read
- * here only by its status and headers (`AnswerHead`).
+ * here only by its status and headers (`AnswerHead`). The whole exchange is asked again after a
+ * transient failure (network/http/transient-retries.ts), up to `maxRetries` times.
  */
 export function authorizedRequests(scope: AuthorizedRequestScope) {
-  const { baseUrl, credential, signer, tls, tunnel, timeoutSeconds } = scope;
+  const { baseUrl, credential, signer, tls, tunnel, timeoutSeconds, maxRetries } = scope;
   const policy = new RedirectPolicy({
     baseUrl,
     credential: credential.description,
@@ -115,17 +131,35 @@ export function authorizedRequests(scope: AuthorizedRequestScope) {
       }
     };
 
-    const answer = await follow();
-    // One retry of a 401 from base_url's origin: with what the answer asked for (a DPoP nonce),
-    // else with a fresh credential where the method can refresh.
-    const retry =
-      answer.reply.status === 401 &&
-      policy.carriesCredential(answer.url) &&
-      (credential.httpRequest?.answersChallenge?.(answer.url, answer.reply.headers) ||
-        (credential.invalidate !== undefined && (await credential.invalidate(sent))));
-    if (!retry) return answer.reply;
-    // Read the (small) 401 body to its end so the retry reuses the connection.
-    await drain(answer.reply);
-    return (await follow()).reply;
+    const exchange = async (): Promise<R> => {
+      const answer = await follow();
+      // One retry of a 401 from base_url's origin: with what the answer asked for (a DPoP nonce),
+      // else with a fresh credential where the method can refresh.
+      const retry =
+        answer.reply.status === 401 &&
+        policy.carriesCredential(answer.url) &&
+        (credential.httpRequest?.answersChallenge?.(answer.url, answer.reply.headers) ||
+          (credential.invalidate !== undefined && (await credential.invalidate(sent))));
+      if (!retry) return answer.reply;
+      // Read the (small) 401 body to its end so the retry reuses the connection.
+      await drain(answer.reply);
+      return (await follow()).reply;
+    };
+
+    const method = init.method ?? 'GET';
+    const retries = init.retries ?? maxRetries;
+    const { reply, tries } = await withTransientRetries(exchange, {
+      method,
+      retryUnsafe: init.retry === true,
+      maxRetries: retries,
+      drain,
+      ...(init.signal ? { signal: init.signal } : {}),
+      onRetry: (reason, waitMs, next) =>
+        scope.log.warning(
+          `${credential.description}: ${method} ${describeUrl(resolveUrl(baseUrl, pathOrUrl))} got ${reason}; try ${next} of ${retries + 1} in ${(waitMs / 1000).toFixed(1)} s`,
+        ),
+    });
+    if (tries > 1) triesTaken.set(reply, tries);
+    return reply;
   };
 }

@@ -9,7 +9,7 @@ import {
   type TlsSettings,
 } from '../../network/index.js';
 import type { ConnectedSource, ProbeResult } from '../source-definition.js';
-import { authorizedRequests, type RestRequestInit } from './authorized-request.js';
+import { authorizedRequests, triesOf, type RestRequestInit } from './authorized-request.js';
 import type { RequestSigner } from './aws-request-signing.js';
 import { resolveUrl } from './resolve-url.js';
 import { notJsonError, statusError } from './rest-status.js';
@@ -39,9 +39,10 @@ export interface RestClientParts {
   tls: TlsSettings;
   tunnel: Awaited<ReturnType<typeof prepareSshTunnel>>;
   timeoutSeconds: number;
+  maxRetries: number;
   probe: { path: string; expectStatus: number[] };
   secrets: Parameters<typeof authorizedRequests>[0]['secrets'];
-  log: { debug(message: string): void };
+  log: Parameters<typeof authorizedRequests>[0]['log'];
 }
 
 /** Bodies of fetch()'s answers up to this size are drained between hops, keeping the connection. */
@@ -95,7 +96,12 @@ export class RestClient implements RestSource {
         signer !== undefined && reply.status === 403
           ? await reply.textStart(REFUSAL_BODY_LIMIT)
           : (await reply.discard(), '');
-      throw statusError(reply, target, credential, [200], { body, quoteService: signer !== undefined, data: true });
+      throw statusError(reply, target, credential, [200], {
+        body,
+        quoteService: signer !== undefined,
+        data: true,
+        tries: triesOf(reply),
+      });
     }
     // A reset or a pause past timeout_seconds while the body arrives is classified by the HTTP
     // client (exit 4, naming the URL), as it is before the headers.
@@ -129,6 +135,7 @@ export class RestClient implements RestSource {
       body,
       tls,
       quoteService: signer !== undefined,
+      tries: triesOf(reply),
     });
   };
 

@@ -25,13 +25,21 @@ export function statusError(
   target: string,
   credential: Credential,
   expected: readonly number[],
-  details: { body?: string; tls?: Pick<TlsSettings, 'clientCertificate'>; quoteService?: boolean; data?: boolean } = {},
+  details: {
+    body?: string;
+    tls?: Pick<TlsSettings, 'clientCertificate'>;
+    quoteService?: boolean;
+    data?: boolean;
+    /** How many times the request was sent (transient failures are asked again). */
+    tries?: number;
+  } = {},
 ) {
   const refusal = recognizeClientCertificateRefusal(response.status, details.body ?? '');
   if (refusal) return clientCertificateRefusedByStatus(refusal, target, details.tls);
   // AWS says in the body whether the signature or the permission failed: worth quoting.
   const said = details.quoteService ? awsRefusalMessage(details.body ?? '') : undefined;
-  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${said ? `: ${said}` : ''}`;
+  const tried = details.tries !== undefined && details.tries > 1 ? `, after ${details.tries} tries` : '';
+  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${said ? `: ${said}` : ''}${tried}`;
   if (response.status === 401 || response.status === 403) {
     const verb =
       response.status === 401 ? 'rejected the credentials' : 'denied access (the credentials lack a permission)';
