@@ -8,7 +8,7 @@ export type {
   UpdateContext,
 } from './definition/index.js';
 export { createOperations, rowJsonReplacer } from './definition/index.js';
-export type { Operations, Destination, StateStore, OperationCounts } from './definition/index.js';
+export type { Operations, Destination, StateStore, OperationCounts, AlertKind } from './definition/index.js';
 export { authenticate, authenticateResolved, resolveConfiguration } from './authentication/index.js';
 export type {
   AuthenticateOptions,

@@ -31,7 +31,8 @@ export async function start(token: string): Promise<FlakyApi> {
     const failure = queues.get(path)?.shift();
     if (failure && 'reset' in failure) return void req.socket.destroy();
     if (failure) {
-      const headers = failure.retryAfter === undefined ? {} : { 'retry-after': failure.retryAfter };
+      const headers: Record<string, string> =
+        failure.retryAfter === undefined ? {} : { 'retry-after': failure.retryAfter };
       return send(res, failure.status, { error: 'not now' }, headers);
     }
     send(res, 200, { ok: true, path, tries: requests.filter((r) => r.path === path).length });

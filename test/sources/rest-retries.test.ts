@@ -38,10 +38,7 @@ describe('transient failures of the REST source', () => {
   it.each<[string, Failure[]]>([
     ['503 with Retry-After: 1', [{ status: 503, retryAfter: '1' }]],
     ['429 with Retry-After: 0', [{ status: 429, retryAfter: '0' }]],
-    [
-      '408, 500 and 502, each with Retry-After: 0',
-      [408, 500, 502].map((status) => ({ status, retryAfter: '0' })),
-    ],
+    ['408, 500 and 502, each with Retry-After: 0', [408, 500, 502].map((status) => ({ status, retryAfter: '0' }))],
     ['a connection reset', [{ reset: true }]],
   ])('%s: asked again, then the answer', async (name, failures) => {
     const path = `/items-${name.replace(/\W+/g, '-')}`;

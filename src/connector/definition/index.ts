@@ -10,4 +10,4 @@ export type {
   UpdateContext,
 } from './define-connector.js';
 export { createOperations, rowJsonReplacer } from './operations.js';
-export type { Operations, Destination, StateStore, OperationCounts } from './operations.js';
+export type { Operations, Destination, StateStore, OperationCounts, AlertKind } from './operations.js';

@@ -1,5 +1,6 @@
 import { ConnectorError } from '../../errors/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
+import type { Logger } from '../../log/index.js';
 import type { State, TableDefinition } from './table-definition.js';
 
 /** The Python SDK's operations, awaitable. */
@@ -14,7 +15,20 @@ export interface Operations {
   truncate(table: string): Promise<void>;
   /** Make all writes so far durable, then save the state (atomically). */
   checkpoint(state: State): Promise<void>;
+  /**
+   * Tell the user something the sync noticed but that does not stop it (a skipped record, a
+   * deprecated endpoint): a Warning on Fivetran's dashboard, a WARN log on Airbyte, a line in debug.
+   */
+  warning(message: string): Promise<void>;
+  /**
+   * Ask the user to act (grant a permission, accept new terms) and stop the sync: a Task on
+   * Fivetran's dashboard, a config_error on Airbyte; never returns (the run ends, exit 1).
+   */
+  task(message: string): Promise<never>;
 }
+
+/** What a user alert is: one that lets the sync go on, or one that stops it until someone acts. */
+export type AlertKind = 'warning' | 'task';
 
 /** Where operations land: the local DuckDB warehouse, or anything that behaves like it. */
 export interface Destination {
@@ -25,6 +39,8 @@ export interface Destination {
   truncate(table: string): Promise<void>;
   flush(): Promise<void>;
   readonly schemaChanges: number;
+  /** Shows a user alert where the platform shows them (the text is redacted already); else it is logged. */
+  alert?(kind: AlertKind, message: string): Promise<void>;
 }
 
 export interface StateStore {
@@ -58,7 +74,7 @@ export function createOperations(
   destination: Destination,
   stateStore: StateStore,
   registry: SecretRegistry,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; log?: Pick<Logger, 'warning' | 'error'> } = {},
 ) {
   // Once the run is stopped (a signal), every further operation is refused, a checkpoint included:
   // the state must stay the last one saved before the stop was announced.
@@ -214,6 +230,27 @@ export function createOperations(
       checkpointing = saving.catch(() => undefined);
       await saving;
     },
+    async warning(message) {
+      refuseWhenStopped();
+      await alert('warning', message);
+    },
+    async task(message) {
+      refuseWhenStopped();
+      // What was written before the task reaches the destination first, in order.
+      await destination.flush();
+      const text = await alert('task', message);
+      throw new ConnectorError(`the connector stopped the sync with a task for the user: ${text}`, {
+        code: 'connector_task',
+        hint: 'do what the task asks, then sync again',
+      });
+    },
+  };
+  // An alert's text goes where no redactor runs after us (a dashboard): redacted here.
+  const alert = async (kind: AlertKind, message: unknown): Promise<string> => {
+    const text = registry.redact(String(message));
+    if (destination.alert) await destination.alert(kind, text);
+    else if (kind === 'warning') options.log?.warning(`warning from the connector: ${text}`);
+    return text;
   };
   return {
     op,

@@ -70,7 +70,10 @@ export async function runConnector(options: RunConnectorOptions): Promise<RunRes
     let operations: ReturnType<typeof createOperations> | undefined;
     try {
       if (connector.schema) await destination.declare(await connector.schema(configuration as never));
-      operations = createOperations(destination, options.stateStore, registry, signal ? { signal } : {});
+      operations = createOperations(destination, options.stateStore, registry, {
+        ...(signal ? { signal } : {}),
+        log: options.log,
+      });
       options.onOperations?.(operations.counts);
       const { op } = operations;
       try {

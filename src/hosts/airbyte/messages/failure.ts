@@ -6,12 +6,15 @@ import type { AirbyteMessage, FailureType } from './protocol.js';
  * How a failure reaches Airbyte. `config_error` tells the user to fix the connection's settings
  * (Airbyte does not retry it): a configuration the schemas refuse, credentials the source rejects,
  * and a source whose identity is not trusted — the fix there is a key too (`tls_ca_certificate`,
- * `host_key_fingerprint`). Everything else is `system_error`: an unreachable source, the
+ * `host_key_fingerprint`), and a task the connector raised (`op.task`). Everything else is
+ * `system_error`: an unreachable source, the
  * connector's own code, anything unexpected.
  */
 export function failureType(error: unknown): FailureType {
   // By class name: a connector project's own import of connector-auth may be a second module instance.
-  return isConnectorAuthError(error) && CONFIG_ERRORS.has(error.name) ? 'config_error' : 'system_error';
+  if (!isConnectorAuthError(error)) return 'system_error';
+  // A task the connector raised asks the user to act, as a setting to fix does.
+  return CONFIG_ERRORS.has(error.name) || error.code === 'connector_task' ? 'config_error' : 'system_error';
 }
 
 const CONFIG_ERRORS = new Set(['ConfigurationError', 'AuthenticationError', 'SourceIdentityError']);

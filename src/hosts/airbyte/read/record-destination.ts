@@ -1,4 +1,4 @@
-import type { Destination, TableDefinition } from '../../../connector/index.js';
+import type { AlertKind, Destination, TableDefinition } from '../../../connector/index.js';
 import type { Logger } from '../../../log/index.js';
 import type { MessageOutput } from '../messages/index.js';
 import { DELETED_AT } from '../catalog/index.js';
@@ -75,6 +75,11 @@ export class RecordDestination implements Destination {
       () =>
         `op.truncate('${table}') has no Airbyte message and sends nothing; sync the stream with full refresh and overwrite to replace the table`,
     );
+  }
+
+  /** Airbyte shows no alerts of a source's own: a warning is a WARN log line; a task's stop is the TRACE error that follows. */
+  async alert(kind: AlertKind, message: string): Promise<void> {
+    if (kind === 'warning') this.#log.warning(`warning from the connector: ${message}`);
   }
 
   flush(): Promise<void> {

@@ -1,6 +1,13 @@
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { RawConfiguration } from '../../../config/index.js';
-import type { ColumnType, Destination, State, StateStore, TableDefinition } from '../../../connector/index.js';
+import type {
+  AlertKind,
+  ColumnType,
+  Destination,
+  State,
+  StateStore,
+  TableDefinition,
+} from '../../../connector/index.js';
 import { ConnectorError } from '../../../errors/index.js';
 import type { SecretRegistry } from '../../../secrets/index.js';
 import { checkpointJson, type RotatedValues } from '../state/index.js';
@@ -82,8 +89,15 @@ export class UpdateStream {
       truncate: (table) => this.#add(table, RecordType.truncate, undefined),
       flush: () => this.#flushAll(),
       schemaChanges: 0,
+      alert: (kind, message) => this.#sendAlert(kind, message),
       close: async () => {},
     };
+  }
+
+  /** A Warning or a Task on the dashboard, after the records batched before it. */
+  async #sendAlert(kind: AlertKind, message: string): Promise<void> {
+    await this.#flushAll();
+    await this.#until((done) => this.#call.write({ [kind]: { message } }, () => done()));
   }
 
   stateStore(): StateStore {
