@@ -13,7 +13,7 @@ interface CatalogueLine {
   readonly load: () => Promise<{ default: AuthMethod }>;
 }
 
-const METHODS: Record<string, CatalogueLine> = {
+const CATALOGUE = {
   basic: { provides: ['httpRequest'], load: () => import('./static/basic.js') },
   bearer: { provides: ['httpRequest'], load: () => import('./static/bearer.js') },
   api_key: { provides: ['httpRequest'], load: () => import('./static/api-key.js') },
@@ -46,7 +46,11 @@ const METHODS: Record<string, CatalogueLine> = {
     provides: ['kerberos', 'httpRequest'],
     load: async () => ({ default: (await import('./kerberos/index.js')).kerberosMethod }),
   },
-};
+} satisfies Record<string, CatalogueLine>;
+const METHODS: Record<string, CatalogueLine> = CATALOGUE;
+
+/** A built-in auth method's name, as `auth_method` takes it. */
+export type AuthMethodName = keyof typeof CATALOGUE;
 
 export const AUTH_METHOD_NAMES: readonly string[] = Object.keys(METHODS);
 

@@ -28,6 +28,7 @@ export type {
   GssTarget,
 } from './capabilities.js';
 export { AUTH_METHOD_NAMES, capabilitiesOf, methodsProviding, loadAuthMethod } from './catalogue.js';
+export type { AuthMethodName } from './catalogue.js';
 export { warnIfCredentialOld, rotationDaysOf, credentialAgeDays, overdueAgeDays } from './credential-age.js';
 export { isPasswordCredential, type PasswordCredential, type SshKeyCredential } from './deprecated.js';
 export { staticHeaderCredential } from './static/index.js';

@@ -46,6 +46,7 @@ export async function checkConfiguration(options: {
   const { paths, configuration, connector, unknownKeys } = await prepareProject(options);
   const resolved = await resolveConfiguration(configuration, {
     source: (connector?.source as never) ?? 'rest',
+    ...(connector?.auth ? { methods: connector.auth } : {}),
     log: options.log,
   });
   // What the values mean, still offline: key material, addresses, the tunnel's settings.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { loadAuthMethod, methodsProviding } from '../auth/index.js';
+import { loadAuthMethod } from '../auth/index.js';
 import { commonKeys, isSecretKey, KEY_CATALOGUE } from '../config/index.js';
-import type { ConnectorDefinition, SourceClients } from '../connector/index.js';
+import { offeredMethods, type ConnectorDefinition, type SourceClients } from '../connector/index.js';
 import { loadSource, type SourceDefinition } from '../sources/index.js';
 
 /**
@@ -59,14 +59,14 @@ const tlsKeys = z.object(
 
 type AnyConnector = Pick<
   ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>,
-  'source' | 'configuration' | 'secretKeys'
+  'source' | 'configuration' | 'secretKeys' | 'auth'
 >;
 
 export async function describeConfiguration(connector: AnyConnector): Promise<ConfigurationDescription> {
   const source = typeof connector.source === 'string' ? await loadSource(connector.source) : connector.source;
   const connectorSecrets = new Set(connector.secretKeys ?? []);
   const methods = await Promise.all(
-    methodsProviding(source.needs).map(async (name) => {
+    offeredMethods(source.needs, connector.auth).map(async (name) => {
       const method = await loadAuthMethod(name);
       return { name, summary: method.summary, fields: fieldsOf(method.keys) };
     }),

@@ -22,6 +22,8 @@ export interface AuthenticateOptions {
   registry?: SecretRegistry;
   /** Secret keys of the connector's own, beyond those whose names say so. */
   connectorSecretKeys?: ReadonlySet<string>;
+  /** The auth methods the connector offers (`defineConnector({ auth })`); all the source accepts when absent. */
+  methods?: readonly string[];
   /** Persist a rotated configuration value (e.g. a refresh token) before it is used. */
   persistConfigurationValue?: (key: string, value: string) => Promise<void>;
   /** A host's hold on secrets that rotate when used, shared by its concurrent calls (AuthContext.rotatingSecret). */
@@ -66,7 +68,7 @@ export type ConfigurationInput = Readonly<Record<string, string>> | Configuratio
  */
 export async function resolveConfiguration(
   given: ConfigurationInput,
-  options: Pick<AuthenticateOptions, 'source' | 'log' | 'registry' | 'connectorSecretKeys'> = {},
+  options: Pick<AuthenticateOptions, 'source' | 'log' | 'registry' | 'connectorSecretKeys' | 'methods'> = {},
 ): Promise<ResolvedConfiguration> {
   const log = options.log ?? silentLogger;
   const configuration = readConfiguration(given, {
@@ -81,7 +83,7 @@ export async function resolveConfiguration(
   const common = configuration.parse(commonKeys, 'all sources');
   const method = await loadAuthMethod(common.auth_method);
   const source = typeof options.source === 'object' ? options.source : await loadSource(options.source ?? 'rest');
-  const capability = matchCapability(method.name, source);
+  const capability = matchCapability(method.name, source, options.methods);
   // Before the method's and the source's schemas: a template's `<YOUR_API_TOKEN>` passes them all,
   // and would fail much later as something else. Only keys this configuration reads count: a
   // placeholder left in the key of a method no longer used is harmless.

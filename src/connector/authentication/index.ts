@@ -3,4 +3,5 @@
 export { authenticate, authenticateResolved, resolveConfiguration } from './authenticate.js';
 export type { AuthenticateOptions, Authenticated, ConfigurationInput, ResolvedConfiguration } from './authenticate.js';
 export { checkConfigurationKeys } from './configuration-keys.js';
+export { offeredMethods } from './match-capability.js';
 export { createAuthContext } from './auth-context.js';

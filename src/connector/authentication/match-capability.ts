@@ -7,17 +7,26 @@ import type { SourceDefinition } from '../../sources/index.js';
  * preference) that the method's catalogue line provides. Read from the catalogue, so refusing a
  * method and listing the ones that fit load no method.
  */
-export function matchCapability(methodName: string, source: Pick<SourceDefinition, 'name' | 'needs'>): CapabilityName {
+export function matchCapability(
+  methodName: string,
+  source: Pick<SourceDefinition, 'name' | 'needs'>,
+  offered?: readonly string[],
+): CapabilityName {
   // A custom source written before capabilities lists method names (`acceptsMethods`) instead.
   if (!Array.isArray(source.needs))
     throw new ConfigurationError(`the ${source.name} source declares no 'needs'`, {
       code: 'source_without_needs',
       hint: "say what the source needs of a credential, e.g. needs: ['httpRequest'] (it replaces acceptsMethods; see docs/recipes/adding-a-source.md)",
     });
+  const fitting = offeredMethods(source.needs, offered);
+  if (offered && !offered.includes(methodName))
+    throw new ConfigurationError(
+      `invalid configuration: this connector does not offer auth_method '${methodName}'; it offers ${fitting.join(', ')}`,
+      { code: 'method_not_offered', key: 'auth_method', hint: `set 'auth_method' to one of ${fitting.join(', ')}` },
+    );
   const provides = capabilitiesOf(methodName) ?? [];
   const match = source.needs.find((need) => provides.includes(need));
   if (match) return match;
-  const fitting = methodsProviding(source.needs);
   throw new ConfigurationError(
     `invalid configuration: the ${source.name} source does not accept auth_method '${methodName}'; it accepts ${fitting.join(', ')}`,
     {
@@ -26,6 +35,12 @@ export function matchCapability(methodName: string, source: Pick<SourceDefinitio
       hint: `set 'auth_method' to one of ${fitting.join(', ')}`,
     },
   );
+}
+
+/** The methods a source accepts, in the catalogue's order, narrowed to those the connector offers. */
+export function offeredMethods(needs: readonly CapabilityName[], offered?: readonly string[]): string[] {
+  const fitting = methodsProviding(needs);
+  return offered ? fitting.filter((name) => offered.includes(name)) : fitting;
 }
 
 /** The credential a method created has what its catalogue line promised: else the line is wrong, a bug here. */

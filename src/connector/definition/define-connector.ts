@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { AuthMethodName } from '../../auth/index.js';
 import type { Logger } from '../../log/index.js';
 import type { ConnectedSource, SourceDefinition } from '../../sources/index.js';
 import type { PostgresSource, RestSource, S3Source, SftpSource, SignedUrlSource } from '../../sources/index.js';
@@ -41,6 +42,12 @@ export interface ConnectorDefinition<
   configuration?: Keys;
   /** Keys of the connector's own that hold secrets, beyond those whose names say so. */
   secretKeys?: readonly string[];
+  /**
+   * The auth methods this connector offers (`['bearer', 'oauth2_refresh_token']`): the Fivetran form,
+   * the Airbyte spec and `validate` offer only these, and a configuration naming another is refused.
+   * Without it, every method the source accepts is offered.
+   */
+  auth?: readonly AuthMethodName[];
   /** The tables to declare, from the same configuration update() gets: the connector's own keys typed, defaults applied. */
   schema?: (
     configuration: Readonly<Record<string, string>> & z.output<Keys>,

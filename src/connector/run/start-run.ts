@@ -41,6 +41,7 @@ export async function startRun(options: StartRunOptions): Promise<StartedRun> {
   const auth = await authenticate(read, {
     ...options.authenticate,
     source: connector.source as keyof SourceClients,
+    ...(connector.auth ? { methods: connector.auth } : {}),
     log,
     registry,
   });
