@@ -122,8 +122,14 @@ export async function ensureNodeBaseImage(): Promise<NodeBaseImage> {
       temporary,
     ]);
     // Tagged at the end only, so a build cut short leaves no image that looks finished.
+    const previous = names.filter((_, i) => labels[i]!.code === 0);
+    const previousIds = await Promise.all(
+      previous.map((name) => podmanOk(['image', 'inspect', '--format', '{{.Id}}', name])),
+    );
     await podmanOk(['tag', temporary, ...names]);
     await podmanOk(['untag', temporary, temporary]);
+    // The image of an older recipe, now without a name, would otherwise stay in storage for good.
+    for (const id of new Set(previousIds.map((out) => out.trim()))) await podman(['rmi', id]);
     return { names, nodeVersion, built: true, ms: performance.now() - started };
   } finally {
     await rm(work, { recursive: true, force: true });
