@@ -162,15 +162,19 @@ describe('the image init’s Dockerfile builds', () => {
       'sh',
       IMAGE,
       '-c',
-      'id -u; echo ---; ls -A /connector; echo ---; ls /connector/node_modules /connector/node_modules/@duckdb 2>/dev/null',
+      'id -u; echo ---; ls -A /connector; echo ---; ls /connector/node_modules; echo ---; ' +
+        'find /home/node/.cache/connector-auth /home/node/.cache/node-compile-cache -type f | wc -l',
     ]);
     expect(look.code, look.stderr).toBe(0);
-    const [uid, project, modules] = look.stdout.split('---\n').map((part) => part.trim().split('\n')) as [
+    const [uid, project, modules, cached] = look.stdout.split('---\n').map((part) => part.trim().split('\n')) as [
+      string[],
       string[],
       string[],
       string[],
     ];
     expect(uid).toEqual(['1000']);
+    // The build's spec left both caches filled: connector.ts compiled, and Node's compiled modules.
+    expect(Number(cached[0])).toBeGreaterThan(1);
     expect(project).toContain('connector.ts');
     expect(project).toContain('package-lock.json');
     for (const kept of ['configuration.json', 'configuration.local.json', 'files']) expect(project).not.toContain(kept);
@@ -206,10 +210,25 @@ describe('the image init’s Dockerfile builds', () => {
       expect(row.listed_on).toBe(`2024-01-${String(row.id).padStart(2, '0')}`);
       expect(row.tag).toMatch(/^[\w-]{8}$/);
     }
-    expect(read.messages.filter((m) => m.type === 'STATE').length).toBeGreaterThan(0);
+    const states = read.messages.filter((m) => m.type === 'STATE');
+    expect(states.length).toBeGreaterThan(0);
+
+    // The next sync, as Airbyte runs it: the last state handed back with --state; only what came after it.
+    await writeFile(join(config, 'state.json'), JSON.stringify([states.at(-1)!.state]));
+    const resumed = await airbyteRun([
+      'read',
+      '--config',
+      'source_config.json',
+      '--catalog',
+      'source_catalog.json',
+      '--state',
+      'state.json',
+    ]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.messages.filter((m) => m.type === 'RECORD').map((m) => m.record.data.id)).toEqual([11, 12]);
 
     // Each command found connector.ts compiled at build: nothing under the connector cache was written.
-    for (const run of [spec, check, discover, read])
+    for (const run of [spec, check, discover, read, resumed])
       expect(run.changed.filter((path) => path.startsWith('/home/node/.cache/connector-auth'))).toEqual([]);
   });
 
@@ -225,7 +244,7 @@ describe('the image init’s Dockerfile builds', () => {
     for (const form of leakForms('Wr0ng-T0ken')) expect(check.stdout + check.stderr).not.toContain(form);
   });
 
-  it('Fivetran: with no arguments, the partner SDK gRPC server on port 50051 (IPv4 and IPv6); `podman stop` ends it at once, exit 0', async () => {
+  it('Fivetran: with no arguments, the partner SDK gRPC server on port 50051 (IPv4 and IPv6); `podman stop` ends it by SIGTERM, exit 0', async () => {
     const container = startContainer(containerName('serve'), [], IMAGE);
     await container.until(/listening on \[::\]:50051/);
     const client = connectorClient(50051);
@@ -246,8 +265,12 @@ describe('the image init’s Dockerfile builds', () => {
       client.close();
     }
     // Past the engine's grace period the container is killed (137): exit 0 means serve itself ended on SIGTERM.
+    const stopping = performance.now();
     await podmanOk(['stop', '--time', '120', container.name]);
     expect(await container.exited).toBe(0);
+    process.stderr.write(
+      `image test: serve stopped ${Math.round(performance.now() - stopping)} ms after podman stop\n`,
+    );
     for (const form of leakForms(TOKEN)) expect(container.stdout() + container.stderr()).not.toContain(form);
   });
 
