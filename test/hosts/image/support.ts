@@ -3,6 +3,7 @@ import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { initTemplate } from '../../helpers/cli.js';
+import { watchOutput, type WatchedOutput } from '../../helpers/watched-output.js';
 import { runToEnd } from '../../peers/daemon.js';
 import { podman, podmanEnv, podmanOk, type PodmanRun } from '../../peers/podman.js';
 
@@ -64,51 +65,19 @@ export async function buildImage(dir: string, tag: string): Promise<PodmanRun & 
   return { ...build, ms: performance.now() - started };
 }
 
-/** A container started in the background: its name, its output so far, its end. */
-export interface Container {
+/** A container started in the background, attached: what it prints as it prints it, and its end. */
+export interface Container extends WatchedOutput {
   name: string;
-  stdout(): string;
-  stderr(): string;
-  /** Resolves when stdout matches; rejects if the container ends first. */
-  until(pattern: RegExp): Promise<void>;
-  exited: Promise<number>;
 }
 
-/** `podman run IMAGE args…`, attached, so that the test reads what the container prints as it prints it. */
+/** `podman run --name NAME runArgs… IMAGE args…`. */
 export function startContainer(name: string, runArgs: string[], image: string, args: string[] = []): Container {
   const child = spawn('podman', ['run', '--name', name, ...runArgs, image, ...args], {
     env: podmanEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  const waiters = new Set<() => void>();
-  child.stdout.on('data', (d: Buffer) => {
-    stdout += d.toString();
-    for (const wake of waiters) wake();
-  });
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
-  return {
-    name,
-    stdout: () => stdout,
-    stderr: () => stderr,
-    exited,
-    until: (pattern) =>
-      new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (!pattern.test(stdout)) return;
-          waiters.delete(check);
-          resolve();
-        };
-        waiters.add(check);
-        void exited.then((code) => {
-          if (!waiters.delete(check)) return;
-          reject(new Error(`the container exited ${code} before printing ${pattern}:\n${stdout}\n${stderr}`));
-        });
-        check();
-      }),
-  };
+  child.stdin.end();
+  return { name, ...watchOutput(child, `the container ${name}`) };
 }
 
 /** Files the container changed, added or deleted, from `podman diff`: its paths. */
