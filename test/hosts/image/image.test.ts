@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +65,13 @@ beforeAll(async () => {
       }
 `,
       ),
+  );
+  // What a project holds after local runs, none of which may reach the image.
+  await mkdir(join(project, 'files'));
+  await writeFile(join(project, 'files', 'state.json'), '{"cursor":"10"}');
+  await writeFile(join(project, 'files', 'refresh_token.recovery.json'), '{"refresh_token":"Rec0very-T0ken"}');
+  expect(await readdir(project)).toEqual(
+    expect.arrayContaining(['configuration.json', 'configuration.local.json', 'files']),
   );
   build = await buildImage(project, IMAGE);
   expect(build.code, build.stderr).toBe(0);
