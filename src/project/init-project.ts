@@ -41,8 +41,11 @@ node_modules/
 *.recovery.json
 `;
 
-/** The Dockerfile's placeholder for the version of connector-auth the image installs: the one that ran init. */
-const VERSION_PLACEHOLDER = '__CONNECTOR_AUTH_VERSION__';
+/** The Dockerfile's placeholders for the project's name and version, which the image's Airbyte labels carry. */
+const NAME_PLACEHOLDER = '__PROJECT_NAME__';
+const PROJECT_VERSION_PLACEHOLDER = '__PROJECT_VERSION__';
+/** A project's version until its package.json names one. */
+const FIRST_VERSION = '0.1.0';
 
 /**
  * `connector-auth init [dir] --template NAME`: copies a template into a new or empty directory (the
@@ -89,11 +92,14 @@ export async function initProject(dir = '.', template = 'rest-api'): Promise<{ d
     if (/^configuration(\..+)?\.json$/.test(name)) await chmod(join(target, name), 0o600);
   await writeFile(join(target, '.gitignore'), GITIGNORE, { flag: 'wx' });
   await writeFile(join(target, '.dockerignore'), DOCKERIGNORE, { flag: 'wx' });
-  // One Dockerfile serves every template (templates/Dockerfile): the image runs any project the same way.
   const own = await readOwnManifest();
-  const dockerfile = await readFile(new URL('Dockerfile', TEMPLATES_DIR), 'utf8');
-  await writeFile(join(target, 'Dockerfile'), dockerfile.replaceAll(VERSION_PLACEHOLDER, own.version), { flag: 'wx' });
-  for (const [name, text] of Object.entries(editorSupportFiles(target, own)))
-    await writeFile(join(target, name), text, { flag: 'wx' });
+  const files = editorSupportFiles(target, own);
+  for (const [name, text] of Object.entries(files)) await writeFile(join(target, name), text, { flag: 'wx' });
+  // One Dockerfile serves every template (templates/Dockerfile): the image runs any project the same way.
+  const manifest = JSON.parse(files['package.json']!) as { name: string; version?: string };
+  const dockerfile = (await readFile(new URL('Dockerfile', TEMPLATES_DIR), 'utf8'))
+    .replaceAll(NAME_PLACEHOLDER, manifest.name)
+    .replaceAll(PROJECT_VERSION_PLACEHOLDER, manifest.version ?? FIRST_VERSION);
+  await writeFile(join(target, 'Dockerfile'), dockerfile, { flag: 'wx' });
   return { dir: target, files: (await readdir(target)).sort() };
 }

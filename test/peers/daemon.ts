@@ -80,11 +80,12 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
 export function runToEnd(
   command: string,
   args: string[],
-  options: { owner?: { uid: number; gid: number }; input?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { owner?: { uid: number; gid: number }; input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {},
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       stdio: [options.input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      ...(options.cwd ? { cwd: options.cwd } : {}),
       ...(options.owner ?? {}),
       ...(options.env ? { env: options.env } : {}),
     });

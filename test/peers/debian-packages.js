@@ -34,6 +34,15 @@ export const PEER_PACKAGES = {
     { package: 'libapache2-mod-auth-gssapi', present: onPath('/usr/lib/apache2/modules/mod_auth_gssapi.so') },
   ],
   'peers/vsftpd.ts': { package: 'vsftpd', present: onPath('/usr/sbin/vsftpd') },
+  // The container engine the image tests build and run the project's image with (root, runc), and
+  // uidmap, which podman wants for its user namespaces.
+  'peers/podman.ts': [
+    { package: 'podman', present: onPath('/usr/bin/podman') },
+    { package: 'runc', present: onPath('/usr/sbin/runc', '/usr/bin/runc') },
+    { package: 'uidmap', present: onPath('/usr/bin/newuidmap') },
+  ],
+  // Debian's root file system for the stand-in of Node's base image (no image registry is reachable).
+  'peers/node-base-image.ts': { package: 'debootstrap', present: onPath('/usr/sbin/debootstrap') },
   // mariadb-install-db and mariadbd, run as the tests' own instance in a temp dir, and its PAM plugin
   // (the one server plugin that asks a client for mysql_clear_password, as cloud databases do).
   // mariadb-server-core alone has mariadbd without the plugin: both are checked.

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as loader from '@grpc/proto-loader';
 import { BIN } from '../../helpers/cli.js';
+import { watchOutput } from '../../helpers/watched-output.js';
 
 /**
  * `connector-auth serve` as Fivetran runs it: the BUILT CLI in a child process (`npm test` builds
@@ -48,58 +49,27 @@ export async function startServe(
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  const waiters = new Set<() => void>();
-  child.stdout.on('data', (d: Buffer) => {
-    stdout += d.toString();
-    for (const wake of waiters) wake();
-  });
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const until = (pattern: RegExp, timeoutMs = 20_000) =>
-    new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (pattern.test(stdout)) {
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(
-          new Error(`serve did not print ${pattern} within ${timeoutMs} ms; stdout:\n${stdout}\nstderr:\n${stderr}`),
-        );
-      }, timeoutMs);
-      waiters.add(check);
-      void exited.then(() => {
-        if (waiters.has(check)) {
-          waiters.delete(check);
-          clearTimeout(timer);
-          reject(new Error(`serve exited before printing ${pattern}; stdout:\n${stdout}\nstderr:\n${stderr}`));
-        }
-      });
-      check();
-    });
+  const output = watchOutput(child, 'serve');
+  const until = (pattern: RegExp, timeoutMs = 20_000) => output.until(pattern, timeoutMs);
   await until(/listening on 127\.0\.0\.1:\d+/);
-  const port = Number(/listening on 127\.0\.0\.1:(\d+)/.exec(stdout)![1]);
+  const port = Number(/listening on 127\.0\.0\.1:(\d+)/.exec(output.stdout())![1]);
   return {
     port,
     child,
-    stdout: () => stdout,
-    stderr: () => stderr,
+    stdout: output.stdout,
+    stderr: output.stderr,
     lines: () =>
-      stdout
+      output
+        .stdout()
         .split('\n')
         .filter((l) => l.length > 0)
         .map((l) => JSON.parse(l) as { level: string; message: string; 'message-origin': string }),
     until,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null) child.kill(signal);
-      return exited;
+      return output.exited;
     },
-    exited,
+    exited: output.exited,
   };
 }
 
