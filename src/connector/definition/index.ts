@@ -9,5 +9,6 @@ export type {
   SourceClients,
   UpdateContext,
 } from './define-connector.js';
-export { createOperations, rowJsonReplacer } from './operations.js';
+export { createOperations } from './operations.js';
+export { rowJsonReplacer } from './row-guard.js';
 export type { Operations, Destination, StateStore, OperationCounts, AlertKind } from './operations.js';
