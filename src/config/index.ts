@@ -12,6 +12,6 @@ export { Configuration, readConfiguration } from './configuration.js';
 export type { ReadConfigurationOptions } from './configuration.js';
 export { parseKeys, commonKeys, sourceFactKeys, keys, schemaDefaults } from './keys/index.js';
 export type { CommonKeys, SourceFacts } from './keys/index.js';
-export { protectConfiguration } from './protection/index.js';
+export { protectConfiguration, registerSecretDefaults } from './protection/index.js';
 export { isPlaceholder, refusePlaceholders } from './placeholders.js';
 export { DEMO_VALUES, isPublicDemoValue } from './public-demo-values.js';
