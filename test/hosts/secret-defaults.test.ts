@@ -1,11 +1,10 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, leakForms } from '../helpers/cli.js';
-import { start, type HttpApiPeer } from '../peers/http-api.js';
 import { airbyte, configuredCatalog, jsonFile } from './airbyte/support.js';
-import { connectorClient, startServe, type ServeProcess } from './fivetran/support.js';
+import { bearerProject, type BearerProject } from './bearer-project.js';
+import { connectorClient, startServe } from './fivetran/support.js';
 
 /**
  * Issue 42: a secret key the configuration leaves out takes its schema's default, and that default
@@ -38,29 +37,18 @@ export default defineConnector({
 });
 `;
 
-let peer: HttpApiPeer;
-let root: string;
+let setup: BearerProject;
 let project: string;
-let serve: ServeProcess | undefined;
 
 beforeAll(async () => {
-  [peer, root] = await Promise.all([
-    start({ auth: { kind: 'bearer', token: TOKEN } }),
-    mkdtemp(join(tmpdir(), 'connector-auth-secret-defaults-')),
-  ]);
-  project = join(root, 'defaults');
-  await mkdir(project);
-  await writeFile(join(project, 'connector.ts'), CONNECTOR);
+  setup = await bearerProject('secret-defaults', TOKEN, CONNECTOR);
+  project = setup.project;
 }, 30_000);
 
-afterAll(async () => {
-  await serve?.stop();
-  await peer?.stop();
-  await rm(root, { recursive: true, force: true });
-});
+afterAll(() => setup?.stop());
 
 /** No secret key of the connector is in the configuration: both defaults apply. */
-const configuration = () => ({ auth_method: 'bearer', token: TOKEN, base_url: peer.url, probe_path: 'health' });
+const configuration = () => setup.configuration(TOKEN);
 
 function expectNoDefault(texts: Record<string, string>): void {
   for (const [where, text] of Object.entries(texts))
@@ -78,7 +66,7 @@ describe("a secret key's default, logged by the connector", () => {
   });
 
   it('serve: redacted in what the server printed, in an Update and in the one after it', async () => {
-    serve = await startServe(project);
+    const serve = (setup.serve = await startServe(project));
     const client = connectorClient(serve.port);
     for (let round = 0; round < 2; round++) {
       const update = await client.update({ configuration: configuration() });
@@ -95,9 +83,9 @@ describe("a secret key's default, logged by the connector", () => {
       'read',
       project,
       '--config',
-      await jsonFile(root, 'config.json', configuration()),
+      await jsonFile(setup.root, 'config.json', configuration()),
       '--catalog',
-      await jsonFile(root, 'catalog.json', configuredCatalog([{ name: 'items', sync_mode: 'full_refresh' }])),
+      await jsonFile(setup.root, 'catalog.json', configuredCatalog([{ name: 'items', sync_mode: 'full_refresh' }])),
     ]);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.stringify(run.of('LOG'))).toContain('signing with <redacted:signing_secret> and <redacted:hmac>');

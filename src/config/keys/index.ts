@@ -3,7 +3,7 @@
 export { KEY_CATALOGUE, SECRET_NAME_PATTERN, isSecretKey } from './key-catalogue.js';
 export type { KeySpec } from './key-catalogue.js';
 export { parseKeys } from './parse-configuration.js';
-export { schemaDefaults } from './schema-defaults.js';
+export { schemaDefaults, schemaKeys } from './schema-shape.js';
 export { commonKeys } from './common-keys.js';
 export type { CommonKeys } from './common-keys.js';
 export { sourceFactKeys } from './source-facts.js';

@@ -1,5 +1,10 @@
 import type { z } from 'zod';
 
+/** The keys an object schema of string keys reads (none for a schema that is not an object). */
+export function schemaKeys(schema: z.ZodType): string[] {
+  return Object.keys(shapeOf(schema) ?? {});
+}
+
 /**
  * What an object schema of string keys makes of each absent key: the default it really applies (a
  * port's 5432, a boolean's false, a connector's `.default('…')`), read from the schema itself rather
