@@ -62,8 +62,11 @@ describe('error messages', () => {
     expect(jsonOut(run)).toMatchObject({
       code: 'unknown_auth_method',
       key: 'auth_method',
-      hint: "did you mean 'bearer'?",
+      hint: "check 'auth_method': did you mean 'bearer'?",
     });
+    expect(String(jsonOut(run).message)).toMatch(
+      /^invalid configuration: key 'auth_method' names 'bearr', which is not a known method; /,
+    );
     expect(occurrences(run.stderr, 'oauth2_client_credentials')).toBe(1);
   });
 
