@@ -73,6 +73,13 @@ describe('connector-auth doctor', () => {
     expect(run.stdout).toContain('doctor: nothing to fix');
   });
 
+  it('a fresh scaffold checked with its configuration.local.json: ignored by git like configuration.json, no warning', async () => {
+    const dir = await project('local-configuration');
+    const run = await cli(['doctor', dir, '--configuration', join(dir, 'configuration.local.json'), '--json']);
+    const report = JSON.parse(run.stdout) as { findings: Finding[] };
+    expect(report.findings.filter((f) => f.severity !== 'note')).toEqual([]);
+  });
+
   it('a token pasted into connector.ts and a README (base64 too): an error per line, naming file, line and key; exit 2 and no form of it printed', async () => {
     const dir = await project('pasted');
     await prepend(join(dir, 'connector.ts'), `// const token = '${TOKEN}';`);
