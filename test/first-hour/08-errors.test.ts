@@ -106,8 +106,7 @@ describe('error messages', () => {
       hint: "check the host name in 'token_url'",
     });
     expect(run.stderr).toContain("host name 'auth.connector-auth-test.invalid' not found (DNS)");
+    // Not retried: a name that does not resolve will not resolve on a second try.
     expect(run.stderr).not.toMatch(/retrying|attempt 2|retry later/);
-    // Well within the 30 s a retry budget would have had.
-    expect(run.ms).toBeLessThan(10_000);
   });
 });
