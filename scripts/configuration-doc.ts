@@ -26,7 +26,8 @@ forms. A key that no table declares is treated as secret too when its name conta
 connector can name more with \`defineConnector({ secretKeys: [...] })\`. A secret key's default (a
 connector's \`z.string().default('…')\`) is registered too, and no form or spec shows it.
 
-A value sent as it is in an HTTP header (${carried('header')}) may hold no line break, NUL,
+A value sent as it is in an HTTP header (${carried('header')}; \`api_key\` and \`api_key_prefix\`
+with \`api_key_location\` header) may hold no line break, NUL,
 control character or character outside Latin-1; one that goes into a URL, a connection string or a
 protocol's command line (${carried('line')}) no line break or NUL. Either is a configuration error
 naming the key (exit 2) at \`validate\` and every command; whitespace at either end is ignored.

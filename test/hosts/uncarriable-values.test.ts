@@ -101,3 +101,22 @@ it('the good token still syncs (a line break at the end, which a header drops, i
   const run = await cli(['debug', project]);
   expect(run.code, run.stderr).toBe(0);
 });
+
+it('an API key goes as written in a header only: a line break there is exit 2 naming api_key; in a query string it is encoded and fine', async () => {
+  const apiKey = (location: string) => ({
+    auth_method: 'api_key',
+    api_key: 'key_half_one\nkey_half_two',
+    api_key_location: location,
+    api_key_query_param: 'key',
+    base_url: setup.peer.url,
+    probe_path: 'health',
+  });
+  await writeFile(join(project, 'configuration.json'), JSON.stringify(apiKey('header')));
+  const header = await cli(['validate', project]);
+  expect(header.code, header.stderr).toBe(2);
+  expect(header.stderr).toContain("key 'api_key' holds a line break, which an HTTP header cannot carry");
+  await writeFile(join(project, 'configuration.json'), JSON.stringify(apiKey('query')));
+  const query = await cli(['validate', project]);
+  expect(query.code, query.stderr).toBe(0);
+  expect(header.stderr + query.stdout + query.stderr).not.toContain('key_half');
+});

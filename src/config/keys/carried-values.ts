@@ -16,7 +16,7 @@ export function refuseUncarriable(keys: Iterable<string>, raw: RawConfiguration,
     const carriedIn = KEY_CATALOGUE[key]?.carriedIn;
     const value = raw[key];
     if (carriedIn === undefined || typeof value !== 'string') continue;
-    const problem = problemOf(value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, ''), carriedIn);
+    const problem = carriageProblem(value, carriedIn);
     if (problem === undefined) continue;
     const where = carriedIn === 'header' ? 'an HTTP header' : 'a URL, a connection string or a protocol line';
     throw new ConfigurationError(
@@ -30,7 +30,12 @@ export function refuseUncarriable(keys: Iterable<string>, raw: RawConfiguration,
   }
 }
 
-function problemOf(value: string, carriedIn: 'header' | 'line'): string | undefined {
+/**
+ * What in the value, if anything, the place cannot carry ("a line break", …), for a schema whose key
+ * goes into a header only in some configurations (an API key in a header, not in a query string).
+ */
+export function carriageProblem(raw: string, carriedIn: 'header' | 'line'): string | undefined {
+  const value = raw.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
   if (/[\r\n]/.test(value)) return 'a line break';
   if (value.includes('\0')) return 'a NUL character';
   if (carriedIn === 'line') return undefined;

@@ -85,9 +85,10 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
     "password: HTTP Basic (with `username`), or the password the source checks itself (auth_method password: the database's `user`, the SFTP or FTP `username`)",
   ),
   token: secret('bearer', 'pre-issued bearer token', 'header'),
-  api_key: secret('api_key', 'the API key', 'header'),
+  // In a header or a query string, as api_key_location says: the method checks it (api-key.ts).
+  api_key: secret('api_key', 'the API key'),
   api_key_header: plain('api_key', 'header that carries the key (default X-API-Key)'),
-  api_key_prefix: plain('api_key', 'text before the key in the header, e.g. `Token`', 'header'),
+  api_key_prefix: plain('api_key', 'text before the key in the header, e.g. `Token`'),
   api_key_location: plain('api_key', '`header` (default) or `query`'),
   api_key_query_param: plain('api_key', 'query parameter that carries the key when api_key_location=query'),
   token_url: plain('oauth2', 'OAuth 2.0 token endpoint (HTTPS, or http on loopback)', 'line'),
