@@ -67,14 +67,17 @@ export function methodsProviding(needs: readonly CapabilityName[]): string[] {
 export async function loadAuthMethod(name: string): Promise<AuthMethod> {
   const line = METHODS[name];
   if (!line) {
-    // The methods are listed once, in the message; the hint is the one most likely meant.
+    // The methods are listed once, in the message; the hint names the key, as every other error's
+    // does, with the method most likely meant.
     const near = closestName(name, AUTH_METHOD_NAMES);
     throw new ConfigurationError(
-      `invalid configuration: auth_method '${name}' is not known; valid methods: ${AUTH_METHOD_NAMES.join(', ')}`,
+      `invalid configuration: key 'auth_method' names '${name}', which is not a known method; valid methods: ${AUTH_METHOD_NAMES.join(', ')}`,
       {
         code: 'unknown_auth_method',
         key: 'auth_method',
-        hint: near ? `did you mean '${near}'?` : "set 'auth_method' to one of the methods listed",
+        hint: near
+          ? `check 'auth_method': did you mean '${near}'?`
+          : "check 'auth_method': set it to one of the methods listed",
       },
     );
   }

@@ -3,7 +3,7 @@ import { secrets as defaultRegistry, type SecretRegistry } from '../secrets/inde
 import { parseKeys } from './keys/index.js';
 import { refusePlaceholders } from './placeholders.js';
 import { checkFlatStringObject, type RawConfiguration } from './file/index.js';
-import { protectConfiguration, registerConfigurationSecrets } from './protection/index.js';
+import { protectConfiguration, registerConfigurationSecrets, registerSecretDefaults } from './protection/index.js';
 
 export interface ReadConfigurationOptions {
   /** Where the secret values go; the process's registry by default. */
@@ -34,7 +34,7 @@ export class Configuration {
     return this.#registry;
   }
 
-  /** The secret keys present in this configuration (the connector's own among them). */
+  /** The secret keys present in this configuration (the connector's own among them), and those a schema read gave their default. */
   get secretKeys(): ReadonlySet<string> {
     return this.#secretKeys;
   }
@@ -73,8 +73,18 @@ export class Configuration {
     for (const key of found) this.#secretKeys.add(key);
   }
 
-  /** One schema's keys, typed; the first issue is a ConfigurationError naming the key. */
+  /**
+   * One schema's keys, typed; the first issue is a ConfigurationError naming the key. A secret key
+   * the configuration leaves out gets the schema's default: that value is registered first, as
+   * the configured one would have been.
+   */
   parse<S extends z.ZodType>(schema: S, what: string): z.output<S> {
+    const defaulted = registerSecretDefaults(schema, {
+      present: this.#values,
+      connectorSecretKeys: this.#connectorSecretKeys,
+      registry: this.#registry,
+    });
+    for (const key of defaulted) this.#secretKeys.add(key);
     return parseKeys(schema, this.#values, what);
   }
 

@@ -10,8 +10,8 @@ export { KEY_CATALOGUE, SECRET_NAME_PATTERN, isSecretKey } from './keys/index.js
 export type { KeySpec } from './keys/index.js';
 export { Configuration, readConfiguration } from './configuration.js';
 export type { ReadConfigurationOptions } from './configuration.js';
-export { parseKeys, commonKeys, sourceFactKeys, keys } from './keys/index.js';
+export { parseKeys, commonKeys, sourceFactKeys, keys, schemaDefaults, carriageProblem } from './keys/index.js';
 export type { CommonKeys, SourceFacts } from './keys/index.js';
-export { protectConfiguration } from './protection/index.js';
+export { protectConfiguration, registerSecretDefaults } from './protection/index.js';
 export { isPlaceholder, refusePlaceholders } from './placeholders.js';
 export { DEMO_VALUES, isPublicDemoValue } from './public-demo-values.js';

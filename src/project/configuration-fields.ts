@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { loadAuthMethod } from '../auth/index.js';
-import { commonKeys, isSecretKey, KEY_CATALOGUE } from '../config/index.js';
+import { commonKeys, isSecretKey, KEY_CATALOGUE, schemaDefaults } from '../config/index.js';
 import { offeredMethods, type ConnectorDefinition, type SourceClients } from '../connector/index.js';
 import { loadSource, type SourceDefinition } from '../sources/index.js';
 
@@ -17,7 +17,10 @@ export interface ConfigurationField {
   secret: boolean;
   /** The schema refuses a configuration without it. */
   required: boolean;
-  /** The value the schema uses when the key is absent, as configuration.json would write it. */
+  /**
+   * The value the schema uses when the key is absent, as configuration.json would write it; never
+   * for a secret key.
+   */
   default?: string;
   /** The only values the schema accepts, when it names them (a dropdown rather than a text box). */
   choices?: string[];
@@ -97,11 +100,14 @@ function fieldsOf(
     required?: string[];
   };
   const required = new Set(json.required ?? []);
-  const shape = shapeOf(schema);
+  const defaults = schemaDefaults(schema);
   return Object.entries(json.properties ?? {}).map(([key, property]) => {
     const known = KEY_CATALOGUE[key];
-    const fallbackValue =
-      defaultOf(shape?.[key]) ?? (typeof property.default === 'string' ? property.default : undefined);
+    const secret = isSecretKey(key, extraSecrets);
+    // A secret's default is a credential written in the code: no form or spec shows it to a person.
+    const fallbackValue = secret
+      ? undefined
+      : (defaults.get(key) ?? (typeof property.default === 'string' ? property.default : undefined));
     const choices =
       Array.isArray(property.enum) && property.enum.every((v) => typeof v === 'string')
         ? (property.enum as string[])
@@ -109,39 +115,10 @@ function fieldsOf(
     return {
       key,
       description: known?.description ?? property.description ?? fallback,
-      secret: isSecretKey(key, extraSecrets),
+      secret,
       required: required.has(key),
       ...(fallbackValue !== undefined ? { default: fallbackValue } : {}),
       ...(choices ? { choices } : {}),
     };
   });
-}
-
-/** The members of an object schema, looking through a refinement or pipe around it. */
-function shapeOf(schema: z.ZodType): Record<string, z.ZodType> | undefined {
-  let current: unknown = schema;
-  for (let depth = 0; depth < 4 && current; depth++) {
-    const candidate = current as {
-      shape?: Record<string, z.ZodType>;
-      _zod?: { def?: { in?: unknown; schema?: unknown } };
-    };
-    if (candidate.shape && typeof candidate.shape === 'object') return candidate.shape;
-    current = candidate._zod?.def?.in ?? candidate._zod?.def?.schema;
-  }
-  return undefined;
-}
-
-/**
- * What the key's own schema makes of an absent value — the default it really applies (a port's
- * 5432, a boolean's false), not one copied into a table that could drift from it. Only a plain
- * value counts; a key that is required, or optional without a default, has none.
- */
-function defaultOf(member: z.ZodType | undefined): string | undefined {
-  if (!member) return undefined;
-  const parsed = member.safeParse(undefined);
-  if (!parsed.success) return undefined;
-  const value = parsed.data;
-  const text =
-    typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
-  return text === '' ? undefined : text;
 }

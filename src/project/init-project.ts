@@ -23,6 +23,7 @@ const ALLOWED_BEFORE_INIT = new Set(['.git']);
  */
 const GITIGNORE = `# connector-auth: credentials and local run output stay out of version control
 configuration.json
+configuration.local.json
 files/
 node_modules/
 `;

@@ -64,6 +64,11 @@ export class SecretRegistry {
     return out + text.slice(cursor);
   }
 
+  /** Whether this exact form is registered. */
+  has(form: string): boolean {
+    return this.#labels.has(form);
+  }
+
   /** True when any registered form occurs in the text (used to refuse a state that holds a secret). */
   contains(text: string): boolean {
     if (this.#labels.size === 0 || text.length === 0) return false;

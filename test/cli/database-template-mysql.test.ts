@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, exists, initTemplate } from '../helpers/cli.js';
 import { expectNoLeak } from '../helpers/leak-check.js';
 import { createCa, issueServer, type Authority } from '../peers/certificates.js';
-import { start, type MariadbPeer } from '../peers/mariadb.js';
+import { MARIADB_START_TIMEOUT_MS, start, type MariadbPeer } from '../peers/mariadb.js';
 
 /**
  * The database template on MySQL, as its README says to switch it: `source: 'mysql'`, backticks in
@@ -38,7 +38,7 @@ beforeAll(async () => {
     }),
     mkdtemp(join(tmpdir(), 'connector-auth-database-mysql-')),
   ]);
-}, 60_000);
+}, MARIADB_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await peer?.stop();

@@ -146,7 +146,7 @@ describe('connector-auth debug', () => {
     [
       'an unknown auth_method',
       () => ({ ...good(), auth_method: 'magic' }),
-      /auth_method 'magic' is not known; valid methods: basic, bearer, api_key/,
+      /key 'auth_method' names 'magic', which is not a known method; valid methods: basic, bearer, api_key.* — check 'auth_method'/,
     ],
     ['a malformed number', () => ({ ...good(), timeout_seconds: 'soon' }), /key 'timeout_seconds' must be a number/],
   ];

@@ -3,6 +3,7 @@ import { PipelineClient } from '../../src/clients/index.js';
 import { guessNextCursor } from '../../src/clients/pipeline/next-cursor-guess.js';
 import { authenticate } from '../../src/connector/index.js';
 import { start, type PagedApiOptions, type PagedApiPeer } from '../peers/threaded-paged-api.js';
+import { until } from '../helpers/source-session.js';
 
 /**
  * Listing all pages asks for page n+1 as soon as page n's body has arrived, with the cursor read from
@@ -96,12 +97,7 @@ describe('all pages: the next page is on the wire while the caller works on this
     // A dropped request is not waited for, so the last may still be on its way, and a decoy may
     // arrive after the right page's request (it waits for its connection's turn).
     let requests = await peer.requests();
-    for (
-      const started = Date.now();
-      requests.length < 6 && Date.now() - started < 2000;
-      requests = await peer.requests()
-    )
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(async () => (requests = await peer.requests()).length >= 6);
     const pages = requests.filter((r) => !r.cursor?.startsWith('decoy'));
     const decoys = requests.filter((r) => r.cursor?.startsWith('decoy'));
     expect(pages.map((r) => [r.cursor, r.status])).toEqual([

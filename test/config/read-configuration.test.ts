@@ -24,6 +24,30 @@ const PIN = 'pin-50917342';
 const values = { auth_method: 'bearer', token: TOKEN, base_url: 'https://api.example/v1', api_pin: PIN };
 
 describe('readConfiguration', () => {
+  it("registers a secret key's default when a schema read applies it, and not when the configuration gives the key", () => {
+    const schema = z.object({
+      signing_secret: z.string().default('sgn-default-9e41c'),
+      page: z.string().default('page-default'),
+    });
+    const registry = new SecretRegistry();
+    const configuration = readConfiguration(values, { registry });
+    expect(configuration.parse(schema, 'the connector')).toEqual({
+      signing_secret: 'sgn-default-9e41c',
+      page: 'page-default',
+    });
+    expect(registry.redact('sgn-default-9e41c page-default')).toBe('<redacted:signing_secret> page-default');
+    expect(configuration.secretKeys).toContain('signing_secret');
+    expect(JSON.stringify(configuration.forConnector(schema))).toContain(
+      '"signing_secret":"<redacted:signing_secret>"',
+    );
+    const given = new SecretRegistry();
+    readConfiguration({ ...values, signing_secret: 'sgn-given-31ab7' }, { registry: given }).parse(
+      schema,
+      'the connector',
+    );
+    expect(given.redact('sgn-default-9e41c')).toBe('sgn-default-9e41c');
+  });
+
   it('registers the secrets when the configuration is read, before any key is validated', () => {
     const registry = new SecretRegistry();
     const configuration = readConfiguration(values, { registry });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import command from '../../src/cli/commands/interfaces/emulator.js';
 import { parseEmulatorData } from '../../src/emulator/index.js';
 import { captureIO, failure, raw } from './support.js';
+import { until } from '../helpers/source-session.js';
 
 /** `connector-auth emulator`: prints where it listens and the demo credentials, serves, stops on a signal. */
 
@@ -9,8 +10,7 @@ describe('connector-auth emulator', () => {
   it('serves until SIGTERM, then stops and returns 0', async () => {
     const io = captureIO(true);
     const running = command.run(['--port', '0'], io);
-    const started = Date.now();
-    while (io.stdout.length === 0 && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 20));
+    await until(() => io.stdout.length > 0);
     const summary = JSON.parse(io.stdout[0]!);
     expect(summary).toMatchObject({ ok: true, groups: 6, connectors: 250 });
     expect(summary.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

@@ -83,9 +83,19 @@ export function expectNoSecretIn(error: Failure, lines: string[], forms: string[
   for (const form of forms) expect(text.includes(form), `a secret form leaked: ${form.slice(0, 12)}…`).toBe(false);
 }
 
-export async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+/**
+ * Waits for an event a test cannot await directly (a background renewal, a peer's log line): the
+ * condition polled until it holds, failing the test after a deadline generous enough for a loaded
+ * 2-core machine, which only a hang reaches. Timed with performance.now(), which a test's fake Date
+ * does not stop.
+ */
+export async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await condition())) {
+    if (performance.now() > deadline)
+      throw new Error(`the condition did not hold within ${timeoutMs} ms: ${condition}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 /** A TCP server on 127.0.0.1 that accepts connections and never says a word: a source that hangs. */

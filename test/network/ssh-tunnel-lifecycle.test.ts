@@ -79,7 +79,7 @@ function handles(): Record<string, number> {
 
 /** Waits until the handles are back to `before`, then says they are. */
 async function expectHandlesBackTo(before: Record<string, number>): Promise<void> {
-  await until(() => JSON.stringify(handles()) === JSON.stringify(before), 5_000);
+  await until(() => JSON.stringify(handles()) === JSON.stringify(before));
   expect(handles()).toEqual(before);
 }
 
@@ -99,7 +99,7 @@ describe('ssh tunnel, close() and open()', () => {
       expect(error.code).toBe('ssh_tunnel_already_closed');
       // A closed tunnel stays closed: no new login either.
       expect((await rejection(t.open())).code).toBe('ssh_tunnel_already_closed');
-      await until(() => proxy.open() === 0, 5_000);
+      await until(() => proxy.open() === 0);
       expect(proxy.open()).toBe(0);
       await expectHandlesBackTo(before);
       await new Promise((r) => setTimeout(r, 500));
@@ -120,10 +120,10 @@ describe('ssh tunnel, close() and open()', () => {
       const gaveUp = connect(local.port, local.host);
       gaveUp.on('error', () => undefined);
       gaveUp.on('connect', () => setTimeout(() => gaveUp.destroy(), 100));
-      await until(() => bastion.channelsTo(destination.port) === opened + 1, 3_000);
+      await until(() => bastion.channelsTo(destination.port) === opened + 1);
       expect(bastion.channelsTo(destination.port)).toBe(opened + 1);
       // The confirmation arrives some 700 ms after the socket closed; the channel is closed then.
-      await until(() => channelsFreed() === freed + 1, 3_000);
+      await until(() => channelsFreed() === freed + 1);
       expect(channelsFreed()).toBe(freed + 1);
 
       // The tunnel still carries a connection that stays.
@@ -138,13 +138,13 @@ describe('ssh tunnel, close() and open()', () => {
       });
       expect(echoed).toBe('ping');
       // ... and closes its channel once the source closes the connection.
-      await until(() => channelsFreed() === freed + 2, 3_000);
+      await until(() => channelsFreed() === freed + 2);
       expect(channelsFreed()).toBe(freed + 2);
     } finally {
       proxy.delayMs = 0;
       await t.close();
     }
-    await until(() => proxy.open() === 0, 5_000);
+    await until(() => proxy.open() === 0);
     // The destination's own sockets stay half open by design (see above): not the tunnel's to close.
     for (const socket of destination.sockets) socket.destroy();
     await expectHandlesBackTo(before);

@@ -117,7 +117,7 @@ describe('a bastion that takes passwords', () => {
     } finally {
       await auth.close();
     }
-    await until(() => logged(bastion, `Accepted password for ${bastion.user}`) > accepted, 5_000);
+    await until(() => logged(bastion, `Accepted password for ${bastion.user}`) > accepted);
     expect(logged(bastion, `Accepted password for ${bastion.user}`)).toBe(accepted + 1);
     expect(bastion.channelsTo(portOf(api))).toBeGreaterThan(channels);
     expect(lines.join('\n')).not.toContain(bastion.password);
@@ -132,7 +132,7 @@ describe('a bastion that takes passwords', () => {
     } finally {
       await auth.close();
     }
-    await until(() => logged(pam, `Accepted keyboard-interactive/pam for ${pam.user}`) > accepted, 5_000);
+    await until(() => logged(pam, `Accepted keyboard-interactive/pam for ${pam.user}`) > accepted);
     expect(logged(pam, `Accepted keyboard-interactive/pam for ${pam.user}`)).toBe(accepted + 1);
   });
 
@@ -149,7 +149,7 @@ describe('a bastion that takes passwords', () => {
     expect(error.hint).toContain("'ssh_tunnel_user'");
     expectClean(error, lines);
     // Once: a second try would count against the account's lockout.
-    await until(() => logged(bastion, `Disconnected from authenticating user ${bastion.user}`) > gone, 5_000);
+    await until(() => logged(bastion, `Disconnected from authenticating user ${bastion.user}`) > gone);
     expect(logged(bastion, `Failed password for ${bastion.user}`)).toBe(failed + 1);
   });
 

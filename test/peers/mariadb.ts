@@ -25,6 +25,13 @@ export const INSTALL_HINT =
 
 const MARIADBD = '/usr/sbin/mariadbd';
 
+/**
+ * How long a test file's beforeAll may take to bring its MariaDB servers up: a fresh data directory
+ * per server, started side by side, took over 60 s on a loaded 2-core machine. A deadline for a
+ * hang only.
+ */
+export const MARIADB_START_TIMEOUT_MS = 240_000;
+
 export interface MariadbUser {
   name: string;
   /** Password login (mysql_native_password); absent: the user logs in by client certificate only. */
@@ -123,7 +130,7 @@ export async function start(options: MariadbOptions): Promise<MariadbPeer> {
       const { daemon: running, port } = await spawnOnFreePort(
         'mariadbd',
         (port) => track(spawnDaemon(MARIADBD, [...args, `--port=${port}`, ...settings])),
-        (daemon) => daemon.until(() => /ready for connections/.test(daemon.log()), 30_000),
+        (daemon) => daemon.until(() => /ready for connections/.test(daemon.log()), 180_000),
         (log) => /Address already in use|Can't start server: Bind/.test(log),
       );
       const sql = async (statements: string) => {

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
+import { connectionSpecification } from '../../src/hosts/airbyte/index.js';
+import { configurationForm } from '../../src/hosts/fivetran/index.js';
 import { describeConfiguration } from '../../src/project/index.js';
 
 /** describeConfiguration: the key model the hosts' forms and specs are built from. */
@@ -50,5 +52,29 @@ describe('describeConfiguration', () => {
     expect(field(apiKey.fields, 'api_key_header')).toMatchObject({ default: 'X-API-Key' });
     expect(field(apiKey.fields, 'api_key_location')).toMatchObject({ default: 'header', choices: ['header', 'query'] });
     expect(field(apiKey.fields, 'api_key')).toMatchObject({ secret: true, required: true });
+  });
+
+  it("shows no default for a secret key, by name or by the connector's secretKeys, in the Fivetran form or Airbyte's spec", async () => {
+    const d = await describeConfiguration({
+      source: 'rest',
+      secretKeys: ['hmac'],
+      configuration: z.object({
+        signing_secret: z.string().default('default-signing-value'),
+        hmac: z.string().default('default-hmac-value'),
+        page_size: z.string().default('100'),
+      }),
+    });
+    expect(field(d.connector, 'signing_secret')).toEqual(expect.objectContaining({ secret: true, required: false }));
+    expect(field(d.connector, 'signing_secret')).not.toHaveProperty('default');
+    expect(field(d.connector, 'hmac')).toEqual(expect.objectContaining({ secret: true }));
+    expect(field(d.connector, 'hmac')).not.toHaveProperty('default');
+    expect(field(d.connector, 'page_size')).toMatchObject({ default: '100' });
+    const form = JSON.stringify(configurationForm(d));
+    const spec = JSON.stringify(connectionSpecification(d, 'test'));
+    for (const printed of [form, spec]) {
+      expect(printed).not.toContain('default-signing-value');
+      expect(printed).not.toContain('default-hmac-value');
+      expect(printed).toContain('"100"');
+    }
   });
 });

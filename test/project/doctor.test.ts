@@ -73,6 +73,13 @@ describe('connector-auth doctor', () => {
     expect(run.stdout).toContain('doctor: nothing to fix');
   });
 
+  it('a fresh scaffold checked with its configuration.local.json: ignored by git like configuration.json, no warning', async () => {
+    const dir = await project('local-configuration');
+    const run = await cli(['doctor', dir, '--configuration', join(dir, 'configuration.local.json'), '--json']);
+    const report = JSON.parse(run.stdout) as { findings: Finding[] };
+    expect(report.findings.filter((f) => f.severity !== 'note')).toEqual([]);
+  });
+
   it('a token pasted into connector.ts and a README (base64 too): an error per line, naming file, line and key; exit 2 and no form of it printed', async () => {
     const dir = await project('pasted');
     await prepend(join(dir, 'connector.ts'), `// const token = '${TOKEN}';`);
@@ -232,5 +239,30 @@ describe('connector-auth doctor', () => {
       'error file-readable-by-others',
       'error secret-in-file',
     ]);
+  });
+
+  it('a secret key of the connector with a default written in connector.ts: a warning naming the key and line, never the value', async () => {
+    const dir = await project('secret-default');
+    const value = 'sgn_written_in_code_5e1f0a';
+    const path = join(dir, 'connector.ts');
+    const code = await readFile(path, 'utf8');
+    const withDefaults = code.replace(
+      /configuration: z\.object\(\{/,
+      `configuration: z.object({\n    signing_secret: z.string().default('${value}'),\n    from_env: z.string().default(process.execPath),`,
+    );
+    expect(withDefaults).not.toBe(code);
+    await writeFile(
+      path,
+      withDefaults.replace(/defineConnector\(\{/, "defineConnector({\n  secretKeys: ['from_env'],"),
+    );
+    const report = await doctor(dir);
+    const line = withDefaults.split('\n').findIndex((l) => l.includes(value)) + 2;
+    expect(report.findings.filter((f) => f.check === 'secret-default-in-code')).toEqual([
+      expect.objectContaining({ severity: 'warning', key: 'signing_secret', where: `connector.ts:${line}` }),
+    ]);
+    expect(report.healthy).toBe(true);
+    const run = await cli(['doctor', dir]);
+    expect(run.stdout + run.stderr).not.toContain(value);
+    expect(run.stdout).toMatch(/^warning +connector\.ts:\d+ gives the secret key 'signing_secret' a default/m);
   });
 });

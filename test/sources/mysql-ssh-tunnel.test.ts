@@ -3,7 +3,12 @@ import type { MysqlSource } from '../../src/sources/index.js';
 import { leakForms } from '../helpers/cli.js';
 import { connectSource, expectNoSecretIn, pemLines, probeFailure, tunnelKeys } from '../helpers/source-session.js';
 import { createCa, issueServer, type Authority } from '../peers/certificates.js';
-import { mysqlConfiguration, start as startMariadb, type MariadbPeer } from '../peers/mariadb.js';
+import {
+  MARIADB_START_TIMEOUT_MS,
+  mysqlConfiguration,
+  start as startMariadb,
+  type MariadbPeer,
+} from '../peers/mariadb.js';
 import { generateKeyPair, start as startSshd, type SshKeyPair, type SshdPeer } from '../peers/sshd.js';
 
 /**
@@ -35,7 +40,7 @@ beforeAll(async () => {
     startMariadb({ ssl: issueServer(ca, { hosts: ['127.0.0.1'] }), database: 'sales', users: [ALICE] }),
     startMariadb({ ssl: issueServer(ca, { hosts: ['db.example.test'] }), database: 'sales', users: [ALICE] }),
   ]);
-}, 60_000);
+}, MARIADB_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await Promise.all([bastion?.stop(), server?.stop(), mismatch?.stop()]);

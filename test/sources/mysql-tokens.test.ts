@@ -5,7 +5,13 @@ import { leakForms } from '../helpers/cli.js';
 import { connectSource, expectNoSecretIn, probeFailure } from '../helpers/source-session.js';
 import { createCa, issueServer, type Authority } from '../peers/certificates.js';
 import { start as startMetadata, type CloudMetadataPeer } from '../peers/cloud-metadata.js';
-import { mysqlConfiguration, start, type MariadbPeer, type MariadbUser } from '../peers/mariadb.js';
+import {
+  MARIADB_START_TIMEOUT_MS,
+  mysqlConfiguration,
+  start,
+  type MariadbPeer,
+  type MariadbUser,
+} from '../peers/mariadb.js';
 import { sigv4Signature } from '../peers/sigv4.js';
 
 /**
@@ -82,7 +88,7 @@ beforeAll(async () => {
     `SELECT user, plugin FROM mysql.user WHERE user IN ('${CLOUD.name}', '${IAM.name}') ORDER BY user;\n`,
   );
   expect(plugins.trim().split('\n').slice(1)).toEqual([`${CLOUD.name}\tmysql_native_password`, `${IAM.name}\tpam`]);
-}, 60_000);
+}, MARIADB_START_TIMEOUT_MS);
 afterAll(async () => {
   await Promise.all([db?.stop(), metadata?.stop()]);
 });

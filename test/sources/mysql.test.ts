@@ -4,7 +4,13 @@ import { leakForms } from '../helpers/cli.js';
 import type { Failure } from '../helpers/rejection.js';
 import { connectSource, expectNoSecretIn, pemLines, probeFailure } from '../helpers/source-session.js';
 import { createCa, issueClient, issueServer, type Authority, type Issued } from '../peers/certificates.js';
-import { mysqlConfiguration, start, type MariadbPeer, type MariadbUser } from '../peers/mariadb.js';
+import {
+  MARIADB_START_TIMEOUT_MS,
+  mysqlConfiguration,
+  start,
+  type MariadbPeer,
+  type MariadbUser,
+} from '../peers/mariadb.js';
 import { ownFailures, warningsIn, type OwnFailure } from '../helpers/source-failures.js';
 import { sourceConformance } from './conformance.js';
 
@@ -53,7 +59,7 @@ beforeAll(async () => {
     start({ ssl: elsewhere, database: DATABASE, users: [ALICE] }),
     start({ ssl: false, database: DATABASE, users: [ALICE, BOB] }),
   ]);
-}, 60_000);
+}, MARIADB_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await Promise.all([tls?.stop(), mismatch?.stop(), plain?.stop()]);

@@ -313,7 +313,7 @@ describe('postgres source, a server that is shutting down', () => {
         (await readFile(join(rows[0]!.data_directory, 'postmaster.pid'), 'utf8')).split('\n')[0],
       );
       process.kill(postmaster, 'SIGTERM');
-      await until(() => /received smart shutdown request/.test(closing.log()), 5_000);
+      await until(() => /received smart shutdown request/.test(closing.log()));
       const { error, lines } = await probeFailure(config);
       expect(error.exitCode).toBe(4);
       expect(error.code).toBe('postgres_not_ready');

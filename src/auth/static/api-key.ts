@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { keys } from '../../config/index.js';
+import { carriageProblem, keys } from '../../config/index.js';
 import { defineAuthMethod } from '../auth-method.js';
 import { staticHeaderCredential } from './static-header-credential.js';
 
@@ -22,6 +22,16 @@ export default defineAuthMethod({
     .refine((k) => k.api_key_location !== 'query' || k.api_key_query_param !== undefined, {
       path: ['api_key_query_param'],
       message: 'is required when api_key_location is query',
+    })
+    // In a header the key goes as written (a query string encodes it): what a header cannot carry is
+    // named here, before a request fails on it far from the key.
+    .superRefine((k, ctx) => {
+      if (k.api_key_location !== 'header') return;
+      for (const key of ['api_key', 'api_key_prefix'] as const) {
+        const problem = k[key] === undefined ? undefined : carriageProblem(k[key], 'header');
+        if (problem)
+          ctx.addIssue({ code: 'custom', path: [key], message: `holds ${problem}, which an HTTP header cannot carry` });
+      }
     }),
   create(k) {
     if (k.api_key_location === 'query') {

@@ -3,6 +3,8 @@
 export { KEY_CATALOGUE, SECRET_NAME_PATTERN, isSecretKey } from './key-catalogue.js';
 export type { KeySpec } from './key-catalogue.js';
 export { parseKeys } from './parse-configuration.js';
+export { schemaDefaults, schemaKeys } from './schema-shape.js';
+export { carriageProblem } from './carried-values.js';
 export { commonKeys } from './common-keys.js';
 export type { CommonKeys } from './common-keys.js';
 export { sourceFactKeys } from './source-facts.js';

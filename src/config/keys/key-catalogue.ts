@@ -9,13 +9,28 @@
 
 export interface KeySpec {
   secret: boolean;
+  /**
+   * Where the value goes as it is written: into an HTTP header (`header`: a line break, a NUL, a
+   * control character or one outside Latin-1 cannot be carried), or into a URL, a connection
+   * string or a protocol's command line (`line`: a line break or a NUL would end or split it).
+   * Such a value is refused when its schema is read, naming the key, before anything is sent.
+   */
+  carriedIn?: 'header' | 'line';
   /** Which method, source or concern uses the key. */
   scope: string;
   description: string;
 }
 
-const secret = (scope: string, description: string): KeySpec => ({ secret: true, scope, description });
-const plain = (scope: string, description: string): KeySpec => ({ secret: false, scope, description });
+const spec =
+  (secret: boolean) =>
+  (scope: string, description: string, carriedIn?: KeySpec['carriedIn']): KeySpec => ({
+    secret,
+    scope,
+    description,
+    ...(carriedIn ? { carriedIn } : {}),
+  });
+const secret = spec(true);
+const plain = spec(false);
 
 export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   // common
@@ -39,9 +54,10 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   ssh_tunnel_host: plain(
     'ssh_tunnel',
     'bastion host; when set, the source (postgres, sftp, a rest API at base_url, an s3 endpoint) is reached through an SSH tunnel',
+    'line',
   ),
   ssh_tunnel_port: plain('ssh_tunnel', 'bastion port (default 22)'),
-  ssh_tunnel_user: plain('ssh_tunnel', 'bastion user'),
+  ssh_tunnel_user: plain('ssh_tunnel', 'bastion user', 'line'),
   ssh_tunnel_private_key: secret(
     'ssh_tunnel',
     'SSH private key for the bastion (OpenSSH, PEM or PuTTY file content); or ssh_tunnel_password',
@@ -68,13 +84,14 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
     'basic, password',
     "password: HTTP Basic (with `username`), or the password the source checks itself (auth_method password: the database's `user`, the SFTP or FTP `username`)",
   ),
-  token: secret('bearer', 'pre-issued bearer token'),
+  token: secret('bearer', 'pre-issued bearer token', 'header'),
+  // In a header or a query string, as api_key_location says: the method checks it (api-key.ts).
   api_key: secret('api_key', 'the API key'),
   api_key_header: plain('api_key', 'header that carries the key (default X-API-Key)'),
   api_key_prefix: plain('api_key', 'text before the key in the header, e.g. `Token`'),
   api_key_location: plain('api_key', '`header` (default) or `query`'),
   api_key_query_param: plain('api_key', 'query parameter that carries the key when api_key_location=query'),
-  token_url: plain('oauth2', 'OAuth 2.0 token endpoint (HTTPS, or http on loopback)'),
+  token_url: plain('oauth2', 'OAuth 2.0 token endpoint (HTTPS, or http on loopback)', 'line'),
   client_id: plain('oauth2', 'OAuth 2.0 client id'),
   client_secret: secret('oauth2', 'OAuth 2.0 client secret'),
   refresh_token: secret(
@@ -84,14 +101,17 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   authorization_url: plain(
     'oauth2_refresh_token',
     'authorization endpoint where a person grants the refresh token (`connector-auth authorize`); https://, http:// only on loopback',
+    'line',
   ),
   device_authorization_url: plain(
     'oauth2_refresh_token',
     'device authorization endpoint (RFC 8628) for `connector-auth authorize --device`: the person approves a code on any device; https://, http:// only on loopback',
+    'line',
   ),
   redirect_uri: plain(
     'oauth2_refresh_token',
     'loopback redirect URI registered for the client, served by `connector-auth authorize` (default http://127.0.0.1/callback on any free port)',
+    'line',
   ),
   authorization_parameters: plain(
     'oauth2_refresh_token',
@@ -127,16 +147,18 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
     "with token_endpoint_auth=federated_assertion: file the platform writes the workload's token to (AKS: the pod's AZURE_FEDERATED_TOKEN_FILE); read again for each token request",
   ),
   service_account_key: secret('service_account_key', 'JSON key file content of the service account'),
-  aws_access_key_id: plain('aws', 'AWS access key id'),
+  aws_access_key_id: plain('aws', 'AWS access key id', 'header'),
   aws_secret_access_key: secret('aws', 'AWS secret access key'),
-  aws_session_token: secret('aws', 'AWS session token of temporary credentials'),
+  aws_session_token: secret('aws', 'AWS session token of temporary credentials', 'header'),
   aws_region: plain(
     'aws',
     'AWS region, used by sources with no region key of their own (postgres: the region an IAM database token is signed for; default: the one an RDS host name carries; rest: the region requests are signed for; default: the one an AWS host name in base_url carries)',
+    'header',
   ),
   aws_service: plain(
     'rest',
     'SigV4 signing name of an API behind AWS IAM that a rest source signs for with an AWS method: execute-api (API Gateway), es (OpenSearch Service), aoss (OpenSearch Serverless), lambda (function URLs); default: what an AWS host name in base_url says',
+    'header',
   ),
   aws_role_arn: plain(
     'aws',
@@ -150,6 +172,7 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   aws_sts_endpoint: plain(
     'aws',
     'STS endpoint URL, e.g. a VPC endpoint (default: AWS STS in aws_region, else us-east-1); https:// (http:// only on loopback)',
+    'line',
   ),
   web_identity_token_file: plain(
     'aws_web_identity',
@@ -158,6 +181,7 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   container_credentials_url: plain(
     'aws_container_credentials',
     "URL of the container credentials endpoint: the pod's AWS_CONTAINER_CREDENTIALS_FULL_URI (EKS Pod Identity), or http://169.254.170.2 followed by the task's AWS_CONTAINER_CREDENTIALS_RELATIVE_URI (ECS)",
+    'line',
   ),
   container_authorization_token_file: plain(
     'aws_container_credentials',
@@ -190,29 +214,31 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   metadata_endpoint: plain(
     'gcp_metadata, azure_managed_identity, aws_instance_profile',
     'base URL of the instance metadata service (default http://169.254.169.254; on an IPv6-only EC2 instance http://[fd00:ec2::254]); http:// only on a link-local or loopback host',
+    'line',
   ),
-  signed_url: secret('signed_url', 'presigned URL; secret as a whole (its query string is the credential)'),
+  signed_url: secret('signed_url', 'presigned URL; secret as a whole (its query string is the credential)', 'line'),
   // sources
-  base_url: plain('rest', 'base URL of the API; paths are joined to it'),
-  webhook_base_url: plain('webhooks CLI', 'root of the sync webhook interface (default: base_url)'),
+  base_url: plain('rest', 'base URL of the API; paths are joined to it', 'line'),
+  webhook_base_url: plain('webhooks CLI', 'root of the sync webhook interface (default: base_url)', 'line'),
   webhook_auth_method: plain('webhooks CLI', '`bearer` (default) or `basic` for the sync webhook interface'),
-  webhook_token: secret('webhooks CLI', 'bearer token of the sync webhook interface'),
+  webhook_token: secret('webhooks CLI', 'bearer token of the sync webhook interface', 'header'),
   probe_path: plain(
     'rest, sftp, ftp',
     'path the probe requests (rest) / directory it lists (sftp, ftp; default `.`: the login directory)',
+    'line',
   ),
   probe_expect_status: plain('rest', 'healthy probe statuses, comma-separated (default 200)'),
   max_retries: plain(
     'rest',
     'how many times a request that failed in passing (408, 429, 500, 502, 503, 504, a reset connection) is sent again, 0 to 10 (default 3); idempotent methods only',
   ),
-  host: plain('postgres, mysql, sftp, ftp', 'host name or IP address of the server'),
+  host: plain('postgres, mysql, sftp, ftp', 'host name or IP address of the server', 'line'),
   port: plain(
     'postgres, mysql, sftp, ftp',
     'TCP port (postgres: default 5432; mysql: 3306; sftp: 22; ftp: 21, or 990 with ftp_tls=implicit)',
   ),
-  database: plain('postgres, mysql', 'database to connect to (required)'),
-  user: plain('postgres, mysql', 'database role (postgres) or account (mysql) to log in as (required)'),
+  database: plain('postgres, mysql', 'database to connect to (required)', 'line'),
+  user: plain('postgres, mysql', 'database role (postgres) or account (mysql) to log in as (required)', 'line'),
   mysql_tls: plain(
     'mysql',
     '`required` (default: TLS, certificate and host name checked) or `none` (no TLS; warned on every run)',
@@ -225,9 +251,13 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
     'postgres',
     '`verify-full` (default: CA and host name checked), `verify-ca` (CA only), `require` (encrypted, unverified; warned) or `disable` (no TLS; warned)',
   ),
-  bucket: plain('s3', 'bucket name (required)'),
-  region: plain('s3', "the bucket's region (default: aws_region, else us-east-1)"),
-  endpoint: plain('s3', 'URL of an S3-compatible server (MinIO, Ceph…); requests are then path-style. Default: AWS'),
+  bucket: plain('s3', 'bucket name (required)', 'line'),
+  region: plain('s3', "the bucket's region (default: aws_region, else us-east-1)", 'line'),
+  endpoint: plain(
+    's3',
+    'URL of an S3-compatible server (MinIO, Ceph…); requests are then path-style. Default: AWS',
+    'line',
+  ),
   prefix: plain('s3', 'key prefix the probe and list() look under, e.g. `exports/`'),
   private_key: secret('ssh_key', 'SSH private key (OpenSSH, PEM or PuTTY file content)'),
   private_key_passphrase: secret('ssh_key', 'passphrase of an encrypted `private_key`'),
@@ -242,6 +272,7 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   kerberos_principal: plain(
     'kerberos',
     "the client principal, `alice@EXAMPLE.COM` (default: the keytab's first, or the credential cache's)",
+    'line',
   ),
   kerberos_keytab: secret('kerberos', 'base64 of the keytab file (`base64 -w0 client.keytab`)'),
   kerberos_keytab_path: plain('kerberos', 'path of the keytab file, in place of kerberos_keytab (keep it mode 0600)'),

@@ -1,5 +1,6 @@
+import type { z } from 'zod';
 import { MIN_SECRET_LENGTH, secrets as defaultRegistry, type SecretRegistry } from '../../secrets/index.js';
-import { isSecretKey } from '../keys/index.js';
+import { isSecretKey, schemaDefaults } from '../keys/index.js';
 import type { RawConfiguration } from '../file/index.js';
 
 /**
@@ -50,4 +51,25 @@ function safeDecode(part: string): string {
   } catch {
     return part;
   }
+}
+
+/**
+ * Registers the default a schema gives each secret key the configuration leaves out (absent or
+ * empty), as a configured value would be: a connector that logs its `signing_secret` prints the
+ * default it was built with, which is a credential all the same. Returns those keys.
+ */
+export function registerSecretDefaults(
+  schema: z.ZodType,
+  options: { present?: RawConfiguration; connectorSecretKeys?: ReadonlySet<string>; registry?: SecretRegistry } = {},
+): Set<string> {
+  const registry = options.registry ?? defaultRegistry;
+  const keys = new Set<string>();
+  for (const [key, value] of schemaDefaults(schema)) {
+    if (!isSecretKey(key, options.connectorSecretKeys)) continue;
+    const given = options.present?.[key];
+    if (given !== undefined && given !== '') continue;
+    keys.add(key);
+    registry.register(key, value);
+  }
+  return keys;
 }

@@ -15,6 +15,7 @@ import { configurationFindings } from './configuration-findings.js';
 import { fileModeFindings } from './file-mode-findings.js';
 import { bySeverity, shown, type Finding } from './finding.js';
 import { gitFindings } from './git-findings.js';
+import { secretDefaultFindings } from './secret-default-findings.js';
 import { secretScanFindings, stateFindings } from './secret-scan-findings.js';
 
 export interface DoctorReport {
@@ -110,6 +111,7 @@ export async function doctorProject(
       registry,
     })),
     ...(await stateFindings({ project: paths.project, state: paths.state, registry })),
+    ...(await secretDefaultFindings(paths.project)),
   );
   findings.sort(bySeverity);
   return {

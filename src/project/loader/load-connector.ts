@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { registerSecretDefaults } from '../../config/index.js';
 import { isConnectorDefinition, type ConnectorDefinition } from '../../connector/index.js';
 import { ConnectorError, isConnectorAuthError } from '../../errors/index.js';
 import { dependencyFailure } from './dependency-errors.js';
@@ -46,7 +47,12 @@ export async function loadConnector(
       hint: "import { defineConnector } from 'connector-auth' and export its result as default",
     });
   }
-  return { file, connector: module.default as ConnectorDefinition<never, never> };
+  const connector = module.default as ConnectorDefinition<never, never>;
+  // A secret key's default is known the moment the definition is: registered now, before any host
+  // reads a configuration, so nothing the connector or a host prints from here on shows it.
+  if (connector.configuration)
+    registerSecretDefaults(connector.configuration, { connectorSecretKeys: new Set(connector.secretKeys ?? []) });
+  return { file, connector };
 }
 
 /**

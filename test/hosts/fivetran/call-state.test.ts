@@ -16,6 +16,17 @@ import { derivedForms, secrets as processSecrets } from '../../../src/secrets/in
  */
 
 describe('CallSecrets', () => {
+  it('a form the process registered for good (a secret default, at load) stays registered when a call that also saw it ends', () => {
+    const form = 'permanent_default_secret_0b7e';
+    processSecrets.register('signing_secret', form);
+    const call = new CallSecrets();
+    call.register('signing_secret', form);
+    call.release();
+    expect(processSecrets.has(form)).toBe(true);
+    expect(processSecrets.redact(`x ${form} y`)).toBe('x <redacted:signing_secret> y');
+    processSecrets.forget(derivedForms(form));
+  });
+
   it("a call's secrets are redacted process-wide while it runs, refused only in its own rows, and let go when no call holds them", () => {
     const before = heldFormCount();
     const a = new CallSecrets();

@@ -15,7 +15,7 @@ import type { AirbyteMessage, JsonObject } from './protocol.js';
  *   with a rotated credential to store (docs/hosts/airbyte.md). It is on its way to the reader
  *   before `control()` resolves, so the new token is stored before it is used.
  * - Anything else that writes to process.stdout (a connector's console.log, a library's print)
- *   becomes LOG lines, redacted like the rest.
+ *   becomes LOG messages, one per write that ends a line, redacted like the rest.
  */
 export interface MessageOutput {
   send(message: AirbyteMessage): void;
@@ -54,7 +54,9 @@ export function openMessageOutput(options: { registry: SecretRegistry; stream?: 
     writeChunk();
   };
 
-  // A stray print is a LOG line per line of text; an unfinished line waits for its end (or close).
+  // A stray print is one LOG message per write that ends a line: one console.log call, however many
+  // lines it holds, is one message (its line breaks JSON-escaped). An unfinished line waits for its
+  // end (or close).
   let stray = '';
   const original = stream.write;
   const capture = function (chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
@@ -65,9 +67,11 @@ export function openMessageOutput(options: { registry: SecretRegistry; stream?: 
           : chunk
         : Buffer.from(chunk as Uint8Array).toString('utf8');
     stray += text;
-    const lines = stray.split('\n');
-    stray = lines.pop()!;
-    for (const line of lines) send({ type: 'LOG', log: { level: 'INFO', message: registry.redact(line) } });
+    const end = stray.lastIndexOf('\n');
+    if (end >= 0) {
+      send({ type: 'LOG', log: { level: 'INFO', message: registry.redact(stray.slice(0, end)) } });
+      stray = stray.slice(end + 1);
+    }
     const done = typeof encoding === 'function' ? encoding : callback;
     if (typeof done === 'function') process.nextTick(done as () => void);
     return true;

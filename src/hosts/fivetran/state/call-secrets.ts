@@ -18,6 +18,9 @@ export function holdForms(label: string, forms: Iterable<string>): string[] {
   const held: string[] = [];
   for (const form of forms) {
     if (form.length < MIN_SECRET_LENGTH) continue;
+    // A form the process registered for good (a connector's secret default, at load) is not a
+    // call's to hold: releasing it would forget it while the process still needs it.
+    if (!holds.has(form) && processSecrets.has(form)) continue;
     held.push(form);
     holds.set(form, (holds.get(form) ?? 0) + 1);
   }
