@@ -35,7 +35,11 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'connector-auth-packed-'));
   consumer = join(work, 'consumer');
   await mkdir(consumer);
-  const packed = await run('npm', ['pack', '--pack-destination', work, '--silent'], { cwd: root });
+  // Scripts off: the run has built (`npm test` builds first), and prepack's build would replace
+  // dist/ under the test files running beside this one.
+  const packed = await run('npm', ['pack', '--ignore-scripts', '--pack-destination', work, '--silent'], {
+    cwd: root,
+  });
   tarball = join(work, packed.stdout.trim().split('\n').pop()!);
   await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   // A TypeScript user has @types/node for their own code; nothing else is added by hand.
