@@ -29,6 +29,7 @@ let work: string;
 let tarball: string;
 let consumer: string;
 let bin: string;
+const INSTALL = ['install', '--no-audit', '--no-fund', '--prefer-offline'];
 let emulator: RunningEmulator;
 
 beforeAll(async () => {
@@ -42,21 +43,9 @@ beforeAll(async () => {
   });
   tarball = join(work, packed.stdout.trim().split('\n').pop()!);
   await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  // A TypeScript user has @types/node for their own code; nothing else is added by hand.
-  await run(
-    'npm',
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-      tarball,
-      `@types/node@${manifest.devDependencies['@types/node']}`,
-    ],
-    {
-      cwd: consumer,
-    },
-  );
+  // A TypeScript user has @types/node for their own code; nothing else is added by hand (npm
+  // installs no optional peer unless asked).
+  await run('npm', [...INSTALL, tarball, `@types/node@${manifest.devDependencies['@types/node']}`], { cwd: consumer });
   bin = join(consumer, 'node_modules', '.bin', 'connector-auth');
   emulator = await startEmulator();
 }, 240_000);
@@ -65,6 +54,23 @@ afterAll(async () => {
   await emulator?.stop();
   if (work) await rm(work, { recursive: true, force: true });
 });
+
+/** The files a tarball (or a package directory) gives `npm pack`, scripts off: the list npm would ship. */
+async function packedFiles(tarballOrDirectory: string): Promise<string[]> {
+  const listed = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', tarballOrDirectory], {
+    cwd: work,
+  });
+  return (JSON.parse(listed.stdout) as { files: { path: string }[] }[])[0]!.files.map((file) => file.path).sort();
+}
+
+/** A pipeline-metadata project whose configuration is the package's example, pointed at the emulator. */
+async function emulatorProject(project: string): Promise<void> {
+  expect((await cli(['init', project, '--template', 'pipeline-metadata'])).code).toBe(0);
+  const example = JSON.parse(
+    await readFile(join(consumer, 'node_modules', 'connector-auth', 'configuration.example.json'), 'utf8'),
+  ) as object;
+  await writeFile(join(project, 'configuration.json'), JSON.stringify({ ...example, base_url: emulator.pipelineUrl }));
+}
 
 const cli = (args: string[]) =>
   run(bin, args, { cwd: consumer, env: { ...process.env, NO_COLOR: '1' } }).then(
@@ -76,7 +82,7 @@ const cli = (args: string[]) =>
     }),
   );
 
-describe('the packed package, installed into an empty directory', () => {
+describe('the packed package, installed into an empty directory with none of its optional peers', () => {
   it('answers --help from its bin', async () => {
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
@@ -93,71 +99,6 @@ console.log(JSON.stringify([Object.keys(z.locales).length, z.string().safeParse(
     expect(english).toBe('Invalid input: expected string, received number');
     expect(german).toBe('Ungültige Eingabe: erwartet string, erhalten Zahl');
   });
-
-  it('scaffolds every template it ships', async () => {
-    // A template is a folder; templates/Dockerfile beside them is the one init writes into each.
-    const shipped = await readdir(join(consumer, 'node_modules', 'connector-auth', 'templates'), {
-      withFileTypes: true,
-    });
-    expect(shipped.filter((entry) => entry.isFile()).map((entry) => entry.name)).toEqual(['Dockerfile']);
-    const templates = shipped.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
-    expect(templates.length).toBeGreaterThanOrEqual(4);
-    for (const template of templates) {
-      const init = await cli(['init', join(work, `from-${template}`), '--template', template]);
-      expect(init.code, `${template}: ${init.stderr}`).toBe(0);
-      expect(await readdir(join(work, `from-${template}`))).toEqual(
-        expect.arrayContaining(['configuration.json', 'connector.ts', 'Dockerfile']),
-      );
-    }
-  }, 60_000);
-
-  it('runs debug of a REST connector (the pipeline-metadata template) against the emulator', async () => {
-    const project = join(consumer, 'rest-project');
-    expect((await cli(['init', project, '--template', 'pipeline-metadata'])).code).toBe(0);
-    const example = JSON.parse(
-      await readFile(join(consumer, 'node_modules', 'connector-auth', 'configuration.example.json'), 'utf8'),
-    ) as object;
-    await writeFile(
-      join(project, 'configuration.json'),
-      JSON.stringify({ ...example, base_url: emulator.pipelineUrl }),
-    );
-    const debug = await cli(['debug', project]);
-    expect(debug.stderr).toMatch(/probe succeeded/);
-    expect(debug.code).toBe(0);
-  }, 60_000);
-
-  it('serves the partner SDK from the installed package: its protocol files are found there, Test probes the emulator', async () => {
-    const project = join(consumer, 'rest-project');
-    const server = spawn(bin, ['serve', project, '--port', '0', '--host', '127.0.0.1'], {
-      cwd: consumer,
-      env: { ...process.env, NO_COLOR: '1' },
-    });
-    let stdout = '';
-    const port = await new Promise<number>((resolve, reject) => {
-      server.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-        const match = /listening on 127\.0\.0\.1:(\d+)/.exec(stdout);
-        if (match) resolve(Number(match[1]));
-      });
-      server.once('close', (code) => reject(new Error(`serve exited with ${code}: ${stdout}`)));
-    });
-    expect(stdout).toContain('fivetran_sdk.v2.SourceConnector');
-    const client = connectorClient(port);
-    try {
-      const form = (await client.configurationForm()) as { fields: { name: string }[] };
-      expect(form.fields.map((f) => f.name)).toContain('auth_method');
-      const configuration = JSON.parse(await readFile(join(project, 'configuration.json'), 'utf8')) as Record<
-        string,
-        string
-      >;
-      expect(await client.test(configuration)).toMatchObject({ success: true });
-    } finally {
-      client.close();
-      const exited = new Promise((resolve) => server.once('close', resolve));
-      server.kill('SIGTERM');
-      expect(await exited).toBe(0);
-    }
-  }, 60_000);
 
   it('type-checks a consumer of every exports entry with strict and skipLibCheck: false', async () => {
     const entries = Object.keys(manifest.exports).filter((entry) => entry !== './package.json');
@@ -209,8 +150,7 @@ console.log(JSON.stringify([Object.keys(z.locales).length, z.string().safeParse(
   }, 60_000);
 
   it('issue 38: holds what runs and what a user reads, not the per-file build the bundle replaced', async () => {
-    const listed = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root });
-    const files = (JSON.parse(listed.stdout) as { files: { path: string }[] }[])[0]!.files.map((file) => file.path);
+    const files = await packedFiles(root);
     // Our own code runs from the bundle; of tsc's per-file output, only the loader hooks (loaded by
     // URL) and their imports, and the declarations.
     const perFile = files.filter((file) => file.startsWith('dist/') && !file.startsWith('dist/bundle/'));
@@ -237,6 +177,92 @@ console.log(JSON.stringify([Object.keys(z.locales).length, z.string().safeParse(
     ].map((m) => m[1]!);
     expect(frames.length).toBeGreaterThan(0);
     for (const file of frames) await access(file);
+  }, 60_000);
+
+  it('issue 38: debug without DuckDB (an optional peer) exits 2 naming the package, before files/ is made', async () => {
+    const project = join(work, 'no-duckdb');
+    await emulatorProject(project);
+    const debug = await cli(['debug', project]);
+    expect(debug.code, debug.stderr).toBe(2);
+    expect(debug.stderr).toContain("needs the npm package '@duckdb/node-api', which is not installed");
+    expect(debug.stderr).toContain('npm install @duckdb/node-api');
+    expect(debug.stderr).toContain('dependency_missing');
+    expect(await readdir(project)).not.toContain('files');
+  }, 60_000);
+
+  it("issue 38: a postgres configuration without pg (an optional peer) exits 2 naming 'pg'", async () => {
+    const project = join(work, 'no-pg');
+    expect((await cli(['init', project, '--template', 'database'])).code).toBe(0);
+    const validate = await cli(['validate', project, '--configuration', join(project, 'configuration.local.json')]);
+    expect(validate.code, validate.stderr).toBe(2);
+    expect(validate.stderr).toContain("source 'postgres' needs the npm package 'pg', which is not installed");
+    expect(validate.stderr).toContain('npm install pg');
+  }, 60_000);
+});
+
+describe('the packed package with DuckDB, as a project installs it for debug', () => {
+  beforeAll(async () => {
+    await run('npm', [...INSTALL, `@duckdb/node-api@${manifest.devDependencies['@duckdb/node-api']}`], {
+      cwd: consumer,
+    });
+  }, 240_000);
+
+  it('scaffolds every template it ships', async () => {
+    // A template is a folder; templates/Dockerfile beside them is the one init writes into each.
+    const shipped = await readdir(join(consumer, 'node_modules', 'connector-auth', 'templates'), {
+      withFileTypes: true,
+    });
+    expect(shipped.filter((entry) => entry.isFile()).map((entry) => entry.name)).toEqual(['Dockerfile']);
+    const templates = shipped.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    expect(templates.length).toBeGreaterThanOrEqual(4);
+    for (const template of templates) {
+      const init = await cli(['init', join(work, `from-${template}`), '--template', template]);
+      expect(init.code, `${template}: ${init.stderr}`).toBe(0);
+      expect(await readdir(join(work, `from-${template}`))).toEqual(
+        expect.arrayContaining(['configuration.json', 'connector.ts', 'Dockerfile']),
+      );
+    }
+  }, 60_000);
+
+  it('runs debug of a REST connector (the pipeline-metadata template) against the emulator', async () => {
+    const project = join(consumer, 'rest-project');
+    await emulatorProject(project);
+    const debug = await cli(['debug', project]);
+    expect(debug.stderr).toMatch(/probe succeeded/);
+    expect(debug.code).toBe(0);
+  }, 60_000);
+
+  it('serves the partner SDK from the installed package: its protocol files are found there, Test probes the emulator', async () => {
+    const project = join(consumer, 'rest-project');
+    const server = spawn(bin, ['serve', project, '--port', '0', '--host', '127.0.0.1'], {
+      cwd: consumer,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let stdout = '';
+    const port = await new Promise<number>((resolve, reject) => {
+      server.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const match = /listening on 127\.0\.0\.1:(\d+)/.exec(stdout);
+        if (match) resolve(Number(match[1]));
+      });
+      server.once('close', (code) => reject(new Error(`serve exited with ${code}: ${stdout}`)));
+    });
+    expect(stdout).toContain('fivetran_sdk.v2.SourceConnector');
+    const client = connectorClient(port);
+    try {
+      const form = (await client.configurationForm()) as { fields: { name: string }[] };
+      expect(form.fields.map((f) => f.name)).toContain('auth_method');
+      const configuration = JSON.parse(await readFile(join(project, 'configuration.json'), 'utf8')) as Record<
+        string,
+        string
+      >;
+      expect(await client.test(configuration)).toMatchObject({ success: true });
+    } finally {
+      client.close();
+      const exited = new Promise((resolve) => server.once('close', resolve));
+      server.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
   }, 60_000);
 
   it('issue 24, point 4: a scaffolded project type-checks once `npm install` brings what init wrote it needs', async () => {
