@@ -65,7 +65,7 @@ async function packedFiles(tarballOrDirectory: string): Promise<string[]> {
 
 /** A pipeline-metadata project whose configuration is the package's example, pointed at the emulator. */
 async function emulatorProject(project: string): Promise<void> {
-  expect((await cli(['init', project, '--template', 'pipeline-metadata'])).code).toBe(0);
+  expect((await cli(['init', project, '--template', 'pipeline-metadata', '--registry'])).code).toBe(0);
   const example = JSON.parse(
     await readFile(join(consumer, 'node_modules', 'connector-auth', 'configuration.example.json'), 'utf8'),
   ) as object;
@@ -169,7 +169,7 @@ console.log(JSON.stringify([Object.keys(z.locales).length, z.string().safeParse(
 
   it('issue 24, point 11: --verbose stacks name the shipped TypeScript sources', async () => {
     const project = join(work, 'verbose');
-    expect((await cli(['init', project, '--template', 'rest-api'])).code).toBe(0);
+    expect((await cli(['init', project, '--template', 'rest-api', '--registry'])).code).toBe(0);
     const run = await cli(['debug', project, '--verbose']);
     expect(run.code).toBe(2);
     const frames = [
@@ -192,7 +192,7 @@ console.log(JSON.stringify([Object.keys(z.locales).length, z.string().safeParse(
 
   it("issue 38: a postgres configuration without pg (an optional peer) exits 2 naming 'pg'", async () => {
     const project = join(work, 'no-pg');
-    expect((await cli(['init', project, '--template', 'database'])).code).toBe(0);
+    expect((await cli(['init', project, '--template', 'database', '--registry'])).code).toBe(0);
     const validate = await cli(['validate', project, '--configuration', join(project, 'configuration.local.json')]);
     expect(validate.code, validate.stderr).toBe(2);
     expect(validate.stderr).toContain("source 'postgres' needs the npm package 'pg', which is not installed");
@@ -215,14 +215,24 @@ describe('the packed package with DuckDB, as a project installs it for debug', (
     expect(shipped.filter((entry) => entry.isFile()).map((entry) => entry.name)).toEqual(['Dockerfile']);
     const templates = shipped.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
     expect(templates.length).toBeGreaterThanOrEqual(4);
+    const installedFiles = await packedFiles(join(consumer, 'node_modules', 'connector-auth'));
     for (const template of templates) {
-      const init = await cli(['init', join(work, `from-${template}`), '--template', template]);
+      const project = join(work, `from-${template}`);
+      const init = await cli(['init', project, '--template', template]);
       expect(init.code, `${template}: ${init.stderr}`).toBe(0);
-      expect(await readdir(join(work, `from-${template}`))).toEqual(
-        expect.arrayContaining(['configuration.json', 'connector.ts', 'Dockerfile']),
+      expect(await readdir(project)).toEqual(
+        expect.arrayContaining(['configuration.json', 'connector.ts', 'Dockerfile', 'vendor']),
       );
+      // issue 38: the running copy, an install in node_modules, packed into the project as it was shipped.
+      const vendored = `vendor/connector-auth-${manifest.version}.tgz`;
+      expect(await readdir(join(project, 'vendor'))).toEqual([`connector-auth-${manifest.version}.tgz`]);
+      const written = JSON.parse(await readFile(join(project, 'package.json'), 'utf8')) as {
+        dependencies: Record<string, string>;
+      };
+      expect(written.dependencies['connector-auth']).toBe(`file:${vendored}`);
+      expect(await packedFiles(join(project, vendored))).toEqual(installedFiles);
     }
-  }, 60_000);
+  }, 120_000);
 
   it('runs debug of a REST connector (the pipeline-metadata template) against the emulator', async () => {
     const project = join(consumer, 'rest-project');
@@ -265,25 +275,14 @@ describe('the packed package with DuckDB, as a project installs it for debug', (
     }
   }, 60_000);
 
-  it('issue 24, point 4: a scaffolded project type-checks once `npm install` brings what init wrote it needs', async () => {
+  it('issue 24 point 4, issue 38: a project it scaffolds installs by `npm install` alone, type-checks, and runs its own copy', async () => {
     const project = join(work, 'typed');
     const init = await cli(['init', project, '--template', 'file-storage']);
     expect(init.code).toBe(0);
-    // The hint names commands that work after npx, where a bare `connector-auth` is not on PATH.
+    // The hint: install first, then commands that work after npx, where a bare `connector-auth` is not on PATH.
+    expect(init.stdout).toMatch(/^ {2}npm install /m);
     expect(init.stdout).toMatch(/^ {2}npx connector-auth validate/m);
     expect(init.stdout).not.toMatch(/^\s+connector-auth /m);
-    const manifest = JSON.parse(await readFile(join(project, 'package.json'), 'utf8')) as {
-      type: string;
-      devDependencies: Record<string, string>;
-    };
-    expect(manifest).toMatchObject({
-      type: 'module',
-      devDependencies: {
-        'connector-auth': manifest.devDependencies['connector-auth'],
-        typescript: expect.any(String),
-        '@types/node': expect.any(String),
-      },
-    });
     const check = () =>
       run(process.execPath, [tsc, '-p', project], { cwd: project }).then(
         () => '',
@@ -291,12 +290,17 @@ describe('the packed package with DuckDB, as a project installs it for debug', (
       );
     // Before the install: what an editor showed a new user.
     expect(await check()).toMatch(/Cannot find module 'connector-auth'/);
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: project });
+    // No registry holds connector-auth: the project's vendor/ does.
+    await run('npm', INSTALL, { cwd: project });
     expect(await check()).toBe('');
     const typecheck = await run('npm', ['run', '--silent', 'typecheck'], { cwd: project }).then(
       () => 0,
       (failed: { code?: number }) => failed.code ?? 1,
     );
     expect(typecheck).toBe(0);
+    const version = await run('npx', ['connector-auth', '--version'], { cwd: project });
+    expect(version.stdout).toContain(manifest.version);
+    const which = await run('npm', ['exec', '-c', 'command -v connector-auth'], { cwd: project });
+    expect(which.stdout.trim()).toBe(join(project, 'node_modules', '.bin', 'connector-auth'));
   }, 240_000);
 });

@@ -161,6 +161,7 @@ describe('the Dockerfile of every template', () => {
       'connector.ts',
       'package.json',
       'tsconfig.json',
+      'vendor',
     ]);
 
     const configFolder = join(root, 'config');
