@@ -1,11 +1,11 @@
 import { ConfigurationError } from './connector-auth-error.js';
 
 /**
- * Loading an optional peer dependency: a source's driver, an AWS SDK package, DuckDB. connector-auth
- * declares them as optional peers (docs/decisions.md, "Optional peers"), so a connector project
- * installs the ones its configuration uses and its production image holds no others. A package the
- * configuration needs and the project lacks is then a configuration problem with one fix, not a
- * stack trace: exit 2, `dependency_missing`, naming the package and what needs it.
+ * Loading a package the connector project installs, or not, as its configuration needs: a source's
+ * driver or an AWS SDK package (optional peers of connector-auth), DuckDB (a devDependency of the
+ * project, for `debug`): docs/decisions.md, "Optional peers". Its production image then holds no
+ * other. A package the configuration needs and the project lacks is a configuration problem with
+ * one fix, not a stack trace: exit 2, `dependency_missing`, naming the package and what needs it.
  *
  * The caller passes its own `import()` (or `require()`), so the bundler keeps the package external
  * and TypeScript keeps its types; this only reads the failure.

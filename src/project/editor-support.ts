@@ -28,7 +28,11 @@ export interface ProjectDependencies {
   packages: readonly string[];
 }
 
-/** The local warehouse's engine: a devDependency of a project, for `debug` only. */
+/**
+ * The local warehouse's engine: a devDependency of a project, for `debug` only. Not a peer of
+ * connector-auth: an optional peer of a production dependency makes npm keep the project's copy in
+ * `npm ci --omit=dev` (docs/decisions.md, "Optional peers").
+ */
 const DUCKDB = '@duckdb/node-api';
 
 /** This package's own package.json: its name, its version, the versions of its types and compiler. */
@@ -58,7 +62,7 @@ export function editorSupportFiles(
       ...Object.fromEntries(dependencies.packages.map((name) => [name, testedVersion(own, name)])),
     },
     devDependencies: {
-      [DUCKDB]: testedVersion(own, DUCKDB),
+      [DUCKDB]: own.devDependencies[DUCKDB],
       '@types/node': own.devDependencies['@types/node'],
       typescript: own.devDependencies.typescript,
     },

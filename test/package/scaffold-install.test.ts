@@ -10,8 +10,9 @@ import { cli } from '../helpers/cli.js';
 /**
  * Issue 38: a project `init` scaffolds from this checkout installs with `npm install` alone, though
  * no registry holds connector-auth (its package.json names the tarball init packed into vendor/),
- * type-checks, and `npx connector-auth` in it runs the project's own copy. The other packages come
- * from the npm registry. One project per template.
+ * type-checks, and `npx connector-auth` in it runs the project's own copy; a production install
+ * (`npm ci --omit=dev`) leaves DuckDB out. The other packages come from the npm registry. One
+ * project per template.
  */
 
 const run = promisify(execFile);
@@ -38,7 +39,7 @@ describe('a scaffold of each template, `npm install` then typecheck and npx', ()
   });
 
   for (const template of templates) {
-    it(`${template}: installs from its vendor/, type-checks, and npx runs node_modules/.bin's connector-auth`, async () => {
+    it(`${template}: installs from its vendor/, type-checks, npx runs node_modules/.bin's connector-auth; production leaves DuckDB out`, async () => {
       const project = join(work, template);
       const init = await cli(['init', project, '--template', template]);
       expect(init.code, init.stderr).toBe(0);
@@ -62,6 +63,19 @@ describe('a scaffold of each template, `npm install` then typecheck and npx', ()
       expect(npx.stdout).toContain(version);
       const which = await run('npm', ['exec', '-c', 'command -v connector-auth'], { cwd: project });
       expect(which.stdout.trim()).toBe(join(project, 'node_modules', '.bin', 'connector-auth'));
+
+      // What a production image installs: connector-auth and the source's SDK, not DuckDB nor TypeScript.
+      await run('npm', ['ci', '--omit=dev', ...INSTALL.slice(1)], { cwd: project });
+      const { dependencies } = JSON.parse(await readFile(join(project, 'package.json'), 'utf8')) as {
+        dependencies: Record<string, string>;
+      };
+      for (const name of Object.keys(dependencies)) await readFile(join(project, 'node_modules', name, 'package.json'));
+      const production = await readdir(join(project, 'node_modules'));
+      expect(production).not.toContain('@duckdb');
+      expect(production).not.toContain('typescript');
+      expect(await run('npx', ['connector-auth', '--version'], { cwd: project })).toMatchObject({
+        stdout: expect.stringContaining(version),
+      });
     }, 300_000);
   }
 });

@@ -22,9 +22,9 @@ const BUNDLED = '../../../../bundle/duckdb-node-api.cjs';
 let api: Api | undefined;
 
 /**
- * The package is an optional peer (a connector project has it as a devDependency, so a production
- * image leaves it out): the bundled copy resolves it for its native binding, and a project without
- * it gets one configuration error naming it.
+ * The package is a devDependency of a connector project (so that a production install leaves it
+ * out), resolved from here: the bundled copy resolves it for its native binding, and a project
+ * without it gets one configuration error naming it.
  */
 export function loadDuckDB(): Api {
   api ??= requireOptionalPackage(PACKAGE, '`debug` (its local warehouse)', requireApi);
@@ -33,12 +33,17 @@ export function loadDuckDB(): Api {
 
 const PACKAGE = '@duckdb/node-api';
 
+/**
+ * The bundled copy, or the installed package's own files: from src/ (no bundle), or when the
+ * project installed another version than the one bundled (the copy refuses to load).
+ */
 function requireApi(): Api {
   const bundled = fileURLToPath(new URL(BUNDLED, import.meta.url));
   try {
     return requireWithCodeCache(bundled) as Api;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'DUCKDB_VERSION_MISMATCH') throw error;
     return createRequire(import.meta.url)(PACKAGE) as Api;
   }
 }
