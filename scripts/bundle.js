@@ -142,7 +142,9 @@ await ours.write({
   entryFileNames: '[name].js',
   chunkFileNames: 'chunk-[hash].js',
   sourcemap: true,
-  // The sources (shipped in src/, reached through the source maps) keep the comments.
+  // The maps name the sources (shipped in src/, which keeps the comments) rather than carry a second
+  // copy of each: a stack trace needs only the mapping, and the package half a megabyte less.
+  sourcemapExcludeSources: true,
   comments: false,
   codeSplitting: chunks.codeSplitting,
 });
@@ -155,9 +157,21 @@ await ours.close();
  * 5–6 ms and 2 MB of every start. Anything unsure (no ldd, another text, no such binding) goes to
  * the package's own index.
  */
+const DUCKDB_VERSION = JSON.parse(
+  readFileSync(join(ROOT, 'node_modules', '@duckdb', 'node-api', 'package.json'), 'utf8'),
+).version;
 const BINDING_LOADER = `const { readFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
 const fromApi = createRequire(require.resolve('@duckdb/node-api'));
+// The project installs the package (a devDependency of its own, no peer of ours): another version
+// than the one bundled here would pair this JavaScript with its binding. Refused, so that the
+// caller (engine/duckdb-module.ts) loads the installed package's own files instead.
+const installed = fromApi('../package.json').version;
+if (installed !== ${JSON.stringify(DUCKDB_VERSION)}) {
+  throw Object.assign(new Error('@duckdb/node-api ' + installed + ' is installed; bundled: ${DUCKDB_VERSION}'), {
+    code: 'DUCKDB_VERSION_MISMATCH',
+  });
+}
 function glibcBinding() {
   if (process.platform !== 'linux' || (process.arch !== 'x64' && process.arch !== 'arm64')) return undefined;
   let ldd;

@@ -35,6 +35,7 @@ export type {
   S3Object,
   S3ObjectStat,
   S3ListOptions,
+  S3SdkClient,
 } from './sources/index.js';
 export { defineAuthMethod, AUTH_METHOD_NAMES } from './auth/index.js';
 export type {

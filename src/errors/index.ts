@@ -12,3 +12,4 @@ export {
 } from './connector-auth-error.js';
 export type { ErrorDetails } from './connector-auth-error.js';
 export { closestName, didYouMean } from './closest-name.js';
+export { importOptionalPackage, requireOptionalPackage } from './optional-package.js';

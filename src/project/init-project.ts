@@ -1,7 +1,8 @@
-import { chmod, cp, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ConfigurationError } from '../errors/index.js';
-import { editorSupportFiles, readOwnManifest } from './editor-support.js';
+import { editorSupportFiles, readOwnManifest, type ProjectDependencies } from './editor-support.js';
 
 /** Templates shipped in the package's `templates/` folder. */
 const TEMPLATES_DIR = new URL('../../templates/', import.meta.url);
@@ -47,6 +48,22 @@ const NAME_PLACEHOLDER = '__PROJECT_NAME__';
 const PROJECT_VERSION_PLACEHOLDER = '__PROJECT_VERSION__';
 /** A project's version until its package.json names one. */
 const FIRST_VERSION = '0.1.0';
+/**
+ * The optional peers (package.json's peerDependencies) a template's source loads: its project lists
+ * them in `dependencies`, so `npm install` brings them and a production image keeps them.
+ */
+const TEMPLATE_PACKAGES: Readonly<Record<string, readonly string[]>> = {
+  database: ['pg'],
+  'file-storage': ['@aws-sdk/client-s3'],
+};
+
+/** This package's root: what init packs into a project's vendor/ (the installed copy or a checkout). */
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface InitOptions {
+  /** Depend on `connector-auth` from the npm registry (`^version`) instead of a tarball in vendor/. */
+  registry?: boolean;
+}
 
 /**
  * `connector-auth init [dir] --template NAME`: copies a template into a new or empty directory (the
@@ -55,8 +72,16 @@ const FIRST_VERSION = '0.1.0';
  * so init never overwrites an author's work; a `.git` of its own does not count (`git init` first is common).
  * configuration.json is made readable by its owner only (0600) before a credential is put in it,
  * and a .gitignore keeps it out of git: `connector-auth doctor` checks both.
+ *
+ * The project's package.json depends on this very package as a tarball in `vendor/` (npm pack of the
+ * running copy), so that `npm install` works where the registry does not hold connector-auth and
+ * installs the version that scaffolded the project; `registry` names the registry's instead.
  */
-export async function initProject(dir = '.', template = 'rest-api'): Promise<{ dir: string; files: string[] }> {
+export async function initProject(
+  dir = '.',
+  template = 'rest-api',
+  options: InitOptions = {},
+): Promise<{ dir: string; files: string[] }> {
   const names = await templateNames();
   if (!names.includes(template)) {
     throw new ConfigurationError(`unknown template '${template}'; available: ${names.join(', ')}`, {
@@ -87,14 +112,17 @@ export async function initProject(dir = '.', template = 'rest-api'): Promise<{ d
     });
   }
   await mkdir(target, { recursive: true });
+  const own = await readOwnManifest();
+  // First: a failure to pack leaves the directory as empty as it was.
+  const dependency = options.registry ? `^${own.version}` : `file:${await packOwnPackage(target)}`;
   await cp(new URL(template, TEMPLATES_DIR), target, { recursive: true });
   // Every configuration file of the template (the local one holds demo values, but a user may put real ones in it).
   for (const name of await readdir(target))
     if (/^configuration(\..+)?\.json$/.test(name)) await chmod(join(target, name), 0o600);
   await writeFile(join(target, '.gitignore'), GITIGNORE, { flag: 'wx' });
   await writeFile(join(target, '.dockerignore'), DOCKERIGNORE, { flag: 'wx' });
-  const own = await readOwnManifest();
-  const files = editorSupportFiles(target, own);
+  const dependencies: ProjectDependencies = { connectorAuth: dependency, packages: TEMPLATE_PACKAGES[template] ?? [] };
+  const files = editorSupportFiles(target, own, dependencies);
   for (const [name, text] of Object.entries(files)) await writeFile(join(target, name), text, { flag: 'wx' });
   // One Dockerfile serves every template (templates/Dockerfile): the image runs any project the same way.
   const manifest = JSON.parse(files['package.json']!) as { name: string; version?: string };
@@ -103,4 +131,41 @@ export async function initProject(dir = '.', template = 'rest-api'): Promise<{ d
     .replaceAll(PROJECT_VERSION_PLACEHOLDER, manifest.version ?? FIRST_VERSION);
   await writeFile(join(target, 'Dockerfile'), dockerfile, { flag: 'wx' });
   return { dir: target, files: (await readdir(target)).sort() };
+}
+
+/**
+ * `npm pack` of this package into `<project>/vendor/`, scripts off (the copy that runs is already
+ * built): npm applies the package's own `files`, as for a publish, whether this copy is a checkout
+ * or an install in some node_modules. Returns the tarball's path relative to the project.
+ */
+async function packOwnPackage(project: string): Promise<string> {
+  const vendor = join(project, 'vendor');
+  await mkdir(vendor, { recursive: true });
+  const args = ['pack', '--ignore-scripts', '--json', '--pack-destination', vendor, PACKAGE_ROOT];
+  try {
+    const stdout = await npm(args, project);
+    const [packed] = JSON.parse(stdout) as { filename: string }[];
+    return `vendor/${packed!.filename}`;
+  } catch (error) {
+    await rm(vendor, { recursive: true, force: true });
+    throw new ConfigurationError(
+      `init could not pack connector-auth into ${vendor} (npm pack: ${String((error as Error).message ?? error).split('\n')[0]})`,
+      {
+        code: 'init_pack_failed',
+        hint: 'run init where `npm` is on the PATH, or pass --registry to depend on connector-auth from the npm registry',
+        cause: error,
+      },
+    );
+  }
+}
+
+function npm(args: string[], cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    // child_process by name: this module is loaded by every project command, npm runs only in init.
+    process
+      .getBuiltinModule('node:child_process')
+      .execFile('npm', args, { cwd, windowsHide: true, maxBuffer: 16 * 1024 * 1024 }, (error, stdout) =>
+        error ? reject(error) : resolve(String(stdout)),
+      );
+  });
 }

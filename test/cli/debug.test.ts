@@ -57,6 +57,7 @@ describe('connector-auth debug', () => {
       'connector.ts',
       'package.json',
       'tsconfig.json',
+      'vendor',
     ]);
     // The configurations are for their owner only before a credential is written into them.
     expect((await stat(join(dir, 'configuration.json'))).mode & 0o777).toBe(0o600);

@@ -1,4 +1,4 @@
-import { S3ServiceException } from '@aws-sdk/client-s3';
+import { S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, type SourceClients } from '../../src/connector/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
@@ -164,7 +164,7 @@ describe('s3 source, the probe and update()', () => {
     const { auth } = await connect(configuration(peer));
     try {
       const { HeadBucketCommand } = await import('@aws-sdk/client-s3');
-      const head = await auth.source.client().send(new HeadBucketCommand({ Bucket: 'orders' }));
+      const head = await auth.source.client<S3Client>().send(new HeadBucketCommand({ Bucket: 'orders' }));
       expect(head.$metadata.httpStatusCode).toBe(200);
     } finally {
       await auth.close();

@@ -1,6 +1,6 @@
 import { Agent } from 'node:https';
 import type { STSClient } from '@aws-sdk/client-sts';
-import { AuthenticationError } from '../../errors/index.js';
+import { AuthenticationError, importOptionalPackage } from '../../errors/index.js';
 import type { TlsSettings } from '../../network/index.js';
 import type { AuthContext } from '../auth-method.js';
 import type { AwsCredentialIdentity } from '../capabilities.js';
@@ -54,7 +54,11 @@ export function roleSession(o: RoleSessionOptions): AwsSession {
   const connect = async () => {
     const tls = await tokenEndpointTls(context.tls);
     quietAwsSdkNodeVersionWarning();
-    const commands = await import('@aws-sdk/client-sts');
+    const commands = await importOptionalPackage(
+      '@aws-sdk/client-sts',
+      "an AWS role's session (STS)",
+      () => import('@aws-sdk/client-sts'),
+    );
     const agent = new Agent({ keepAlive: true, ...(tls.ca ? { ca: tls.ca } : {}) });
     const sts = new commands.STSClient({
       region: o.region,

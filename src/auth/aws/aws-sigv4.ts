@@ -1,3 +1,4 @@
+import { importOptionalPackage } from '../../errors/index.js';
 import type { AwsCredentialIdentity } from '../capabilities.js';
 import { quietAwsSdkNodeVersionWarning } from './aws-sdk-warning.js';
 
@@ -8,6 +9,9 @@ import { quietAwsSdkNodeVersionWarning } from './aws-sdk-warning.js';
  * identity (gcp-aws-subject-token.ts). The signing is the SDK's own (`@smithy/signature-v4` with the
  * SDK's Node hash), loaded at the first signer made, so nothing AWS loads for other methods.
  */
+
+/** What needs the signer's packages, as a missing one's error says it. */
+const SIGNING = 'AWS request signing (SigV4: an AWS auth_method with source rest, or gcp_workload_identity on AWS)';
 
 export interface SignableRequest {
   method: string;
@@ -36,7 +40,10 @@ export interface SigV4Options {
 
 export async function sigv4Signer(o: SigV4Options): Promise<SigV4Signer> {
   quietAwsSdkNodeVersionWarning();
-  const [{ SignatureV4 }, { Hash }] = await Promise.all([import('@smithy/signature-v4'), import('@smithy/core/serde')]);
+  const [{ SignatureV4 }, { Hash }] = await Promise.all([
+    importOptionalPackage('@smithy/signature-v4', SIGNING, () => import('@smithy/signature-v4')),
+    importOptionalPackage('@smithy/core', SIGNING, () => import('@smithy/core/serde')),
+  ]);
   const signer = new SignatureV4({
     service: o.service,
     region: o.region,

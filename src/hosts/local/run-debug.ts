@@ -130,6 +130,8 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
 }
 
 async function openNew(paths: ProjectPaths): Promise<Warehouse> {
+  // DuckDB's module first: a project without the package gets its error with files/ untouched.
+  preloadDuckDB();
   await mkdir(paths.files, { recursive: true });
   return Warehouse.open(paths.warehouse);
 }

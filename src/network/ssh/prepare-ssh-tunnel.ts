@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
-import { ConfigurationError } from '../../errors/index.js';
+import { ConfigurationError, importOptionalPackage } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 import { bracketed } from '../target.js';
@@ -109,7 +109,7 @@ export async function prepareSshTunnel(
     hostKeyRule,
     login: sshLogin(secret, user),
     terms: tunnelLoginTerms(user, secret.kind),
-    ssh2: (await import('ssh2')).default,
+    ssh2: (await importOptionalPackage('ssh2', 'ssh_tunnel_host (an SSH tunnel)', () => import('ssh2'))).default,
     timeoutSeconds: context.timeoutSeconds,
     log: context.log,
   });

@@ -1,5 +1,5 @@
 import type { ParsedKey } from 'ssh2';
-import { ConfigurationError } from '../../errors/index.js';
+import { ConfigurationError, importOptionalPackage } from '../../errors/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 import { unescapeNewlines } from '../tls/index.js';
 
@@ -50,7 +50,7 @@ export async function readSshPrivateKey(
   const { keyKey, secrets } = names;
   const material = unescapeNewlines(text).trim();
   secrets.register(keyKey, material);
-  const { utils } = (await import('ssh2')).default;
+  const { utils } = (await importOptionalPackage('ssh2', `the SSH key in '${keyKey}'`, () => import('ssh2'))).default;
   const result = utils.parseKey(material, passphrase) as ParsedKey | ParsedKey[] | Error;
   // OpenSSH's format can hold several keys; ssh2 signs with the first, so do we.
   const parsed = Array.isArray(result) ? result[0] : result;

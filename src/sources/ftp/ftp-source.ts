@@ -1,6 +1,6 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type { Client, FileInfo } from 'basic-ftp';
-import { ConfigurationError } from '../../errors/index.js';
+import { ConfigurationError, importOptionalPackage } from '../../errors/index.js';
 import { prepareSshTunnel } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { classifyFileError, classifyFtpError, type FtpFailureContext, type FtpStep } from './classify-ftp-error.js';
@@ -72,7 +72,7 @@ export default defineSource({
     const tunnel = await prepareSshTunnel(k, endpoint, { timeoutSeconds, log: context.log, secrets: context.secrets });
     const target = describeEndpoint(endpoint) + (tunnel ? ` via ${tunnel.bastion}` : '');
     const failure: FtpFailureContext = { endpoint, credential: credential.description, tls, timeoutSeconds };
-    const { Client: FtpClient } = await import('basic-ftp');
+    const { Client: FtpClient } = await importOptionalPackage('basic-ftp', "source 'ftp'", () => import('basic-ftp'));
 
     /** A session, step by step, so that a failure says which step failed. */
     const open = async (): Promise<Client> => {

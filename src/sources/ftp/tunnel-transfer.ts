@@ -1,7 +1,4 @@
 import type { FTPContext, FTPResponse } from 'basic-ftp';
-// basic-ftp opens the data connection (TLS resumed from the control connection's session) here;
-// its package has no "exports" map, and this function is the one its own passive modes call.
-import { connectForPassiveTransfer, parseEpsvResponse } from 'basic-ftp/dist/transfer.js';
 import { prepareSshTunnel, type SshTunnelContext, type SshTunnelKeys } from '../../network/index.js';
 import type { FtpEndpoint } from './ftp-settings.js';
 
@@ -18,6 +15,11 @@ export function passiveThroughTunnel(
   context: SshTunnelContext,
 ): (ftp: FTPContext) => Promise<FTPResponse> {
   return async (ftp) => {
+    // basic-ftp opens the data connection (TLS resumed from the control connection's session) here;
+    // its package has no "exports" map, and this function is the one its own passive modes call.
+    // Imported here, not at the top: basic-ftp is an optional peer, and the ftp source reports its
+    // absence when it connects (this runs only once its client is open).
+    const { connectForPassiveTransfer, parseEpsvResponse } = await import('basic-ftp/dist/transfer.js');
     const answer = await ftp.request('EPSV');
     const port = parseEpsvResponse(answer.message);
     const tunnel = await prepareSshTunnel(k, { host: endpoint.host, port }, context);

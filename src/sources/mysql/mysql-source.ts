@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import { connect as connectTcp, type Socket } from 'node:net';
 import type { Connection, ConnectionOptions } from 'mysql2/promise';
+import { importOptionalPackage } from '../../errors/index.js';
 import { firstLineOf, prepareSshTunnel } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import {
@@ -67,7 +68,7 @@ export default defineSource({
     );
     const target = describeEndpoint(endpoint) + (tunnel ? ` via ${tunnel.bastion}` : '');
     const failure: MysqlFailureContext = { endpoint, credential: credential.description, login, tls, timeoutSeconds };
-    const mysql = (await import('mysql2/promise')).default;
+    const mysql = (await importOptionalPackage('mysql2', "source 'mysql'", () => import('mysql2/promise'))).default;
 
     /** One login: the socket (direct or through the tunnel), a fresh password, mysql2's handshake. */
     const open = async (): Promise<Connection> => {

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { ClientConfig, Pool } from 'pg';
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
-import { isConnectorAuthError } from '../../errors/index.js';
+import { importOptionalPackage, isConnectorAuthError } from '../../errors/index.js';
 import { firstLineOf, prepareSshTunnel, sshTunnelKeys } from '../../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
 import { columnValueTypes } from './column-values.js';
@@ -102,7 +102,7 @@ export default defineSource({
         : direct;
     const failure: PostgresFailureContext = { endpoint, credential, tls, timeoutSeconds };
     const target = describeEndpoint(endpoint) + (tunnel ? ` via ${tunnel.bastion}` : '');
-    const pg = (await import('pg')).default;
+    const pg = (await importOptionalPackage('pg', "source 'postgres'", () => import('pg'))).default;
     // pg's Client, or one that logs in by GSSAPI with a Kerberos credential (gss-login.ts).
     const PgClient = clientClassFor(pg, credential, endpoint);
 

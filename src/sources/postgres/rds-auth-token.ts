@@ -1,5 +1,5 @@
 import { quietAwsSdkNodeVersionWarning, type AwsKeysCapability } from '../../auth/index.js';
-import { ConfigurationError } from '../../errors/index.js';
+import { ConfigurationError, importOptionalPackage } from '../../errors/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 
 /**
@@ -44,7 +44,11 @@ export async function rdsAuthTokens(
   secrets: Pick<SecretRegistry, 'register'>,
 ): Promise<() => Promise<string>> {
   quietAwsSdkNodeVersionWarning();
-  const { Signer } = await import('@aws-sdk/rds-signer');
+  const { Signer } = await importOptionalPackage(
+    '@aws-sdk/rds-signer',
+    'an AWS auth_method with a database source (an RDS IAM token)',
+    () => import('@aws-sdk/rds-signer'),
+  );
   // Credentials given, so the SDK's own chain (environment, ~/.aws) is never consulted.
   const signer = new Signer({
     hostname: login.host,

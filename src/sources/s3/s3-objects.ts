@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import type { S3Client } from '@aws-sdk/client-s3';
 import type { ConnectedSource } from '../source-definition.js';
 
 /** What a connector's update() holds for a bucket (s3-source.ts makes it), and what its calls return. */
@@ -20,9 +19,17 @@ export interface S3Source extends ConnectedSource {
   createReadStream(key: string): Promise<Readable>;
   /**
    * The SDK client itself, for calls this surface lacks (its requests are signed with the same key
-   * and go to the same place). Errors it throws are the SDK's, not classified.
+   * and go to the same place). Errors it throws are the SDK's, not classified. Named by the caller
+   * (`source.client<S3Client>()`, S3Client from `@aws-sdk/client-s3`): that package is an optional
+   * peer, and our declarations import none of its types, so a project without it still type-checks.
    */
-  client(): S3Client;
+  client<Client = S3SdkClient>(): Client;
+}
+
+/** The little of the SDK's S3Client known without its types: send a command, get its output. */
+export interface S3SdkClient {
+  send(command: object): Promise<unknown>;
+  destroy(): void;
 }
 
 export interface S3ListOptions {

@@ -3,7 +3,7 @@ import { Agent } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { GetObjectCommandOutput } from '@aws-sdk/client-s3';
 import { quietAwsSdkNodeVersionWarning } from '../../auth/index.js';
-import { ConfigurationError } from '../../errors/index.js';
+import { ConfigurationError, importOptionalPackage } from '../../errors/index.js';
 import {
   headersDeadline,
   isLoopbackHost,
@@ -95,7 +95,7 @@ export default defineSource({
     });
 
     quietAwsSdkNodeVersionWarning();
-    const s3 = await import('@aws-sdk/client-s3');
+    const s3 = await importOptionalPackage('@aws-sdk/client-s3', "source 's3'", () => import('@aws-sdk/client-s3'));
     const httpsAgent = new Agent({ keepAlive: true, ...tlsConnectOptions(tls) });
     const agents = tunnel
       ? {
@@ -244,7 +244,8 @@ export default defineSource({
           classifyObjectError(error, 'read', key, failure(deadline.signal.aborted)),
         );
       },
-      client: () => client,
+      // The caller names the SDK's type (s3-objects.ts): this is that client.
+      client: <Client>() => client as Client,
       async close() {
         client.destroy();
         httpsAgent.destroy();

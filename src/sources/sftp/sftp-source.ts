@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { ConnectConfig } from 'ssh2';
 import type SftpClient from 'ssh2-sftp-client';
-import { ConfigurationError } from '../../errors/index.js';
+import { ConfigurationError, importOptionalPackage } from '../../errors/index.js';
 import {
   checkHostKeyRule,
   firstLineOf,
@@ -95,7 +95,11 @@ export default defineSource({
     );
     const login = sshLogin(loginSecretOf(credential), endpoint.username);
     const log = context.log;
-    const { default: Client } = await import('ssh2-sftp-client');
+    const { default: Client } = await importOptionalPackage(
+      'ssh2-sftp-client',
+      "source 'sftp'",
+      () => import('ssh2-sftp-client'),
+    );
 
     /** The failure context of the latest connection: its host key check and the server's answer. */
     let failure: SftpFailureContext = {

@@ -12,34 +12,40 @@ const command: Command = {
     const { values, positionals } = parseCommandArgs('init', {
       args,
       allowPositionals: true,
-      options: { template: { type: 'string', short: 't' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        template: { type: 'string', short: 't' },
+        registry: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
     if (values.help) {
       io.out(
-        `Usage: connector-auth init [dir] [--template ${(await templateNames()).join('|')}]\n\n` +
+        `Usage: connector-auth init [dir] [--template ${(await templateNames()).join('|')}] [--registry]\n\n` +
           'Scaffolds a connector project in dir (default: the current directory, which must be empty but for .git);\n' +
-          'the template defaults to rest-api. Its README.md says how to run it locally.',
+          'the template defaults to rest-api. Its README.md says how to run it locally.\n' +
+          'Its package.json depends on this connector-auth, packed into vendor/ (npm pack);\n' +
+          '--registry: on connector-auth from the npm registry instead, with no vendor/.',
       );
       return 0;
     }
     const template = values.template ?? 'rest-api';
-    const { dir, files } = await initProject(positionals[0] ?? '.', template);
+    const { dir, files } = await initProject(positionals[0] ?? '.', template, { registry: values.registry === true });
     if (io.json) {
       io.out(JSON.stringify({ ok: true, dir, template, files, example_configuration: EXAMPLE }));
       return 0;
     }
-    // Commands that work where the user is: `npx connector-auth` finds the package whether it was
-    // installed in the project, globally, or only fetched by npx for this one command.
+    // Commands that work where the user is: after `npm install`, `npx connector-auth` runs the
+    // project's own copy (node_modules/.bin), the version its package.json names.
     const where = relative(process.cwd(), dir);
     io.out(
       [
         `created ${dir} (template ${template}): ${files.join(', ')}`,
         'next:',
         ...(where === '' ? [] : [`  cd ${where.includes(' ') ? JSON.stringify(where) : where}`]),
+        "  npm install                      # connector-auth, the source's SDK, DuckDB for debug, the types",
         '  edit configuration.json (every value a string; README.md lists the keys and a local server to try it against)',
-        '  npx connector-auth validate      # the configuration, offline',
+        "  npx connector-auth validate      # the configuration, offline (the project's own connector-auth)",
         '  npx connector-auth debug         # probe, then update() into files/warehouse.db',
-        '  npm install                      # optional: the types for your editor and tsc (running needs no node_modules)',
       ].join('\n'),
     );
     return 0;

@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { requireWithCodeCache } from '../../../../code-cache/index.js';
+import { requireOptionalPackage } from '../../../../errors/index.js';
 import type { Api } from '../base/index.js';
 
 /**
@@ -20,16 +21,31 @@ const BUNDLED = '../../../../bundle/duckdb-node-api.cjs';
 
 let api: Api | undefined;
 
+/**
+ * The package is a devDependency of a connector project (so that a production install leaves it
+ * out), resolved from here: the bundled copy resolves it for its native binding, and a project
+ * without it gets one configuration error naming it.
+ */
 export function loadDuckDB(): Api {
-  if (api) return api;
+  api ??= requireOptionalPackage(PACKAGE, '`debug` (its local warehouse)', requireApi);
+  return api;
+}
+
+const PACKAGE = '@duckdb/node-api';
+
+/**
+ * The bundled copy, or the installed package's own files: from src/ (no bundle), or when the
+ * project installed another version than the one bundled (the copy refuses to load).
+ */
+function requireApi(): Api {
   const bundled = fileURLToPath(new URL(BUNDLED, import.meta.url));
   try {
-    api = requireWithCodeCache(bundled) as Api;
+    return requireWithCodeCache(bundled) as Api;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    api = createRequire(import.meta.url)('@duckdb/node-api') as Api;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'DUCKDB_VERSION_MISMATCH') throw error;
+    return createRequire(import.meta.url)(PACKAGE) as Api;
   }
-  return api;
 }
 
 /** Loads DuckDB's module, opening no file, so that a run can load it while its probe is on the network. */
