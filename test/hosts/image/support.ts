@@ -1,7 +1,4 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { initTemplate } from '../../helpers/cli.js';
 import { watchOutput, type WatchedOutput } from '../../helpers/watched-output.js';
 import { runToEnd } from '../../peers/daemon.js';
@@ -12,42 +9,16 @@ import { podman, podmanEnv, podmanOk, type PodmanRun } from '../../peers/podman.
  * and the container run as each platform runs it.
  */
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const OWN = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
-  version: string;
-  dependencies: Record<string, string>;
-  devDependencies: Record<string, string>;
-};
 
 /**
- * A scaffolded project whose package.json installs connector-auth from a tarball inside it:
- * `vendor/connector-auth-<version>.tgz` (this checkout, packed), named in `dependencies` as
- * `file:vendor/…`, with DuckDB, TypeScript and Node's types as devDependencies, and a
- * package-lock.json to match — the layout `init` is to write (the packaging side of issue 38).
- * Until init writes it, this helper makes it; then it becomes `init` alone.
- * `dependencies` adds the connector's own packages (name → version range).
+ * A project as a user makes one for an image: `init` (which vendors this checkout's connector-auth as
+ * `vendor/connector-auth-<version>.tgz` and names it in package.json), then `npm install` of the
+ * connector's own packages (`name@range`), which writes them and the package-lock.json the image's
+ * `npm ci` installs from. Only the lock: nothing needs node_modules here.
  */
-export async function projectAsInitWritesIt(
-  root: string,
-  name: string,
-  dependencies: Record<string, string> = {},
-): Promise<string> {
+export async function scaffoldWithPackages(root: string, name: string, packages: string[]): Promise<string> {
   const dir = await initTemplate(root, name, 'rest-api');
-  const vendor = join(dir, 'vendor');
-  await mkdir(vendor);
-  await run('npm', ['pack', '--pack-destination', vendor, '--silent'], ROOT);
-  const [tarball] = await readdir(vendor);
-  if (tarball !== `connector-auth-${OWN.version}.tgz`) throw new Error(`npm pack wrote ${tarball}`);
-  const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
-  manifest.dependencies = { 'connector-auth': `file:vendor/${tarball}`, ...dependencies };
-  manifest.devDependencies = {
-    '@duckdb/node-api': OWN.dependencies['@duckdb/node-api'],
-    '@types/node': OWN.devDependencies['@types/node'],
-    typescript: OWN.devDependencies.typescript,
-  };
-  await writeFile(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  // The lock only: the image's `npm ci` installs; nothing needs node_modules here.
-  await run('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund'], dir);
+  await run('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund', ...packages], dir);
   return dir;
 }
 
