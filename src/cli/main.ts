@@ -64,6 +64,9 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ default:
   },
 };
 
+/** `connector-auth spec` is `connector-auth airbyte spec`, and so on (see main). */
+const AIRBYTE_ALIASES = new Set(['spec', 'check', 'discover', 'read']);
+
 const GLOBAL_HELP = `connector-auth — authenticate custom data connectors, probe their sources, run them locally
 
 Usage: connector-auth <command> [options]
@@ -72,6 +75,7 @@ Commands:
 ${Object.values(COMMANDS)
   .map((c) => `  ${c.summary}`)
   .join('\n')}
+  spec|check|discover|read …            the same as airbyte spec|check|discover|read (the image's entrypoint)
 
 Global options:
   --json       machine-readable output: results as JSON on stdout, logs as JSON lines on stderr
@@ -94,6 +98,10 @@ export async function main(argv: string[]): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   const commandName = name === '--version' || name === '-v' ? 'version' : name;
+  // Airbyte runs an image as `ENTRYPOINT <command> <flags>` and its acceptance tests want
+  // AIRBYTE_ENTRYPOINT to be that ENTRYPOINT; the image's ENTRYPOINT is `connector-auth` (its default
+  // command is Fivetran's `serve`), so Airbyte's four commands are taken at the top level too.
+  if (AIRBYTE_ALIASES.has(commandName)) return main(['airbyte', ...argv]);
   const entry = Object.hasOwn(COMMANDS, commandName) ? COMMANDS[commandName] : undefined;
   if (!entry) {
     const near = closestName(name, Object.keys(COMMANDS));

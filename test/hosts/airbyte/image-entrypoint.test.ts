@@ -133,8 +133,10 @@ describe('the Dockerfile of every template', () => {
     expect(file.entrypoint).toEqual(['connector-auth']);
     // The gRPC host serves the image's project on the exposed port.
     expect(file.cmd).toEqual(['serve', file.workdir, '--port', file.expose[0]]);
+    // Airbyte's acceptance tests (test_image_environment_variables): AIRBYTE_ENTRYPOINT is the
+    // ENTRYPOINT, space-joined; `connector-auth spec|check|discover|read` are the airbyte commands.
     expect(file.env).toMatchObject({
-      AIRBYTE_ENTRYPOINT: 'connector-auth airbyte',
+      AIRBYTE_ENTRYPOINT: file.entrypoint.join(' '),
       CONNECTOR_AUTH_PROJECT: file.workdir,
     });
     const ignored = (await readFile(join(dir, '.dockerignore'), 'utf8')).split('\n');
@@ -185,6 +187,7 @@ describe('the Dockerfile of every template', () => {
     const env = Object.fromEntries(Object.entries(file.env).map(([k, v]) => [k, inImage(v)]));
     const [program, ...prefix] = env.AIRBYTE_ENTRYPOINT!.split(' ');
     expect(program).toBe('connector-auth');
+    expect(prefix).toEqual([]);
 
     // The build's warm-up (its RUN line after npm install), as the image's user would run it.
     const warmUp = file.run.find((line) => line.startsWith('connector-auth '))!;
