@@ -220,12 +220,11 @@ describe('serve: the rest-api template', () => {
     for (const line of lines) {
       expect(Object.keys(line).sort()).toEqual(['level', 'message', 'message-origin']);
       expect(['INFO', 'WARNING', 'SEVERE']).toContain(line.level);
-      expect(['sdk_connector', 'connector']).toContain(line['message-origin']);
+      // The development guide allows a source `sdk_connector` only.
+      expect(line['message-origin']).toBe('sdk_connector');
     }
-    // The template's own log line ("synced N page(s)") is the connector's.
-    expect(
-      lines.some((l) => l['message-origin'] === 'connector' && /synced 3 page\(s\) of items/.test(l.message)),
-    ).toBe(true);
+    // The template's own log line ("synced N page(s)") is the connector's: its message says so.
+    expect(lines.some((l) => /^\[connector\] synced 3 page\(s\) of items/.test(l.message))).toBe(true);
     const printed = server.stdout() + server.stderr();
     for (const form of [...leakForms(TOKEN), ...leakForms(WRONG)]) expect(printed).not.toContain(form);
   });
