@@ -90,7 +90,12 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
         .finally(() => registry.release());
     };
 
-  const server = new grpc.Server();
+  // The development guide's limit for messages both ways is 128 MB; grpc-js refuses a request past
+  // 4 MiB by default, and an UpdateRequest carries the whole state_json the platform stored.
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+    'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+  });
   server.addService(service, {
     ConfigurationForm: unary('ConfigurationForm', async () => {
       // Made once; a failure is not kept, so the next call tries again.
@@ -150,6 +155,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
  * partner SDK's guide asks; where the host has no IPv6, every IPv4 address.
  */
 const DEFAULT_HOSTS = ['::', '0.0.0.0'];
+/** The partner SDK's maximum gRPC message size, inbound and outbound (development guide, FAQ). */
+const MAX_MESSAGE_BYTES = 134_217_728;
 
 const bracketed = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
