@@ -14,4 +14,6 @@ export { parseKeys, commonKeys, sourceFactKeys, keys, schemaDefaults, carriagePr
 export type { CommonKeys, SourceFacts } from './keys/index.js';
 export { protectConfiguration, registerSecretDefaults } from './protection/index.js';
 export { isPlaceholder, refusePlaceholders } from './placeholders.js';
+export { keyHint, useKeyPlace } from './key-place.js';
+export type { KeyPlace } from './key-place.js';
 export { DEMO_VALUES, isPublicDemoValue } from './public-demo-values.js';

@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../errors/index.js';
 import type { RawConfiguration } from './file/index.js';
+import { keyHint } from './key-place.js';
 
 /**
  * The templates' stand-ins for values only the author has: a whole value in angle brackets
@@ -33,7 +34,7 @@ export function refusePlaceholders(raw: RawConfiguration, read: Iterable<string>
     {
       code: 'placeholder_value',
       key: first,
-      hint: `replace the value of '${first}' in configuration.json with the real one`,
+      hint: keyHint.replace(first),
     },
   );
 }

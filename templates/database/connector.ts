@@ -1,4 +1,4 @@
-import { defineConnector, z } from 'connector-auth';
+import { defineConnector, z, type ColumnType } from 'connector-auth';
 
 /**
  * A PostgreSQL connector: an incremental sync of one table by a cursor column (`updated_at`). Before
@@ -31,6 +31,17 @@ const settings = z.object({
     .transform(Number),
 });
 
+// The columns of the sample table (sample-data.sql): declare your table's, as its SELECT returns them
+// (`select t.*`). A declared column is typed downstream (numeric stays exact as DECIMAL), and Airbyte's
+// acceptance tests refuse a record column the stream does not declare. The primary key and cursor
+// columns are declared by name in any case.
+const COLUMNS: Record<string, ColumnType> = {
+  id: 'LONG',
+  status: 'STRING',
+  amount: { type: 'DECIMAL', precision: 10, scale: 2 },
+  updated_at: 'UTC_DATETIME',
+};
+
 // Added to each SELECTed row, kept in the state, never written to the warehouse.
 const CURSOR = '_connector_auth_cursor';
 const KEY = '_connector_auth_key';
@@ -42,7 +53,12 @@ export default defineConnector({
   // schema() gets the configuration update() gets: these keys typed, defaults applied.
   // `cursor` names the column each sync moves forward by (Airbyte shows it as the stream's cursor).
   schema: (configuration) => [
-    { table: destinationTable(configuration.table), primary_key: columnList(configuration.primary_key), cursor: configuration.cursor_column },
+    {
+      table: destinationTable(configuration.table),
+      primary_key: columnList(configuration.primary_key),
+      cursor: configuration.cursor_column,
+      columns: COLUMNS,
+    },
   ],
 
   async update({ configuration, state, source, op, log }) {

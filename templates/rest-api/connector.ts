@@ -14,7 +14,19 @@ export default defineConnector({
   configuration: z.object({
     items_path: z.string().default('items'),
   }),
-  schema: () => [{ table: 'items', primary_key: ['id'] }],
+  // The columns of the example API's items (`connector-auth emulator`, README.md): declare your API's.
+  // Declared columns are typed downstream; Airbyte's acceptance tests also refuse a record column the
+  // stream does not declare. The API has no "changed since" filter, so each sync reads the list whole
+  // (`incremental: false`: Airbyte offers a full refresh only, and rows deleted at the source do not
+  // linger there); the page cursor in the state only resumes a sync that was interrupted.
+  schema: () => [
+    {
+      table: 'items',
+      primary_key: ['id'],
+      columns: { id: 'LONG', name: 'STRING', price: 'DOUBLE', in_stock: 'BOOLEAN', updated_at: 'UTC_DATETIME' },
+      incremental: false,
+    },
+  ],
 
   async update({ configuration, state, source, op, log }) {
     let cursor = typeof state.cursor === 'string' ? state.cursor : undefined;
@@ -32,6 +44,7 @@ export default defineConnector({
       await op.checkpoint({ cursor });
     } while (cursor);
     log.info(`synced ${pages} page(s) of ${configuration.items_path}`);
-    await op.checkpoint({ cursor: cursor ?? null, synced_at: new Date().toISOString() });
+    // The list is read whole: the next sync starts from its first page again.
+    await op.checkpoint({ cursor: null, synced_at: new Date().toISOString() });
   },
 });

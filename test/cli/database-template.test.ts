@@ -112,11 +112,11 @@ describe('templates/database', () => {
       key: [String(ROWS)],
     });
     expect(last.cursor).toMatch(/\.123456/);
-    // bigint lands as BIGINT, numeric as its exact text (the Python SDK's types: templates/database/README.md).
+    // bigint lands as BIGINT, numeric as the template's declared DECIMAL(10, 2), exact (templates/database/README.md).
     expect(
       await warehouse(
         dir,
-        `select count(*), count(distinct id), count(*) filter (where status = 'draft'), max(amount) filter (where id = ${ROWS}) from default_schema.orders`,
+        `select count(*), count(distinct id), count(*) filter (where status = 'draft'), (max(amount) filter (where id = ${ROWS}))::varchar from default_schema.orders`,
       ),
     ).toEqual([[BigInt(ROWS), BigInt(ROWS), 0n, (ROWS * 1.25).toFixed(2)]]);
 

@@ -29,13 +29,11 @@ export async function start(options: {
   pageSize?: number;
   healthStatus?: number;
   tls?: { certificatePem: string; privateKeyPem: string };
+  /** The item with this id (1, 2, …); default `{id, name, price, active}`. */
+  item?: (id: number) => Record<string, unknown>;
 }): Promise<HttpApiPeer> {
-  const items = Array.from({ length: options.items ?? 25 }, (_, i) => ({
-    id: i + 1,
-    name: `item ${i + 1}`,
-    price: (i + 1) * 1.25,
-    active: i % 2 === 0,
-  }));
+  const item = options.item ?? ((id: number) => ({ id, name: `item ${id}`, price: id * 1.25, active: id % 2 === 1 }));
+  const items = Array.from({ length: options.items ?? 25 }, (_, i) => item(i + 1));
   const pageSize = options.pageSize ?? 10;
   const requests: HttpApiPeer['requests'] = [];
 

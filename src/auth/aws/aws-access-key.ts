@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { keys } from '../../config/index.js';
+import { keyHint, keys } from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { defineAuthMethod } from '../auth-method.js';
 import type { AwsCredentialIdentity } from '../capabilities.js';
@@ -113,6 +113,6 @@ function checkAccessKeyId(id: string, compatibleServer: boolean): void {
     compatibleServer
       ? "invalid configuration for auth_method 'aws_access_key': key 'aws_access_key_id' must be 3 to 128 visible characters, without '/' or ','"
       : "invalid configuration for auth_method 'aws_access_key': key 'aws_access_key_id' must be 16 to 128 letters, digits or underscores, as AWS issues them (e.g. AKIA…); an S3-compatible server's own ids are taken when 'endpoint' names it",
-    { code: 'malformed_key', key: 'aws_access_key_id', hint: "set 'aws_access_key_id' in configuration.json" },
+    { code: 'malformed_key', key: 'aws_access_key_id', hint: keyHint.set('aws_access_key_id') },
   );
 }

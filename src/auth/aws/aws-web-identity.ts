@@ -22,7 +22,7 @@ export default defineAuthMethod({
   // No secret in configuration.json: the platform issues and rotates what it signs with.
   rotationDays: null,
   summary:
-    "an AWS role assumed with the workload's web identity token (EKS service account, CI OIDC): STS AssumeRoleWithWebIdentity, no AWS key in configuration.json",
+    "an AWS role assumed with the workload's web identity token (EKS service account, CI OIDC): STS AssumeRoleWithWebIdentity, no AWS key in the configuration",
   keys: z.object({
     aws_role_arn: roleArnKey(),
     web_identity_token_file: keys.text(),

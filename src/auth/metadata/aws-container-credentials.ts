@@ -14,7 +14,7 @@ import { localCredentialsUrlKey } from './metadata-endpoint.js';
 export default defineAuthMethod({
   name: 'aws_container_credentials',
   summary:
-    'the IAM role of the ECS task or EKS pod (Pod Identity): credentials from the container credentials endpoint, no AWS key in configuration.json',
+    'the IAM role of the ECS task or EKS pod (Pod Identity): credentials from the container credentials endpoint, no AWS key in the configuration',
   // No secret in configuration.json: the platform issues and rotates the role's credentials.
   rotationDays: null,
   keys: z.object({

@@ -14,7 +14,7 @@ import { LINK_LOCAL_METADATA_BASE, metadataEndpointKey, metadataUrl } from './me
 export default defineAuthMethod({
   name: 'aws_instance_profile',
   summary:
-    "the EC2 instance's own IAM role (instance profile): credentials from the instance metadata service (IMDSv2), no AWS key in configuration.json",
+    "the EC2 instance's own IAM role (instance profile): credentials from the instance metadata service (IMDSv2), no AWS key in the configuration",
   // No secret in configuration.json: EC2 issues and rotates the role's credentials.
   rotationDays: null,
   keys: z.object({

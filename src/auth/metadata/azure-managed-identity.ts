@@ -30,7 +30,7 @@ export default defineAuthMethod({
   // No secret in configuration.json: the platform issues and rotates what it signs with.
   rotationDays: null,
   summary:
-    "the Azure VM's managed identity (system- or user-assigned): access tokens for 'resource' from IMDS, no secret in configuration.json",
+    "the Azure VM's managed identity (system- or user-assigned): access tokens for 'resource' from IMDS, no secret in the configuration",
   keys: z
     .object({
       resource: keys.text(),

@@ -23,7 +23,7 @@ export default defineAuthMethod({
   // No secret in configuration.json: the platform issues and rotates what it signs with.
   rotationDays: null,
   summary:
-    "the Google Cloud workload's own service account: access tokens from the GCE metadata server, no key in configuration.json",
+    "the Google Cloud workload's own service account: access tokens from the GCE metadata server, no key in the configuration",
   keys: z.object({
     gcp_service_account: keys.textWithDefault('default'),
     scope: keys.optionalText(),

@@ -3,6 +3,7 @@ import { ConfigurationError } from '../../errors/index.js';
 import type { RawConfiguration } from '../file/index.js';
 import { refuseUncarriable } from './carried-values.js';
 import { schemaKeys } from './schema-shape.js';
+import { keyHint } from '../key-place.js';
 
 /**
  * Runs one zod object schema over the raw configuration and turns the first problem into a
@@ -25,6 +26,6 @@ export function parseKeys<T extends z.ZodType>(schema: T, raw: RawConfiguration,
   throw new ConfigurationError(`invalid configuration for ${scope}: key '${key}' ${what}`, {
     code: missing ? 'missing_key' : 'malformed_key',
     key,
-    hint: `set '${key}' in configuration.json`,
+    hint: keyHint.set(key),
   });
 }

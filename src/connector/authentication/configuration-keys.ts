@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Configuration, KEY_CATALOGUE, type RawConfiguration } from '../../config/index.js';
+import { Configuration, KEY_CATALOGUE, keyHint, type RawConfiguration } from '../../config/index.js';
 import { ConfigurationError, closestName } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 
@@ -38,7 +38,7 @@ export function checkConfigurationKeys(
         {
           code: 'unknown_key',
           key,
-          hint: `rename '${key}' to '${near}' in configuration.json`,
+          hint: keyHint.rename(key, near),
         },
       );
     }

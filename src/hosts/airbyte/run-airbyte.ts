@@ -1,4 +1,5 @@
 import { probeConnector } from '../../connector/index.js';
+import { useKeyPlace } from '../../config/index.js';
 import { exitCodeOf, isConnectorAuthError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { describeConfiguration, loadConnector } from '../../project/index.js';
@@ -34,6 +35,8 @@ export async function runAirbyte(options: AirbyteOptions): Promise<number> {
   const registry = options.registry ?? secrets;
   const output = openMessageOutput({ registry, ...(options.stream ? { stream: options.stream } : {}) });
   const log = airbyteLogger(output, registry, options.verbose ? 'debug' : 'info');
+  // The configuration is the connection's in Airbyte: hints name its settings, not configuration.json.
+  const restorePlace = useKeyPlace('connection');
   try {
     await COMMANDS[options.command]({ ...options, output, log, registry });
     return 0;
@@ -49,6 +52,7 @@ export async function runAirbyte(options: AirbyteOptions): Promise<number> {
     output.send(traceMessage(error, registry, { verbose: options.verbose ?? false }));
     return exitCodeOf(error);
   } finally {
+    restorePlace();
     await output.close();
   }
 }

@@ -1,4 +1,5 @@
 import type { sendUnaryData, Server, ServerUnaryCall } from '@grpc/grpc-js';
+import { useKeyPlace } from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { secrets as processSecrets } from '../../secrets/index.js';
@@ -44,6 +45,8 @@ export interface RunningServer {
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const logOptions = { verbose: options.verbose ?? false, ...(options.write ? { write: options.write } : {}) };
   const log = partnerLogger(logOptions);
+  // Fivetran sends the configuration its setup form saved: hints name the form's fields.
+  const restorePlace = useKeyPlace('form');
   const restoreConsole = routeConsole(log);
   const paths = projectPaths(options.project);
   // Side by side: the connector through tsx, gRPC and the protocol files.
@@ -52,6 +55,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       // The platform reads stdout: the reason goes there too, before the CLI prints its error line.
       log.critical(`cannot start: ${failureLine(error, processSecrets)}`);
       restoreConsole();
+      restorePlace();
       throw error;
     },
   );
@@ -90,7 +94,12 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
         .finally(() => registry.release());
     };
 
-  const server = new grpc.Server();
+  // The development guide's limit for messages both ways is 128 MB; grpc-js refuses a request past
+  // 4 MiB by default, and an UpdateRequest carries the whole state_json the platform stored.
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+    'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+  });
   server.addService(service, {
     ConfigurationForm: unary('ConfigurationForm', async () => {
       // Made once; a failure is not kept, so the next call tries again.
@@ -111,6 +120,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const { host, port } = await listen(server, grpc, options.host, options.port ?? 50051).catch((failure: unknown) => {
     log.critical(`cannot start: ${failureLine(failure, processSecrets)}`);
     restoreConsole();
+    restorePlace();
     throw failure;
   });
   // The platform names the account and destination group in the environment, for context in logs.
@@ -138,6 +148,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
       server.tryShutdown(() => {
         clearTimeout(grace);
         restoreConsole();
+        restorePlace();
         log.info('stopped');
         resolve();
       });
@@ -150,6 +161,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
  * partner SDK's guide asks; where the host has no IPv6, every IPv4 address.
  */
 const DEFAULT_HOSTS = ['::', '0.0.0.0'];
+/** The partner SDK's maximum gRPC message size, inbound and outbound (development guide, FAQ). */
+const MAX_MESSAGE_BYTES = 134_217_728;
 
 const bracketed = (host: string) => (host.includes(':') ? `[${host}]` : host);
 

@@ -120,7 +120,7 @@ describe('airbyte spec / check / discover (rest-api template)', () => {
     );
   });
 
-  it('discover: one stream per table, its primary key, both sync modes, the delete marker column', async () => {
+  it('discover: one stream per table, its declared columns typed, its primary key, full refresh only (the template reads its list whole), the delete marker column', async () => {
     const dir = await project();
     const run = await airbyte(['discover', dir, '--config', await config(dir, flat())]);
     expect(run.code, run.stderr).toBe(0);
@@ -130,11 +130,16 @@ describe('airbyte spec / check / discover (rest-api template)', () => {
         name: 'items',
         json_schema: expect.objectContaining({
           type: 'object',
-          properties: { id: {}, _ab_cdc_deleted_at: expect.objectContaining({ format: 'date-time' }) },
+          properties: {
+            id: { type: ['null', 'integer'] },
+            name: { type: ['null', 'string'] },
+            price: { type: ['null', 'number'] },
+            in_stock: { type: ['null', 'boolean'] },
+            updated_at: expect.objectContaining({ format: 'date-time' }),
+            _ab_cdc_deleted_at: expect.objectContaining({ format: 'date-time' }),
+          },
         }),
-        supported_sync_modes: ['full_refresh', 'incremental'],
-        source_defined_cursor: true,
-        is_resumable: true,
+        supported_sync_modes: ['full_refresh'],
         source_defined_primary_key: [['id']],
       },
     ]);
@@ -142,7 +147,7 @@ describe('airbyte spec / check / discover (rest-api template)', () => {
 });
 
 describe('airbyte read (rest-api template)', () => {
-  it('RECORDs with emitted_at, a STREAM state per checkpoint, stream statuses around them; resumed from --state it reads only the pages after the saved cursor', async () => {
+  it('RECORDs with emitted_at, a STREAM state per checkpoint, stream statuses around them; resumed from a mid-sync --state it reads only the pages after the saved cursor', async () => {
     const dir = await project();
     const cfg = await config(dir, flat());
     const catalog = await jsonFile(dir, 'catalog.json', configuredCatalog([{ name: 'items' }]));
@@ -159,7 +164,8 @@ describe('airbyte read (rest-api template)', () => {
       ),
     ).toBe(true);
     const states = first.of('STATE');
-    expect(states.map((s) => s.state.stream.stream_state.cursor)).toEqual(['10', '20', '20']);
+    // After each page with a next cursor, then the end of the list: the next sync reads it whole again.
+    expect(states.map((s) => s.state.stream.stream_state.cursor)).toEqual(['10', '20', null]);
     expect(states.map((s) => s.state.sourceStats.recordCount)).toEqual([10, 10, 5]);
     expect(states[0]!.state).toMatchObject({ type: 'STREAM', stream: { stream_descriptor: { name: 'items' } } });
     // Each STATE follows the records it covers, inside the stream's STARTED, RUNNING and COMPLETE.
@@ -182,10 +188,15 @@ describe('airbyte read (rest-api template)', () => {
       ].join(','),
     );
 
-    const state = await jsonFile(dir, 'state.json', savedState(first));
+    // A sync interrupted after its second page resumes from that page's STATE.
+    const state = await jsonFile(dir, 'state.json', [states[1]!.state]);
     const resumed = await airbyte(['read', dir, '--config', cfg, '--catalog', catalog, '--state', state]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.of('RECORD').map((r) => r.record.data.id)).toEqual([21, 22, 23, 24, 25]);
+    // A sync that ended reads the list whole the next time.
+    const ended = await jsonFile(dir, 'ended.json', savedState(first));
+    const again = await airbyte(['read', dir, '--config', cfg, '--catalog', catalog, '--state', ended]);
+    expect(again.of('RECORD')).toHaveLength(25);
 
     // A full refresh reads the table whole, whatever the state says.
     const full = await jsonFile(dir, 'full.json', configuredCatalog([{ name: 'items', sync_mode: 'full_refresh' }]));
@@ -204,7 +215,7 @@ describe('airbyte read (rest-api template)', () => {
     expect(none.code, none.stderr).toBe(0);
     expect(none.of('RECORD')).toEqual([]);
     expect(none.of('LOG').some((l) => l.log.level === 'WARN' && l.log.message.includes("'orders'"))).toBe(true);
-    for (const run of [first, resumed, refreshed, none]) expectNoSecretOutsideControl(run, leakForms(TOKEN));
+    for (const run of [first, resumed, again, refreshed, none]) expectNoSecretOutsideControl(run, leakForms(TOKEN));
   });
 
   it('failures are one TRACE error each: rejected token (config_error, exit 3), unreachable API (system_error, exit 4), no catalog (config_error, exit 2)', async () => {

@@ -90,21 +90,34 @@ describe('serve: the database template (PostgreSQL)', () => {
     expect(wrong.failure).not.toContain(WRONG);
   });
 
-  it('Schema: the table under its destination name with its primary key', async () => {
+  it("Schema: the table under its destination name with the sample table's declared columns, its primary key marked", async () => {
     const schema = (await client.schema(configuration())) as { without_schema: { tables: unknown[] } };
     expect(schema.without_schema.tables).toEqual([
-      { name: 'orders', columns: [{ name: 'id', type: 'UNSPECIFIED', primary_key: true }] },
+      {
+        name: 'orders',
+        columns: [
+          { name: 'id', type: 'LONG', primary_key: true },
+          { name: 'status', type: 'STRING', primary_key: false },
+          expect.objectContaining({
+            name: 'amount',
+            type: 'DECIMAL',
+            primary_key: false,
+            params: expect.objectContaining({ decimal: { precision: 10, scale: 2 } }),
+          }),
+          { name: 'updated_at', type: 'UTC_DATETIME', primary_key: false },
+        ],
+      },
     ]);
   });
 
-  it('Update: every row, typed as pg hands them (int8 as LONG, numeric as exact text, timestamptz as UTC_DATETIME); resumed, only rows changed since', async () => {
+  it('Update: every row, typed (int8 as LONG, numeric as the declared exact DECIMAL, timestamptz as UTC_DATETIME); resumed, only rows changed since', async () => {
     const first = await client.update({ configuration: configuration() });
     expect(first.error).toBeUndefined();
     expect(first.records).toHaveLength(ROWS);
     expect(plain(first.records[0]!)).toEqual({
       id: { long: '1' },
       status: { string: 'new' },
-      amount: { string: '1.25' },
+      amount: { decimal: '1.25' },
       updated_at: { utc_datetime: Date.UTC(2024, 0, 1, 0, 0, 1, 123) },
     });
     // One checkpoint a batch of 1000, each after the records it covers.

@@ -154,13 +154,13 @@ describe('serve: calls, clients and signals', () => {
     expect(result.error).toBeUndefined();
     await serve.until(/Update done/);
     const lines = serve.lines();
-    const connector = lines.filter((l) => l['message-origin'] === 'connector').map((l) => `${l.level} ${l.message}`);
+    const connector = lines.filter((l) => l.message.startsWith('[connector] ')).map((l) => `${l.level} ${l.message}`);
     expect(connector).toEqual(
       expect.arrayContaining([
-        'INFO the token is <redacted:token>',
-        'INFO configuration token: <redacted:token> <redacted:token>',
-        'SEVERE {"token":"<redacted:token>"}',
-        'WARNING <redacted:token>',
+        'INFO [connector] the token is <redacted:token>',
+        'INFO [connector] configuration token: <redacted:token> <redacted:token>',
+        'SEVERE [connector] {"token":"<redacted:token>"}',
+        'WARNING [connector] <redacted:token>',
       ]),
     );
     const printed = serve.stdout() + serve.stderr();

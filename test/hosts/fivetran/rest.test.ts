@@ -119,11 +119,22 @@ describe('serve: the rest-api template', () => {
     expect((await client.test(configuration(), 'no-such-test')).failure).toMatch(/unknown test 'no-such-test'/);
   });
 
-  it('Schema: the template declares items with the primary key id (typed by Fivetran from the values: UNSPECIFIED)', async () => {
+  it("Schema: the template declares items with the example API's columns, typed, the primary key id", async () => {
     expect(await client.schema(configuration())).toEqual({
       response: 'without_schema',
       without_schema: {
-        tables: [{ name: 'items', columns: [{ name: 'id', type: 'UNSPECIFIED', primary_key: true }] }],
+        tables: [
+          {
+            name: 'items',
+            columns: [
+              { name: 'id', type: 'LONG', primary_key: true },
+              { name: 'name', type: 'STRING', primary_key: false },
+              { name: 'price', type: 'DOUBLE', primary_key: false },
+              { name: 'in_stock', type: 'BOOLEAN', primary_key: false },
+              { name: 'updated_at', type: 'UTC_DATETIME', primary_key: false },
+            ],
+          },
+        ],
       },
       selection_not_supported: false,
       _selection_not_supported: 'selection_not_supported',
@@ -141,8 +152,9 @@ describe('serve: the rest-api template', () => {
       active: { bool: true },
     });
     expect(first.records.every((r) => r.table_name === 'items' && r.type === undefined)).toBe(true);
-    // The template checkpoints after each page with a next cursor, and once at the end with synced_at.
-    expect(first.checkpoints.map((c) => c.cursor)).toEqual(['10', '20', '20']);
+    // The template checkpoints after each page with a next cursor, and once at the end with synced_at
+    // and no cursor: it reads its list whole at every sync.
+    expect(first.checkpoints.map((c) => c.cursor)).toEqual(['10', '20', null]);
     expect(first.checkpoints[2]!.synced_at).toEqual(expect.any(String));
     // Records come before the checkpoint that covers them.
     const order = first.messages.map((m) => (m.checkpoint ? 'C' : `R${m.records!.records.length}`)).join(' ');
@@ -208,12 +220,11 @@ describe('serve: the rest-api template', () => {
     for (const line of lines) {
       expect(Object.keys(line).sort()).toEqual(['level', 'message', 'message-origin']);
       expect(['INFO', 'WARNING', 'SEVERE']).toContain(line.level);
-      expect(['sdk_connector', 'connector']).toContain(line['message-origin']);
+      // The development guide allows a source `sdk_connector` only.
+      expect(line['message-origin']).toBe('sdk_connector');
     }
-    // The template's own log line ("synced N page(s)") is the connector's.
-    expect(
-      lines.some((l) => l['message-origin'] === 'connector' && /synced 3 page\(s\) of items/.test(l.message)),
-    ).toBe(true);
+    // The template's own log line ("synced N page(s)") is the connector's: its message says so.
+    expect(lines.some((l) => /^\[connector\] synced 3 page\(s\) of items/.test(l.message))).toBe(true);
     const printed = server.stdout() + server.stderr();
     for (const form of [...leakForms(TOKEN), ...leakForms(WRONG)]) expect(printed).not.toContain(form);
   });

@@ -32,7 +32,9 @@ export function connectionSpecification(description: ConfigurationDescription, t
           type: 'object',
           required: ['auth_method', ...fields.filter((f) => f.required).map((f) => f.key)],
           properties: {
-            auth_method: { type: 'string', const: method.name, default: method.name, order: 0 },
+            // `const` alone: Airbyte's acceptance tests (test_oneof_usage) refuse a `default` or an `enum`
+            // on the property that tells the variants apart (later versions accept one equal to the const).
+            auth_method: { type: 'string', const: method.name, order: 0 },
             ...Object.fromEntries(fields.map((f) => [f.key, property(f, inner++)])),
           },
         };

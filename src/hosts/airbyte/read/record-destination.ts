@@ -16,7 +16,11 @@ import type { StreamStatuses } from './stream-statuses.js';
  * - truncate: nothing in the protocol marks every row of a stream deleted; a full refresh with
  *   overwrite replaces the table instead. Logged once per table, nothing sent.
  *
- * Row values become JSON: Date as ISO 8601, BigInt as its digits (a string), bytes as base64.
+ * Row values become JSON: Date as ISO 8601, BigInt as its digits (a string), bytes as base64. In a
+ * column the table declares numeric (DECIMAL, an integer type, FLOAT/DOUBLE), a BigInt or a decimal
+ * text (pg's `numeric`, kept exact) is sent as a JSON number written with those digits: the stream's
+ * json_schema says `number`/`integer` there, and Airbyte (and its acceptance tests) check the values
+ * against it; JSON numbers carry any precision, so nothing is rounded on the way.
  * A table the catalog did not select is counted by the run like any other but sends nothing.
  */
 export class RecordDestination implements Destination {
@@ -28,6 +32,8 @@ export class RecordDestination implements Destination {
   readonly #log: Logger;
   readonly #statuses: StreamStatuses;
   readonly #warned = new Set<string>();
+  /** Per table, the columns declared with a numeric type. */
+  readonly #numeric = new Map<string, ReadonlySet<string>>();
 
   constructor(output: MessageOutput, selected: ReadonlySet<string>, log: Logger, statuses: StreamStatuses) {
     this.#output = output;
@@ -44,6 +50,12 @@ export class RecordDestination implements Destination {
   }
 
   async declare(tables: TableDefinition[]): Promise<void> {
+    for (const table of tables) {
+      const numeric = Object.entries(table.columns ?? {}).filter(([, type]) =>
+        NUMERIC.has(typeof type === 'object' ? type.type : type),
+      );
+      if (numeric.length > 0) this.#numeric.set(table.table, new Set(numeric.map(([column]) => column)));
+    }
     const declared = new Set(tables.map((t) => t.table));
     const unknown = [...this.#selected].filter((name) => !declared.has(name));
     if (unknown.length > 0)
@@ -96,7 +108,7 @@ export class RecordDestination implements Destination {
     const sent = this.sinceCheckpoint.get(table);
     if (sent === undefined) this.#statuses.recordOf(table);
     this.sinceCheckpoint.set(table, (sent ?? 0) + 1);
-    await this.#output.record(table, recordJson(row), Date.now());
+    await this.#output.record(table, recordJson(row, this.#numeric.get(table)), Date.now());
   }
 
   #once(key: string, message: () => string): void {
@@ -106,8 +118,28 @@ export class RecordDestination implements Destination {
   }
 }
 
-/** A row as the JSON of a RECORD's `data`; the plain case (no bytes, no BigInt) without a replacer. */
-export function recordJson(row: Record<string, unknown>): string {
+const NUMERIC = new Set(['SHORT', 'INT', 'LONG', 'FLOAT', 'DOUBLE', 'DECIMAL']);
+/** A number as JSON writes it: what may go into a RECORD unquoted. */
+const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/**
+ * A row as the JSON of a RECORD's `data`; the plain case (no bytes, no BigInt) without a replacer.
+ * `numeric`: the columns declared numeric, whose digits (a BigInt, a decimal text) go out as a JSON number.
+ */
+export function recordJson(row: Record<string, unknown>, numeric?: ReadonlySet<string>): string {
+  if (numeric) {
+    const digits: string[] = [];
+    let copy: Record<string, unknown> | undefined;
+    for (const column of numeric) {
+      const value = row[column];
+      const text = typeof value === 'bigint' ? value.toString() : typeof value === 'string' ? value.trim() : undefined;
+      if (text === undefined || !JSON_NUMBER.test(text)) continue;
+      copy ??= { ...row };
+      copy[column] = `${NUMBER_MARK}${digits.length}`;
+      digits.push(text);
+    }
+    if (copy) return recordJson(copy).replace(NUMBER_MARKS, (_, index: string) => digits[Number(index)]!);
+  }
   for (const key in row) {
     const value = row[key];
     if (typeof value === 'bigint' || (typeof value === 'object' && value !== null && !(value instanceof Date)))
@@ -115,6 +147,15 @@ export function recordJson(row: Record<string, unknown>): string {
   }
   return JSON.stringify(row);
 }
+
+// A placeholder no row can hold by chance: the JSON text around it is the row's own.
+const NUMBER_MARK = `\u0001connector-auth-number-${process.pid}-${Date.now()}:`;
+const NUMBER_MARKS = new RegExp(
+  `"${JSON.stringify(NUMBER_MARK)
+    .slice(1, -1)
+    .replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}(\\d+)"`,
+  'g',
+);
 
 function replace(this: Record<string, unknown>, key: string, value: unknown): unknown {
   // `this[key]` is the value before toJSON ran: a Buffer's toJSON would hide its bytes in an array.
