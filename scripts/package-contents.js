@@ -7,7 +7,8 @@
 // - the declarations the `exports` map names, and every declaration they import (an editor's and
 //   tsc's view of the package);
 // - the loader hooks' per-file modules (dist/project/loader/connector-hooks.js and its imports),
-//   which Node loads by URL from tsc's output, not from the bundle.
+//   which Node loads by URL from tsc's output, not from the bundle, and the image entrypoint's
+//   (dist/cli/image-entrypoint.js), which bin/connector-auth-image.js imports before the CLI.
 //
 // Everything else tsc writes (per-file JavaScript the bundle replaced, declaration maps, the
 // declarations of internal modules no public type reaches) stays in the checkout. A subfolder's
@@ -20,6 +21,7 @@ import ts from 'typescript';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'dist');
 const HOOKS = join(DIST, 'project', 'loader', 'connector-hooks.js');
+const IMAGE_ENTRYPOINT = join(DIST, 'cli', 'image-entrypoint.js');
 
 /** The declarations `roots` reach, as TypeScript resolves them: the same files a consumer's tsc reads. */
 function declarationClosure(roots) {
@@ -66,7 +68,7 @@ const typeRoots = Object.values(manifest.exports)
   .map((target) => join(ROOT, target.types));
 if (typeRoots.length === 0) throw new Error('package.json exports name no types: update scripts/package-contents.js');
 
-const kept = [...declarationClosure(typeRoots), ...moduleClosure([HOOKS])].map(
+const kept = [...declarationClosure(typeRoots), ...moduleClosure([HOOKS, IMAGE_ENTRYPOINT])].map(
   (file) => `/${relative(DIST, file).split('\\').join('/')}`,
 );
 const missing = kept.filter((file) => !existsSync(join(DIST, file)));

@@ -89,6 +89,12 @@ describe('the packed package, installed into an empty directory with none of its
     expect(help.stdout).toMatch(/debug \[project\]/);
   });
 
+  it("issue 38: the image's entrypoint bin runs from the installed package, handing other commands to the CLI", async () => {
+    const image = join(consumer, 'node_modules', '.bin', 'connector-auth-image');
+    const version = await run(image, ['--version'], { cwd: consumer });
+    expect(version.stdout.trim()).toContain(manifest.version);
+  });
+
   it("z.locales: English built in, every other locale of zod's loaded when asked for (from the installed zod)", async () => {
     const script = `import { z } from 'connector-auth';
 const de = z.string().safeParse(1, { error: z.locales.de().localeError });
