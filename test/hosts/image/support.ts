@@ -9,7 +9,6 @@ import { podman, podmanEnv, podmanOk, type PodmanRun } from '../../peers/podman.
  * and the container run as each platform runs it.
  */
 
-
 /**
  * A project as a user makes one for an image: `init` (which vendors this checkout's connector-auth as
  * `vendor/connector-auth-<version>.tgz` and names it in package.json), then `npm install` of the
