@@ -265,4 +265,20 @@ describe('serve: calls, clients and signals', () => {
     await expect(client.test(configuration())).rejects.toMatchObject({ code: 14 });
     expect(serve.lines().map((l) => l.message)).toEqual(expect.arrayContaining(['SIGTERM received', 'stopped']));
   }, 30_000);
+
+  it('a second SIGTERM while the first waits for a checkpoint ends the process at once, before the grace period', async () => {
+    const { serve, client } = await server();
+    // After its first checkpoint the connector waits a minute: the stop has no checkpoint to end at.
+    const stream = client.update({
+      configuration: configuration({ rows: '1000', checkpoint_every: '50', pause_ms: '60000' }),
+    });
+    await serve.until(/progress 50\b/);
+    serve.child.kill('SIGTERM');
+    await serve.until(/SIGTERM received/);
+    serve.child.kill('SIGTERM');
+    expect(await serve.exited).toBeNull();
+    expect(serve.child.signalCode).toBe('SIGTERM');
+    expect(serve.stdout()).not.toMatch(/are cancelled/);
+    expect((await stream).error).toBeDefined();
+  }, 30_000);
 });
