@@ -27,6 +27,7 @@ configuration.json
 configuration.local.json
 files/
 node_modules/
+secrets/
 `;
 
 /**
@@ -41,11 +42,14 @@ files/
 node_modules/
 .git/
 *.recovery.json
+secrets/
 `;
 
 /** The Dockerfile's placeholders for the project's name and version, which the image's Airbyte labels carry. */
 const NAME_PLACEHOLDER = '__PROJECT_NAME__';
 const PROJECT_VERSION_PLACEHOLDER = '__PROJECT_VERSION__';
+/** Airbyte's acceptance-test configuration each template ships, with integration_tests/ beside it. */
+const ACCEPTANCE_TEST_CONFIG = 'acceptance-test-config.yml';
 /** A project's version until its package.json names one. */
 const FIRST_VERSION = '0.1.0';
 /**
@@ -130,6 +134,9 @@ export async function initProject(
     .replaceAll(NAME_PLACEHOLDER, manifest.name)
     .replaceAll(PROJECT_VERSION_PLACEHOLDER, manifest.version ?? FIRST_VERSION);
   await writeFile(join(target, 'Dockerfile'), dockerfile, { flag: 'wx' });
+  // Airbyte's acceptance tests name the image they test: the one this Dockerfile builds, tagged `dev`.
+  const acceptance = join(target, ACCEPTANCE_TEST_CONFIG);
+  await writeFile(acceptance, (await readFile(acceptance, 'utf8')).replaceAll(NAME_PLACEHOLDER, manifest.name));
   return { dir: target, files: (await readdir(target)).sort() };
 }
 
