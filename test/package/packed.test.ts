@@ -158,11 +158,16 @@ console.log(JSON.stringify([Object.keys(z.locales).length, z.string().safeParse(
   it('issue 38: holds what runs and what a user reads, not the per-file build the bundle replaced', async () => {
     const files = await packedFiles(root);
     // Our own code runs from the bundle; of tsc's per-file output, only the loader hooks (loaded by
-    // URL) and their imports, and the declarations.
+    // URL) and their imports, the image entrypoint's module (its bin imports it), and the declarations.
     const perFile = files.filter((file) => file.startsWith('dist/') && !file.startsWith('dist/bundle/'));
     const perFileCode = perFile.filter((file) => !file.endsWith('.d.ts'));
     expect(perFileCode).toContain('dist/project/loader/connector-hooks.js');
-    expect(perFileCode.every((file) => /^dist\/(project\/loader|code-cache)\/[\w-]+\.js$/.test(file))).toBe(true);
+    expect(perFileCode).toContain('dist/cli/image-entrypoint.js');
+    expect(
+      perFileCode.every((file) =>
+        /^dist\/((project\/loader|code-cache)\/[\w-]+|cli\/image-entrypoint)\.js$/.test(file),
+      ),
+    ).toBe(true);
     expect(files.filter((file) => file.endsWith('.d.ts.map'))).toEqual([]);
     // A declaration no exports entry reaches (the DuckDB engine's) stays out; the entries' own are in.
     expect(files).not.toContain('dist/hosts/local/warehouse/base/duckdb-types.d.ts');
