@@ -81,7 +81,7 @@ describe('a fault while update() reads a body through source.json()', () => {
       { kind: 'status', status: 500 },
       {},
       4,
-      /^error \[http_500\]: basic auth as 'alice': GET http:\/\/127\.0\.0\.1:\d+\/items answered HTTP 500 Internal Server Error — the source failed on this request: retry later; the next run resumes from the last checkpoint$/,
+      /^error \[http_500\]: basic auth as 'alice': GET http:\/\/127\.0\.0\.1:\d+\/items answered HTTP 500 Internal Server Error, after 4 tries — the source failed on this request: retry later; the next run resumes from the last checkpoint$/,
     ],
   ];
   for (const [what, fault, extra, code, line] of cases) {
