@@ -50,7 +50,7 @@ beforeAll(async () => {
   // 2. One catalogue line.
   await copy.insertAfter(
     'auth/catalogue.ts',
-    'const METHODS: Record<string, CatalogueLine> = {\n',
+    'const CATALOGUE = {\n',
     "  toy_key: { provides: ['httpRequest'], load: () => import('./static/toy-key.js') },\n",
   );
   // 3. Its key in the key catalogue.
