@@ -1,21 +1,6 @@
 // The network layer's one door; each family (http/, tls/, failures/, ssh/) has its own index.ts.
-export {
-  HeaderList,
-  HttpClient,
-  headersDeadline,
-  retryAfterMs,
-  withTransientRetries,
-  TRANSIENT_STATUSES,
-  MAX_RETRY_WAIT_MS,
-} from './http/index.js';
-export type {
-  HeaderReader,
-  HeadersDeadline,
-  HttpAnswer,
-  HttpRequestInit,
-  HttpReply,
-  TransientRetryOptions,
-} from './http/index.js';
+export { HeaderList, HttpClient, headersDeadline, retryAfterMs, withTransientRetries } from './http/index.js';
+export type { HeaderReader, HeadersDeadline, HttpAnswer, HttpRequestInit, HttpReply } from './http/index.js';
 export { routeAgent, urlDestination } from './http-route.js';
 export type { HttpRoute } from './http-route.js';
 export { readSignedUrlExpiry, signedUrlSecretParts, describeSignedUrlFormat } from './http/index.js';

@@ -29,7 +29,7 @@ const EXIT_GRACE_MS = 500;
  * warehouse) before the process is ended anyway: a connector stuck in its own code, or a load that
  * never returns, cannot keep it alive.
  */
-export const STOP_BOUND_SECONDS = 10;
+const STOP_BOUND_SECONDS = 10;
 
 export function watchInterruption(log: Logger): Interruption {
   const controller = new AbortController();

@@ -7,7 +7,6 @@ export { headersDeadline } from './headers-deadline.js';
 export type { HeadersDeadline } from './headers-deadline.js';
 export type { HeaderReader, HttpAnswer, HttpReply } from './http-reply.js';
 export { retryAfterMs } from './retry-after.js';
-export { withTransientRetries, TRANSIENT_STATUSES, MAX_RETRY_WAIT_MS } from './transient-retries.js';
-export type { TransientRetryOptions } from './transient-retries.js';
+export { withTransientRetries } from './transient-retries.js';
 export { readSignedUrlExpiry, signedUrlSecretParts, describeSignedUrlFormat } from './signed-url.js';
 export type { SignedUrlExpiry, SignedUrlFormat } from './signed-url.js';

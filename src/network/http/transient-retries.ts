@@ -11,14 +11,14 @@ import { retryAfterMs } from './retry-after.js';
  * what an answer means, and learns how many tries it took.
  */
 
-export const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 /** Classified network failures (classifyNetworkError's codes) that a new connection may not meet. */
 const TRANSIENT_FAILURES = new Set(['econnreset', 'epipe']);
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE']);
-export const MAX_RETRY_WAIT_MS = 60_000;
+const MAX_RETRY_WAIT_MS = 60_000;
 const FIRST_BACKOFF_MS = 500;
 
-export interface TransientRetryOptions<R> {
+interface TransientRetryOptions<R> {
   method: string;
   /** Retry a method that is not idempotent too (the connector knows the request is safe to repeat). */
   retryUnsafe?: boolean;

@@ -24,7 +24,7 @@ const PACKAGE_LOAD_CODES = new Set([
 ]);
 
 /** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`. */
-export function packageName(specifier: string): string {
+function packageName(specifier: string): string {
   const parts = specifier.split('/');
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
 }
