@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, exists, leakForms, startCli } from '../helpers/cli.js';
+import { until } from '../helpers/source-session.js';
 import { start, type HttpApiPeer } from '../peers/http-api.js';
 import { airbyte, configuredCatalog, jsonFile } from '../hosts/airbyte/support.js';
 import { connectorClient, plain, startServe } from '../hosts/fivetran/support.js';
@@ -291,8 +292,3 @@ export default defineConnector({ source: 'rest', async update() {} });
     );
   });
 });
-
-/** Resolves once `ready()` holds, checking on each turn of a short poll (the child's output arrives on its own). */
-async function until(ready: () => boolean): Promise<void> {
-  while (!ready()) await new Promise((resolve) => setTimeout(resolve, 20));
-}
