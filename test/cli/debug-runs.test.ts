@@ -147,6 +147,62 @@ describe('a stop in each phase before update()', () => {
   });
 });
 
+describe('a stop after update() returned', () => {
+  // A source whose close() never ends (a driver waiting on a socket that no longer answers) holds the
+  // run in its closing phase: the first SIGTERM cannot finish it cleanly, so the stop bound ends it.
+  const connector = `import { defineConnector, defineSource, z } from 'connector-auth';
+const stuck = defineSource({
+  name: 'stuck-on-close',
+  summary: 'a source whose close never ends',
+  keys: z.object({}),
+  needs: ['httpRequest'],
+  async connect() {
+    return {
+      async probe() { return { target: 'nothing', outcome: 'ok', elapsedMs: 0 }; },
+      close() { process.stderr.write('closing the source\\n'); return new Promise<void>(() => setInterval(() => {}, 1000)); },
+    };
+  },
+});
+export default defineConnector({
+  source: stuck,
+  schema: () => [{ table: 'items', primary_key: ['id'] }],
+  async update({ op }) {
+    await op.upsert('items', { id: 1 });
+    await op.checkpoint({ done: true });
+  },
+});
+`;
+
+  it('SIGTERM while the source is closing: ended by the stop bound with exit 143, the rows and the checkpoint kept', async () => {
+    const peer = await peerWith({});
+    const dir = await project(peer);
+    await writeFile(join(dir, 'connector.ts'), connector);
+    const run = startCli(['debug', dir]);
+    await until(() => run.output().stderr.includes('closing the source'), 'the run to reach its closing phase');
+    run.child.kill('SIGTERM');
+    const stopped = await run.done;
+    expect(stopped.code, stopped.stderr).toBe(143);
+    expect(stopped.stderr).toMatch(/SIGTERM: the run did not stop within 10 s; ending it now/);
+    expect(await state(dir)).toEqual({ done: true });
+    expect(await rows(join(dir, 'files', 'warehouse.db'))).toEqual([[1n]]);
+  }, 60_000);
+
+  it('a second SIGTERM in the closing phase ends the process at once', async () => {
+    const peer = await peerWith({});
+    const dir = await project(peer);
+    await writeFile(join(dir, 'connector.ts'), connector);
+    const run = startCli(['debug', dir]);
+    await until(() => run.output().stderr.includes('closing the source'), 'the run to reach its closing phase');
+    run.child.kill('SIGTERM');
+    await until(() => run.output().stderr.includes('SIGTERM: stopping'), 'the first stop to be taken');
+    run.child.kill('SIGTERM');
+    const stopped = await run.done;
+    expect(stopped.code, stopped.stderr).toBe(143);
+    expect(stopped.stderr).toMatch(/SIGTERM again: stopping at once/);
+    expect(stopped.stderr).not.toMatch(/did not stop within/);
+  }, 60_000);
+});
+
 describe('the project files', () => {
   it('state.json replaced by a directory: debug says so before probing, reset deletes nothing', async () => {
     const peer = await peerWith({});
