@@ -56,12 +56,8 @@ export type {
   SignedUrlCapability,
   OutgoingRequest,
   Timers,
-  // Deprecated names of before capabilities (auth/deprecated.ts).
-  PasswordCredential,
-  SshKeyCredential,
   AwsCredential,
 } from './auth/index.js';
-export { isPasswordCredential } from './auth/index.js';
 export {
   ExitCode,
   ConnectorAuthError,

@@ -30,7 +30,6 @@ export type {
 export { AUTH_METHOD_NAMES, capabilitiesOf, methodsProviding, loadAuthMethod } from './catalogue.js';
 export type { AuthMethodName } from './catalogue.js';
 export { warnIfCredentialOld, rotationDaysOf, credentialAgeDays, overdueAgeDays } from './credential-age.js';
-export { isPasswordCredential, type PasswordCredential, type SshKeyCredential } from './deprecated.js';
 export { staticHeaderCredential } from './static/index.js';
 export {
   quietAwsSdkNodeVersionWarning,
