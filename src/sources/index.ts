@@ -6,6 +6,7 @@ export type {
   ProbeResult,
   SourceContext,
 } from './source-definition.js';
+export type { RemoteFiles, RemoteEntryType } from './remote-files.js';
 export { SOURCE_NAMES, loadSource } from './catalogue.js';
 export type { RestSource, RestRequestInit } from './rest.js';
 export type { SignedUrlSource, SignedUrlRequestInit } from './signed-url.js';

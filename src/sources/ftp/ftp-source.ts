@@ -2,7 +2,8 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { Client, FileInfo } from 'basic-ftp';
 import { ConfigurationError, importOptionalPackage } from '../../errors/index.js';
 import { prepareSshTunnel } from '../../network/index.js';
-import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
+import type { RemoteEntryType, RemoteFiles } from '../remote-files.js';
+import { defineSource, type ProbeResult } from '../source-definition.js';
 import { classifyFileError, classifyFtpError, type FtpFailureContext, type FtpStep } from './classify-ftp-error.js';
 import { describeEndpoint, ftpEndpoint, ftpKeys, ftpTlsOptions } from './ftp-settings.js';
 import { loginSecretOf } from './login-secret.js';
@@ -24,23 +25,13 @@ import { passiveThroughTunnel } from './tunnel-transfer.js';
  * data connection through the same bastion to the port the server names (tunnel-transfer.ts).
  */
 
-export interface FtpSource extends ConnectedSource {
-  /** "ftps://alice@files.example.com:21 (AUTH TLS)": no secret in it. */
-  readonly target: string;
-  /**
-   * The entries of a directory (without `.` and `..`); relative paths start at the login directory.
-   * Some servers (vsftpd) list a directory that does not exist as empty: stat() tells them apart.
-   */
-  list(path?: string): Promise<FtpEntry[]>;
-  /** One file's or directory's size and modification time (SIZE, MDTM; a directory by CWD). */
-  stat(path: string): Promise<FtpStat>;
-  /** A whole file, in memory: for small files. */
-  readFile(path: string): Promise<Buffer>;
-  /** A file as a stream, for large ones; read errors arrive as the stream's 'error'. */
-  createReadStream(path: string): Promise<Readable>;
-}
+/**
+ * Some servers (vsftpd) list a directory that does not exist as empty: stat() tells them apart. A
+ * stat asks SIZE and MDTM, and a directory is what CWD accepts.
+ */
+export type FtpSource = RemoteFiles<FtpEntry, FtpStat>;
 
-export type FtpEntryType = 'file' | 'directory' | 'symlink' | 'other';
+export type FtpEntryType = RemoteEntryType;
 
 export interface FtpEntry {
   name: string;

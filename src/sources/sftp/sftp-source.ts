@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import type { ConnectConfig } from 'ssh2';
 import type SftpClient from 'ssh2-sftp-client';
 import { ConfigurationError, importOptionalPackage } from '../../errors/index.js';
@@ -11,7 +10,8 @@ import {
   type HostKeyRule,
 } from '../../network/index.js';
 import { classifiedStream } from '../classified-stream.js';
-import { defineSource, type ConnectedSource, type ProbeResult } from '../source-definition.js';
+import type { RemoteEntryType, RemoteFiles } from '../remote-files.js';
+import { defineSource, type ProbeResult } from '../source-definition.js';
 import {
   classifyConnectError,
   classifyFileError,
@@ -32,18 +32,8 @@ import { loginSecretOf } from './login-secret.js';
  * host key against `host_key_fingerprint` as it would directly.
  */
 
-export interface SftpSource extends ConnectedSource {
-  /** "sftp://alice@files.example.com:22": no secret in it. */
-  readonly target: string;
-  /** The entries of a directory (without `.` and `..`); relative paths start at the login directory. */
-  list(path?: string): Promise<SftpEntry[]>;
-  /** One file's or directory's attributes (symbolic links followed). */
-  stat(path: string): Promise<SftpStat>;
-  /** A whole file, in memory: for small files. */
-  readFile(path: string): Promise<Buffer>;
-  /** A file as a stream, for large ones; read errors arrive as the stream's 'error'. */
-  createReadStream(path: string): Promise<Readable>;
-}
+/** Symbolic links are followed by stat(), and listed as `symlink`. */
+export type SftpSource = RemoteFiles<SftpEntry, SftpStat>;
 
 export interface SftpEntry {
   name: string;
@@ -58,7 +48,7 @@ export interface SftpStat {
   modifiedAt: Date;
 }
 
-export type SftpEntryType = 'file' | 'directory' | 'symlink' | 'other';
+export type SftpEntryType = RemoteEntryType;
 
 export default defineSource({
   name: 'sftp',
