@@ -45,6 +45,8 @@ export {
 } from './failures/index.js';
 export type { RequestContext, TlsFailureContext } from './failures/index.js';
 export { bracketed, describeUrl, isLoopbackHost, unbracketed } from './target.js';
+export { guardPlainHttp, warnTlsUnverified, warnUnencrypted } from './weakened-transport.js';
+export type { PlainHttpUse } from './weakened-transport.js';
 export { firstLineOf, oneLine } from './one-line.js';
 export {
   SshTunnel,

@@ -1,8 +1,13 @@
 import { z } from 'zod';
-import type { Credential } from '../auth/index.js';
 import { keys } from '../config/index.js';
-import { ConfigurationError } from '../errors/index.js';
-import { HttpClient, isLoopbackHost, prepareSshTunnel, sshTunnelKeys, urlDestination } from '../network/index.js';
+import {
+  HttpClient,
+  guardPlainHttp,
+  prepareSshTunnel,
+  sshTunnelKeys,
+  urlDestination,
+  warnTlsUnverified,
+} from '../network/index.js';
 import { RestClient, awsRequestSigner, withTrailingSlash, type RequestSigner, type RestSource } from './rest/index.js';
 import { defineSource } from './source-definition.js';
 
@@ -44,12 +49,16 @@ export default defineSource({
   needs: ['httpRequest', 'awsKeys', 'clientCertificate'],
   async connect(k, credential, context): Promise<RestSource> {
     const baseUrl = withTrailingSlash(k.base_url);
-    guardPlainHttp(baseUrl, credential, context.common.allow_plain_http, context.log);
+    if (credential.sendsSecret)
+      guardPlainHttp({
+        url: baseUrl,
+        key: 'base_url',
+        exposes: `the ${credential.description}`,
+        allowed: context.common.allow_plain_http,
+        log: context.log,
+      });
     const tls = await context.tls.read();
-    if (!tls.verify)
-      context.log.warning(
-        `TLS verification is OFF for ${baseUrl.host} (tls_skip_verify=true): anyone on the path can read the credential`,
-      );
+    if (!tls.verify) warnTlsUnverified(context.log, baseUrl.host, 'the credential');
     const timeoutSeconds = context.common.timeout_seconds;
     const tunnel = await prepareSshTunnel(k, urlDestination(baseUrl, 'base_url'), {
       timeoutSeconds,
@@ -82,18 +91,3 @@ export default defineSource({
     });
   },
 });
-
-function guardPlainHttp(url: URL, credential: Credential, allowed: boolean, log: { warning(m: string): void }): void {
-  if (url.protocol !== 'http:' || !credential.sendsSecret || isLoopbackHost(url.hostname)) return;
-  if (!allowed) {
-    throw new ConfigurationError(
-      `refusing to send the ${credential.description} over plain http:// to ${url.host}: anyone on the network could read it`,
-      {
-        code: 'plain_http_refused',
-        key: 'base_url',
-        hint: "use https:// in 'base_url', or set 'allow_plain_http' to \"true\" if you must",
-      },
-    );
-  }
-  log.warning(`sending the ${credential.description} over plain http:// to ${url.host} (allow_plain_http=true)`);
-}

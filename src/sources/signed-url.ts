@@ -1,16 +1,17 @@
 import { z } from 'zod';
-import { AuthenticationError, ConfigurationError, SourceUnreachableError } from '../errors/index.js';
+import { AuthenticationError, SourceUnreachableError } from '../errors/index.js';
 import {
   HttpClient,
   clientCertificateRefusedByStatus,
   describeUrl,
   explainTlsFailure,
-  isLoopbackHost,
+  guardPlainHttp,
   readBodyStart,
   readSignedUrlExpiry,
   recognizeClientCertificateRefusal,
   type TlsSettings,
   HeaderList,
+  warnTlsUnverified,
 } from '../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from './source-definition.js';
 
@@ -56,24 +57,15 @@ export default defineSource({
   async connect(_keys, credential, context): Promise<SignedUrlSource> {
     const url = credential.signedUrl.read();
     const target = describeUrl(url);
-    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-      if (!context.common.allow_plain_http) {
-        throw new ConfigurationError(
-          `refusing to use the signed URL for ${target} over plain http://: anyone on the network could reuse it`,
-          {
-            code: 'plain_http_refused',
-            key: 'signed_url',
-            hint: 'use an https:// signed URL, or set \'allow_plain_http\' to "true" if you must',
-          },
-        );
-      }
-      context.log.warning(`using the signed URL for ${target} over plain http:// (allow_plain_http=true)`);
-    }
+    guardPlainHttp({
+      url,
+      key: 'signed_url',
+      exposes: 'the signed URL',
+      allowed: context.common.allow_plain_http,
+      log: context.log,
+    });
     const tls = await context.tls.read();
-    if (!tls.verify)
-      context.log.warning(
-        `TLS verification is OFF for ${url.host} (tls_skip_verify=true): anyone on the path can read the signed URL`,
-      );
+    if (!tls.verify) warnTlsUnverified(context.log, url.host, 'the signed URL');
     const http = new HttpClient({ tls, timeoutSeconds: context.common.timeout_seconds });
     const timeoutMs = context.common.timeout_seconds * 1000;
 

@@ -113,7 +113,7 @@ describe('ftp source, logins', () => {
       expect((await auth.probe()).target).toBe(`ftp://cauth-ftp@127.0.0.1:${plain.port} (no TLS)`);
       expect((await auth.source.readFile('upload/orders.csv')).toString()).toBe(ORDERS);
       expect(warningsIn(lines)).toEqual([
-        'ftp_tls=none: plain FTP to 127.0.0.1; the password and every file cross the network in clear (use explicit or implicit FTPS)',
+        'ftp_tls=none: the connection to 127.0.0.1 is not encrypted; the password and every file cross the network in clear',
       ]);
     } finally {
       await auth.close();

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
-import { bracketed, sshTunnelKeys, type TlsSettings } from '../../network/index.js';
+import { bracketed, sshTunnelKeys, warnTlsUnverified, warnUnencrypted, type TlsSettings } from '../../network/index.js';
 
 /**
  * The ftp source's keys, named as the sftp source names them (`host`, `port`, `username`,
@@ -84,15 +84,10 @@ export function ftpTlsOptions(
         `invalid configuration for the ftp source: 'tls_skip_verify' with ftp_tls=none; there is no TLS to verify`,
         { code: 'tls_skip_verify_without_tls', key: 'tls_skip_verify', hint: "remove 'tls_skip_verify'" },
       );
-    log.warning(
-      `ftp_tls=none: plain FTP to ${endpoint.host}; the password and every file cross the network in clear (use explicit or implicit FTPS)`,
-    );
+    warnUnencrypted(log, endpoint.host, 'the password and every file', 'ftp_tls=none');
     return undefined;
   }
-  if (!tls.verify)
-    log.warning(
-      `tls_skip_verify: the connection to ${endpoint.host} is encrypted but the server's certificate is not verified; anyone on the path can pose as the server and receive the password`,
-    );
+  if (!tls.verify) warnTlsUnverified(log, endpoint.host, 'the password');
   return {
     ...(tls.ca ? { ca: tls.ca } : {}),
     ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),

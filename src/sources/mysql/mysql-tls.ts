@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
-import type { TlsSettings } from '../../network/index.js';
+import { warnTlsUnverified, warnUnencrypted, type TlsSettings } from '../../network/index.js';
 import type { MysqlLoginSecret } from './login-secret.js';
 import type { MysqlEndpoint } from './mysql-settings.js';
 
@@ -53,15 +53,10 @@ export function mysqlSslOptions(
         },
       );
     }
-    log.warning(
-      `mysql_tls=none: the connection to ${host} is not encrypted; the login exchange, queries and results cross the network in clear`,
-    );
+    warnUnencrypted(log, host, 'the login exchange, queries and results', 'mysql_tls=none');
     return undefined;
   }
-  if (!tls.verify)
-    log.warning(
-      `tls_skip_verify: the connection to ${host} is encrypted but the server's certificate is not verified; anyone on the path can pose as the server and receive the credential`,
-    );
+  if (!tls.verify) warnTlsUnverified(log, host, 'the credential');
   return {
     ...(tls.ca ? { ca: tls.ca } : {}),
     ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),

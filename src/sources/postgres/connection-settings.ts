@@ -2,7 +2,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type { Credential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
-import { bracketed, type TlsSettings } from '../../network/index.js';
+import { bracketed, warnTlsUnverified, warnUnencrypted, type TlsSettings } from '../../network/index.js';
 
 /**
  * libpq's sslmode values that connector-auth supports, with libpq's meanings:
@@ -75,9 +75,7 @@ export function tlsOptionsFor(
         },
       );
     }
-    log.warning(
-      `sslmode=disable: the connection to ${host} is not encrypted; the login exchange, queries and results cross the network in clear`,
-    );
+    warnUnencrypted(log, host, 'the login exchange, queries and results', 'sslmode=disable');
     return false;
   }
   const ca = tls.ca ? { ca: tls.ca } : {};
@@ -96,9 +94,7 @@ export function tlsOptionsFor(
         );
         return chainOnly;
       }
-      log.warning(
-        `sslmode=require: the connection to ${host} is encrypted but the server's certificate is not verified; anyone on the path can pose as the server (use verify-full)`,
-      );
+      warnTlsUnverified(log, host, 'the credential (use verify-full)', 'sslmode=require');
       return { ...clientCertificate, rejectUnauthorized: false };
   }
 }

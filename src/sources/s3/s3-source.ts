@@ -5,12 +5,13 @@ import type { GetObjectCommandOutput } from '@aws-sdk/client-s3';
 import { quietAwsSdkNodeVersionWarning } from '../../auth/index.js';
 import { ConfigurationError, importOptionalPackage } from '../../errors/index.js';
 import {
+  guardPlainHttp,
   headersDeadline,
-  isLoopbackHost,
   prepareSshTunnel,
   routeAgent,
   tlsConnectOptions,
   urlDestination,
+  warnTlsUnverified,
 } from '../../network/index.js';
 import { classifiedStream } from '../classified-stream.js';
 import { defineSource, type ProbeResult } from '../source-definition.js';
@@ -45,22 +46,20 @@ export default defineSource({
       endpoint: k.endpoint,
     };
     const endpoint = k.endpoint;
-    if (endpoint && endpoint.protocol === 'http:' && !isLoopbackHost(endpoint.hostname)) {
-      if (!context.common.allow_plain_http)
-        throw new ConfigurationError(
-          `refusing to use ${endpoint.host} over plain http://: anyone on the network could read the bucket's data and replay signed requests`,
-          {
-            code: 'plain_http_refused',
-            key: 'endpoint',
-            hint: "use https:// in 'endpoint', or set 'allow_plain_http' to \"true\" if you must",
-          },
-        );
-      context.log.warning(`using S3 at ${endpoint.host} over plain http:// (allow_plain_http=true)`);
-    }
+    if (endpoint)
+      guardPlainHttp({
+        url: endpoint,
+        key: 'endpoint',
+        exposes: "the bucket's data and replayable signed requests",
+        allowed: context.common.allow_plain_http,
+        log: context.log,
+      });
     const tls = await context.tls.read();
     if (!tls.verify)
-      context.log.warning(
-        `TLS verification is OFF for S3 at ${endpoint?.host ?? `s3.${location.region}.amazonaws.com`} (tls_skip_verify=true)`,
+      warnTlsUnverified(
+        context.log,
+        `S3 at ${endpoint?.host ?? `s3.${location.region}.amazonaws.com`}`,
+        'the signed requests and the data',
       );
     const timeoutMs = context.common.timeout_seconds * 1000;
     const url = endpoint
