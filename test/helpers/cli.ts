@@ -86,10 +86,13 @@ export async function initTemplate(
   name: string,
   template: string,
   overrides?: Record<string, string>,
-  options: { replaceConfiguration?: boolean } = {},
+  options: { replaceConfiguration?: boolean; vendor?: boolean } = {},
 ): Promise<string> {
   const dir = join(root, name);
-  const init = await cli(['init', dir, '--template', template]);
+  // Packing this checkout into vendor/ is what a project needs to be installed (`vendor: true`); a test
+  // that only runs the CLI on the project skips it, as `init --registry` does: the CLI resolves
+  // 'connector-auth' to itself, and the pack was most of each scaffold's time.
+  const init = await cli(['init', dir, '--template', template, ...(options.vendor ? [] : ['--registry'])]);
   if (init.code !== 0) throw new Error(`init --template ${template} failed (${init.code}): ${init.stderr}`);
   if (overrides) {
     const scaffolded = options.replaceConfiguration

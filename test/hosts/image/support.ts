@@ -16,7 +16,7 @@ import { podman, podmanEnv, podmanOk, type PodmanRun } from '../../peers/podman.
  * `npm ci` installs from. Only the lock: nothing needs node_modules here.
  */
 export async function scaffoldWithPackages(root: string, name: string, packages: string[]): Promise<string> {
-  const dir = await initTemplate(root, name, 'rest-api');
+  const dir = await initTemplate(root, name, 'rest-api', undefined, { vendor: true });
   await run('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund', ...packages], dir);
   return dir;
 }
