@@ -77,7 +77,7 @@ beforeAll(async () => {
       host: 'localhost',
     }),
   ]);
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([sts?.stop(), httpsSts?.stop(), s3?.stop()]);

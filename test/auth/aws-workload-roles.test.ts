@@ -36,7 +36,7 @@ beforeAll(async () => {
     startMetadata({ awsRole: null }),
   ]);
   dir = await mkdtemp(join(tmpdir(), 'connector-auth-workload-roles-'));
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([imds?.stop(), bare?.stop(), s3?.stop()]);

@@ -65,7 +65,7 @@ beforeAll(async () => {
   );
   await admin.end();
   root = await mkdtemp(join(tmpdir(), 'connector-auth-kerberos-pg-'));
-}, 60_000);
+});
 
 afterAll(async () => {
   await Promise.all([server?.stop(), realm?.stop(), skewed?.stop()]);

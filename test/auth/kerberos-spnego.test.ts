@@ -42,7 +42,7 @@ beforeAll(async () => {
     files: { health: '{"ok":true}', items: '[{"id":1,"name":"one"},{"id":2,"name":"two"},{"id":3,"name":"three"}]' },
   });
   root = await mkdtemp(join(tmpdir(), 'connector-auth-kerberos-http-'));
-}, 60_000);
+});
 
 afterAll(async () => {
   await Promise.all([web?.stop(), realm?.stop()]);

@@ -21,7 +21,7 @@ let mtls: MtlsFixture;
 beforeAll(async () => {
   peer = await start({ mtls: true });
   mtls = peer.mtls!;
-}, 30_000);
+});
 afterAll(async () => {
   await peer?.stop();
 });

@@ -33,7 +33,7 @@ beforeAll(async () => {
     '#!/bin/sh\nprintf "%s" "$1" > "$OPENED_URL_FILE.tmp" && mv "$OPENED_URL_FILE.tmp" "$OPENED_URL_FILE"\n',
   );
   await chmod(opener, 0o755);
-}, 90_000);
+});
 afterAll(async () => {
   await browser?.stop();
   await peer?.stop();
@@ -120,7 +120,7 @@ describe("connector-auth authorize in headless Chromium, on oidc-provider's own 
     const probe = await cli(['probe', p.dir]);
     expect(probe.code, probe.stderr).toBe(0);
     expectNoLeak([done.stdout, done.stderr, seen.text, seen.url.search], [peer.clients.refresh.secret, saved]);
-  }, 90_000);
+  });
 
   it("decline (Cancel on the provider's page): the loopback page says the authorization failed, access_denied; exit 3, nothing saved", async () => {
     const p = await project();
@@ -135,7 +135,7 @@ describe("connector-auth authorize in headless Chromium, on oidc-provider's own 
     );
     expect(done.stderr).toMatch(/error \[oauth_access_denied\]/);
     expect(await readFile(p.configurationPath, 'utf8')).toBe(before);
-  }, 90_000);
+  });
 
   it('error after the browser came back (the code exchange refused: a wrong client_secret): the page says so, without the secret; exit 3', async () => {
     const wrong = 'not-the-client-secret-8d1f0a';
@@ -148,5 +148,5 @@ describe("connector-auth authorize in headless Chromium, on oidc-provider's own 
     expect(seen.text).toMatch(/refused the token request: invalid_client/);
     expect(done.stderr).toMatch(/error \[oauth_invalid_client\]/);
     expectNoLeak([seen.text, done.stdout, done.stderr], [wrong]);
-  }, 90_000);
+  });
 });

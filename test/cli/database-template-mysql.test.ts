@@ -119,5 +119,5 @@ describe('templates/database on MySQL (the README switch)', () => {
         files: join(dir, 'files'),
         warehouse: join(dir, 'files', 'warehouse.db'),
       });
-  }, 30_000);
+  });
 });

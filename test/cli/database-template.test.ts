@@ -41,7 +41,7 @@ beforeAll(async () => {
   );
   // A row without a cursor value is never synced.
   await client.query(`insert into public.orders values (0, 'draft', 0, null)`);
-}, 30_000);
+});
 
 afterAll(async () => {
   await client?.end();
@@ -150,7 +150,7 @@ describe('templates/database', () => {
     const output =
       [first, second, third].map((r) => r.stdout + r.stderr).join('\n') + (await readTree(join(dir, 'files')));
     for (const form of leakForms(PASSWORD)) expect(output).not.toContain(form);
-  }, 20_000);
+  });
 
   it('a table name is quoted, never pasted into the SQL: the statement fails (exit 1), nothing is dropped', async () => {
     const dir = await project('injection', { ...connection(), table: 'orders"; drop table orders; --' });
@@ -161,7 +161,7 @@ describe('templates/database', () => {
     expect((await client.query(`select to_regclass('public.orders') is not null as present`)).rows[0]).toEqual({
       present: true,
     });
-  }, 20_000);
+  });
 
   it('validate: a malformed key of the connector is exit 2 naming it', async () => {
     const dir = await project('bad-batch', { ...connection(), batch_size: 'lots' });
@@ -178,5 +178,5 @@ describe('templates/database', () => {
     for (const form of [...leakForms(WRONG), ...leakForms(PASSWORD)])
       expect(run.stdout + run.stderr).not.toContain(form);
     expect(await exists(join(dir, 'files'))).toBe(false);
-  }, 20_000);
+  });
 });

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, exists, initTemplate, startCli, type CliRun } from '../helpers/cli.js';
 import { start, type FaultyApi } from '../peers/faulty-api.js';
 
@@ -13,8 +13,6 @@ import { start, type FaultyApi } from '../peers/faulty-api.js';
  */
 
 const PASSWORD = 'pw-Local+Runs/0n=';
-// Each test runs the CLI two or three times on a shared 2-core machine.
-vi.setConfig({ testTimeout: 30_000 });
 let root: string;
 const peers: FaultyApi[] = [];
 
@@ -94,7 +92,7 @@ describe('one run per project', () => {
     expect(await rows(join(dir, 'files', 'warehouse.db'))).toEqual([[25n]]);
     // The lock went with the first run: a third run goes ahead.
     expect((await cli(['debug', dir])).code).toBe(0);
-  }, 60_000);
+  });
 });
 
 describe('SIGINT and SIGTERM', () => {
@@ -125,7 +123,7 @@ describe('SIGINT and SIGTERM', () => {
       expect(again.code, again.stderr).toBe(0);
       expect(peer.requests.slice(before).find((r) => r.path === '/items')?.query).toBe(`?cursor=${saved.cursor}`);
       expect(await rows(join(dir, 'files', 'warehouse.db'))).toEqual([[60n]]);
-    }, 60_000);
+    });
   }
 });
 
@@ -185,7 +183,7 @@ export default defineConnector({
     expect(stopped.stderr).toMatch(/SIGTERM: the run did not stop within 10 s; ending it now/);
     expect(await state(dir)).toEqual({ done: true });
     expect(await rows(join(dir, 'files', 'warehouse.db'))).toEqual([[1n]]);
-  }, 60_000);
+  });
 
   it('a second SIGTERM in the closing phase ends the process at once', async () => {
     const peer = await peerWith({});
@@ -200,7 +198,7 @@ export default defineConnector({
     expect(stopped.code, stopped.stderr).toBe(143);
     expect(stopped.stderr).toMatch(/SIGTERM again: stopping at once/);
     expect(stopped.stderr).not.toMatch(/did not stop within/);
-  }, 60_000);
+  });
 });
 
 describe('the project files', () => {

@@ -30,7 +30,7 @@ beforeAll(async () => {
   await mkdir(join(peer.dataDir, 'upload'));
   await writeFile(join(peer.dataDir, 'upload', '2024-01-01.csv'), 'id,name\n1,Ada\n2,Brian\n');
   await writeFile(join(peer.dataDir, 'upload', 'notes.txt'), 'not a csv');
-}, 30_000);
+});
 
 afterAll(async () => {
   await peer?.stop();

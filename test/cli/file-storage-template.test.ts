@@ -41,7 +41,7 @@ beforeAll(async () => {
     ['daily/readme.txt', 'not a csv'],
     ['elsewhere/2024-01-01.csv', 'id,name,note\n9,Zed,outside\n'],
   ]);
-}, 30_000);
+});
 
 afterAll(async () => {
   await peer?.stop();
@@ -145,7 +145,7 @@ describe('templates/file-storage', () => {
     const output =
       [first, second, broken].map((r) => r.stdout + r.stderr).join('\n') + (await readTree(join(dir, 'files')));
     for (const form of leakForms(SECRET)) expect(output).not.toContain(form);
-  }, 20_000);
+  });
 
   it("aws_web_identity: debug reads the bucket with the role's session from the token file; no AWS key configured, no token or session secret written anywhere", async () => {
     const issuer = 'https://token.actions.example.com';
@@ -195,7 +195,7 @@ describe('templates/file-storage', () => {
     } finally {
       await sts.stop();
     }
-  }, 20_000);
+  });
 
   it('a wrong secret: exit 3 before update(), naming the key, the secret nowhere, nothing written', async () => {
     const dir = await project('wrong', bucket(WRONG_SECRET));
@@ -207,5 +207,5 @@ describe('templates/file-storage', () => {
     for (const form of [...leakForms(WRONG_SECRET), ...leakForms(SECRET)])
       expect(run.stdout + run.stderr).not.toContain(form);
     expect(await exists(join(dir, 'files'))).toBe(false);
-  }, 20_000);
+  });
 });

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, initTemplate } from '../helpers/cli.js';
 import { HOSTILE_SECRET, expectNoLeak } from '../helpers/leak-check.js';
 import { start, type FaultyApi, type PeerAuth, type Fault } from '../peers/faulty-api.js';
@@ -15,7 +15,6 @@ import { start, type FaultyApi, type PeerAuth, type Fault } from '../peers/fault
  * `debug --json` and `probe --json`.
  */
 
-vi.setConfig({ testTimeout: 60_000 });
 const S = HOSTILE_SECRET;
 const htmlEscape = (t: string) =>
   t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');

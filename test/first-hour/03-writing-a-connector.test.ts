@@ -42,7 +42,7 @@ beforeAll(async () => {
     startPostgres({ password: SUPERUSER_PASSWORD, database: 'unused', ssl: false }),
     scratch('writing-a-connector'),
   ]);
-}, 60_000);
+});
 afterAll(async () => {
   await Promise.all([emulator?.stop(), s3?.stop(), postgres?.stop()]);
   await work?.remove();

@@ -85,7 +85,7 @@ describe('debug without a terminal', () => {
     }
     expect(lines.at(-1)!.tables.customers).toBeGreaterThan(0);
     expect(run.stdout).toMatch(/Sync SUCCEEDED/);
-  }, 30_000);
+  });
 
   it('--json: the same lines on stderr, the result one document on stdout with rows per table', async () => {
     const dir = await slowProject('json');
@@ -97,7 +97,7 @@ describe('debug without a terminal', () => {
       counts: { upserts: 125, checkpoints: 5 },
       rows_by_table: { orders: 100, customers: 25 },
     });
-  }, 30_000);
+  });
 
   it('--progress 0 turns the lines off; a bad value is exit 2', async () => {
     const dir = await slowProject('off');
@@ -107,5 +107,5 @@ describe('debug without a terminal', () => {
     const bad = await cli(['debug', dir, '--progress', 'often']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--progress must be a number of seconds');
-  }, 30_000);
+  });
 });

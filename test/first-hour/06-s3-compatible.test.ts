@@ -21,7 +21,7 @@ beforeAll(async () => {
     start({ buckets: [BUCKET], credentials: { accessKeyId: 'minioadmin', secretAccessKey: 'minioadmin' } }),
     scratch('s3-compatible'),
   ]);
-}, 30_000);
+});
 afterAll(async () => {
   await peer?.stop();
   await work?.remove();

@@ -44,7 +44,7 @@ beforeAll(async () => {
   } finally {
     await admin.end();
   }
-}, 60_000);
+});
 afterAll(async () => {
   await peer?.stop();
   await work?.remove();

@@ -53,7 +53,7 @@ beforeAll(async () => {
   project = join(root, 'hostile');
   await mkdir(project);
   await writeFile(join(project, 'connector.ts'), CONNECTOR);
-}, 30_000);
+});
 
 afterAll(async () => {
   await serve?.stop();

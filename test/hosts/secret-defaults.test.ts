@@ -43,7 +43,7 @@ let project: string;
 beforeAll(async () => {
   setup = await bearerProject('secret-defaults', TOKEN, CONNECTOR);
   project = setup.project;
-}, 30_000);
+});
 
 afterAll(() => setup?.stop());
 

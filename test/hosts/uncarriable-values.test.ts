@@ -38,7 +38,7 @@ let project: string;
 beforeAll(async () => {
   setup = await bearerProject('uncarriable', GOOD, CONNECTOR);
   project = setup.project;
-}, 30_000);
+});
 
 afterAll(() => setup?.stop());
 

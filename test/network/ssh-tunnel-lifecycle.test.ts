@@ -36,7 +36,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   destination = { port: (server.address() as AddressInfo).port, server, sockets };
-}, 30_000);
+});
 
 afterAll(async () => {
   for (const socket of destination?.sockets ?? []) socket.destroy();
@@ -107,7 +107,7 @@ describe('ssh tunnel, close() and open()', () => {
     } finally {
       proxy.delayMs = 0;
     }
-  }, 15_000);
+  });
 
   it('a source that closes its connection before the bastion opened the channel: the channel is closed too', async () => {
     const before = handles();
@@ -148,5 +148,5 @@ describe('ssh tunnel, close() and open()', () => {
     // The destination's own sockets stay half open by design (see above): not the tunnel's to close.
     for (const socket of destination.sockets) socket.destroy();
     await expectHandlesBackTo(before);
-  }, 15_000);
+  });
 });

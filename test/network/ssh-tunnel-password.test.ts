@@ -61,7 +61,7 @@ beforeAll(async () => {
     startSshd({ ...forwarding, authenticationMethods: 'password' }),
     startSshd({ ...forwarding, authenticationMethods: 'password,publickey' }),
   ]);
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([

@@ -66,7 +66,7 @@ beforeAll(async () => {
       ssl: { certificatePem: other.certificatePem, privateKeyPem: other.privateKeyPem },
     }),
   ]);
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([bastion?.stop(), closedBastion?.stop(), database?.stop(), elsewhere?.stop()]);

@@ -153,7 +153,7 @@ console.log(JSON.stringify([Object.keys(z.locales).length, z.string().safeParse(
       const { sources } = JSON.parse(await readFile(join(installed, 'dist', map), 'utf8')) as { sources: string[] };
       for (const source of sources) await access(resolve(dirname(join(installed, 'dist', map)), source));
     }
-  }, 60_000);
+  });
 
   it('issue 38: holds what runs and what a user reads, not the per-file build the bundle replaced', async () => {
     const files = await packedFiles(root);
@@ -188,7 +188,7 @@ console.log(JSON.stringify([Object.keys(z.locales).length, z.string().safeParse(
     ].map((m) => m[1]!);
     expect(frames.length).toBeGreaterThan(0);
     for (const file of frames) await access(file);
-  }, 60_000);
+  });
 
   it('issue 38: debug without DuckDB (an optional peer) exits 2 naming the package, before files/ is made', async () => {
     const project = join(work, 'no-duckdb');
@@ -199,7 +199,7 @@ console.log(JSON.stringify([Object.keys(z.locales).length, z.string().safeParse(
     expect(debug.stderr).toContain('npm install @duckdb/node-api');
     expect(debug.stderr).toContain('dependency_missing');
     expect(await readdir(project)).not.toContain('files');
-  }, 60_000);
+  });
 
   it("issue 38: a postgres configuration without pg (an optional peer) exits 2 naming 'pg'", async () => {
     const project = join(work, 'no-pg');
@@ -208,7 +208,7 @@ console.log(JSON.stringify([Object.keys(z.locales).length, z.string().safeParse(
     expect(validate.code, validate.stderr).toBe(2);
     expect(validate.stderr).toContain("source 'postgres' needs the npm package 'pg', which is not installed");
     expect(validate.stderr).toContain('npm install pg');
-  }, 60_000);
+  });
 });
 
 describe('the packed package with DuckDB, as a project installs it for debug', () => {
@@ -251,7 +251,7 @@ describe('the packed package with DuckDB, as a project installs it for debug', (
     const debug = await cli(['debug', project]);
     expect(debug.stderr).toMatch(/probe succeeded/);
     expect(debug.code).toBe(0);
-  }, 60_000);
+  });
 
   it('serves the partner SDK from the installed package: its protocol files are found there, Test probes the emulator', async () => {
     const project = join(consumer, 'rest-project');
@@ -284,7 +284,7 @@ describe('the packed package with DuckDB, as a project installs it for debug', (
       server.kill('SIGTERM');
       expect(await exited).toBe(0);
     }
-  }, 60_000);
+  });
 
   it('issue 24 point 4, issue 38: a project it scaffolds installs by `npm install` alone, type-checks, and runs its own copy', async () => {
     const project = join(work, 'typed');

@@ -93,7 +93,7 @@ describe('initProject', () => {
     // vendor/ is part of the project: neither git nor a container build leaves it out.
     for (const ignore of ['.gitignore', '.dockerignore'])
       expect(await readFile(join(project, ignore), 'utf8')).not.toMatch(/vendor/);
-  }, 60_000);
+  });
 
   it('issue 38: with `registry`, connector-auth at ^version from the registry, and no vendor/', async () => {
     const project = join(dir, 'registry');

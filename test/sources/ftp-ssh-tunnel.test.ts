@@ -37,7 +37,7 @@ beforeAll(async () => {
   ]);
   await mkdir(join(server.dataDir, 'upload'));
   await writeFile(join(server.dataDir, 'upload', 'orders.csv'), ORDERS);
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([bastion?.stop(), server?.stop()]);

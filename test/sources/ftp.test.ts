@@ -45,7 +45,7 @@ beforeAll(async () => {
     await mkdir(join(peer.dataDir, 'upload', 'archive'), { recursive: true });
     await writeFile(join(peer.dataDir, 'upload', 'orders.csv'), ORDERS);
   }
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([explicit, implicit, plain, strict, mismatch].map((peer) => peer?.stop()));

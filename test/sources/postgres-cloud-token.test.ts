@@ -34,7 +34,7 @@ beforeAll(async () => {
     startGoogleSts(),
     mkdtemp(join(tmpdir(), 'connector-auth-pg-wif-')),
   ]);
-}, 30_000);
+});
 afterAll(async () => {
   await Promise.all([db?.stop(), metadata?.stop(), googleSts?.stop(), rm(tokenDir, { recursive: true, force: true })]);
 });

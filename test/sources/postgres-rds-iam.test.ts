@@ -82,7 +82,7 @@ beforeAll(async () => {
     users: [{ accessKeyId: KEY_ID, secretAccessKey: SECRET, arn: 'arn:aws:iam::111122223333:user/etl' }],
     roles: [{ arn: ROLE, principals: ['arn:aws:iam::111122223333:user/etl'] }],
   });
-}, 30_000);
+});
 afterAll(async () => {
   await Promise.all([db?.stop(), sts?.stop()]);
 });

@@ -52,7 +52,7 @@ beforeAll(async () => {
     }),
     start({ password: PASSWORD, database: DATABASE, ssl: false }),
   ]);
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([tls?.stop(), mismatch?.stop(), plain?.stop()]);
@@ -325,7 +325,7 @@ describe('postgres source, a server that is shutting down', () => {
       await held.auth.close();
       await closing.stop();
     }
-  }, 30_000);
+  });
 });
 
 describe('postgres source, client certificate (auth_method mtls)', () => {

@@ -56,7 +56,7 @@ beforeAll(async () => {
     ['exports/2024-01.csv', 'id\n1\n'],
     ['exports/report (final) ü+ß.csv', 'id\n2\n'],
   ]);
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([gateway?.stop(), sts?.stop(), s3?.stop()]);

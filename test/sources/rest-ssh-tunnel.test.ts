@@ -51,7 +51,7 @@ beforeAll(async () => {
     startApi({ auth: bearer, tls: issueServer(ca, { hosts: ['api.example.test'] }) }),
     startApi({ auth: bearer }),
   ]);
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([bastion?.stop(), closedBastion?.stop(), api?.stop(), elsewhere?.stop(), other?.stop()]);

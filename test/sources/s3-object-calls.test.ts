@@ -28,7 +28,7 @@ beforeAll(async () => {
   peer = await start({ buckets: ['orders'], credentials: { accessKeyId: ACCESS_KEY_ID, secretAccessKey: SECRET } });
   await peer.put('orders', 'exports/big.bin', BIG);
   throttled = await slowProxy(Number(new URL(peer.endpoint).port), { throttle: { bytes: 1024, everyMs: 100 } });
-}, 30_000);
+});
 
 afterAll(async () => {
   await throttled?.close();
@@ -63,7 +63,7 @@ describe('s3 source, createReadStream and timeout_seconds', () => {
     } finally {
       await auth.close();
     }
-  }, 15_000);
+  });
 
   // Only the deadline can end the call, and the error names it; had it not fired, the test's own
   // timeout would end it as a hang.

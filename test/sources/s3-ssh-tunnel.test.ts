@@ -60,7 +60,7 @@ beforeAll(async () => {
     ['exports/2024-01.csv', 'id,amount\n1,10\n'],
     ['exports/2024-02.csv', 'id,amount\n2,20\n'],
   ]);
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([bastion?.stop(), closedBastion?.stop(), s3?.stop(), elsewhere?.stop()]);

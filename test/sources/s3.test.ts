@@ -49,7 +49,7 @@ beforeAll(async () => {
     ['readme.txt', 'hello'],
   ]);
   await httpsPeer.put('orders', 'exports/2024-01.csv', 'id,amount\n1,10\n');
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([peer?.stop(), httpsPeer?.stop()]);

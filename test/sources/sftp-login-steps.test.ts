@@ -39,7 +39,7 @@ beforeAll(async () => {
     start({ authenticationMethods: 'password,publickey', authorizedKeys: [key.publicKey] }),
     start({ authenticationMethods: 'publickey,password', authorizedKeys: [key.publicKey] }),
   ]);
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([pam?.stop(), passwordThenKey?.stop(), keyThenPassword?.stop()]);

@@ -43,7 +43,7 @@ beforeAll(async () => {
     startSshd(),
   ]);
   await writeFile(join(server.dataDir, 'orders.csv'), 'id,amount\n1,10\n');
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([bastion?.stop(), closedBastion?.stop(), server?.stop()]);

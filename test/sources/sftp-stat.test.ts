@@ -23,7 +23,7 @@ beforeAll(async () => {
   // Owned by root, mode 0700: the test user may not look inside.
   await mkdir(join(peer.dataDir, 'private'), { mode: 0o700 });
   await writeFile(join(peer.dataDir, 'private', 'secret.csv'), 'x');
-}, 30_000);
+});
 
 afterAll(async () => {
   await peer?.stop();

@@ -65,7 +65,7 @@ beforeAll(async () => {
   await symlink('orders.csv', join(upload, 'latest.csv'));
   // Owned by root, mode 0700: the test user may not list it.
   await mkdir(join(peer.dataDir, 'private'), { mode: 0o700 });
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all([peer?.stop(), keysOnly?.stop()]);

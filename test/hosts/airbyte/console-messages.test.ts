@@ -27,7 +27,7 @@ export default defineConnector({
 let setup: BearerProject;
 beforeAll(async () => {
   setup = await bearerProject('console-messages', TOKEN, CONNECTOR);
-}, 30_000);
+});
 afterAll(() => setup?.stop());
 
 it('one console.log call is one LOG message, its lines kept together; a line written in parts is one message too', async () => {

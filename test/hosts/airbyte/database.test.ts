@@ -35,7 +35,7 @@ beforeAll(async () => {
     `insert into public.orders select i, 'new', timestamptz '2024-01-01 00:00:00+00' + (i / 100) * interval '1 second' from generate_series(1, $1::int) as i`,
     [ROWS],
   );
-}, 30_000);
+});
 
 afterAll(async () => {
   await client?.end();
@@ -91,7 +91,7 @@ describe('airbyte on the database template (PostgreSQL)', () => {
     ]);
     for (const run of [spec, good, bad, discover])
       expectNoSecretOutsideControl(run, [...leakForms(PASSWORD), ...leakForms(WRONG)]);
-  }, 30_000);
+  });
 
   it('read: every row once in batches, a STATE per batch; resumed from that state, only the rows changed since', async () => {
     const dir = await initTemplate(root, 'read', 'database');
@@ -141,5 +141,5 @@ describe('airbyte on the database template (PostgreSQL)', () => {
     });
     for (const run of [first, resumed, wrong])
       expectNoSecretOutsideControl(run, [...leakForms(PASSWORD), ...leakForms(WRONG)]);
-  }, 30_000);
+  });
 });

@@ -24,7 +24,7 @@ beforeAll(async () => {
   await writeFile(join(upload, '2024-01-01.csv'), 'id,name\n1,Ada\n2,"Brian, Jr."\n');
   await writeFile(join(upload, '2024-01-02.csv'), 'id,name\n3,Chloé\n');
   await writeFile(join(upload, 'notes.txt'), 'not a csv');
-}, 30_000);
+});
 
 afterAll(async () => {
   await peer?.stop();
@@ -102,5 +102,5 @@ describe('airbyte on the file-storage template, SFTP variant', () => {
     expect(resumed.of('RECORD').map((r) => r.record.data.name)).toEqual(['Dan']);
     for (const run of [check, bad, discover, first, resumed])
       expectNoSecretOutsideControl(run, [...leakForms(peer.password), ...leakForms(WRONG)]);
-  }, 40_000);
+  });
 });

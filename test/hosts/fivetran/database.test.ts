@@ -39,7 +39,7 @@ beforeAll(async () => {
   );
   server = await startServe(await initTemplate(root, 'shop', 'database'));
   client = connectorClient(server.port);
-}, 60_000);
+});
 
 afterAll(async () => {
   client?.close();

@@ -78,7 +78,7 @@ beforeAll(async () => {
   project = join(root, 'events');
   await mkdir(project);
   await writeFile(join(project, 'connector.ts'), CONNECTOR);
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
@@ -264,7 +264,7 @@ describe('serve: calls, clients and signals', () => {
     // A call after the stop finds no server.
     await expect(client.test(configuration())).rejects.toMatchObject({ code: 14 });
     expect(serve.lines().map((l) => l.message)).toEqual(expect.arrayContaining(['SIGTERM received', 'stopped']));
-  }, 30_000);
+  });
 
   it('a second SIGTERM while the first waits for a checkpoint ends the process at once, before the grace period', async () => {
     const { serve, client } = await server();
@@ -280,5 +280,5 @@ describe('serve: calls, clients and signals', () => {
     expect(serve.child.signalCode).toBe('SIGTERM');
     expect(serve.stdout()).not.toMatch(/are cancelled/);
     expect((await stream).error).toBeDefined();
-  }, 30_000);
+  });
 });

@@ -29,7 +29,7 @@ beforeAll(async () => {
   const project = await initTemplate(root, 'rest', 'rest-api');
   server = await startServe(project);
   client = connectorClient(server.port);
-}, 30_000);
+});
 
 afterAll(async () => {
   client?.close();

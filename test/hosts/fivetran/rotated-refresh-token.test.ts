@@ -23,7 +23,7 @@ const servers: ServeProcess[] = [];
 beforeAll(async () => {
   [peer, root] = await Promise.all([start(), mkdtemp(join(tmpdir(), 'connector-auth-serve-rotation-'))]);
   project = await initTemplate(root, 'api', 'rest-api');
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));

@@ -55,7 +55,7 @@ beforeAll(async () => {
   await sftpVariant(project);
   server = await startServe(project);
   client = connectorClient(server.port);
-}, 60_000);
+});
 
 afterAll(async () => {
   client?.close();

@@ -28,7 +28,7 @@ beforeAll(async () => {
     const catalog = configuredFromDiscovered(discoveredStreams((await target.run('discover')).messages));
     reads.set(target.name, { run: await target.run('read', { catalog }), catalog });
   }
-}, 60_000);
+});
 afterAll(() => stop?.());
 
 const NAMES = ['rest-api template', 'rest connector', 'database template'];

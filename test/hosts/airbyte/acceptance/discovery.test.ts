@@ -15,7 +15,7 @@ const discovered = new Map<string, AirbyteRun>();
 beforeAll(async () => {
   ({ targets, stop } = await startTargets('discovery'));
   for (const target of targets) discovered.set(target.name, await target.run('discover'));
-}, 60_000);
+});
 afterAll(() => stop?.());
 
 describe.each(['rest-api template', 'rest connector', 'database template'])('TestDiscovery: %s', (name) => {

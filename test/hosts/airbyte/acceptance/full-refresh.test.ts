@@ -30,7 +30,7 @@ beforeAll(async () => {
     const second = await target.run('read', { catalog });
     reads.set(target.name, [first, second]);
   }
-}, 60_000);
+});
 afterAll(() => stop?.());
 
 describe.each(['rest-api template', 'rest connector', 'database template'])('TestFullRefresh: %s', (name) => {

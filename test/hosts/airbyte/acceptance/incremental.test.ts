@@ -43,7 +43,7 @@ beforeAll(async () => {
     expect(problems).toEqual([]);
     catalogs.set(target.name, catalog);
   }
-}, 60_000);
+});
 afterAll(() => stop?.());
 
 const target = (name: string) => targets.find((t) => t.name === name)!;

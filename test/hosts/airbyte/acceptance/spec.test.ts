@@ -31,7 +31,7 @@ beforeAll(async () => {
     expect(run.code, run.stderr).toBe(0);
     specs.set(target.name, run.of('SPEC')[0]!.spec);
   }
-}, 60_000);
+});
 afterAll(() => stop?.());
 
 const NAMES = ['rest-api template', 'rest connector', 'database template'];
