@@ -34,6 +34,9 @@ export { staticHeaderCredential } from './static/index.js';
 export {
   quietAwsSdkNodeVersionWarning,
   sigv4Signer,
+  clockTooFarOff,
+  secretNotTheKeys,
+  type SignatureRefusal,
   type AwsCredential,
   type SigV4Signer,
   type SignableRequest,

@@ -5,6 +5,7 @@ import {
   isConnectorAuthError,
   type ConnectorAuthError,
 } from '../../errors/index.js';
+import { clockTooFarOff, secretNotTheKeys, type SignatureRefusal } from './signature-refusals.js';
 import { classifyNetworkError, explainTlsFailure, oneLine, type TlsSettings } from '../../network/index.js';
 
 /**
@@ -45,6 +46,12 @@ export async function classifyStsError(error: unknown, context: StsFailureContex
     typeof (error as { Code?: unknown }).Code === 'string' ? String((error as { Code?: unknown }).Code) : error.name;
   const said = `${code}${error.message && error.message !== code ? `: ${oneLine(error.message)}` : ''} (HTTP ${status})`;
   const keyId = context.via === 'web_identity' ? undefined : context.via.accessKeyId;
+  const refusal: SignatureRefusal = {
+    service: { code: 'sts', name: 'STS' },
+    failed: `${target} failed`,
+    said,
+    cause: error,
+  };
   const externalId = context.via !== 'web_identity' && context.via.externalId !== undefined;
   switch (code) {
     case 'InvalidClientTokenId':
@@ -65,25 +72,8 @@ export async function classifyStsError(error: unknown, context: StsFailureContex
             cause: error,
           },
         );
-      if (/signature expired/i.test(error.message))
-        return new AuthenticationError(
-          `${target} failed: this machine's clock is too far from AWS's for a signature to be accepted (${said})`,
-          {
-            code: 'sts_clock_skew',
-            key: 'aws_access_key_id',
-            hint: "set this machine's clock right (NTP); AWS accepts signatures within 15 minutes of its own time",
-            cause: error,
-          },
-        );
-      return new AuthenticationError(
-        `${target} failed: the request signature did not match: the secret access key is not the one of ${keyId ?? 'the key'} (${said})`,
-        {
-          code: 'sts_signature_mismatch',
-          key: 'aws_secret_access_key',
-          hint: "check 'aws_secret_access_key': it must be the secret issued with 'aws_access_key_id'",
-          cause: error,
-        },
-      );
+      if (/signature expired/i.test(error.message)) return clockTooFarOff(refusal);
+      return secretNotTheKeys(refusal, keyId ?? 'the key');
     case 'ExpiredToken':
       return new AuthenticationError(
         `${target} failed: the session token of the key that asks for the role has expired (${said})`,

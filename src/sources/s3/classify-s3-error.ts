@@ -1,4 +1,4 @@
-import type { CredentialWith } from '../../auth/index.js';
+import { clockTooFarOff, secretNotTheKeys, type CredentialWith } from '../../auth/index.js';
 import {
   AuthenticationError,
   ConnectorError,
@@ -67,6 +67,7 @@ async function fromS3Failure(error: unknown, target: string, context: S3FailureC
   const said = `${service.name}${service.message && service.message !== service.name ? `: ${oneLine(service.message)}` : ''} (HTTP ${service.status})`;
   const { bucket } = context.location;
   const { signer, sessionKey } = context.credential.awsKeys;
+  const refusal = { service: { code: 's3', name: 'S3' }, failed: `${target} failed`, said, cause: error };
   // A role's temporary key is AWS's to issue and to know: refused, it is the role to look at.
   if (
     sessionKey &&
@@ -92,15 +93,7 @@ async function fromS3Failure(error: unknown, target: string, context: S3FailureC
         cause: error,
       });
     case 'SignatureDoesNotMatch':
-      return new AuthenticationError(
-        `${target} failed: the request signature did not match: 'aws_secret_access_key' is not the secret of ${signer} (${said})`,
-        {
-          code: 's3_signature_mismatch',
-          key: 'aws_secret_access_key',
-          hint: "check 'aws_secret_access_key': it must be the secret issued with 'aws_access_key_id'",
-          cause: error,
-        },
-      );
+      return secretNotTheKeys(refusal, signer);
     case 'InvalidToken':
     case 'ExpiredToken':
     case 'TokenRefreshRequired':
@@ -111,15 +104,7 @@ async function fromS3Failure(error: unknown, target: string, context: S3FailureC
         cause: error,
       });
     case 'RequestTimeTooSkewed':
-      return new AuthenticationError(
-        `${target} failed: this machine's clock is too far from S3's for a signature to be accepted (${said})`,
-        {
-          code: 's3_clock_skew',
-          key: 'aws_access_key_id',
-          hint: "set this machine's clock right (NTP); S3 accepts signatures within 15 minutes of its own time",
-          cause: error,
-        },
-      );
+      return clockTooFarOff(refusal);
     case 'AccessDenied':
     case 'AllAccessDisabled':
     case 'Forbidden':
