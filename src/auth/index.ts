@@ -35,6 +35,7 @@ export {
   quietAwsSdkNodeVersionWarning,
   sigv4Signer,
   clockTooFarOff,
+  sdkNetworkFailure,
   secretNotTheKeys,
   type SignatureRefusal,
   type AwsCredential,

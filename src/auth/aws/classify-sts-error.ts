@@ -5,8 +5,9 @@ import {
   isConnectorAuthError,
   type ConnectorAuthError,
 } from '../../errors/index.js';
+import { oneLine, type TlsSettings } from '../../network/index.js';
+import { sdkNetworkFailure } from './sdk-network-failure.js';
 import { clockTooFarOff, secretNotTheKeys, type SignatureRefusal } from './signature-refusals.js';
-import { classifyNetworkError, explainTlsFailure, oneLine, type TlsSettings } from '../../network/index.js';
 
 /**
  * What a failed STS call means, as one of the project's errors naming the key to fix.
@@ -153,7 +154,7 @@ export async function classifyStsError(error: unknown, context: StsFailureContex
   }
 }
 
-async function networkFailure(error: unknown, target: string, context: StsFailureContext): Promise<ConnectorAuthError> {
+function networkFailure(error: unknown, target: string, context: StsFailureContext): Promise<ConnectorAuthError> {
   const request = {
     method: 'POST',
     url: context.url,
@@ -161,15 +162,5 @@ async function networkFailure(error: unknown, target: string, context: StsFailur
     timeoutSeconds: context.timeoutSeconds,
     urlKey: context.urlKey,
   };
-  const classified = classifyNetworkError(
-    context.timedOut ? Object.assign(new Error('timed out', { cause: error }), { name: 'TimeoutError' }) : error,
-    request,
-  );
-  const explained = await explainTlsFailure(classified, {
-    url: context.url,
-    tls: context.tls,
-    target,
-    timeoutMs: context.timeoutSeconds * 1000,
-  });
-  return isConnectorAuthError(explained) ? explained : classified;
+  return sdkNetworkFailure(error, request, { tls: context.tls, target }, context.timedOut === true);
 }

@@ -1,18 +1,11 @@
-import { clockTooFarOff, secretNotTheKeys, type CredentialWith } from '../../auth/index.js';
+import { clockTooFarOff, sdkNetworkFailure, secretNotTheKeys, type CredentialWith } from '../../auth/index.js';
 import {
   AuthenticationError,
   ConnectorError,
   SourceUnreachableError,
-  isConnectorAuthError,
   type ConnectorAuthError,
 } from '../../errors/index.js';
-import {
-  classifyNetworkError,
-  explainTlsFailure,
-  oneLine,
-  type HttpRoute,
-  type TlsSettings,
-} from '../../network/index.js';
+import { oneLine, type HttpRoute, type TlsSettings } from '../../network/index.js';
 import { classifyUnlessOurs } from '../classify-failure.js';
 import { describeLocation, type S3Location } from './s3-settings.js';
 
@@ -197,10 +190,7 @@ export async function classifyObjectError(
   return classifyS3Error(error, `${operation} ${key}`, context);
 }
 
-async function networkFailure(error: unknown, target: string, context: S3FailureContext): Promise<ConnectorAuthError> {
-  // Our deadline ends the request as an abort, which is a timeout here; the SDK's own socket timeout
-  // (a TimeoutError in the cause chain) classifyNetworkError recognises by itself.
-  const timedOut = context.timedOut === true;
+function networkFailure(error: unknown, target: string, context: S3FailureContext): Promise<ConnectorAuthError> {
   const request = {
     method: 'GET',
     url: context.url,
@@ -209,18 +199,8 @@ async function networkFailure(error: unknown, target: string, context: S3Failure
     urlKey: context.urlKey,
     clientCertificate: context.tls.clientCertificate,
   };
-  const classified = classifyNetworkError(
-    timedOut ? Object.assign(new Error('timed out', { cause: error }), { name: 'TimeoutError' }) : error,
-    request,
-  );
-  const explained = await explainTlsFailure(classified, {
-    url: context.url,
-    tls: context.tls,
-    target,
-    timeoutMs: context.timeoutSeconds * 1000,
-    route: context.route,
-  });
-  return isConnectorAuthError(explained) ? explained : classified;
+  const tls = { tls: context.tls, target, ...(context.route ? { route: context.route } : {}) };
+  return sdkNetworkFailure(error, request, tls, context.timedOut === true);
 }
 
 function serviceError(error: unknown): ServiceError | undefined {
