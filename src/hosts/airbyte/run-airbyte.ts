@@ -1,6 +1,6 @@
 import { probeConnector } from '../../connector/index.js';
 import { useKeyPlace } from '../../config/index.js';
-import { exitCodeOf, isConnectorAuthError } from '../../errors/index.js';
+import { ExitCode, exitCodeOf, isConnectorAuthError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { describeConfiguration, loadConnector } from '../../project/index.js';
 import { secrets, type SecretRegistry } from '../../secrets/index.js';
@@ -41,7 +41,7 @@ export async function runAirbyte(options: AirbyteOptions): Promise<number> {
     await COMMANDS[options.command]({ ...options, output, log, registry });
     return 0;
   } catch (error) {
-    if (options.command === 'check' && isConnectorAuthError(error) && error.name !== 'ConnectorError') {
+    if (options.command === 'check' && isConnectorAuthError(error) && error.exitCode !== ExitCode.connector) {
       // The configuration or the source said no: an answer to the check, not a failure of it.
       output.send({
         type: 'CONNECTION_STATUS',

@@ -1,4 +1,4 @@
-import { exitCodeOf, isConnectorAuthError } from '../../../errors/index.js';
+import { ExitCode, exitCodeOf, isConnectorAuthError } from '../../../errors/index.js';
 import type { SecretRegistry } from '../../../secrets/index.js';
 import type { AirbyteMessage, FailureType } from './protocol.js';
 
@@ -11,13 +11,15 @@ import type { AirbyteMessage, FailureType } from './protocol.js';
  * connector's own code, anything unexpected.
  */
 export function failureType(error: unknown): FailureType {
-  // By class name: a connector project's own import of connector-auth may be a second module instance.
+  // By exit code, the errors' stable contract: a connector project's own import of connector-auth may
+  // be a second module instance, whose classes `instanceof` does not know.
   if (!isConnectorAuthError(error)) return 'system_error';
   // A task the connector raised asks the user to act, as a setting to fix does.
-  return CONFIG_ERRORS.has(error.name) || error.code === 'connector_task' ? 'config_error' : 'system_error';
+  return USER_FIXES.has(error.exitCode) || error.code === 'connector_task' ? 'config_error' : 'system_error';
 }
 
-const CONFIG_ERRORS = new Set(['ConfigurationError', 'AuthenticationError', 'SourceIdentityError']);
+/** A configuration refused, credentials rejected, a source whose identity is not trusted. */
+const USER_FIXES: ReadonlySet<number> = new Set([ExitCode.configuration, ExitCode.authentication, ExitCode.identity]);
 
 /** Our one line, as the CLI prints it: `error [code]: message — hint` (the hint names the key to fix). */
 export function failureLine(error: unknown): string {

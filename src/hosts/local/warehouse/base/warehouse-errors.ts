@@ -11,13 +11,16 @@ import { redactedLine } from '../../../../secrets/index.js';
  * a value), then put on one line and bounded (redact-then-shape.ts).
  */
 
-/** Errors built here carry no row values and are rethrown as they are. */
-const safeErrors = new WeakSet<Error>();
+/**
+ * The warehouse's own refusal of what a connector wrote: it names the table and column, never a row
+ * value, so it is rethrown as it is; the run reports it as the connector's update() failing.
+ */
+export class WarehouseRefusal extends Error {
+  override readonly name = 'WarehouseRefusal';
+}
 
 export function warehouseError(message: string): Error {
-  const error = new Error(`warehouse: ${message}`);
-  safeErrors.add(error);
-  return error;
+  return new WarehouseRefusal(`warehouse: ${message}`);
 }
 
 function named(name: string): string {
@@ -37,7 +40,7 @@ export function columnLabel(table: string, column: string): string {
  * (redacted, one line); an error of ours passes unchanged.
  */
 export function sanitize(error: unknown, context: string, path?: string): Error {
-  if (error instanceof Error && (safeErrors.has(error) || error instanceof ConnectorError)) return error;
+  if (error instanceof WarehouseRefusal || error instanceof ConnectorError) return error;
   const raw = error instanceof Error ? error.message : String(error);
   const said = redactedLine(raw, 300) ?? 'no message';
   const file = path ?? 'files/warehouse.db';
