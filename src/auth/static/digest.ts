@@ -48,7 +48,8 @@ export default defineAuthMethod({
           const next = readDigestChallenge(headers.get('www-authenticate'));
           if (next) return learn(next);
           const nextNonce = /nextnonce="([^"]*)"/i.exec(headers.get('authentication-info') ?? '')?.[1];
-          if (challenge && nextNonce && nextNonce !== challenge.nonce) learn({ ...challenge, nonce: nextNonce });
+          if (challenge && nextNonce && nextNonce !== challenge.nonce)
+            learn({ ...challenge, nonce: nextNonce, stale: false });
         },
         // A 401 with a Digest challenge (the first one, a stale nonce) is answered by one retry;
         // a wrong password earns a second 401, which the source reports naming `password`.
