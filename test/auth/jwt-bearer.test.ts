@@ -6,7 +6,7 @@ import { jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, initTemplate, readTree } from '../helpers/cli.js';
 import { closedPort, start, type HttpApiPeer } from '../peers/http-api.js';
-import { connect, expectNoLeak, harness } from './support.js';
+import { connect, docExample, expectNoLeak, harness } from './support.js';
 
 /**
  * jwt_bearer: a JWT the connector signs itself. The peer is an API on 127.0.0.1 that checks each
@@ -110,6 +110,15 @@ describe('jwt_bearer through connector-auth debug, verified by jose with the pub
       .requests.slice(-jwts.length)
       .map((r) => r.headers.authorization!.slice(7));
     expectNoLeak([run.stdout, run.stderr, await readTree(join(dir, 'files'))], [...Object.values(key), ...sent]);
+  });
+
+  it('the example of docs/auth/jwt-bearer.md, as written there with base_url pointed at the API: exit 0', async () => {
+    const example = await docExample('jwt-bearer.md');
+    const dir = await project({ ...example, base_url: hsApi.url });
+    const run = await cli(['debug', dir]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Upserts\s+\|\s+3/);
+    expectNoLeak([run.stdout, run.stderr, await readTree(join(dir, 'files'))], [example.jwt_secret]);
   });
 
   it('a key the API does not know: exit 3 naming jwt_private_key, nothing leaks', async () => {

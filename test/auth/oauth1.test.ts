@@ -5,7 +5,7 @@ import { sign } from 'oauth-sign';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, initTemplate, readTree } from '../helpers/cli.js';
 import { closedPort, start, type HttpApiPeer } from '../peers/http-api.js';
-import { connect, expectNoLeak, harness } from './support.js';
+import { connect, docExample, expectNoLeak, harness } from './support.js';
 
 /**
  * oauth1: OAuth 1.0a signatures, as NetSuite's token-based authentication takes them. The peer is an
@@ -105,6 +105,19 @@ describe('oauth1 through connector-auth debug, checked by oauth-sign', () => {
     const mine = accepted.slice(seen);
     expect(mine.length).toBeGreaterThanOrEqual(2);
     expect(mine.every((a) => a.method === method && a.realm === REALM)).toBe(true);
+    expectNoLeak([run.stdout, run.stderr, await readTree(join(dir, 'files'))], secrets);
+  });
+
+  it('the example of docs/auth/oauth1.md, its credentials as written there, its paths those of the peer: exit 0', async () => {
+    const dir = await project({
+      ...(await docExample('oauth1.md')),
+      base_url: api.url,
+      probe_path: 'health',
+      items_path: 'items',
+    });
+    const run = await cli(['debug', dir]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Upserts\s+\|\s+3/);
     expectNoLeak([run.stdout, run.stderr, await readTree(join(dir, 'files'))], secrets);
   });
 
