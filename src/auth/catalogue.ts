@@ -15,9 +15,9 @@ interface CatalogueLine {
 
 const CATALOGUE = {
   basic: { provides: ['httpRequest'], load: () => import('./static/basic.js') },
-  digest: { provides: ['httpRequest'], load: () => import('./static/digest.js') },
   bearer: { provides: ['httpRequest'], load: () => import('./static/bearer.js') },
   api_key: { provides: ['httpRequest'], load: () => import('./static/api-key.js') },
+  digest: { provides: ['httpRequest'], load: () => import('./static/digest.js') },
   mtls: { provides: ['clientCertificate'], load: () => import('./static/mtls.js') },
   password: { provides: ['password'], load: () => import('./static/password.js') },
   signed_url: { provides: ['signedUrl'], load: () => import('./static/signed-url.js') },
