@@ -67,6 +67,7 @@ describe('digest through connector-auth debug', () => {
     expect(log[0]).toBe('- GET /health 401');
     expect(log.slice(1).length).toBeGreaterThanOrEqual(2);
     expect(log.slice(1).every((line) => /^alice GET \/(health|items) 200$/.test(line))).toBe(true);
+    expect(await apache.errorLog()).not.toMatch(/nonce-count check failed/);
     expectNoLeak([run.stdout, run.stderr, await readTree(join(dir, 'files'))], secrets);
   });
 

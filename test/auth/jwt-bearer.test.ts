@@ -148,6 +148,20 @@ describe('jwt_bearer through connector-auth debug, verified by jose with the pub
 });
 
 describe('jwt_bearer re-signs before expiry', () => {
+  it('twenty requests at once: one JWT signed, carried by every one', async () => {
+    // ES256 signatures are randomized: two signings of the same claims would differ.
+    const h = harness();
+    const a = await connect(h, configuration(ecApi, { jwt_private_key: pem(ec.privateKey) }));
+    try {
+      const before = ecApi.requests.length;
+      await Promise.all(Array.from({ length: 20 }, () => a.source.json('items')));
+      const sent = new Set(ecApi.requests.slice(before).map((r) => r.headers.authorization));
+      expect(sent.size).toBe(1);
+    } finally {
+      await a.close();
+    }
+  });
+
   it('a 10-minute JWT is signed again once 9 minutes 56 seconds have passed, not before', async () => {
     const h = harness();
     const a = await connect(h, configuration(rsaApi, { jwt_private_key: pem(rsa.privateKey) }), { fakeClock: true });

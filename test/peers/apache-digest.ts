@@ -7,8 +7,9 @@ import { apacheHas, startApache, type ApachePeer } from './apache.js';
  * `user:realm:MD5(user:realm:password)` (apache2-utils, which has the htdigest command, is not needed
  * for one line). `nonceLifetimeSeconds` short: a nonce goes stale within the test, and Apache says
  * so with `stale=true` (a nonce about to run out is replaced in each answer's Authentication-Info
- * `nextnonce`, so only one left unused that long goes stale). `AuthDigestNcCheck On`: each answer to a nonce must count `nc` up by one,
- * or Apache refuses it as a replay.
+ * `nextnonce`, so only one left unused that long goes stale). `AuthDigestNcCheck On`: an answer
+ * whose `nc` is not above the last one for its nonce is refused as a replay (error log:
+ * "nonce-count check failed").
  */
 
 export const DIGEST_REALM = 'connector-auth digest';
