@@ -35,6 +35,8 @@ export interface OutgoingRequest {
   readonly method: string;
   readonly url: URL;
   readonly headers: Headers;
+  /** The body, for a signature that covers it (OAuth 1.0a signs the parameters of a form body); never changed. */
+  readonly body?: string | Uint8Array | URLSearchParams | null | undefined;
 }
 
 /** What a credential sees of an answer to a request it authorized: its status and headers, not its body. */

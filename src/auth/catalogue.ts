@@ -17,6 +17,7 @@ const CATALOGUE = {
   basic: { provides: ['httpRequest'], load: () => import('./static/basic.js') },
   bearer: { provides: ['httpRequest'], load: () => import('./static/bearer.js') },
   api_key: { provides: ['httpRequest'], load: () => import('./static/api-key.js') },
+  digest: { provides: ['httpRequest'], load: () => import('./static/digest.js') },
   mtls: { provides: ['clientCertificate'], load: () => import('./static/mtls.js') },
   password: { provides: ['password'], load: () => import('./static/password.js') },
   signed_url: { provides: ['signedUrl'], load: () => import('./static/signed-url.js') },
@@ -27,6 +28,8 @@ const CATALOGUE = {
   },
   // A person's delegated token is for the API it was granted for, not a database login.
   oauth2_refresh_token: { provides: ['httpRequest'], load: () => import('./oauth/oauth2-refresh-token.js') },
+  jwt_bearer: { provides: ['httpRequest'], load: () => import('./signed/jwt-bearer.js') },
+  oauth1: { provides: ['httpRequest'], load: () => import('./signed/oauth1.js') },
   service_account_key: { provides: ['httpRequest', 'bearerToken'], load: () => import('./gcp/service-account-key.js') },
   aws_access_key: { provides: ['awsKeys'], load: () => import('./aws/aws-access-key.js') },
   aws_web_identity: { provides: ['awsKeys'], load: () => import('./aws/aws-web-identity.js') },

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { expect } from 'vitest';
 import { authenticate, type AuthenticateOptions } from '../../src/connector/index.js';
 import { createLogger, type Logger } from '../../src/log/index.js';
@@ -84,4 +85,12 @@ export function bearerOf(req: OutgoingRequest): string {
   const value = req.headers.get('authorization') ?? '';
   expect(value).toMatch(/^Bearer \S+$/);
   return value.slice(7);
+}
+
+/** The first configuration.json example of a docs/auth page, as written there. */
+export async function docExample(page: string): Promise<Record<string, string>> {
+  const text = await readFile(new URL(`../../docs/auth/${page}`, import.meta.url), 'utf8');
+  const block = /```json\n([\s\S]*?)```/.exec(text);
+  if (!block) throw new Error(`docs/auth/${page} has no json example`);
+  return JSON.parse(block[1]!) as Record<string, string>;
 }

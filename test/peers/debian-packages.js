@@ -33,6 +33,10 @@ export const PEER_PACKAGES = {
     { package: 'apache2-bin', present: onPath('/usr/sbin/apache2') },
     { package: 'libapache2-mod-auth-gssapi', present: onPath('/usr/lib/apache2/modules/mod_auth_gssapi.so') },
   ],
+  // HTTP Digest: Apache's mod_auth_digest (MD5, in apache2-bin itself) and lighttpd (SHA-256, which
+  // mod_auth_digest does not answer).
+  'peers/apache-digest.ts': { package: 'apache2-bin', present: onPath('/usr/sbin/apache2') },
+  'peers/lighttpd-digest.ts': { package: 'lighttpd', present: onPath('/usr/sbin/lighttpd') },
   'peers/vsftpd.ts': { package: 'vsftpd', present: onPath('/usr/sbin/vsftpd') },
   // The container engine the image tests build and run the project's image with (root, runc), and
   // uidmap, which podman wants for its user namespaces.

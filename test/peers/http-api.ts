@@ -13,7 +13,17 @@ export type ExpectedAuth =
   | { kind: 'basic'; username: string; password: string }
   | { kind: 'bearer'; token: string }
   | { kind: 'header'; name: string; value: string }
-  | { kind: 'query'; name: string; value: string };
+  | { kind: 'query'; name: string; value: string }
+  /** A credential the test checks with a library of its own (a JWT verifier, an OAuth 1.0a signer). */
+  | {
+      kind: 'verify';
+      accepts: (request: {
+        method: string;
+        url: URL;
+        headers: IncomingMessage['headers'];
+        body: string;
+      }) => Promise<boolean>;
+    };
 
 export interface HttpApiPeer {
   url: string;
@@ -37,7 +47,7 @@ export async function start(options: {
   const pageSize = options.pageSize ?? 10;
   const requests: HttpApiPeer['requests'] = [];
 
-  const authorized = (req: IncomingMessage, url: URL): boolean => {
+  const authorized = async (req: IncomingMessage, url: URL): Promise<boolean> => {
     const a = options.auth;
     switch (a.kind) {
       case 'basic':
@@ -48,17 +58,22 @@ export async function start(options: {
         return req.headers[a.name.toLowerCase()] === a.value;
       case 'query':
         return url.searchParams.get(a.name) === a.value;
+      case 'verify': {
+        let body = '';
+        for await (const chunk of req) body += String(chunk);
+        return a.accepts({ method: req.method ?? 'GET', url, headers: req.headers, body });
+      }
     }
   };
 
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://peer');
     requests.push({ method: req.method ?? 'GET', path: url.pathname, headers: req.headers });
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    if (!authorized(req, url)) return send(401, { error: 'unauthorized' });
+    if (!(await authorized(req, url))) return send(401, { error: 'unauthorized' });
     if (url.pathname === '/health') return send(options.healthStatus ?? 200, { ok: true });
     if (url.pathname === '/items') {
       const start = Number(url.searchParams.get('cursor') ?? 0);
@@ -69,8 +84,8 @@ export async function start(options: {
     send(404, { error: 'not found' });
   };
   const server = options.tls
-    ? createTlsServer({ cert: options.tls.certificatePem, key: options.tls.privateKeyPem }, handle)
-    : createServer(handle);
+    ? createTlsServer({ cert: options.tls.certificatePem, key: options.tls.privateKeyPem }, (q, r) => void handle(q, r))
+    : createServer((q, r) => void handle(q, r));
   let connections = 0;
   server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,3 +1,5 @@
+import { SIGNED_REQUEST_KEYS } from './signed-request-keys.js';
+
 /**
  * Every configuration key the project defines, in one table: which are secret, and what each is for.
  * Secret registration, `validate`, `doctor` and the docs read this table; each auth method's and
@@ -77,12 +79,12 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   ),
   // auth methods
   username: plain(
-    'basic, sftp, ftp',
-    'user name: HTTP Basic, the SFTP account, or the FTP account (`anonymous` for anonymous FTP)',
+    'basic, digest, sftp, ftp',
+    'user name: HTTP Basic or Digest, the SFTP account, or the FTP account (`anonymous` for anonymous FTP)',
   ),
   password: secret(
-    'basic, password',
-    "password: HTTP Basic (with `username`), or the password the source checks itself (auth_method password: the database's `user`, the SFTP or FTP `username`)",
+    'basic, digest, password',
+    "password: HTTP Basic or Digest (with `username`), or the password the source checks itself (auth_method password: the database's `user`, the SFTP or FTP `username`)",
   ),
   token: secret('bearer', 'pre-issued bearer token', 'header'),
   // In a header or a query string, as api_key_location says: the method checks it (api-key.ts).
@@ -98,6 +100,7 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
     'oauth2_refresh_token',
     'OAuth 2.0 refresh token; rewritten when the server rotates it, written by `connector-auth authorize`',
   ),
+  ...SIGNED_REQUEST_KEYS,
   authorization_url: plain(
     'oauth2_refresh_token',
     'authorization endpoint where a person grants the refresh token (`connector-auth authorize`); https://, http:// only on loopback',

@@ -73,7 +73,7 @@ export function authorizedRequests(scope: AuthorizedRequestScope) {
 
     const send = async (hop: Hop<RestRequestInit['body']>): Promise<R> => {
       const headers = policy.headers(init.headers, hop);
-      const request = { method: hop.method, url: new URL(hop.url), headers };
+      const request = { method: hop.method, url: new URL(hop.url), headers, body: hop.body };
       sent = request;
       const carries = policy.carriesCredential(hop.url);
       if (carries) await (signer ? signer.sign(request, hop.body) : credential.httpRequest?.authorize(request));

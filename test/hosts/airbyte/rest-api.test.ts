@@ -54,6 +54,15 @@ describe('airbyte spec / check / discover (rest-api template)', () => {
     expect(specification.required).toEqual(['auth_method', 'base_url']);
     const methods = specification.properties.auth_method.oneOf as any[];
     expect(methods.map((m) => m.title)).toContain('oauth2_refresh_token');
+    expect(methods.map((m) => m.title)).toEqual(expect.arrayContaining(['digest', 'jwt_bearer', 'oauth1']));
+    const jwt = methods.find((m) => m.title === 'jwt_bearer');
+    expect(jwt.required).toEqual(['auth_method', 'jwt_issuer']);
+    expect(jwt.properties.jwt_private_key).toMatchObject({ type: 'string', airbyte_secret: true });
+    expect(jwt.properties.jwt_secret).toMatchObject({ airbyte_secret: true });
+    const oauth1 = methods.find((m) => m.title === 'oauth1');
+    expect(oauth1.properties.oauth1_token_secret).toMatchObject({ airbyte_secret: true });
+    expect(oauth1.properties.oauth1_signature_method).toMatchObject({ enum: ['HMAC-SHA256', 'HMAC-SHA1'] });
+    expect(methods.find((m) => m.title === 'digest').required).toEqual(['auth_method', 'username', 'password']);
     const bearer = methods.find((m) => m.title === 'bearer');
     expect(bearer.required).toEqual(['auth_method', 'token']);
     expect(bearer.properties.auth_method).toMatchObject({ const: 'bearer' });

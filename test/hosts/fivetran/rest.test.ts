@@ -68,6 +68,9 @@ describe('serve: the rest-api template', () => {
         'oauth2_client_credentials',
         'oauth2_refresh_token',
         'mtls',
+        'digest',
+        'jwt_bearer',
+        'oauth1',
       ]),
     );
     expect(methods.find((m) => m.value === 'bearer')!.description).toMatch(/bearer/i);
@@ -89,6 +92,11 @@ describe('serve: the rest-api template', () => {
       ['username', 'PlainText'],
       ['password', 'Password'],
     ]);
+    const jwt = (byName.auth_method_jwt_bearer as typeof bearer).conditional_fields.fields;
+    expect(jwt.find((f) => f.name === 'jwt_private_key')).toMatchObject({ text_field: 'Password', required: false });
+    expect(jwt.find((f) => f.name === 'jwt_issuer')).toMatchObject({ text_field: 'PlainText', required: true });
+    const oauth1 = (byName.auth_method_oauth1 as typeof bearer).conditional_fields.fields;
+    expect(oauth1.find((f) => f.name === 'oauth1_consumer_secret')).toMatchObject({ text_field: 'Password' });
     const apiKey = (byName.auth_method_api_key as typeof bearer).conditional_fields.fields;
     expect(apiKey.find((f) => f.name === 'api_key_location')).toMatchObject({
       dropdown_field: { dropdown_field: ['header', 'query'] },
