@@ -23,6 +23,7 @@ const ALL: Record<string, 'start' | 'throughput' | 'credentials'> = {
   startup: 'start',
   'debug-template': 'start',
   'image-warm-start': 'start',
+  'image-commands': 'start',
   'warehouse-upserts': 'throughput',
   'token-cache': 'credentials',
   'mtls-handshakes': 'credentials',
