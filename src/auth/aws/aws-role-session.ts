@@ -1,4 +1,4 @@
-import { Agent } from 'node:https';
+import type { Agent } from 'node:https';
 import type { STSClient } from '@aws-sdk/client-sts';
 import { AuthenticationError, importOptionalPackage } from '../../errors/index.js';
 import type { TlsSettings } from '../../network/index.js';
@@ -59,7 +59,11 @@ export function roleSession(o: RoleSessionOptions): AwsSession {
       "an AWS role's session (STS)",
       () => import('@aws-sdk/client-sts'),
     );
-    const agent = new Agent({ keepAlive: true, ...(tls.ca ? { ca: tls.ca } : {}) });
+    // Node's https (and tls) loaded with the first role session, not with the method's keys.
+    const agent = new (process.getBuiltinModule('node:https').Agent)({
+      keepAlive: true,
+      ...(tls.ca ? { ca: tls.ca } : {}),
+    });
     const sts = new commands.STSClient({
       region: o.region,
       ...(o.endpoint ? { endpoint: o.endpoint.href } : {}),

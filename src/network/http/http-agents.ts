@@ -1,4 +1,4 @@
-import { Agent as HttpAgent } from 'node:http';
+import type { Agent as HttpAgent } from 'node:http';
 import { routeAgent, type HttpRoute } from '../http-route.js';
 import { tlsConnectOptions, type TlsSettings } from '../tls/index.js';
 
@@ -25,7 +25,9 @@ export function createHttpAgents(tls: TlsSettings, route?: HttpRoute): HttpAgent
   // Idle sockets are unref'd by Node's agent: they never keep a finished run's process alive.
   const options = { keepAlive: true, timeout: IDLE_MS, scheduling: 'lifo' as const };
   const routed = <A extends HttpAgent>(agent: A): A => (route ? routeAgent(agent, route) : agent);
-  const plain = routed(new HttpAgent(options));
+  // Not an ES import of node:http: on Node 22+ that reads the module's lazy WebSocket export, which
+  // loads undici (~19 ms of every Airbyte command, which starts a new container each time).
+  const plain = routed(new (process.getBuiltinModule('node:http').Agent)(options));
   // Node's https (and with it tls) is loaded by the first https: request: a plain http source never
   // loads it (2–3 ms and 2 MB of a start).
   let secure: HttpAgent | undefined;

@@ -1,4 +1,4 @@
-import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { HttpAgents } from './http-agents.js';
 
 /**
@@ -38,7 +38,7 @@ function exchangeOnce(agents: HttpAgents, url: URL, init: ExchangeInit): Promise
   if (signal.aborted) return Promise.reject(abortReason(signal));
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     return Promise.reject(new TypeError(`unsupported URL scheme '${url.protocol}' (http: or https: only)`));
-  const send = url.protocol === 'https:' ? process.getBuiltinModule('node:https').request : httpRequest;
+  const send = process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http').request;
   const headers = { ...init.headers };
   if (init.body != null && !hasHeader(headers, 'content-length'))
     headers['content-length'] = String(Buffer.byteLength(init.body));

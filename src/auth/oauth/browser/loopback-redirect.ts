@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigurationError } from '../../../errors/index.js';
 import type { Logger } from '../../../log/index.js';
@@ -75,7 +75,9 @@ export async function listenForRedirect(options: {
   const servers: Server[] = [];
   let port = uri.port === '' ? 0 : Number(uri.port);
   for (const [index, host] of hosts.entries()) {
-    const server = createServer(handle);
+    // Named where used: this file loads with the method's keys (`airbyte spec` reads every method's),
+    // and an ES import of node:http loads undici on Node 22+ (http-agents.ts says how).
+    const server = process.getBuiltinModule('node:http').createServer(handle);
     try {
       await listen(server, host, port);
     } catch (error) {
