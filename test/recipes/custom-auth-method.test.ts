@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +59,16 @@ describe('docs/auth/custom.md, run as written', () => {
     expect(scaffolded.stderr).toContain('api_user');
   });
 
+  it('--auth takes `custom`, with the rest-api template only: exit 2 otherwise, nothing written', async () => {
+    const unknown = await cli(['init', join(root, 'x'), '--auth', 'oauth3']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown --auth 'oauth3'");
+    const database = await cli(['init', join(root, 'y'), '--auth', 'custom', '--template', 'database']);
+    expect(database.code).toBe(2);
+    expect(database.stderr).toContain('--template rest-api');
+    expect(existsSync(join(root, 'x')) || existsSync(join(root, 'y'))).toBe(false);
+  });
+
   it('validate accepts the page’s configuration and names the method’s secret key; a misspelt key is refused', async () => {
     await configure();
     const valid = await cli(['validate', project, '--json']);
@@ -72,15 +83,17 @@ describe('docs/auth/custom.md, run as written', () => {
     expect(misspelt.stderr).toContain("did you mean 'api_password'");
   });
 
-  it('debug: the probe logs in, update() syncs the 25 items; no password or token printed or in files/', async () => {
+  it('probe, then debug: the probe logs in, update() syncs the 25 items; no password or token printed or in files/', async () => {
     await configure();
+    const probe = await cli(['probe', project]);
+    expect(probe.code, probe.stderr).toBe(0);
     const before = peer.logins();
     const run = await cli(['debug', project, '--verbose']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/Upserts\s+\|\s+25/);
     expect(peer.logins() - before).toBe(1);
     await expectNoLeaks([configuration.api_password!, ...peer.tokens], {
-      texts: { stdout: run.stdout, stderr: run.stderr },
+      texts: { stdout: run.stdout + probe.stdout, stderr: run.stderr + probe.stderr },
       files: join(project, 'files'),
     });
   });
