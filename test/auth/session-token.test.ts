@@ -90,6 +90,16 @@ describe('session_token', () => {
     }
   });
 
+  it('the API refuses the token (the wrong prefix): one new login, then exit 3 naming password', async () => {
+    const before = peer.logins();
+    const a = await connect(harness(), configuration({ session_header_prefix: 'Bearer' }));
+    const failure = await rejection(a.probe());
+    await a.close();
+    expect(failure.exitCode).toBe(3);
+    expect(failure.key).toBe('password');
+    expect(peer.logins() - before).toBe(2);
+  });
+
   it('a wrong password: exit 3 naming password, the password not in the message', async () => {
     const h = harness();
     const a = await connect(h, configuration({ password: 'not-the-Passw0rd' }));
