@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, initTemplate, leakForms } from '../helpers/cli.js';
 import { expectNoLeaks } from '../helpers/leak-check.js';
+import { closedPort } from '../peers/http-api.js';
 import { startSessionApi, type SessionApiPeer } from '../peers/session-api.js';
 import { airbyte, configuredCatalog, expectNoSecretOutsideControl, jsonFile } from './airbyte/support.js';
 import { connectorClient, startServe, type ServeProcess } from './fivetran/support.js';
@@ -32,6 +33,7 @@ async function pageConfiguration(page: string): Promise<Record<string, string>> 
 interface Case {
   method: string;
   passwordKey: string;
+  loginUrlKey: string;
   project: string;
   configuration: Record<string, string>;
 }
@@ -50,12 +52,14 @@ beforeAll(async () => {
     {
       method: 'session_token',
       passwordKey: 'password',
+      loginUrlKey: 'login_url',
       project: builtIn,
       configuration: await pageConfiguration('session-token.md'),
     },
     {
       method: 'api_session',
       passwordKey: 'api_password',
+      loginUrlKey: 'api_login_url',
       project: own,
       configuration: await pageConfiguration('custom.md'),
     },
@@ -75,8 +79,8 @@ describe.each([
 ])('a session-token API in every host: %s', (_name, index) => {
   const c = () => cases[index]!;
 
-  it('debug: 25 items, one login; wrong password exit 3 naming the key; nothing leaks', async () => {
-    const { project, configuration, passwordKey } = c();
+  it('debug: 25 items, one login; wrong password exit 3, no login endpoint exit 4, naming the key; nothing leaks', async () => {
+    const { project, configuration, passwordKey, loginUrlKey } = c();
     await writeFile(join(project, 'configuration.json'), JSON.stringify(configuration));
     const before = peer.logins();
     const good = await cli(['debug', project, '--verbose']);
@@ -87,8 +91,16 @@ describe.each([
     const bad = await cli(['debug', project, '--verbose']);
     expect(bad.code).toBe(3);
     expect(bad.stderr).toContain(`'${passwordKey}'`);
+    const nowhere = { ...configuration, [loginUrlKey]: `http://127.0.0.1:${await closedPort()}/login` };
+    await writeFile(join(project, 'configuration.json'), JSON.stringify(nowhere));
+    const unreachable = await cli(['debug', project, '--verbose']);
+    expect(unreachable.code).toBe(4);
+    expect(unreachable.stderr).toContain(loginUrlKey);
     await expectNoLeaks(secrets(), {
-      texts: { stdout: good.stdout + bad.stdout, stderr: good.stderr + bad.stderr },
+      texts: {
+        stdout: good.stdout + bad.stdout + unreachable.stdout,
+        stderr: good.stderr + bad.stderr + unreachable.stderr,
+      },
       files: join(project, 'files'),
     });
   });
