@@ -16,7 +16,7 @@ import { ConfigurationError } from '../../errors/index.js';
  */
 export type OfferedMethod = string | AuthMethod;
 
-/** The connector's own methods by name, checked once: each says what it provides, and takes no built-in's name. */
+/** The connector's own methods by name, each checked: it says what it provides, and takes no name already in use. */
 export function ownMethods(offered: readonly OfferedMethod[] | undefined): ReadonlyMap<string, AuthMethod> {
   const own = new Map<string, AuthMethod>();
   for (const entry of offered ?? []) {
