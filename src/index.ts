@@ -65,6 +65,12 @@ export type {
   Timers,
   AwsCredential,
 } from './auth/index.js';
+// What a connector's own auth method reuses (docs/auth/custom.md): the token cache (one request per
+// lifetime, renewed before expiry), the identity service's HTTP client, a login answer classified.
+export { TokenCache, identityServiceClient, loginAnswerError } from './auth/index.js';
+export type { IssuedToken, TokenCacheOptions, LoginAnswerContext } from './auth/index.js';
+export { HttpClient } from './network/index.js';
+export type { HttpReply, HttpRequestInit, HeaderReader } from './network/index.js';
 export {
   ExitCode,
   ConnectorAuthError,

@@ -103,6 +103,16 @@ export interface AuthMethod<Keys extends z.ZodType = z.ZodType> {
    * obtains it (`connector-auth authorize`). Absent for every other method.
    */
   readonly authorize?: MethodAuthorization;
+  /**
+   * What the credential provides. A built-in method's line in `catalogue.ts` says it (so that matching
+   * loads no method); a method a connector brings (`defineConnector({ auth: [method] })`) says it here.
+   */
+  readonly provides?: readonly CapabilityName[];
+  /**
+   * Keys of a connector's own method that hold secrets, beyond those the key catalogue and the secret
+   * name pattern know: registered with the configuration, before anything runs.
+   */
+  readonly secretKeys?: readonly string[];
 }
 
 /** How a flow reaches the person who grants access: the URL to open, and how long to wait. */

@@ -49,6 +49,8 @@ const CATALOGUE = {
     provides: ['kerberos', 'httpRequest'],
     load: async () => ({ default: (await import('./kerberos/index.js')).kerberosMethod }),
   },
+  // A login request (username, password) answered with a session token.
+  session_token: { provides: ['httpRequest'], load: () => import('./session/session-token.js') },
 } satisfies Record<string, CatalogueLine>;
 const METHODS: Record<string, CatalogueLine> = CATALOGUE;
 

@@ -53,5 +53,6 @@ export {
   type IssuedToken,
   type TokenCacheOptions,
 } from './tokens/index.js';
-export { TokenEndpoint, defaultRetryPolicy } from './token-endpoint/index.js';
+export { TokenEndpoint, defaultRetryPolicy, identityServiceClient } from './token-endpoint/index.js';
+export { loginAnswerError, type LoginAnswerContext } from './session/index.js';
 export type { TokenResponse, RetryPolicy, OAuthErrorKeys } from './token-endpoint/index.js';

@@ -1,6 +1,6 @@
-import { loadAuthMethod, type BrowserHandoff } from '../auth/index.js';
+import type { BrowserHandoff } from '../auth/index.js';
 import { commonKeys } from '../config/index.js';
-import { createAuthContext } from '../connector/index.js';
+import { createAuthContext, resolveMethod } from '../connector/index.js';
 import { ConfigurationError } from '../errors/index.js';
 import type { Logger } from '../log/index.js';
 import { secrets } from '../secrets/index.js';
@@ -29,9 +29,9 @@ export async function authorizeProject(options: {
   log: Logger;
   handoff: BrowserHandoff;
 }): Promise<AuthorizeResult> {
-  const { paths, configuration } = await prepareProject(options);
+  const { paths, configuration, connector } = await prepareProject(options);
   const common = configuration.parse(commonKeys, 'all sources');
-  const method = await loadAuthMethod(common.auth_method);
+  const method = await resolveMethod(common.auth_method, connector?.auth);
   if (!method.authorize) {
     throw new ConfigurationError(
       `auth_method '${method.name}' has nothing to grant in a browser: authorize obtains the refresh token of auth_method 'oauth2_refresh_token'`,

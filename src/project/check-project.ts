@@ -72,6 +72,7 @@ export async function probeProject(options: {
   const { paths, configuration, connector } = await prepareProject(options);
   const auth = await authenticate(configuration, {
     source: (connector?.source as never) ?? 'rest',
+    ...(connector?.auth ? { methods: connector.auth } : {}),
     log: options.log,
     filesDir: paths.files,
     // A probe is a real run for the credential: a refresh token the server rotates must be saved,

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { loadAuthMethod } from '../auth/index.js';
 import { commonKeys, isSecretKey, KEY_CATALOGUE, schemaDefaults } from '../config/index.js';
-import { offeredMethods, type ConnectorDefinition, type SourceClients } from '../connector/index.js';
+import { offeredMethods, resolveMethod, type ConnectorDefinition, type SourceClients } from '../connector/index.js';
 import { loadSource, type SourceDefinition } from '../sources/index.js';
 
 /**
@@ -70,8 +69,8 @@ export async function describeConfiguration(connector: AnyConnector): Promise<Co
   const connectorSecrets = new Set(connector.secretKeys ?? []);
   const methods = await Promise.all(
     offeredMethods(source.needs, connector.auth).map(async (name) => {
-      const method = await loadAuthMethod(name);
-      return { name, summary: method.summary, fields: fieldsOf(method.keys) };
+      const method = await resolveMethod(name, connector.auth);
+      return { name, summary: method.summary, fields: fieldsOf(method.keys, new Set(method.secretKeys)) };
     }),
   );
   return {

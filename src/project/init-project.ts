@@ -2,6 +2,7 @@ import { chmod, cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/prom
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigurationError } from '../errors/index.js';
+import { addCustomAuthMethod, checkAuthScaffold } from './custom-auth-scaffold.js';
 import { editorSupportFiles, readOwnManifest, type ProjectDependencies } from './editor-support.js';
 
 /** Templates shipped in the package's `templates/` folder. */
@@ -67,6 +68,8 @@ const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export interface InitOptions {
   /** Depend on `connector-auth` from the npm registry (`^version`) instead of a tarball in vendor/. */
   registry?: boolean;
+  /** `custom`: the rest-api template with an auth method of the project's own (docs/auth/custom.md). */
+  auth?: string;
 }
 
 /**
@@ -93,6 +96,7 @@ export async function initProject(
       hint: `pass --template ${names.join('|')}`,
     });
   }
+  if (options.auth !== undefined) checkAuthScaffold(options.auth, template);
   const target = resolve(dir);
   const existing = await readdir(target).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [] as string[];
@@ -120,6 +124,7 @@ export async function initProject(
   // First: a failure to pack leaves the directory as empty as it was.
   const dependency = options.registry ? `^${own.version}` : `file:${await packOwnPackage(target)}`;
   await cp(new URL(template, TEMPLATES_DIR), target, { recursive: true });
+  if (options.auth !== undefined) await addCustomAuthMethod(target);
   // Every configuration file of the template (the local one holds demo values, but a user may put real ones in it).
   for (const name of await readdir(target))
     if (/^configuration(\..+)?\.json$/.test(name)) await chmod(join(target, name), 0o600);

@@ -1,4 +1,4 @@
-import type { ConfiguredTls } from '../auth-method.js';
+import type { AuthContext, ConfiguredTls } from '../auth-method.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { HttpClient, describeUrl, isLoopbackHost, type TlsSettings } from '../../network/index.js';
 
@@ -37,6 +37,14 @@ export function checkTokenEndpointUrl(
  */
 export async function createTokenHttpClient(tls: ConfiguredTls, timeoutSeconds: number): Promise<HttpClient> {
   return new HttpClient({ tls: await tokenEndpointTls(tls), timeoutSeconds });
+}
+
+/**
+ * The same client from a method's context: what a connector's own method uses for its login or token
+ * request (timeout_seconds, TLS verified, redirects not followed: a 3xx is the answer).
+ */
+export function identityServiceClient(context: Pick<AuthContext, 'tls' | 'common'>): Promise<HttpClient> {
+  return createTokenHttpClient(context.tls, context.common.timeout_seconds);
 }
 
 /**

@@ -4,6 +4,7 @@ export type { DpopProver } from './dpop.js';
 export {
   checkTokenEndpointUrl,
   createTokenHttpClient,
+  identityServiceClient,
   requireClientCertificate,
   tokenEndpointTls,
 } from './identity-service-http.js';

@@ -9,30 +9,10 @@ import { SIGNED_REQUEST_KEYS } from './signed-request-keys.js';
  * SECRET_NAME_PATTERN): a connector's own `my_service_token` is protected without any ceremony.
  */
 
-export interface KeySpec {
-  secret: boolean;
-  /**
-   * Where the value goes as it is written: into an HTTP header (`header`: a line break, a NUL, a
-   * control character or one outside Latin-1 cannot be carried), or into a URL, a connection
-   * string or a protocol's command line (`line`: a line break or a NUL would end or split it).
-   * Such a value is refused when its schema is read, naming the key, before anything is sent.
-   */
-  carriedIn?: 'header' | 'line';
-  /** Which method, source or concern uses the key. */
-  scope: string;
-  description: string;
-}
+import { plain, secret, type KeySpec } from './key-spec.js';
+import { SESSION_TOKEN_KEYS } from './session-token-keys.js';
 
-const spec =
-  (secret: boolean) =>
-  (scope: string, description: string, carriedIn?: KeySpec['carriedIn']): KeySpec => ({
-    secret,
-    scope,
-    description,
-    ...(carriedIn ? { carriedIn } : {}),
-  });
-const secret = spec(true);
-const plain = spec(false);
+export type { KeySpec } from './key-spec.js';
 
 export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   // common
@@ -220,6 +200,8 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
     'line',
   ),
   signed_url: secret('signed_url', 'presigned URL; secret as a whole (its query string is the credential)', 'line'),
+  // session_token (with `username` and `password`): a login request, then its token on every request.
+  ...SESSION_TOKEN_KEYS,
   // sources
   base_url: plain('rest', 'base URL of the API; paths are joined to it', 'line'),
   webhook_base_url: plain('webhooks CLI', 'root of the sync webhook interface (default: base_url)', 'line'),

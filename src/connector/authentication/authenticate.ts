@@ -1,5 +1,5 @@
 import type { AuthMethod, CapabilityName, Credential, RotatingSecret, Timers } from '../../auth/index.js';
-import { loadAuthMethod, rotationDaysOf, warnIfCredentialOld } from '../../auth/index.js';
+import { rotationDaysOf, warnIfCredentialOld } from '../../auth/index.js';
 import { commonKeys, readConfiguration, type CommonKeys, type Configuration } from '../../config/index.js';
 import { SourceUnreachableError } from '../../errors/index.js';
 import { protectProcessOutput, silentLogger, type Logger } from '../../log/index.js';
@@ -13,6 +13,7 @@ import {
 } from '../../sources/index.js';
 import { createAuthContext } from './auth-context.js';
 import { checkProvided, matchCapability } from './match-capability.js';
+import { resolveMethod, type OfferedMethod } from './offered-methods.js';
 import type { SourceClients } from '../definition/index.js';
 
 export interface AuthenticateOptions {
@@ -22,8 +23,11 @@ export interface AuthenticateOptions {
   registry?: SecretRegistry;
   /** Secret keys of the connector's own, beyond those whose names say so. */
   connectorSecretKeys?: ReadonlySet<string>;
-  /** The auth methods the connector offers (`defineConnector({ auth })`); all the source accepts when absent. */
-  methods?: readonly string[];
+  /**
+   * The auth methods the connector offers (`defineConnector({ auth })`): built-in names and methods of
+   * its own; all the built-in ones the source accepts when absent.
+   */
+  methods?: readonly OfferedMethod[];
   /** Persist a rotated configuration value (e.g. a refresh token) before it is used. */
   persistConfigurationValue?: (key: string, value: string) => Promise<void>;
   /** A host's hold on secrets that rotate when used, shared by its concurrent calls (AuthContext.rotatingSecret). */
@@ -81,7 +85,7 @@ export async function resolveConfiguration(
     );
 
   const common = configuration.parse(commonKeys, 'all sources');
-  const method = await loadAuthMethod(common.auth_method);
+  const method = await resolveMethod(common.auth_method, options.methods);
   const source = typeof options.source === 'object' ? options.source : await loadSource(options.source ?? 'rest');
   const capability = matchCapability(method.name, source, options.methods);
   // Before the method's and the source's schemas: a template's `<YOUR_API_TOKEN>` passes them all,

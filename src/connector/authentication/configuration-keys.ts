@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Configuration, KEY_CATALOGUE, keyHint, type RawConfiguration } from '../../config/index.js';
 import { ConfigurationError, closestName } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
+import { ownMethods, type OfferedMethod } from './offered-methods.js';
 
 /**
  * Keys of configuration.json that nothing reads. A key no schema declares is not read by anyone:
@@ -16,17 +17,24 @@ import type { Logger } from '../../log/index.js';
  *   the same file, and refusing it would make configuration.json ours alone.
  *
  * Known keys are every key of the catalogue (all methods and sources, not only the ones in use:
- * `usrname` under `bearer` is still a typo of `username`) and the connector's own.
+ * `usrname` under `bearer` is still a typo of `username`), the connector's own and its own methods'.
  */
 export function checkConfigurationKeys(
   configuration: RawConfiguration | Configuration,
-  connector: { configuration?: z.ZodType | undefined; secretKeys?: readonly string[] | undefined } | undefined,
+  connector:
+    | {
+        configuration?: z.ZodType | undefined;
+        secretKeys?: readonly string[] | undefined;
+        auth?: readonly OfferedMethod[] | undefined;
+      }
+    | undefined,
   log: Logger,
 ): { unknownKeys: string[] } {
   const declared = connectorKeys(connector?.configuration);
   // A schema whose keys cannot be listed could read any key: nothing can be called unknown.
   if (declared === undefined) return { unknownKeys: [] };
-  const own = [...declared, ...(connector?.secretKeys ?? [])];
+  const methodKeys = [...ownMethods(connector?.auth).values()].flatMap((method) => connectorKeys(method.keys) ?? []);
+  const own = [...declared, ...(connector?.secretKeys ?? []), ...methodKeys];
   const known = new Set([...Object.keys(KEY_CATALOGUE), ...own]);
   const keys = configuration instanceof Configuration ? configuration.keys : Object.keys(configuration);
   const unknownKeys = keys.filter((key) => !known.has(key));

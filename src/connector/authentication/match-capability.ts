@@ -1,16 +1,17 @@
-import { capabilitiesOf, methodsProviding, type CapabilityName, type Credential } from '../../auth/index.js';
+import type { CapabilityName, Credential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { SourceDefinition } from '../../sources/index.js';
+import { methodCapabilities, methodsFor, offeredNames, type OfferedMethod } from './offered-methods.js';
 
 /**
  * The one place an auth method meets a source: the first of the source's `needs` (its order of
- * preference) that the method's catalogue line provides. Read from the catalogue, so refusing a
- * method and listing the ones that fit load no method.
+ * preference) that the method provides (a built-in's catalogue line, a connector's own method's
+ * `provides`). Read without loading a method, so refusing one and listing the ones that fit cost nothing.
  */
 export function matchCapability(
   methodName: string,
   source: Pick<SourceDefinition, 'name' | 'needs'>,
-  offered?: readonly string[],
+  offered?: readonly OfferedMethod[],
 ): CapabilityName {
   // A custom source written before capabilities lists method names (`acceptsMethods`) instead.
   if (!Array.isArray(source.needs))
@@ -19,12 +20,13 @@ export function matchCapability(
       hint: "say what the source needs of a credential, e.g. needs: ['httpRequest'] (it replaces acceptsMethods; see docs/recipes/adding-a-source.md)",
     });
   const fitting = offeredMethods(source.needs, offered);
-  if (offered && !offered.includes(methodName))
+  const names = offeredNames(offered);
+  if (names && !names.includes(methodName))
     throw new ConfigurationError(
       `invalid configuration: this connector does not offer auth_method '${methodName}'; it offers ${fitting.join(', ')}`,
       { code: 'method_not_offered', key: 'auth_method', hint: `set 'auth_method' to one of ${fitting.join(', ')}` },
     );
-  const provides = capabilitiesOf(methodName) ?? [];
+  const provides = methodCapabilities(methodName, offered);
   const match = source.needs.find((need) => provides.includes(need));
   if (match) return match;
   throw new ConfigurationError(
@@ -37,16 +39,17 @@ export function matchCapability(
   );
 }
 
-/** The methods a source accepts, in the catalogue's order, narrowed to those the connector offers. */
-export function offeredMethods(needs: readonly CapabilityName[], offered?: readonly string[]): string[] {
-  const fitting = methodsProviding(needs);
-  return offered ? fitting.filter((name) => offered.includes(name)) : fitting;
+/** The methods a source accepts (built-in ones in the catalogue's order, then the connector's own), narrowed to those the connector offers. */
+export function offeredMethods(needs: readonly CapabilityName[], offered?: readonly OfferedMethod[]): string[] {
+  const fitting = methodsFor(needs, offered);
+  const names = offeredNames(offered);
+  return names ? fitting.filter((name) => names.includes(name)) : fitting;
 }
 
-/** The credential a method created has what its catalogue line promised: else the line is wrong, a bug here. */
+/** The credential a method created has what it promised (its catalogue line or `provides`): else that promise is wrong. */
 export function checkProvided(credential: Credential, capability: CapabilityName): void {
   if (credential[capability] === undefined)
     throw new Error(
-      `auth_method '${credential.method}' is listed as providing '${capability}', but its credential has no such member: fix its catalogue line`,
+      `auth_method '${credential.method}' is listed as providing '${capability}', but its credential has no such member: fix its catalogue line (or its provides)`,
     );
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { AuthMethodName } from '../../auth/index.js';
+import type { AuthMethod, AuthMethodName } from '../../auth/index.js';
 import type { Logger } from '../../log/index.js';
 import type { ConnectedSource, SourceDefinition } from '../../sources/index.js';
 import type { PostgresSource, RestSource, S3Source, SftpSource, SignedUrlSource } from '../../sources/index.js';
@@ -45,9 +45,11 @@ export interface ConnectorDefinition<
   /**
    * The auth methods this connector offers (`['bearer', 'oauth2_refresh_token']`): the Fivetran form,
    * the Airbyte spec and `validate` offer only these, and a configuration naming another is refused.
-   * Without it, every method the source accepts is offered.
+   * Without it, every built-in method the source accepts is offered. An entry may be a method of the
+   * connector's own (`defineAuthMethod({ name, keys, provides, secretKeys, create })`), offered
+   * exactly as a built-in one; its `secretKeys` join the connector's.
    */
-  auth?: readonly AuthMethodName[];
+  auth?: readonly (AuthMethodName | AuthMethod)[];
   /** The tables to declare, from the same configuration update() gets: the connector's own keys typed, defaults applied. */
   schema?: (
     configuration: Readonly<Record<string, string>> & z.output<Keys>,
@@ -71,7 +73,13 @@ export function defineConnector<
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   Keys extends z.ZodType = z.ZodObject<{}>,
 >(definition: ConnectorDefinition<Name, Keys>): ConnectorDefinition<Name, Keys> {
-  return Object.freeze({ ...definition, [CONNECTOR_BRAND]: true });
+  const methodSecrets = (definition.auth ?? []).flatMap((entry) =>
+    typeof entry === 'string' ? [] : (entry.secretKeys ?? []),
+  );
+  // Registered wherever the connector's own secret keys are (every host reads `secretKeys`), before anything runs.
+  const secretKeys =
+    methodSecrets.length > 0 ? { secretKeys: [...new Set([...(definition.secretKeys ?? []), ...methodSecrets])] } : {};
+  return Object.freeze({ ...definition, ...secretKeys, [CONNECTOR_BRAND]: true });
 }
 
 const CONNECTOR_BRAND = Symbol.for('connector-auth.connector');

@@ -15,21 +15,26 @@ const command: Command = {
       options: {
         template: { type: 'string', short: 't' },
         registry: { type: 'boolean' },
+        auth: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
     if (values.help) {
       io.out(
-        `Usage: connector-auth init [dir] [--template ${(await templateNames()).join('|')}] [--registry]\n\n` +
+        `Usage: connector-auth init [dir] [--template ${(await templateNames()).join('|')}] [--registry] [--auth custom]\n\n` +
           'Scaffolds a connector project in dir (default: the current directory, which must be empty but for .git);\n' +
           'the template defaults to rest-api. Its README.md says how to run it locally.\n' +
           'Its package.json depends on this connector-auth, packed into vendor/ (npm pack);\n' +
-          '--registry: on connector-auth from the npm registry instead, with no vendor/.',
+          '--registry: on connector-auth from the npm registry instead, with no vendor/.\n' +
+          '--auth custom: an auth method of your own in session-auth.ts, offered in connector.ts (docs/auth/custom.md).',
       );
       return 0;
     }
     const template = values.template ?? 'rest-api';
-    const { dir, files } = await initProject(positionals[0] ?? '.', template, { registry: values.registry === true });
+    const { dir, files } = await initProject(positionals[0] ?? '.', template, {
+      registry: values.registry === true,
+      ...(values.auth !== undefined ? { auth: values.auth } : {}),
+    });
     if (io.json) {
       io.out(JSON.stringify({ ok: true, dir, template, files, example_configuration: EXAMPLE }));
       return 0;
