@@ -20,4 +20,6 @@ export { runConnector } from './run/index.js';
 export type { RunConnectorOptions, RunResult } from './run/index.js';
 export { probeConnector } from './run/index.js';
 export type { ProbeConnectorOptions, ProbeConnectorResult } from './run/index.js';
+export type { Host, ProbeHost, RotationKeeper } from './run/index.js';
+export { probeLine } from './run/index.js';
 export { checkConfigurationKeys, createAuthContext, offeredMethods } from './authentication/index.js';

@@ -1,6 +1,7 @@
 import { ConnectorError } from '../../errors/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 import { RowGuard } from './row-guard.js';
+import { checkedStateJson } from './state-guard.js';
 import type { Logger } from '../../log/index.js';
 import type { State, TableDefinition } from './table-definition.js';
 
@@ -44,8 +45,10 @@ export interface Destination {
   alert?(kind: AlertKind, message: string): Promise<void>;
 }
 
+/** Where a checkpoint's state goes. */
 export interface StateStore {
-  save(state: State): Promise<void>;
+  /** `json` is the state serialized compactly, already checked (state-guard.ts): a JSON object, no secret. */
+  save(state: State, json: string): Promise<void>;
 }
 
 export interface OperationCounts {
@@ -63,9 +66,10 @@ export interface OperationCounts {
 }
 
 /**
- * Wraps a destination with the counts of the run summary and the row guard (row-guard.ts): a row
- * that holds a registered secret is refused (exit 1) instead of being written where no redactor
- * reaches. A user alert's text is redacted before it leaves.
+ * Wraps a destination with the counts of the run summary and the guards: a row that holds a
+ * registered secret is refused (exit 1) instead of being written where no redactor reaches
+ * (row-guard.ts), and so is a checkpoint's state (state-guard.ts), for every host alike. A user
+ * alert's text is redacted before it leaves.
  */
 export function createOperations(
   destination: Destination,
@@ -135,10 +139,11 @@ export function createOperations(
     },
     async checkpoint(state) {
       refuseWhenStopped();
+      const json = checkedStateJson(state, registry);
       const saving = (async () => {
         // The warehouse must never be behind the state that says how far the sync got.
         await destination.flush();
-        await stateStore.save(state);
+        await stateStore.save(state, json);
         counts.checkpoints++;
       })();
       checkpointing = saving.catch(() => undefined);
