@@ -41,8 +41,16 @@ export interface Destination {
   truncate(table: string): Promise<void>;
   flush(): Promise<void>;
   readonly schemaChanges: number;
+  /** Upserts written so far by each path, for a destination that has two (the local warehouse). */
+  readonly upsertPaths?: UpsertPaths;
   /** Shows a user alert where the platform shows them (the text is redacted already); else it is logged. */
   alert?(kind: AlertKind, message: string): Promise<void>;
+}
+
+/** Upserts by the path that wrote them: appended as they were (the fast path), or merged. */
+export interface UpsertPaths {
+  appended: number;
+  merged: number;
 }
 
 /** Where a checkpoint's state goes. */
@@ -63,6 +71,8 @@ export interface OperationCounts {
    * that a host building its own counts need not keep it; createOperations always does.
    */
   tables?: Record<string, number>;
+  /** The destination's upserts by path, when it has two (Destination.upsertPaths). */
+  upsertPaths?: UpsertPaths;
 }
 
 /**
@@ -177,6 +187,7 @@ export function createOperations(
       ...counts,
       schemaChanges: destination.schemaChanges,
       tables: Object.fromEntries(rowsByTable),
+      ...(destination.upsertPaths ? { upsertPaths: { ...destination.upsertPaths } } : {}),
     }),
     /** Resolves when no checkpoint is being saved: a stopped run closes only after the one in flight. */
     idle: (): Promise<unknown> => checkpointing,

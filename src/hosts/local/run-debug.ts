@@ -98,6 +98,10 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
             return warehouse;
           },
           state: { save: (next: State) => writeStateAtomically(paths.state, next) },
+          summaryNote: () => {
+            const written = counts?.().upsertPaths;
+            return written ? `upserts appended ${written.appended}, merged ${written.merged}` : '';
+          },
         },
         onOperations: (get) => (counts = get),
       });
