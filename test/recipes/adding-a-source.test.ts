@@ -5,7 +5,7 @@ import { rejection } from '../helpers/rejection.js';
 import { copySource, type SourceCopy } from './source-copy.js';
 
 /**
- * docs/architecture.md's "Adding a source", followed step by step on a copy of src/: a toy source
+ * docs/recipes/adding-a-source.md, followed step by step on a copy of src/: a toy source
  * that logs in to a line protocol with a password (`LOGIN <password>` → `OK` or `DENIED`). Its file,
  * its catalogue line and its client type are the only edits; no auth method changes, yet the
  * `password` method works with it and every other method is refused with the one that fits.

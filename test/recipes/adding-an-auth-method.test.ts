@@ -4,7 +4,7 @@ import { rejection } from '../helpers/rejection.js';
 import { copySource, type SourceCopy } from './source-copy.js';
 
 /**
- * docs/architecture.md's "Adding an auth method", followed step by step on a copy of src/: a toy
+ * docs/recipes/adding-an-auth-method.md, followed step by step on a copy of src/: a toy
  * method that sends its key in an `X-Toy-Key` header. Its file, its catalogue line and its key are
  * the only edits; the rest source, which needs `httpRequest`, then accepts it against a real HTTP
  * API, and the sources that cannot use it list it nowhere.

@@ -11,7 +11,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export interface SourceCopy {
   dir: string;
-  /** Writes a new file, at a path relative to the copy's `src/`. */
+  /** Writes a new file, at a path relative to the copy's `src/` (its folder made when new). */
   add(path: string, text: string): Promise<void>;
   /** Inserts `text` right after `anchor` in a file of the copy; the anchor must be there once. */
   insertAfter(path: string, anchor: string, text: string): Promise<void>;
@@ -27,7 +27,10 @@ export async function copySource(name: string): Promise<SourceCopy> {
   const file = (path: string) => join(dir, 'src', path);
   return {
     dir,
-    add: (path, text) => writeFile(file(path), text),
+    async add(path, text) {
+      await mkdir(dirname(file(path)), { recursive: true });
+      await writeFile(file(path), text);
+    },
     async insertAfter(path, anchor, text) {
       const before = await readFile(file(path), 'utf8');
       const at = before.indexOf(anchor);
