@@ -107,6 +107,10 @@ const configuration = () => ({ auth_method: 'bearer', token: TOKEN, base_url: pe
 const kept = (): MemoryRun => ({ rows: [], states: [], rotated: new Map(), lines: [] });
 
 describe('recipe: adding a host', () => {
+  it("the copy type-checks with the host's folder in it", { timeout: 300_000 }, async () => {
+    expect(await copy.typeCheck()).toBe('');
+  });
+
   it('the run lands its rows and states in the host, with the probe line and the summary line', async () => {
     const connector = library.defineConnector({
       source: 'rest',
