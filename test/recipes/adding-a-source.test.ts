@@ -103,6 +103,10 @@ const authenticateToy = (configuration: Record<string, string>) =>
   );
 
 describe('recipe: adding a source', () => {
+  it('the copy type-checks with the edits in it', { timeout: 300_000 }, async () => {
+    expect(await copy.typeCheck()).toBe('');
+  });
+
   it('the password method logs in to it unchanged: the probe passes, a wrong password is exit 3 naming it', async () => {
     const auth = await authenticateToy({ auth_method: 'password', password: PASSWORD });
     expect((await auth.probe()).outcome).toBe('OK');

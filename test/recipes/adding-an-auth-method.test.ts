@@ -71,6 +71,10 @@ afterAll(async () => {
 });
 
 describe('recipe: adding an auth method', () => {
+  it('the copy type-checks with the edits in it', { timeout: 300_000 }, async () => {
+    expect(await copy.typeCheck()).toBe('');
+  });
+
   it('the rest source takes the new method through httpRequest: the probe passes, a wrong key is exit 3 naming it', async () => {
     const configuration = { auth_method: 'toy_key', toy_key: KEY, base_url: peer.url, probe_path: 'health' };
     const auth = await library.authenticate(configuration, { registry: registry() });
