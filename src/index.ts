@@ -36,6 +36,13 @@ export type {
   S3ObjectStat,
   S3ListOptions,
   S3SdkClient,
+  MysqlSource,
+  MysqlRow,
+  MysqlTls,
+  FtpSource,
+  FtpEntry,
+  FtpStat,
+  FtpTls,
 } from './sources/index.js';
 export { defineAuthMethod, AUTH_METHOD_NAMES } from './auth/index.js';
 export type {
