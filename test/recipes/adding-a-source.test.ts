@@ -66,17 +66,24 @@ beforeAll(async () => {
   copy = await copySource('source');
   // 1. The source's file.
   await copy.add('sources/toy-line.ts', TOY_SOURCE);
-  // 2. Its catalogue line and its client type (its keys, host and port, are in the key catalogue already).
+  // 2. Its catalogue line (its keys, host and port, are in the key catalogue already).
   await copy.insertAfter(
     'sources/catalogue.ts',
     'const SOURCES: Record<string, () => Promise<{ default: SourceDefinition }>> = {\n',
     "  'toy-line': () => import('./toy-line.js') as Promise<{ default: SourceDefinition }>,\n",
   );
+  // 2, continued: its client type, through the sources' door, in SourceClients and the package's exports.
+  await copy.insertAfter(
+    'sources/index.ts',
+    "export { SOURCE_NAMES, loadSource } from './catalogue.js';\n",
+    "export type { ToyLineSource } from './toy-line.js';\n",
+  );
   await copy.insertAfter(
     'connector/definition/define-connector.ts',
     'export interface SourceClients {\n',
-    "  'toy-line': import('../../sources/toy-line.js').ToyLineSource;\n",
+    "  'toy-line': import('../../sources/index.js').ToyLineSource;\n",
   );
+  await copy.insertAfter('index.ts', '  S3SdkClient,\n', '  ToyLineSource,\n');
   library = await copy.load<Library>('index.ts');
   const secrets = await copy.load<Registry>('secrets/index.ts');
   registry = () => new secrets.SecretRegistry();
