@@ -33,16 +33,18 @@ export type {
   SftpSource,
   SftpEntry,
   SftpStat,
-  FtpSource,
-  FtpEntry,
-  FtpStat,
-  MysqlSource,
-  MysqlRow,
   S3Source,
   S3Object,
   S3ObjectStat,
   S3ListOptions,
   S3SdkClient,
+  MysqlSource,
+  MysqlRow,
+  MysqlTls,
+  FtpSource,
+  FtpEntry,
+  FtpStat,
+  FtpTls,
 } from './sources/index.js';
 export { defineAuthMethod, AUTH_METHOD_NAMES } from './auth/index.js';
 export type {

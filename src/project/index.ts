@@ -4,7 +4,7 @@ export { projectPaths } from './project-paths.js';
 export type { ProjectPaths } from './project-paths.js';
 export { loadConnector } from './loader/index.js';
 export { initProject, templateNames } from './init-project.js';
-export { createConfigurationPersister } from './persist-configuration-value.js';
+export { configurationFileRotation, createConfigurationPersister } from './persist-configuration-value.js';
 export type { ConfigurationPersisterOptions } from './persist-configuration-value.js';
 export { doctorProject } from './doctor/index.js';
 export type { DoctorReport, Finding, Severity } from './doctor/index.js';

@@ -3,6 +3,7 @@ import { open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { recoveryFilePath, writeRecoveryFile } from '../auth/index.js';
 import { ConfigurationError } from '../errors/index.js';
+import type { RotationKeeper } from '../connector/index.js';
 import type { Logger } from '../log/index.js';
 
 /**
@@ -38,6 +39,11 @@ export function createConfigurationPersister(
     queue = run.catch(() => undefined);
     return run;
   };
+}
+
+/** The local host's way to keep a rotated secret: configuration.json rewritten, as above. */
+export function configurationFileRotation(options: ConfigurationPersisterOptions): RotationKeeper {
+  return { keep: createConfigurationPersister(options) };
 }
 
 async function persist(

@@ -102,6 +102,9 @@ describe('connector-auth debug', () => {
     expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
     expect(result).toMatchObject({ ok: true, counts: { upserts: 25 }, probe: { outcome: 'HTTP 200' } });
+    // A first sync into a new warehouse takes the fast path: every upsert appended, none merged.
+    expect(result.counts).toMatchObject({ upserts_appended: 25, upserts_merged: 0 });
+    expect(run.stderr).toMatch(/sync done in [\d.]+ s: 25 upserts, .*; upserts appended 25, merged 0/);
   });
 
   it('exit 3 with a wrong secret, in one round trip, leaking nothing and writing nothing', async () => {

@@ -206,3 +206,26 @@ describe('the secret guard of the operations', () => {
     }
   });
 });
+
+describe('the state guard in op.checkpoint', () => {
+  it('the store gets only a JSON object without a secret, with its JSON; anything else is refused with a code', async () => {
+    const registry = new SecretRegistry();
+    registry.register('token', token);
+    warehouse = await Warehouse.open(path);
+    const saved: string[] = [];
+    const { op } = createOperations(warehouse, { save: async (_state, json) => void saved.push(json) }, registry);
+    await op.checkpoint({ cursor: 1 });
+    const refused = [
+      await rejection(op.checkpoint({ cursor: `after ${token}` })),
+      await rejection(op.checkpoint([1, 2] as never)),
+      await rejection(op.checkpoint({ big: 1n } as never)),
+    ];
+    expect(refused.map((error) => [error.exitCode, error.code])).toEqual([
+      [1, 'secret_in_state'],
+      [1, 'state_not_object'],
+      [1, 'state_not_serializable'],
+    ]);
+    expect(refused[0]!.message).not.toContain(token);
+    expect(saved).toEqual(['{"cursor":1}']);
+  });
+});

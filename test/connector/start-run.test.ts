@@ -39,7 +39,7 @@ describe('the start every run shares', () => {
     const tested = probeConnector({
       connector: connector as never,
       configuration: configuration(),
-      log: quiet(),
+      host: { log: quiet() },
       registry: new SecretRegistry(),
     });
     await expect(tested).rejects.toBeInstanceOf(ConfigurationError);
@@ -48,10 +48,12 @@ describe('the start every run shares', () => {
       connector: connector as never,
       configuration: configuration(),
       state: {},
-      log: quiet(),
       registry: new SecretRegistry(),
-      openDestination: () => Promise.reject(new Error('not reached')),
-      stateStore: { save: () => Promise.resolve() },
+      host: {
+        log: quiet(),
+        openDestination: () => Promise.reject(new Error('not reached')),
+        state: { save: () => Promise.resolve() },
+      },
     });
     await expect(synced).rejects.toThrow(/items_path/);
   });

@@ -5,7 +5,7 @@ import { rejection } from '../helpers/rejection.js';
 import { copySource, type SourceCopy } from './source-copy.js';
 
 /**
- * docs/architecture.md's "Adding a source", followed step by step on a copy of src/: a toy source
+ * docs/recipes/adding-a-source.md, followed step by step on a copy of src/: a toy source
  * that logs in to a line protocol with a password (`LOGIN <password>` → `OK` or `DENIED`). Its file,
  * its catalogue line and its client type are the only edits; no auth method changes, yet the
  * `password` method works with it and every other method is refused with the one that fits.
@@ -66,17 +66,24 @@ beforeAll(async () => {
   copy = await copySource('source');
   // 1. The source's file.
   await copy.add('sources/toy-line.ts', TOY_SOURCE);
-  // 2. Its catalogue line and its client type (its keys, host and port, are in the key catalogue already).
+  // 2. Its catalogue line (its keys, host and port, are in the key catalogue already).
   await copy.insertAfter(
     'sources/catalogue.ts',
     'const SOURCES: Record<string, () => Promise<{ default: SourceDefinition }>> = {\n',
     "  'toy-line': () => import('./toy-line.js') as Promise<{ default: SourceDefinition }>,\n",
   );
+  // 2, continued: its client type, through the sources' door, in SourceClients and the package's exports.
+  await copy.insertAfter(
+    'sources/index.ts',
+    "export { SOURCE_NAMES, loadSource } from './catalogue.js';\n",
+    "export type { ToyLineSource } from './toy-line.js';\n",
+  );
   await copy.insertAfter(
     'connector/definition/define-connector.ts',
     'export interface SourceClients {\n',
-    "  'toy-line': import('../../sources/toy-line.js').ToyLineSource;\n",
+    "  'toy-line': import('../../sources/index.js').ToyLineSource;\n",
   );
+  await copy.insertAfter('index.ts', '  S3SdkClient,\n', '  ToyLineSource,\n');
   library = await copy.load<Library>('index.ts');
   const secrets = await copy.load<Registry>('secrets/index.ts');
   registry = () => new secrets.SecretRegistry();
@@ -103,6 +110,10 @@ const authenticateToy = (configuration: Record<string, string>) =>
   );
 
 describe('recipe: adding a source', () => {
+  it('the copy type-checks with the edits in it', { timeout: 300_000 }, async () => {
+    expect(await copy.typeCheck()).toBe('');
+  });
+
   it('the password method logs in to it unchanged: the probe passes, a wrong password is exit 3 naming it', async () => {
     const auth = await authenticateToy({ auth_method: 'password', password: PASSWORD });
     expect((await auth.probe()).outcome).toBe('OK');

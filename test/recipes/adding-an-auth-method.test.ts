@@ -4,7 +4,7 @@ import { rejection } from '../helpers/rejection.js';
 import { copySource, type SourceCopy } from './source-copy.js';
 
 /**
- * docs/architecture.md's "Adding an auth method", followed step by step on a copy of src/: a toy
+ * docs/recipes/adding-an-auth-method.md, followed step by step on a copy of src/: a toy
  * method that sends its key in an `X-Toy-Key` header. Its file, its catalogue line and its key are
  * the only edits; the rest source, which needs `httpRequest`, then accepts it against a real HTTP
  * API, and the sources that cannot use it list it nowhere.
@@ -71,6 +71,10 @@ afterAll(async () => {
 });
 
 describe('recipe: adding an auth method', () => {
+  it('the copy type-checks with the edits in it', { timeout: 300_000 }, async () => {
+    expect(await copy.typeCheck()).toBe('');
+  });
+
   it('the rest source takes the new method through httpRequest: the probe passes, a wrong key is exit 3 naming it', async () => {
     const configuration = { auth_method: 'toy_key', toy_key: KEY, base_url: peer.url, probe_path: 'health' };
     const auth = await library.authenticate(configuration, { registry: registry() });

@@ -11,4 +11,4 @@ export type {
 } from './define-connector.js';
 export { createOperations } from './operations.js';
 export { rowJsonReplacer } from './row-guard.js';
-export type { Operations, Destination, StateStore, OperationCounts, AlertKind } from './operations.js';
+export type { Operations, Destination, StateStore, OperationCounts, AlertKind, UpsertPaths } from './operations.js';

@@ -1,6 +1,7 @@
 import { ConnectorError } from '../../errors/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 import { RowGuard } from './row-guard.js';
+import { checkedStateJson } from './state-guard.js';
 import type { Logger } from '../../log/index.js';
 import type { State, TableDefinition } from './table-definition.js';
 
@@ -40,12 +41,22 @@ export interface Destination {
   truncate(table: string): Promise<void>;
   flush(): Promise<void>;
   readonly schemaChanges: number;
+  /** Upserts written so far by each path, for a destination that has two (the local warehouse). */
+  readonly upsertPaths?: UpsertPaths;
   /** Shows a user alert where the platform shows them (the text is redacted already); else it is logged. */
   alert?(kind: AlertKind, message: string): Promise<void>;
 }
 
+/** Upserts by the path that wrote them: appended as they were (the fast path), or merged. */
+export interface UpsertPaths {
+  appended: number;
+  merged: number;
+}
+
+/** Where a checkpoint's state goes. */
 export interface StateStore {
-  save(state: State): Promise<void>;
+  /** `json` is the state serialized compactly, already checked (state-guard.ts): a JSON object, no secret. */
+  save(state: State, json: string): Promise<void>;
 }
 
 export interface OperationCounts {
@@ -60,12 +71,15 @@ export interface OperationCounts {
    * that a host building its own counts need not keep it; createOperations always does.
    */
   tables?: Record<string, number>;
+  /** The destination's upserts by path, when it has two (Destination.upsertPaths). */
+  upsertPaths?: UpsertPaths;
 }
 
 /**
- * Wraps a destination with the counts of the run summary and the row guard (row-guard.ts): a row
- * that holds a registered secret is refused (exit 1) instead of being written where no redactor
- * reaches. A user alert's text is redacted before it leaves.
+ * Wraps a destination with the counts of the run summary and the guards: a row that holds a
+ * registered secret is refused (exit 1) instead of being written where no redactor reaches
+ * (row-guard.ts), and so is a checkpoint's state (state-guard.ts), for every host alike. A user
+ * alert's text is redacted before it leaves.
  */
 export function createOperations(
   destination: Destination,
@@ -135,10 +149,11 @@ export function createOperations(
     },
     async checkpoint(state) {
       refuseWhenStopped();
+      const json = checkedStateJson(state, registry);
       const saving = (async () => {
         // The warehouse must never be behind the state that says how far the sync got.
         await destination.flush();
-        await stateStore.save(state);
+        await stateStore.save(state, json);
         counts.checkpoints++;
       })();
       checkpointing = saving.catch(() => undefined);
@@ -172,6 +187,7 @@ export function createOperations(
       ...counts,
       schemaChanges: destination.schemaChanges,
       tables: Object.fromEntries(rowsByTable),
+      ...(destination.upsertPaths ? { upsertPaths: { ...destination.upsertPaths } } : {}),
     }),
     /** Resolves when no checkpoint is being saved: a stopped run closes only after the one in flight. */
     idle: (): Promise<unknown> => checkpointing,

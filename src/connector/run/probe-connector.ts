@@ -1,5 +1,6 @@
 import type { ProbeResult } from '../../sources/index.js';
 import type { TableDefinition } from '../definition/index.js';
+import { probeLine } from './run-lines.js';
 import { startRun, type StartRunOptions } from './start-run.js';
 
 /** What a probe starts from: what any run starts from. */
@@ -20,6 +21,7 @@ export async function probeConnector(options: ProbeConnectorOptions): Promise<Pr
   const { auth, configuration } = await startRun(options);
   try {
     const probe = await auth.probe();
+    options.host.log.info(probeLine(probe));
     const tables = options.connector.schema ? await options.connector.schema(configuration as never) : [];
     return { probe, tables };
   } finally {

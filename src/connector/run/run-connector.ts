@@ -1,36 +1,15 @@
-import type { z } from 'zod';
 import { ConnectorError, isConnectorAuthError } from '../../errors/index.js';
-import type { Logger } from '../../log/index.js';
-import type { SecretRegistry } from '../../secrets/index.js';
-import type { ProbeResult, SourceDefinition } from '../../sources/index.js';
-import type { AuthenticateOptions, ConfigurationInput } from '../authentication/index.js';
-import {
-  createOperations,
-  type ConnectorDefinition,
-  type Destination,
-  type OperationCounts,
-  type SourceClients,
-  type State,
-  type StateStore,
-} from '../definition/index.js';
-import { startRun } from './start-run.js';
+import type { ProbeResult } from '../../sources/index.js';
+import type { Authenticated } from '../authentication/index.js';
+import { createOperations, type OperationCounts, type State } from '../definition/index.js';
+import type { Host } from './host.js';
+import { probeLine, summaryLine } from './run-lines.js';
+import { startRun, type StartedRun, type StartRunOptions } from './start-run.js';
 
-export interface RunConnectorOptions {
-  connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>;
-  /** Read by the host (readConfiguration), or a map read at the start (library use). */
-  configuration: ConfigurationInput;
+export interface RunConnectorOptions extends StartRunOptions {
+  /** Where rows, state, rotated secrets and log lines go: all a host provides (host.ts). */
+  host: Host;
   state: State;
-  /** Opened only after the probe succeeded, so a failed run leaves nothing on disk. */
-  openDestination: () => Promise<Destination & { close(): Promise<void> }>;
-  /**
-   * Loads the destination's code while the probe waits on the network; it must not create
-   * anything on disk. A failure here is left for openDestination to report.
-   */
-  prepareDestination?: () => void;
-  stateStore: StateStore;
-  log: Logger;
-  registry: SecretRegistry;
-  authenticate?: Omit<AuthenticateOptions, 'source' | 'log' | 'registry' | 'connectorSecretKeys'>;
   /** Called when the probe succeeded, before update() runs. */
   onProbed?: (result: ProbeResult) => void;
   /** Receives a live view of the counts once update() starts (for a progress line). */
@@ -50,64 +29,92 @@ export interface RunResult {
 
 /**
  * The rule of the specification (5.3, rule 3): authentication is checked with a lightweight probe
- * at the start of every sync, and a failure stops the sync before update() runs.
+ * at the start of every sync, and a failure stops the sync before update() runs. The probe line and
+ * the summary line are the run's, the same on every host.
  */
 export async function runConnector(options: RunConnectorOptions): Promise<RunResult> {
-  const { connector, log, registry, signal } = options;
+  const started = performance.now();
+  const { host, signal } = options;
   const untilStopped = stopper(signal);
-  const { auth, configuration } = await startRun(options);
+  const run = await startRun(options);
   try {
-    const probing = auth.probe();
-    if (options.prepareDestination) {
-      probing.catch(() => {}); // its failure is awaited below; it must not count as unhandled meanwhile
-      await whileProbing(options.prepareDestination);
-    }
-    const probe = await untilStopped(probing);
+    const probe = await probeWhilePreparing(run.auth, host, untilStopped);
+    host.log.info(probeLine(probe));
     options.onProbed?.(probe);
     if (signal?.aborted) throw signal.reason;
-
-    const destination = await options.openDestination();
-    let operations: ReturnType<typeof createOperations> | undefined;
-    try {
-      if (connector.schema) await destination.declare(await connector.schema(configuration as never));
-      operations = createOperations(destination, options.stateStore, registry, {
-        ...(signal ? { signal } : {}),
-        log: options.log,
-      });
-      options.onOperations?.(operations.counts);
-      const { op } = operations;
-      try {
-        const updating = (async () =>
-          connector.update({
-            configuration,
-            state: options.state,
-            source: auth.source as never,
-            op,
-            log: log.withOrigin('connector'),
-          }))();
-        await untilStopped(updating);
-      } catch (error) {
-        if (isConnectorAuthError(error) || (signal?.aborted && error === signal.reason)) throw error;
-        throw new ConnectorError(
-          `the connector's update() failed: ${error instanceof Error ? error.message : String(error)}`,
-          {
-            code: 'update_failed',
-            hint: 'see the connector code; run with --verbose for the stack trace',
-            cause: error,
-          },
-        );
-      }
-      await destination.flush();
-      return { probe, counts: operations.counts() };
-    } finally {
-      // A checkpoint being saved when the run stopped is finished first: the state on disk is then
-      // the last one announced, never half of one.
-      await operations?.idle();
-      await destination.close();
-    }
+    const counts = await sync(options, run, untilStopped);
+    host.log.info(summaryLine(counts, performance.now() - started, host.summaryNote?.()));
+    return { probe, counts };
   } finally {
-    await auth.close();
+    await run.auth.close();
   }
+}
+
+/** The probe, with the destination's code loaded while the probe's request is on the network. */
+async function probeWhilePreparing(
+  auth: Authenticated,
+  host: Host,
+  untilStopped: <T>(work: Promise<T>) => Promise<T>,
+): Promise<ProbeResult> {
+  const probing = auth.probe();
+  if (host.prepareDestination) {
+    probing.catch(() => {}); // its failure is awaited below; it must not count as unhandled meanwhile
+    await whileProbing(() => host.prepareDestination?.());
+  }
+  return untilStopped(probing);
+}
+
+/** The destination opened, the schema declared, update() run with the operations; the counts. */
+async function sync(
+  options: RunConnectorOptions,
+  { auth, configuration }: StartedRun,
+  untilStopped: <T>(work: Promise<T>) => Promise<T>,
+): Promise<OperationCounts> {
+  const { connector, host, registry, signal } = options;
+  const destination = await host.openDestination();
+  let operations: ReturnType<typeof createOperations> | undefined;
+  try {
+    if (connector.schema) await destination.declare(await connector.schema(configuration as never));
+    operations = createOperations(destination, host.state, registry, {
+      ...(signal ? { signal } : {}),
+      log: host.log,
+    });
+    options.onOperations?.(operations.counts);
+    const { op } = operations;
+    try {
+      const updating = (async () =>
+        connector.update({
+          configuration,
+          state: options.state,
+          source: auth.source as never,
+          op,
+          log: host.log.withOrigin('connector'),
+        }))();
+      await untilStopped(updating);
+    } catch (error) {
+      throw updateFailure(error, signal);
+    }
+    await destination.flush();
+    return operations.counts();
+  } finally {
+    // A checkpoint being saved when the run stopped is finished first: the state on disk is then
+    // the last one announced, never half of one.
+    await operations?.idle();
+    await destination.close();
+  }
+}
+
+/** What update()'s failure becomes: ours and a stop as they are, anything else `update_failed`. */
+function updateFailure(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (isConnectorAuthError(error) || (signal?.aborted && error === signal.reason)) return error;
+  return new ConnectorError(
+    `the connector's update() failed: ${error instanceof Error ? error.message : String(error)}`,
+    {
+      code: 'update_failed',
+      hint: 'see the connector code; run with --verbose for the stack trace',
+      cause: error,
+    },
+  );
 }
 
 /**

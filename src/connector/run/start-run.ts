@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import { readConfiguration, type RawConfiguration } from '../../config/index.js';
-import type { Logger } from '../../log/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 import type { SourceDefinition } from '../../sources/index.js';
 import {
@@ -11,14 +10,20 @@ import {
   type ConfigurationInput,
 } from '../authentication/index.js';
 import type { ConnectorDefinition, SourceClients } from '../definition/index.js';
+import type { ProbeHost } from './host.js';
 
 export interface StartRunOptions {
   connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>;
   /** Read by the host (readConfiguration), or a map read here (library use). */
   configuration: ConfigurationInput;
-  log: Logger;
+  /** Where log lines go and where a rotated secret goes (a run's host, or a probe's). */
+  host: ProbeHost;
   registry: SecretRegistry;
-  authenticate?: Omit<AuthenticateOptions, 'source' | 'log' | 'registry' | 'connectorSecretKeys'>;
+  /** The rest of what a method may need (its files directory, timers); a rotation is the host's. */
+  authenticate?: Omit<
+    AuthenticateOptions,
+    'source' | 'log' | 'registry' | 'connectorSecretKeys' | 'persistConfigurationValue' | 'rotatingSecret'
+  >;
 }
 
 export interface StartedRun {
@@ -34,12 +39,15 @@ export interface StartedRun {
  * the caller probes, and closes `auth` when it is done.
  */
 export async function startRun(options: StartRunOptions): Promise<StartedRun> {
-  const { connector, log, registry } = options;
+  const { connector, registry } = options;
+  const { log, rotation } = options.host;
   const read = readConfiguration(options.configuration, { registry, connectorSecretKeys: connector.secretKeys ?? [] });
   // A misspelt key is reported before the schemas, which would name the key it should have been.
   checkConfigurationKeys(read, connector, log);
   const auth = await authenticate(read, {
     ...options.authenticate,
+    ...(rotation ? { persistConfigurationValue: (key: string, value: string) => rotation.keep(key, value) } : {}),
+    ...(rotation?.rotatingSecret ? { rotatingSecret: rotation.rotatingSecret } : {}),
     source: connector.source as keyof SourceClients,
     ...(connector.auth ? { methods: connector.auth } : {}),
     log,

@@ -1,4 +1,4 @@
-import { probeConnector } from '../../connector/index.js';
+import { probeConnector, probeLine } from '../../connector/index.js';
 import { useKeyPlace } from '../../config/index.js';
 import { ExitCode, exitCodeOf, isConnectorAuthError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
@@ -89,11 +89,9 @@ const COMMANDS: Record<AirbyteCommand, (context: Context) => Promise<void>> = {
 
   async check(context) {
     const { probe } = await probeWithSession(context);
-    const message = `probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`;
-    context.log.info(message);
     context.output.send({
       type: 'CONNECTION_STATUS',
-      connectionStatus: { status: 'SUCCEEDED', message: context.registry.redact(message) },
+      connectionStatus: { status: 'SUCCEEDED', message: context.registry.redact(probeLine(probe)) },
     });
   },
 
@@ -114,8 +112,7 @@ async function probeWithSession(context: Context) {
   return probeConnector({
     connector: session.connector as never,
     configuration: session.flatConfiguration,
-    log: context.log,
+    host: session.host,
     registry: context.registry,
-    authenticate: { persistConfigurationValue: session.persistConfigurationValue },
   });
 }

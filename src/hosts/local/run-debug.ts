@@ -1,11 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { readConfiguration, readConfigurationFile } from '../../config/index.js';
-import { runConnector, type OperationCounts, type State } from '../../connector/index.js';
+import { runConnector, type OperationCounts, type RotationKeeper, type State } from '../../connector/index.js';
 import { ConfigurationError, InterruptedError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { secrets, type SecretRegistry } from '../../secrets/index.js';
 import type { ProbeResult } from '../../sources/index.js';
-import { createConfigurationPersister, loadConnector, projectPaths, type ProjectPaths } from '../../project/index.js';
+import { configurationFileRotation, loadConnector, projectPaths, type ProjectPaths } from '../../project/index.js';
 import { unlessStopped, watchInterruption, type StopSignal } from './interruption.js';
 import { checkRunFiles } from './project-files.js';
 import { lockProject } from './project-lock.js';
@@ -22,8 +22,8 @@ export interface DebugOptions {
   /** Called about every `progressEveryMs` with the counts so far (a progress line on a terminal). */
   onProgress?: (counts: OperationCounts) => void;
   progressEveryMs?: number;
-  /** Persists a rotated configuration value; defaults to rewriting configuration.json. */
-  persistConfigurationValue?: (key: string, value: string) => Promise<void>;
+  /** Keeps a rotated configuration value; defaults to rewriting configuration.json. */
+  rotation?: RotationKeeper;
 }
 
 export interface DebugResult {
@@ -78,40 +78,32 @@ export async function runDebug(options: DebugOptions): Promise<DebugResult> {
         connector,
         configuration,
         state,
-        log: options.log,
         registry,
         signal: interruption.signal,
-        authenticate: {
-          filesDir: paths.files,
+        authenticate: { filesDir: paths.files },
+        host: {
+          log: options.log,
           // A rotated refresh token is written back to configuration.json before it is used.
-          persistConfigurationValue:
-            options.persistConfigurationValue ??
-            createConfigurationPersister({
+          rotation:
+            options.rotation ??
+            configurationFileRotation({
               configurationPath: paths.configuration,
               filesDir: paths.files,
               log: options.log,
             }),
-        },
-        onProbed: (probe) =>
-          options.log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`),
-        ...(early ? {} : { prepareDestination: preloadDuckDB }),
-        openDestination: async () => {
-          const warehouse = early ? await taken(early) : await openNew(paths);
-          opened = true;
-          return warehouse;
+          ...(early ? {} : { prepareDestination: preloadDuckDB }),
+          openDestination: async () => {
+            const warehouse = early ? await taken(early) : await openNew(paths);
+            opened = true;
+            return warehouse;
+          },
+          state: { save: (next: State) => writeStateAtomically(paths.state, next) },
+          summaryNote: () => {
+            const written = counts?.().upsertPaths;
+            return written ? `upserts appended ${written.appended}, merged ${written.merged}` : '';
+          },
         },
         onOperations: (get) => (counts = get),
-        stateStore: {
-          save: (next: State) =>
-            writeStateAtomically(paths.state, next, {
-              refuse: (json) => {
-                const keys = registry.labelsIn(json);
-                return keys.length === 0
-                  ? undefined
-                  : `refusing to save the state: it holds the value of secret configuration key(s) ${keys.map((k) => `'${k}'`).join(', ')} (state.json is not encrypted)`;
-              },
-            }),
-        },
       });
       return { paths, probe: result.probe, counts: result.counts, elapsedMs: performance.now() - started };
     } catch (error) {

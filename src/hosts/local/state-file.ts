@@ -14,14 +14,6 @@ import { readFileSync } from 'node:fs';
 import { mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-export interface WriteStateOptions {
-  /**
-   * Called with the serialized state before anything is written; a returned
-   * string refuses the write and becomes the message of the thrown Error.
-   */
-  refuse?: (json: string) => string | undefined;
-}
-
 function errorCode(error: unknown): string | undefined {
   return error !== null && typeof error === 'object' && 'code' in error ? String(error.code) : undefined;
 }
@@ -57,17 +49,12 @@ export async function readState(path: string): Promise<Record<string, unknown>> 
 
 /**
  * Replaces the state file with `state` (JSON, 2-space indent) atomically.
- * A new file gets mode 0600; a replaced file keeps its mode.
+ * A new file gets mode 0600; a replaced file keeps its mode. The run has checked the state already
+ * (a JSON object without a secret: connector/definition/state-guard.ts).
  */
-export async function writeStateAtomically(
-  path: string,
-  state: unknown,
-  options: WriteStateOptions = {},
-): Promise<void> {
+export async function writeStateAtomically(path: string, state: unknown): Promise<void> {
   const json = JSON.stringify(state, null, 2) as string | undefined;
   if (json === undefined) throw new Error(`the state for ${path} cannot be serialized to JSON`);
-  const refusal = options.refuse?.(json);
-  if (typeof refusal === 'string') throw new Error(refusal);
 
   const directory = dirname(path);
   await mkdir(directory, { recursive: true });

@@ -343,7 +343,7 @@ export default defineConnector({
     expect(trace!.trace.error).toMatchObject({
       failure_type: 'system_error',
       message: expect.stringContaining(
-        "refusing to send the state: it holds the value of secret configuration key(s) 'token'",
+        "refusing to save the state: it holds the value of secret configuration key(s) 'token'",
       ),
     });
     expect(trace!.trace.error.stack_trace).toContain('ConnectorError');

@@ -152,7 +152,7 @@ describe('serve: calls, clients and signals', () => {
     const { serve, client } = await server();
     const result = await client.update({ configuration: configuration({ rows: '2', careless: 'true' }) });
     expect(result.error).toBeUndefined();
-    await serve.until(/Update done/);
+    await serve.until(/sync done/);
     const lines = serve.lines();
     const connector = lines.filter((l) => l.message.startsWith('[connector] ')).map((l) => `${l.level} ${l.message}`);
     expect(connector).toEqual(

@@ -176,6 +176,6 @@ describe('the partner SDK requirements, checked from outside serve', () => {
       ]),
     );
     // connector-auth's own lines carry no such prefix.
-    expect(lines.some((l) => /^Update done/.test(l.message) || /probe succeeded/.test(l.message))).toBe(true);
+    expect(lines.some((l) => /^sync done/.test(l.message) || /probe succeeded/.test(l.message))).toBe(true);
   });
 });

@@ -336,3 +336,40 @@ describe('append groups', () => {
     await expect(w.flush()).rejects.toThrow(/table "t", column "n": 1 value\(s\) cannot be stored as SMALLINT/);
   });
 });
+
+/**
+ * Which path wrote the upserts (BatchWriter.upsertPaths, the run's `upsertPaths`): a benchmark alone
+ * would notice that the append paths stopped being taken; these counts make a test notice.
+ */
+describe('the path each upsert took', () => {
+  it('a first sync of new keys: every upsert appended, none merged (both append paths: the first run and the fitting ones)', async () => {
+    const w = await openWarehouse();
+    await w.declare([{ table: 'items', primary_key: ['id'] }]);
+    for (let i = 0; i < 20_000; i++) await w.upsert('items', { id: i, name: `name-${i}`, amount: i * 1.5 });
+    await w.flush();
+    expect(w.upsertPaths).toEqual({ appended: 20_000, merged: 0 });
+  });
+
+  it('held keys written again: merged, first at once (a small first group), then after the refused insert', async () => {
+    let w = await openWarehouse();
+    await w.declare([{ table: 'items', primary_key: ['id'] }]);
+    for (let i = 0; i < 1_000; i++) await w.upsert('items', { id: i, v: 'old' });
+    await w.flush();
+    expect(w.upsertPaths).toEqual({ appended: 1_000, merged: 0 });
+    w = await reopen(w);
+    for (let i = 0; i < 10; i++) await w.upsert('items', { id: i, v: 'first' });
+    await w.flush();
+    for (let i = 5; i < 15; i++) await w.upsert('items', { id: i, v: 'second' });
+    await w.flush();
+    expect(w.upsertPaths).toEqual({ appended: 0, merged: 20 });
+  });
+
+  it('every upsert is counted on one path, a run whose values need a checked cast included', async () => {
+    const w = await openWarehouse();
+    await w.declare([{ table: 't', primary_key: ['id'], columns: { id: 'INT', n: 'SHORT' } }]);
+    await w.upsert('t', { id: 1, n: 7 });
+    await w.flush();
+    const { appended, merged } = w.upsertPaths;
+    expect(appended + merged).toBe(1);
+  });
+});

@@ -66,33 +66,6 @@ describe('writeStateAtomically', () => {
     expect(await readState(nested)).toEqual({ x: 1 });
   });
 
-  it('a refused state throws the refusal and leaves the old file untouched', async () => {
-    await writeStateAtomically(path, { cursor: 'old' });
-    const before = await stat(path);
-    const seen: string[] = [];
-    const refuse = (json: string): string | undefined => {
-      seen.push(json);
-      return json.includes('sk_live_') ? 'state contains a secret: not saved' : undefined;
-    };
-    await expect(writeStateAtomically(path, { cursor: 'new', key: 'sk_live_abc' }, { refuse })).rejects.toThrow(
-      new Error('state contains a secret: not saved'),
-    );
-    expect(seen).toEqual([JSON.stringify({ cursor: 'new', key: 'sk_live_abc' }, null, 2)]);
-    expect(await readFile(path, 'utf8')).toBe(JSON.stringify({ cursor: 'old' }, null, 2));
-    expect((await stat(path)).mtimeMs).toBe(before.mtimeMs);
-    expect((await stat(path)).ino).toBe(before.ino);
-    expect(await readdir(dir)).toEqual(['state.json']);
-
-    await writeStateAtomically(path, { cursor: 'newer' }, { refuse });
-    expect(await readState(path)).toEqual({ cursor: 'newer' });
-  });
-
-  it('a refused first state creates nothing, not even the directory', async () => {
-    const nested = join(dir, 'missing', 'state.json');
-    await expect(writeStateAtomically(nested, {}, { refuse: () => 'no' })).rejects.toThrow('no');
-    expect(await readdir(dir)).toEqual([]);
-  });
-
   it('removes the temporary file when the write fails', async () => {
     await mkdir(path);
     await writeFile(join(path, 'occupied'), 'x'); // renaming a file over a non-empty directory fails

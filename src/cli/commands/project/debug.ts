@@ -39,7 +39,7 @@ const command: Command = {
     }).finally(progress.done);
     const { counts } = result;
     if (io.json) {
-      const { schemaChanges, tables, ...rest } = counts;
+      const { schemaChanges, tables, upsertPaths, ...rest } = counts;
       io.out(
         redactedJson({
           ok: true,
@@ -48,7 +48,12 @@ const command: Command = {
             outcome: result.probe.outcome,
             elapsed_ms: Math.round(result.probe.elapsedMs),
           },
-          counts: { ...rest, schema_changes: schemaChanges },
+          counts: {
+            ...rest,
+            schema_changes: schemaChanges,
+            upserts_appended: upsertPaths?.appended ?? 0,
+            upserts_merged: upsertPaths?.merged ?? 0,
+          },
           rows_by_table: tables ?? {},
           warehouse: result.paths.warehouse,
           state: result.paths.state,

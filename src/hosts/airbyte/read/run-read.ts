@@ -1,5 +1,5 @@
 import { runConnector, type State } from '../../../connector/index.js';
-import { ConfigurationError, ConnectorError } from '../../../errors/index.js';
+import { ConfigurationError } from '../../../errors/index.js';
 import type { Logger } from '../../../log/index.js';
 import type { SecretRegistry } from '../../../secrets/index.js';
 import type { AirbyteSession } from '../session/index.js';
@@ -43,40 +43,26 @@ export async function runRead(context: {
     for (const message of stateMessages(state, names, destination.sinceCheckpoint)) output.send(message);
     for (const name of destination.sinceCheckpoint.keys()) destination.sinceCheckpoint.set(name, 0);
   };
-  let result: Awaited<ReturnType<typeof runConnector>>;
   try {
-    result = await runConnector({
+    await runConnector({
       connector: session.connector as never,
       configuration: session.flatConfiguration,
       state: last,
-      log,
       registry,
-      authenticate: { persistConfigurationValue: session.persistConfigurationValue },
-      onProbed: (probe) => {
-        log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`);
-        statuses.started();
-      },
-      openDestination: async () => destination,
-      stateStore: {
-        async save(state) {
-          const json = JSON.stringify(state) ?? '';
-          const keys = registry.labelsIn(json);
-          if (keys.length > 0) {
-            throw new ConnectorError(
-              `refusing to send the state: it holds the value of secret configuration key(s) ${keys.map((k) => `'${k}'`).join(', ')} (Airbyte stores state unencrypted)`,
-              {
-                code: 'secret_in_state',
-                hint: 'keep credentials out of op.checkpoint()',
-              },
-            );
-          }
-          // A copy: the connector may change its object after the checkpoint.
-          last = JSON.parse(json) as State;
-          sendState(last);
-          checkpoints++;
-          await output.flush();
+      host: {
+        ...session.host,
+        openDestination: async () => destination,
+        state: {
+          async save(_state, json) {
+            // A copy: the connector may change its object after the checkpoint.
+            last = JSON.parse(json) as State;
+            sendState(last);
+            checkpoints++;
+            await output.flush();
+          },
         },
       },
+      onProbed: () => statuses.started(),
     });
   } catch (error) {
     statuses.ended('INCOMPLETE');
@@ -84,8 +70,4 @@ export async function runRead(context: {
   }
   if (destination.pending > 0 || checkpoints === 0) sendState(last);
   statuses.ended('COMPLETE');
-  const c = result.counts;
-  log.info(
-    `read: ${c.upserts} upserts, ${c.updates} updates, ${c.deletes} deletes, ${c.truncates} truncates, ${c.checkpoints} checkpoints`,
-  );
 }

@@ -1,5 +1,5 @@
 import { readConfiguration, type Configuration } from '../../../config/index.js';
-import type { ConnectorDefinition, SourceClients } from '../../../connector/index.js';
+import type { ConnectorDefinition, ProbeHost, SourceClients } from '../../../connector/index.js';
 import { ConfigurationError } from '../../../errors/index.js';
 import type { Logger } from '../../../log/index.js';
 import { loadConnector } from '../../../project/index.js';
@@ -7,6 +7,7 @@ import type { SecretRegistry } from '../../../secrets/index.js';
 import type { SourceDefinition } from '../../../sources/index.js';
 import { readAirbyteConfiguration, type AirbyteConfiguration } from './airbyte-configuration.js';
 import type { MessageOutput } from '../messages/index.js';
+import { ControlMessageRotation } from './control-message-rotation.js';
 
 /** What check, discover and read share: the configuration, the connector, and where a rotation goes. */
 export interface AirbyteSession {
@@ -14,12 +15,8 @@ export interface AirbyteSession {
   /** The flat configuration, read once (its secrets registered) for the session's run. */
   flatConfiguration: Configuration;
   connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, never>;
-  /**
-   * The configuration's persistConfigurationValue: a rotated value (a refresh token) goes to
-   * Airbyte as a CONTROL message carrying the whole configuration, on its way before this resolves —
-   * that is, before the new value is used. Airbyte stores it for the next command.
-   */
-  persistConfigurationValue: (key: string, value: string) => Promise<void>;
+  /** Where the run's log lines go, and a rotated value: to Airbyte as a CONTROL message. */
+  host: ProbeHost;
 }
 
 export async function openSession(options: {
@@ -42,11 +39,6 @@ export async function openSession(options: {
     configuration,
     flatConfiguration,
     connector: connector as AirbyteSession['connector'],
-    persistConfigurationValue: async (key, value) => {
-      await options.output.control(configuration.withValue(key, value));
-      options.log.info(
-        `sent Airbyte the configuration with the new value of '${key}' (CONTROL message, CONNECTOR_CONFIG)`,
-      );
-    },
+    host: { log: options.log, rotation: new ControlMessageRotation(configuration, options.output, options.log) },
   };
 }

@@ -29,7 +29,6 @@ export async function runUpdate(call: UpdateCall, context: ServeContext): Promis
   const request = call.request as UpdateRequestMessage;
   const registry = new CallSecrets();
   const log = context.log(registry);
-  const started = performance.now();
   let stream: UpdateStream | undefined;
   try {
     const { connector } = context;
@@ -43,7 +42,6 @@ export async function runUpdate(call: UpdateCall, context: ServeContext): Promis
     const current = new UpdateStream(call, {
       raw,
       rotated: context.rotated,
-      registry,
       filter: recordFilter(request.selection),
       state: requestState.state,
     });
@@ -67,23 +65,19 @@ export async function runUpdate(call: UpdateCall, context: ServeContext): Promis
         );
       }
     });
-    const result = await runConnector({
+    await runConnector({
       connector,
       configuration,
       state: requestState.state,
-      log,
       registry,
-      authenticate: rotation,
-      onProbed: (probe) =>
-        log.info(`probe succeeded: ${probe.target} → ${probe.outcome} in ${Math.round(probe.elapsedMs)} ms`),
-      openDestination: async () => current.destination(),
-      stateStore: current.stateStore(),
+      host: {
+        log,
+        rotation,
+        openDestination: async () => current.destination(),
+        state: current.stateStore(),
+        summaryNote: () => `${current.records} records and ${current.checkpoints} checkpoints sent`,
+      },
     });
-    const c = result.counts;
-    log.info(
-      `Update done in ${((performance.now() - started) / 1000).toFixed(2)} s: ${current.records} records sent ` +
-        `(${c.upserts} upserts, ${c.updates} updates, ${c.deletes} deletes, ${c.truncates} truncates), ${current.checkpoints} checkpoints`,
-    );
     call.end();
   } catch (error) {
     if (stream?.cancelled) {

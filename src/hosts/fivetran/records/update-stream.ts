@@ -9,7 +9,6 @@ import type {
   TableDefinition,
 } from '../../../connector/index.js';
 import { ConnectorError } from '../../../errors/index.js';
-import type { SecretRegistry } from '../../../secrets/index.js';
 import { checkpointJson, type RotatedValues } from '../state/index.js';
 import { RecordBatch, RecordType, type RecordTypeNumber } from './record-batch.js';
 import type { RecordFilter } from './selection.js';
@@ -32,7 +31,6 @@ export type UpdateCall = ServerWritableStream<unknown, Buffer | object>;
 export interface UpdateStreamOptions {
   raw: RawConfiguration;
   rotated: RotatedValues;
-  registry: SecretRegistry;
   filter: RecordFilter;
   /** The state the request carried: what a checkpoint re-sends when only a rotated value changed. */
   state: State;
@@ -102,9 +100,8 @@ export class UpdateStream {
 
   stateStore(): StateStore {
     return {
-      save: async (state) => {
-        const json = checkpointJson(state, this.#o.raw, this.#o.rotated, this.#o.registry);
-        await this.#sendCheckpoint(json);
+      save: async (state, json) => {
+        await this.#sendCheckpoint(checkpointJson(state, json, this.#o.raw, this.#o.rotated));
         this.#lastState = state;
         if (this.#stopRequested) {
           this.#stopped = true;
@@ -120,7 +117,8 @@ export class UpdateStream {
    * checkpoint are committed with the older state, so the next sync sends them again: never a gap.
    */
   async carryRotated(): Promise<void> {
-    await this.#sendCheckpoint(checkpointJson(this.#lastState, this.#o.raw, this.#o.rotated, this.#o.registry));
+    const json = JSON.stringify(this.#lastState);
+    await this.#sendCheckpoint(checkpointJson(this.#lastState, json, this.#o.raw, this.#o.rotated));
   }
 
   async #add(table: string, type: RecordTypeNumber, row: Record<string, unknown> | undefined): Promise<void> {

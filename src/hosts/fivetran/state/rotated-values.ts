@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RotatingSecret } from '../../../auth/index.js';
 import type { RawConfiguration } from '../../../config/index.js';
+import type { RotationKeeper } from '../../../connector/index.js';
 import { derivedForms } from '../../../secrets/index.js';
 import { holdForms, releaseForms } from './call-secrets.js';
 import type { RotatedValue } from './sealed-value.js';
@@ -58,23 +59,24 @@ export class RotatedValues {
   }
 
   /**
-   * What one call's authentication gets: `rotatingSecret` for the method's exchanges, and the persister
-   * the method calls with a rotated value (kept here first, then `onRotated` tells the call).
+   * The Fivetran host's way to keep a rotated secret, for one call: `rotatingSecret` for the method's
+   * exchanges, and `keep`, which the method calls with a rotated value (kept here first, then
+   * `onRotated` tells the call, which seals it into a checkpoint when it has a stream).
    */
   forCall(
     raw: RawConfiguration,
     onRotated: (key: string, rotated: RotatedValue) => Promise<void>,
     now: () => number = Date.now,
-  ) {
+  ): RotationKeeper {
     const rotatingSecret: RotatingSecret = (key, held, use) => this.exclusive(key, raw[key] ?? held, held, use);
-    const persistConfigurationValue = async (key: string, value: string): Promise<void> => {
+    const keep = async (key: string, value: string): Promise<void> => {
       const configured = raw[key] ?? value;
       // Later than whatever the lineage holds, even within one millisecond: the newest must win.
       const rotated = { value, rotatedAt: Math.max(now(), (this.newest(key, configured)?.rotatedAt ?? 0) + 1) };
       this.accept(key, configured, rotated);
       await onRotated(key, rotated);
     };
-    return { rotatingSecret, persistConfigurationValue };
+    return { rotatingSecret, keep };
   }
 
   #lineage(key: string, configured: string): Lineage {

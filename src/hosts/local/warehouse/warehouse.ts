@@ -2,37 +2,31 @@
  * The local warehouse: a batched writer of a connector's operations into a
  * DuckDB file, with the semantics of the Python connector SDK's local tester.
  *
- * Every table lives in schema `default_schema` (also readable as `tester`: tester-views.ts) and carries its data columns plus
- * `_fivetran_synced` (TIMESTAMPTZ, time of the write) and `_fivetran_deleted`
- * (BOOLEAN). A table without a primary key is keyed by `_fivetran_id`, the
- * sha1 hex of the canonical JSON of the row's non-null data (sorted keys);
- * update and delete on such a table find the row by the `_fivetran_id` they
- * are given, else by the one computed from the values given (so a delete
- * names the whole row).
+ * Every table lives in schema `default_schema` (also readable as `tester`: tester-views.ts) and carries its
+ * data columns plus `_fivetran_synced` (TIMESTAMPTZ, time of the write) and `_fivetran_deleted` (BOOLEAN).
+ * A table without a primary key is keyed by `_fivetran_id`, the sha1 hex of the canonical JSON of the row's
+ * non-null data (sorted keys); update and delete on such a table find the row by the `_fivetran_id` they are
+ * given, else by the one computed from the values given (so a delete names the whole row).
  *
- * Semantics: upsert replaces the whole row (last write wins, also within a
- * batch); update merges the given columns (a missing row is inserted; a
- * soft-deleted row is live again); delete sets `_fivetran_deleted`; truncate
- * marks every live row deleted. Operations on a table apply in issue order.
+ * Semantics: upsert replaces the whole row (last write wins, also within a batch); update merges the given
+ * columns (a missing row is inserted; a soft-deleted row is live again); delete sets `_fivetran_deleted`;
+ * truncate marks every live row deleted. Operations on a table apply in issue order.
  *
  * How a write travels:
- * - `upsert`/`update`/`delete`/`truncate` copy the row and append it to the
- *   table's pending operations (consecutive operations of one kind form a run)
- *   and resolve at once. When a table holds `batchSize` operations, its batch
- *   is written while the connector goes on producing the next one; the call
- *   that fills a batch waits only for the batch before it (backpressure: one
- *   batch in flight).
- * - All database work goes through one promise chain, so batches, declarations
- *   and reads take effect in the order they were issued.
+ * - `upsert`/`update`/`delete`/`truncate` copy the row and append it to the table's pending operations
+ *   (consecutive operations of one kind form a run) and resolve at once. When a table holds `batchSize`
+ *   operations, its batch is written while the connector goes on producing the next one; the call that
+ *   fills a batch waits only for the batch before it (backpressure: one batch in flight).
+ * - All database work goes through one promise chain, so batches, declarations and reads take effect in
+ *   the order they were issued.
  * - Upserts into a table that holds none of their keys (a first sync) go as data chunks into
  *   one of two TEMP tables, each inserted by one statement per row group while the connector
  *   fills the other (append-groups.ts); a refused group, and every other run, is staged:
  *   converted column by column into a TEMP table, its casts checked with TRY_CAST so a bad value
  *   is reported by table and column, then applied in one transaction with the schema changes.
- * - Columns are typed by declaration when declared, else inferred from their
- *   first non-null value and widened when a later value does not fit.
- *   Schema changes are counted as if the rows were written one at a time, so
- *   the count does not depend on the batch size.
+ * - Columns are typed by declaration when declared, else inferred from their first non-null value and
+ *   widened when a later value does not fit. Schema changes are counted as if the rows were written one
+ *   at a time, so the count does not depend on the batch size.
  *
  * Errors of the rows a connector writes are plain `Error`s naming the table
  * and column, never a row value (values may be secrets); DuckDB's own failures
@@ -44,7 +38,7 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-import { BatchWriter, bufferOperation } from './write/index.js';
+import { BatchWriter, bufferOperation, type UpsertPaths } from './write/index.js';
 import { registerDeclarations, type Declaration } from './schema/index.js';
 import {
   type Api,
@@ -137,6 +131,11 @@ export class Warehouse {
   /** Schema changes so far: tables created, columns added, columns widened. */
   get schemaChanges(): number {
     return this.#writer.schemaChanges;
+  }
+
+  /** Upserts written so far by each path, appended or merged (written once flush() resolved). */
+  get upsertPaths(): UpsertPaths {
+    return this.#writer.upsertPaths;
   }
 
   declare(tables: TableDefinition[]): Promise<void> {

@@ -62,6 +62,8 @@ export class AppendGroups {
   #open: OpenGroups | undefined;
   /** the INSERT of the last full group (and its merge when refused), left running */
   #inserting: Promise<void> | undefined;
+  /** Rows of the groups written so far: inserted as appended, or merged (refused, or merged at once). */
+  readonly rows = { inserted: 0, merged: 0 };
 
   constructor(conn: Connection) {
     this.#conn = conn;
@@ -141,6 +143,7 @@ export class AppendGroups {
     open.appender.flushSync();
     open.appender.closeSync();
     const full = GROUPS[open.filling] as string;
+    const rows = open.rows;
     const mergeAtOnce = open.state.reopened && open.rows <= MERGED_AT_ONCE;
     open.state.reopened = false;
     // The last group is left as it is when small: the next run's #begin makes it again anyway.
@@ -152,7 +155,7 @@ export class AppendGroups {
       open.second = true;
       open.appender = await this.#conn.createAppender(GROUPS[open.filling] as string, 'main', 'temp');
     }
-    const inserting = this.#insert(open.state, open.columns, full, mergeAtOnce, refill);
+    const inserting = this.#insert(open.state, open.columns, { group: full, rows }, mergeAtOnce, refill);
     // A failure reaches the next statement, which waits for this one (#settled), or the commit.
     inserting.catch(() => {});
     this.#inserting = inserting;
@@ -162,16 +165,18 @@ export class AppendGroups {
   async #insert(
     state: TableState,
     columns: string[],
-    group: string,
+    full: { group: string; rows: number },
     mergeAtOnce: boolean,
     refill: boolean,
   ): Promise<void> {
+    const { group } = full;
     const rows = `temp.main.${quoteIdent(group)}`;
     const table = tableRef(state.name);
     const then = refill ? `; ${groupTableStatement(state, columns, group)}` : '';
     if (!mergeAtOnce) {
       try {
         await this.#conn.run(`INSERT INTO ${table} SELECT * FROM ${rows}${then}`);
+        this.rows.inserted += full.rows;
         return;
       } catch {
         // refused: merged below (any other failure fails the merge too, and is reported from there)
@@ -180,6 +185,7 @@ export class AppendGroups {
     }
     try {
       await this.#conn.run(`${mergeGroupStatement(state, columns, rows)}${then}`);
+      this.rows.merged += full.rows;
     } catch (error) {
       // The group holds one table's upserts: the failure names it, as a merge's would.
       throw sanitize(error, `writing upserts to ${tableLabel(state.name)}`);

@@ -32,12 +32,22 @@ import { MERGED_REF, StagingTable, castCheckError } from './staging-table.js';
  */
 const DIRECT_BATCH = 4_096;
 
+/** Upserts by the path that wrote them (BatchWriter.upsertPaths). */
+export interface UpsertPaths {
+  /** appended directly and inserted as they were */
+  appended: number;
+  /** written by a merge: staged, or in an appended group the table refused */
+  merged: number;
+}
+
 export class BatchWriter {
   readonly #api: Api;
   readonly #conn: Connection;
   readonly #staging: StagingTable;
   readonly #appending: AppendGroups;
   #schemaChanges = 0;
+  /** upserts written through the staging table and a merge, never appended */
+  #stagedUpserts = 0;
   /** each table's column order as the appender takes it, valid while no schema changes */
   readonly #order = new WeakMap<TableState, { at: number; names: string[] }>();
 
@@ -63,6 +73,15 @@ export class BatchWriter {
   /** Commits what was appended and not yet committed: before anything else reads or writes. */
   commit(): Promise<void> {
     return this.#appending.commit();
+  }
+
+  /**
+   * Upserts written so far by each path: appended directly and inserted as they were, or merged
+   * (staged, or an appended group the table refused). What shows the fast paths are taken.
+   */
+  get upsertPaths(): UpsertPaths {
+    const { inserted, merged } = this.#appending.rows;
+    return { appended: inserted, merged: merged + this.#stagedUpserts };
   }
 
   /** Schema changes so far: tables created, columns added, columns widened. */
@@ -189,6 +208,7 @@ export class BatchWriter {
     await this.#executeRun(state, staged, body, this.#staging.emptyStatements());
     commitPlan(state, plan);
     this.#schemaChanges += plan.changes;
+    this.#stagedUpserts += run.n;
   }
 
   /**

@@ -4,6 +4,7 @@
  */
 export { AppendGroups } from './append-groups.js';
 export { BatchWriter } from './batch-writer.js';
+export type { UpsertPaths } from './batch-writer.js';
 export { buildChunks, directColumns, fittingColumns, physicalColumns } from './direct-append.js';
 export { deleteStatement, truncateStatement, updateStatements, upsertStatements } from './merge-sql.js';
 export { bufferOperation } from './operation-buffer.js';
