@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadAuthMethod } from '../auth/index.js';
+import { capabilitiesOf, loadAuthMethod } from '../auth/index.js';
 import { commonKeys, isSecretKey, KEY_CATALOGUE, schemaDefaults } from '../config/index.js';
 import { offeredMethods, type ConnectorDefinition, type SourceClients } from '../connector/index.js';
 import { loadSource, type SourceDefinition } from '../sources/index.js';
@@ -68,16 +68,24 @@ type AnyConnector = Pick<
 export async function describeConfiguration(connector: AnyConnector): Promise<ConfigurationDescription> {
   const source = typeof connector.source === 'string' ? await loadSource(connector.source) : connector.source;
   const connectorSecrets = new Set(connector.secretKeys ?? []);
+  const sourceFields = fieldsOf(source.keys);
+  const withMethod = methodOnlyKeys(source);
   const methods = await Promise.all(
     offeredMethods(source.needs, connector.auth).map(async (name) => {
       const method = await loadAuthMethod(name);
-      return { name, summary: method.summary, fields: fieldsOf(method.keys) };
+      const need = source.needs.find((n) => capabilitiesOf(name)?.includes(n));
+      const own = new Set(need ? source.keysFor?.[need] : []);
+      return {
+        name,
+        summary: method.summary,
+        fields: [...fieldsOf(method.keys), ...sourceFields.filter((f) => own.has(f.key))],
+      };
     }),
   );
   return {
     source: source.name,
     common: fieldsOf(commonKeys).filter((field) => field.key !== 'auth_method'),
-    sourceFields: fieldsOf(source.keys),
+    sourceFields: sourceFields.filter((f) => !withMethod.has(f.key)),
     tls: source.tls ? fieldsOf(tlsKeys) : [],
     methods,
     connector: connector.configuration
@@ -85,6 +93,9 @@ export async function describeConfiguration(connector: AnyConnector): Promise<Co
       : [],
   };
 }
+
+/** The source keys shown with the methods that bring their capability (`keysFor`), not on their own. */
+const methodOnlyKeys = (source: SourceDefinition) => new Set(Object.values(source.keysFor ?? {}).flat());
 
 /**
  * The keys of a schema of string keys, read through zod's JSON Schema of its input (coercions and

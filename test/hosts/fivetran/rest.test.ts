@@ -60,16 +60,14 @@ describe('serve: the rest-api template', () => {
     };
     const methods = authMethod.descriptive_dropdown_fields.descriptive_dropdown_field;
     expect(authMethod.required).toBe(true);
-    expect(methods.map((m) => m.value)).toEqual(
-      expect.arrayContaining([
-        'basic',
-        'bearer',
-        'api_key',
-        'oauth2_client_credentials',
-        'oauth2_refresh_token',
-        'mtls',
-      ]),
-    );
+    // The methods the template names (`auth` in its connector.ts), in the catalogue's order.
+    expect(methods.map((m) => m.value)).toEqual([
+      'basic',
+      'bearer',
+      'api_key',
+      'oauth2_client_credentials',
+      'oauth2_refresh_token',
+    ]);
     expect(methods.find((m) => m.value === 'bearer')!.description).toMatch(/bearer/i);
     expect(methods.map((m) => m.value)).not.toContain('password');
 
@@ -100,11 +98,15 @@ describe('serve: the rest-api template', () => {
     expect(byName.items_path).toMatchObject({ text_field: 'PlainText', default_value: 'items', required: false });
     expect(byName.timeout_seconds).toMatchObject({ default_value: '10' });
     expect(byName.tls_skip_verify).toMatchObject({ toggle_field: {}, default_value: 'false' });
-    expect(byName.tls_client_private_key).toMatchObject({ text_field: 'Password' });
-    expect(byName.ssh_tunnel_password).toMatchObject({ text_field: 'Password' });
-    // Shown once, outside the method groups: the TLS keys mtls would repeat.
-    expect(byName).not.toHaveProperty('auth_method_mtls');
-    expect(form.fields.filter((f) => f.name === 'tls_client_certificate')).toHaveLength(1);
+    // The TLS keys and the SSH tunnel's each behind a toggle (form.test.ts), secrets still Password.
+    const behind = (toggle: string) =>
+      (byName[`${toggle}_keys`] as typeof bearer).conditional_fields.fields.map((f) => [f.name, f.text_field]);
+    expect(behind('use_custom_tls')).toContainEqual(['tls_client_private_key', 'Password']);
+    expect(behind('use_ssh_tunnel')).toContainEqual(['ssh_tunnel_password', 'Password']);
+    expect(byName).not.toHaveProperty('tls_client_private_key');
+    expect(byName).not.toHaveProperty('ssh_tunnel_password');
+    // AWS's own source key only with an AWS method, and the template names none.
+    expect(JSON.stringify(form)).not.toContain('aws_service');
     expect(form.tests).toEqual([{ name: 'probe', label: expect.any(String) }]);
     expect(form.table_selection_supported).toBe(true);
   });
