@@ -86,11 +86,12 @@ export async function initTemplate(
   name: string,
   template: string,
   overrides?: Record<string, string>,
-  options: { replaceConfiguration?: boolean } = {},
+  options: { replaceConfiguration?: boolean; auth?: readonly string[] | 'all' } = {},
 ): Promise<string> {
   const dir = join(root, name);
   const init = await cli(['init', dir, '--template', template]);
   if (init.code !== 0) throw new Error(`init --template ${template} failed (${init.code}): ${init.stderr}`);
+  if (options.auth) await offerMethods(dir, options.auth);
   if (overrides) {
     const scaffolded = options.replaceConfiguration
       ? {}
@@ -98,4 +99,18 @@ export async function initTemplate(
     await writeFile(join(dir, 'configuration.json'), JSON.stringify({ ...scaffolded, ...overrides }, null, 2) + '\n');
   }
   return dir;
+}
+
+/**
+ * The templates name the auth methods they offer (`auth: [...]` in connector.ts): a test that runs a
+ * scaffolded project with another method makes its connector offer that one (`'all'`: the line
+ * removed, every method its source accepts).
+ */
+export async function offerMethods(dir: string, auth: readonly string[] | 'all'): Promise<void> {
+  const file = join(dir, 'connector.ts');
+  const code = await readFile(file, 'utf8');
+  const line = /^  auth: \[[^\]]*\],\n/m;
+  if (!line.test(code)) throw new Error(`${file} names no auth methods on one line to replace`);
+  const offered = auth === 'all' ? '' : `  auth: [${auth.map((m) => `'${m}'`).join(', ')}],\n`;
+  await writeFile(file, code.replace(line, offered));
 }
