@@ -109,7 +109,7 @@ export async function initTemplate(
 export async function offerMethods(dir: string, auth: readonly string[] | 'all'): Promise<void> {
   const file = join(dir, 'connector.ts');
   const code = await readFile(file, 'utf8');
-  const line = /^  auth: \[[^\]]*\],\n/m;
+  const line = /^ {2}auth: \[[^\]]*\],\n/m;
   if (!line.test(code)) throw new Error(`${file} names no auth methods on one line to replace`);
   const offered = auth === 'all' ? '' : `  auth: [${auth.map((m) => `'${m}'`).join(', ')}],\n`;
   await writeFile(file, code.replace(line, offered));

@@ -33,7 +33,7 @@ const FORM_SWITCHES: readonly FormSwitch[] = [
     name: 'use_custom_tls',
     label: 'Custom TLS (private CA, client certificate)',
     description:
-      "Turn on to trust a private CA or to present a client certificate (auth_method mtls needs one); the TLS keys appear below.",
+      'Turn on to trust a private CA or to present a client certificate (auth_method mtls needs one); the TLS keys appear below.',
     scope: 'tls',
   },
 ];
