@@ -22,5 +22,11 @@ export { probeConnector } from './run/index.js';
 export type { ProbeConnectorOptions, ProbeConnectorResult } from './run/index.js';
 export type { Host, ProbeHost, RotationKeeper } from './run/index.js';
 export { probeLine } from './run/index.js';
-export { checkConfigurationKeys, createAuthContext, offeredMethods, resolveMethod } from './authentication/index.js';
+export {
+  checkConfigurationKeys,
+  createAuthContext,
+  methodCapabilities,
+  offeredMethods,
+  resolveMethod,
+} from './authentication/index.js';
 export type { OfferedMethod } from './authentication/index.js';

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { commonKeys, isSecretKey, KEY_CATALOGUE, schemaDefaults } from '../config/index.js';
-import { offeredMethods, resolveMethod, type ConnectorDefinition, type SourceClients } from '../connector/index.js';
+import {
+  methodCapabilities,
+  offeredMethods,
+  resolveMethod,
+  type ConnectorDefinition,
+  type SourceClients,
+} from '../connector/index.js';
 import { loadSource, type SourceDefinition } from '../sources/index.js';
 
 /**
@@ -67,16 +73,24 @@ type AnyConnector = Pick<
 export async function describeConfiguration(connector: AnyConnector): Promise<ConfigurationDescription> {
   const source = typeof connector.source === 'string' ? await loadSource(connector.source) : connector.source;
   const connectorSecrets = new Set(connector.secretKeys ?? []);
+  const sourceFields = fieldsOf(source.keys);
+  const withMethod = methodOnlyKeys(source);
   const methods = await Promise.all(
     offeredMethods(source.needs, connector.auth).map(async (name) => {
       const method = await resolveMethod(name, connector.auth);
-      return { name, summary: method.summary, fields: fieldsOf(method.keys, new Set(method.secretKeys)) };
+      const need = source.needs.find((n) => methodCapabilities(name, connector.auth).includes(n));
+      const own = new Set(need ? source.keysFor?.[need] : []);
+      return {
+        name,
+        summary: method.summary,
+        fields: [...fieldsOf(method.keys, new Set(method.secretKeys)), ...sourceFields.filter((f) => own.has(f.key))],
+      };
     }),
   );
   return {
     source: source.name,
     common: fieldsOf(commonKeys).filter((field) => field.key !== 'auth_method'),
-    sourceFields: fieldsOf(source.keys),
+    sourceFields: sourceFields.filter((f) => !withMethod.has(f.key)),
     tls: source.tls ? fieldsOf(tlsKeys) : [],
     methods,
     connector: connector.configuration
@@ -84,6 +98,9 @@ export async function describeConfiguration(connector: AnyConnector): Promise<Co
       : [],
   };
 }
+
+/** The source keys shown with the methods that bring their capability (`keysFor`), not on their own. */
+const methodOnlyKeys = (source: SourceDefinition) => new Set(Object.values(source.keysFor ?? {}).flat());
 
 /**
  * The keys of a schema of string keys, read through zod's JSON Schema of its input (coercions and

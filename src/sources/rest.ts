@@ -47,6 +47,7 @@ export default defineSource({
   // A credential on each request; else AWS keys that sign each (SigV4); else a client certificate
   // alone, which the HTTP client presents from the TLS settings.
   needs: ['httpRequest', 'awsKeys', 'clientCertificate'],
+  keysFor: { awsKeys: ['aws_service'] },
   async connect(k, credential, context): Promise<RestSource> {
     const baseUrl = withTrailingSlash(k.base_url);
     if (credential.sendsSecret)

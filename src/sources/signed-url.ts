@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { keys } from '../config/index.js';
 import { AuthenticationError, SourceUnreachableError } from '../errors/index.js';
 import {
   HttpClient,
@@ -12,6 +13,7 @@ import {
   type TlsSettings,
   HeaderList,
   warnTlsUnverified,
+  withTransientRetries,
 } from '../network/index.js';
 import { defineSource, type ConnectedSource, type ProbeResult } from './source-definition.js';
 
@@ -24,6 +26,10 @@ import { defineSource, type ConnectedSource, type ProbeResult } from './source-d
  * servers that ignore it answer 200 and the body is cancelled unread. Healthy: 200, 206 or a
  * redirect (the specification's "200 or 302"), and 416 (an empty object: the signature was
  * accepted before the range was judged).
+ *
+ * A failure that passes (408, 429, 500, 502, 503, 504, a reset connection) is asked again up to
+ * `max_retries` times, as `Retry-After` says or with backoff, as the rest source does: the probe and
+ * every download are GETs, which may be sent twice.
  */
 
 export interface SignedUrlSource extends ConnectedSource {
@@ -52,9 +58,9 @@ export default defineSource({
   tls: true,
   summary: 'A file behind a signed URL: probe = GET of the first byte without following redirects (200, 206 or 302)',
   // The URL is the credential: its key is the signed_url method's, read through the credential.
-  keys: z.object({}),
+  keys: z.object({ max_retries: keys.integer({ min: 0, max: 10, default: 3 }) }),
   needs: ['signedUrl'],
-  async connect(_keys, credential, context): Promise<SignedUrlSource> {
+  async connect(k, credential, context): Promise<SignedUrlSource> {
     const url = credential.signedUrl.read();
     const target = describeUrl(url);
     guardPlainHttp({
@@ -68,22 +74,36 @@ export default defineSource({
     if (!tls.verify) warnTlsUnverified(context.log, url.host, 'the signed URL');
     const http = new HttpClient({ tls, timeoutSeconds: context.common.timeout_seconds });
     const timeoutMs = context.common.timeout_seconds * 1000;
+    /** How many tries an answer took, when more than one: a refusal says so. */
+    const triesTaken = new WeakMap<Response, number>();
 
     const send = async (init: SignedUrlRequestInit & { redirect?: 'follow' | 'manual' }): Promise<Response> => {
-      const headers = new HeaderList(init.headers);
-      try {
-        return await http.send(
+      const once = () =>
+        http.send(
           new URL(url),
           // A download takes as long as the file does: timeout_seconds bounds the wait for the answer, and each pause in the body.
           {
             method: 'GET',
-            headers,
+            headers: new HeaderList(init.headers),
             redirect: init.redirect ?? 'follow',
             deadline: 'headers',
             ...(init.signal ? { signal: init.signal } : {}),
           },
           { credential: credential.description, urlKey: 'signed_url', clientCertificate: tls.clientCertificate },
         );
+      try {
+        const { reply, tries } = await withTransientRetries(once, {
+          method: 'GET',
+          maxRetries: k.max_retries,
+          drain: (response) => readBodyStart(response, 64 * 1024),
+          ...(init.signal ? { signal: init.signal } : {}),
+          onRetry: (reason, waitMs, next) =>
+            context.log.warning(
+              `${credential.description}: GET ${target} got ${reason}; try ${next} of ${k.max_retries + 1} in ${(waitMs / 1000).toFixed(1)} s`,
+            ),
+        });
+        if (tries > 1) triesTaken.set(reply, tries);
+        return reply;
       } catch (error) {
         throw await explainTlsFailure(error, {
           url,
@@ -111,14 +131,14 @@ export default defineSource({
             elapsedMs: performance.now() - started,
           };
         }
-        throw await statusError(response, `${credential.description}: GET ${target}`, tls);
+        throw await statusError(response, `${credential.description}: GET ${target}`, tls, triesTaken.get(response));
       },
       fetch: (init = {}) => send(init),
       async stream(init = {}) {
         const response = await send(init);
         if ((response.status === 200 || response.status === 206) && response.body)
           return response.body as ReadableStream<Uint8Array>;
-        throw await statusError(response, `${credential.description}: GET ${target}`, tls);
+        throw await statusError(response, `${credential.description}: GET ${target}`, tls, triesTaken.get(response));
       },
       async close() {
         await credential.close?.();
@@ -134,9 +154,9 @@ export default defineSource({
  * service's error code (S3, GCS and Azure answer XML `<Code>…</Code>`); its other fields, such as
  * S3's `SignatureProvided`, are never shown.
  */
-async function statusError(response: Response, target: string, tls: TlsSettings) {
+async function statusError(response: Response, target: string, tls: TlsSettings, tries?: number) {
   const body = await readBodyStart(response);
-  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${tries ? `, after ${tries} tries` : ''}`;
   const refusal = recognizeClientCertificateRefusal(response.status, body);
   if (refusal) return clientCertificateRefusedByStatus(refusal, target, tls);
   const code = /<Code>([A-Za-z.]{1,64})<\/Code>/.exec(body)?.[1];

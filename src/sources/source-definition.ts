@@ -46,6 +46,12 @@ export interface SourceDefinition<
    * every auth method whose catalogue line provides one of these, and refuses the others.
    */
   readonly needs: readonly Needs[];
+  /**
+   * Source keys read only when the credential brings one capability (the rest source's
+   * `aws_service`, with AWS keys): a form shows them with the methods that provide it, and
+   * not at all when the connector offers none of those methods.
+   */
+  readonly keysFor?: Partial<Record<Needs, readonly string[]>>;
   connect(keys: z.output<Keys>, credential: CredentialFor<Needs>, context: SourceContext): Promise<Client>;
 }
 

@@ -48,6 +48,10 @@ const KEY = '_connector_auth_key';
 
 export default defineConnector({
   source: 'postgres',
+  // The auth methods this connector offers (the Fivetran form, the Airbyte spec and `validate` offer
+  // only these): a password, a client certificate, Kerberos, and the identity of a cloud machine for a
+  // managed database. Keep those your database uses; docs/sources/postgres.md lists the others.
+  auth: ['password', 'mtls', 'kerberos', 'aws_access_key', 'aws_instance_profile', 'gcp_metadata', 'azure_managed_identity'],
   // The connector's own keys: strings in configuration.json, typed here.
   configuration: settings,
   // schema() gets the configuration update() gets: these keys typed, defaults applied.

@@ -21,6 +21,9 @@ const settings = z.object({
 
 export default defineConnector({
   source: 's3',
+  // The auth methods this connector offers (the Fivetran form, the Airbyte spec and `validate` offer
+  // only these): AWS keys, or the role of the machine, task or workload it runs on.
+  auth: ['aws_access_key', 'aws_web_identity', 'aws_instance_profile', 'aws_container_credentials'],
   // The connector's own keys: strings in configuration.json, typed here.
   configuration: settings,
   // schema() gets the configuration update() gets: `table` typed, its default applied.

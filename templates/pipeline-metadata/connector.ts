@@ -13,6 +13,8 @@ import { PipelineClient, type Connector } from 'connector-auth/pipeline-api';
  */
 export default defineConnector({
   source: 'rest',
+  // The pipeline management interface takes an API key and secret as Basic: the one method offered.
+  auth: ['basic'],
   // Every sync reads both lists whole (the state is not read back): hosts that let a user choose a
   // sync mode (Airbyte) offer a full refresh only, so a deleted connector does not linger downstream.
   schema: () => [

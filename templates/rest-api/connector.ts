@@ -10,6 +10,9 @@ import { defineConnector, z } from 'connector-auth';
  */
 export default defineConnector({
   source: 'rest',
+  // The auth methods this connector offers: the Fivetran form, the Airbyte spec and `validate` offer
+  // only these. Name your API's (another the rest source accepts: docs/auth/), or leave `auth` out for all.
+  auth: ['bearer', 'api_key', 'basic', 'oauth2_client_credentials', 'oauth2_refresh_token'],
   // The connector's own keys: strings in configuration.json, typed here.
   configuration: z.object({
     items_path: z.string().default('items'),

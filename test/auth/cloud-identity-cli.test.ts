@@ -25,7 +25,7 @@ const project = (name: string, configuration: Record<string, string>) =>
     name,
     'rest-api',
     { base_url: peer.apiUrl, probe_path: 'health', items_path: 'items', metadata_endpoint: peer.url, ...configuration },
-    { replaceConfiguration: true },
+    { replaceConfiguration: true, auth: 'all' },
   );
 
 describe('connector-auth debug with cloud identity', () => {

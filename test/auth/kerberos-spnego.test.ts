@@ -62,7 +62,7 @@ const configuration = (principal: string, keytab: string, extra: Record<string, 
 
 let projects = 0;
 const project = (values: Record<string, string>) =>
-  initTemplate(root, `p${projects++}`, 'rest-api', values, { replaceConfiguration: true });
+  initTemplate(root, `p${projects++}`, 'rest-api', values, { replaceConfiguration: true, auth: ['kerberos'] });
 
 /** A server on 127.0.0.1 that answers every request with `answer(req)`; it counts what it was sent. */
 async function impostor(

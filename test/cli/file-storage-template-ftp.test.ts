@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, initTemplate } from '../helpers/cli.js';
+import { cli, initTemplate, offerMethods } from '../helpers/cli.js';
 import { expectNoLeak } from '../helpers/leak-check.js';
 import { createCa, issueServer, type Authority } from '../peers/certificates.js';
 import { start, type VsftpdPeer } from '../peers/vsftpd.js';
@@ -52,6 +52,7 @@ async function switchToFtp(dir: string): Promise<void> {
   code = code.slice(0, start) + indented + code.slice(end);
   expect(code).toContain("source: 'ftp'");
   await writeFile(join(dir, 'connector.ts'), code);
+  await offerMethods(dir, ['password']);
 }
 
 const configuration = (password: string) => ({

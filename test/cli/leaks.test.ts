@@ -262,7 +262,10 @@ describe.each(classes)('$name', (leak) => {
     it(`${label}: no trace of the secret in stdout, stderr, files/ or the warehouse`, async () => {
       const dir = join(root, `leak-${++projects}`);
       const { configuration, connector, extra } = await leak.project(dir);
-      await initTemplate(root, `leak-${projects}`, 'rest-api', configuration, { replaceConfiguration: true });
+      await initTemplate(root, `leak-${projects}`, 'rest-api', configuration, {
+        replaceConfiguration: true,
+        auth: 'all',
+      });
       if (connector) await writeFile(join(dir, 'connector.ts'), connector);
       const run = await cli([command, dir, ...flags]);
       expect(run.code, run.stderr).toBe(command === 'probe' ? leak.codes.probe : leak.codes.debug);

@@ -3,7 +3,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, exists, initTemplate, leakForms } from '../helpers/cli.js';
+import { cli, exists, initTemplate, leakForms, offerMethods } from '../helpers/cli.js';
 import { generateKeyPair, type SshKeyPair } from '../peers/sshd.js';
 
 /**
@@ -122,6 +122,8 @@ describe('connector-auth validate', () => {
     ];
     for (const [template, overrides, named] of cases) {
       const dir = await project(template, overrides);
+      // gcp_workload_identity: a method the rest-api template does not name.
+      if (overrides.auth_method === 'gcp_workload_identity') await offerMethods(dir, [overrides.auth_method]);
       const run = await cli(['validate', dir]);
       expect(run.code, `${named}: ${run.stderr}`).toBe(2);
       const errors = run.stderr

@@ -86,7 +86,7 @@ export async function initTemplate(
   name: string,
   template: string,
   overrides?: Record<string, string>,
-  options: { replaceConfiguration?: boolean; vendor?: boolean } = {},
+  options: { replaceConfiguration?: boolean; vendor?: boolean; auth?: readonly string[] | 'all' } = {},
 ): Promise<string> {
   const dir = join(root, name);
   // Packing this checkout into vendor/ is what a project needs to be installed (`vendor: true`); a test
@@ -94,6 +94,7 @@ export async function initTemplate(
   // 'connector-auth' to itself, and the pack was most of each scaffold's time.
   const init = await cli(['init', dir, '--template', template, ...(options.vendor ? [] : ['--registry'])]);
   if (init.code !== 0) throw new Error(`init --template ${template} failed (${init.code}): ${init.stderr}`);
+  if (options.auth) await offerMethods(dir, options.auth);
   if (overrides) {
     const scaffolded = options.replaceConfiguration
       ? {}
@@ -101,4 +102,18 @@ export async function initTemplate(
     await writeFile(join(dir, 'configuration.json'), JSON.stringify({ ...scaffolded, ...overrides }, null, 2) + '\n');
   }
   return dir;
+}
+
+/**
+ * The templates name the auth methods they offer (`auth: [...]` in connector.ts): a test that runs a
+ * scaffolded project with another method makes its connector offer that one (`'all'`: the line
+ * removed, every method its source accepts).
+ */
+export async function offerMethods(dir: string, auth: readonly string[] | 'all'): Promise<void> {
+  const file = join(dir, 'connector.ts');
+  const code = await readFile(file, 'utf8');
+  const line = /^ {2}auth: \[[^\]]*\],\n/m;
+  if (!line.test(code)) throw new Error(`${file} names no auth methods on one line to replace`);
+  const offered = auth === 'all' ? '' : `  auth: [${auth.map((m) => `'${m}'`).join(', ')}],\n`;
+  await writeFile(file, code.replace(line, offered));
 }

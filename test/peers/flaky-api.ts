@@ -5,7 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
  * A real HTTP API on 127.0.0.1 that fails in passing: each path has a queue of failures served one
  * per request before it answers 200 (`{ ok: true, path, tries }`), so a test can say "503 with
  * Retry-After: 1, then 429, then fine" and count what arrived. A `reset` destroys the connection
- * before any answer.
+ * before any answer. Without a token it asks for none: a signed URL is its own credential.
  */
 
 export type Failure = { status: number; retryAfter?: string } | { reset: true };
@@ -19,7 +19,7 @@ export interface FlakyApi {
   stop(): Promise<void>;
 }
 
-export async function start(token: string): Promise<FlakyApi> {
+export async function start(token?: string): Promise<FlakyApi> {
   const queues = new Map<string, Failure[]>();
   const requests: FlakyApi['requests'] = [];
   const sockets = new Set<Socket>();
@@ -27,7 +27,8 @@ export async function start(token: string): Promise<FlakyApi> {
     const path = new URL(req.url ?? '/', 'http://peer').pathname;
     requests.push({ method: req.method ?? 'GET', path });
     req.resume();
-    if (req.headers.authorization !== `Bearer ${token}`) return send(res, 401, { error: 'unauthorized' });
+    if (token !== undefined && req.headers.authorization !== `Bearer ${token}`)
+      return send(res, 401, { error: 'unauthorized' });
     const failure = queues.get(path)?.shift();
     if (failure && 'reset' in failure) return void req.socket.destroy();
     if (failure) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/project/index.js';
-import { cli, leakForms } from '../helpers/cli.js';
+import { cli, leakForms, offerMethods } from '../helpers/cli.js';
 
 /**
  * `connector-auth doctor` on real projects scaffolded by `init`, with real git repositories: every
@@ -31,6 +31,8 @@ async function project(
   const dir = join(root, name);
   const init = await cli(['init', dir, '--template', 'rest-api']);
   expect(init.code, init.stderr).toBe(0);
+  // Some cases use a cloud identity the template does not name.
+  await offerMethods(dir, 'all');
   const configuration = options.configuration ?? {
     auth_method: 'bearer',
     token: TOKEN,

@@ -239,7 +239,7 @@ describe('rest source with an AWS method, from the built CLI', () => {
       'signed',
       'rest-api',
       { ...configuration(), items_path: 'items' },
-      { replaceConfiguration: true },
+      { replaceConfiguration: true, auth: ['aws_access_key'] },
     );
     const run = await cli(['debug', good]);
     expect(run.code, run.stderr).toBe(0);
@@ -252,7 +252,7 @@ describe('rest source with an AWS method, from the built CLI', () => {
       'wrong',
       'rest-api',
       { ...configuration({ aws_secret_access_key: WRONG_SECRET }), items_path: 'items' },
-      { replaceConfiguration: true },
+      { replaceConfiguration: true, auth: ['aws_access_key'] },
     );
     const refused = await cli(['debug', bad]);
     expect(refused.code).toBe(3);

@@ -214,7 +214,7 @@ export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {
   ),
   probe_expect_status: plain('rest', 'healthy probe statuses, comma-separated (default 200)'),
   max_retries: plain(
-    'rest',
+    'rest, signed-url',
     'how many times a request that failed in passing (408, 429, 500, 502, 503, 504, a reset connection) is sent again, 0 to 10 (default 3); idempotent methods only',
   ),
   host: plain('postgres, mysql, sftp, ftp', 'host name or IP address of the server', 'line'),

@@ -4,5 +4,5 @@ export { authenticate, authenticateResolved, resolveConfiguration } from './auth
 export type { AuthenticateOptions, Authenticated, ConfigurationInput, ResolvedConfiguration } from './authenticate.js';
 export { checkConfigurationKeys } from './configuration-keys.js';
 export { offeredMethods } from './match-capability.js';
-export { ownMethods, resolveMethod, type OfferedMethod } from './offered-methods.js';
+export { methodCapabilities, ownMethods, resolveMethod, type OfferedMethod } from './offered-methods.js';
 export { createAuthContext } from './auth-context.js';

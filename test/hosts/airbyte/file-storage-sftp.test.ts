@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { initTemplate, leakForms } from '../../helpers/cli.js';
+import { initTemplate, leakForms, offerMethods } from '../../helpers/cli.js';
 import { sftpConfiguration, start, type SshdPeer } from '../../peers/sshd.js';
 import { airbyte, configuredCatalog, expectNoSecretOutsideControl, jsonFile, savedState } from './support.js';
 
@@ -49,6 +49,7 @@ async function sftpProject(name: string): Promise<string> {
   expect(source).toContain("source: 'sftp'");
   expect(source).not.toContain('startAfter');
   await writeFile(join(dir, 'connector.ts'), source);
+  await offerMethods(dir, ['password', 'ssh_key']);
   return dir;
 }
 

@@ -44,6 +44,24 @@ async function project(connector?: string): Promise<string> {
 }
 const config = (dir: string, value: unknown) => jsonFile(dir, 'airbyte-config.json', value);
 
+describe('airbyte spec of a rest connector that offers every method the source accepts (no auth list)', () => {
+  it('lists the signing methods too, their secrets marked', async () => {
+    const dir = await initTemplate(root, `p${++count}`, 'rest-api', undefined, { auth: 'all' });
+    const run = await airbyte(['spec', dir]);
+    expect(run.code, run.stderr).toBe(0);
+    const methods = run.messages[0]!.spec.connectionSpecification.properties.auth_method.oneOf as any[];
+    expect(methods.map((m) => m.title)).toEqual(expect.arrayContaining(['digest', 'jwt_bearer', 'oauth1']));
+    const jwt = methods.find((m) => m.title === 'jwt_bearer');
+    expect(jwt.required).toEqual(['auth_method', 'jwt_issuer']);
+    expect(jwt.properties.jwt_private_key).toMatchObject({ type: 'string', airbyte_secret: true });
+    expect(jwt.properties.jwt_secret).toMatchObject({ airbyte_secret: true });
+    const oauth1 = methods.find((m) => m.title === 'oauth1');
+    expect(oauth1.properties.oauth1_token_secret).toMatchObject({ airbyte_secret: true });
+    expect(oauth1.properties.oauth1_signature_method).toMatchObject({ enum: ['HMAC-SHA256', 'HMAC-SHA1'] });
+    expect(methods.find((m) => m.title === 'digest').required).toEqual(['auth_method', 'username', 'password']);
+  });
+});
+
 describe('airbyte spec / check / discover (rest-api template)', () => {
   it('spec: a JSON Schema of the configuration: auth_method a oneOf of the methods, secrets marked, defaults and choices', async () => {
     const dir = await project();
@@ -54,15 +72,6 @@ describe('airbyte spec / check / discover (rest-api template)', () => {
     expect(specification.required).toEqual(['auth_method', 'base_url']);
     const methods = specification.properties.auth_method.oneOf as any[];
     expect(methods.map((m) => m.title)).toContain('oauth2_refresh_token');
-    expect(methods.map((m) => m.title)).toEqual(expect.arrayContaining(['digest', 'jwt_bearer', 'oauth1']));
-    const jwt = methods.find((m) => m.title === 'jwt_bearer');
-    expect(jwt.required).toEqual(['auth_method', 'jwt_issuer']);
-    expect(jwt.properties.jwt_private_key).toMatchObject({ type: 'string', airbyte_secret: true });
-    expect(jwt.properties.jwt_secret).toMatchObject({ airbyte_secret: true });
-    const oauth1 = methods.find((m) => m.title === 'oauth1');
-    expect(oauth1.properties.oauth1_token_secret).toMatchObject({ airbyte_secret: true });
-    expect(oauth1.properties.oauth1_signature_method).toMatchObject({ enum: ['HMAC-SHA256', 'HMAC-SHA1'] });
-    expect(methods.find((m) => m.title === 'digest').required).toEqual(['auth_method', 'username', 'password']);
     const bearer = methods.find((m) => m.title === 'bearer');
     expect(bearer.required).toEqual(['auth_method', 'token']);
     expect(bearer.properties.auth_method).toMatchObject({ const: 'bearer' });

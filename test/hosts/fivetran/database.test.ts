@@ -78,7 +78,11 @@ describe('serve: the database template (PostgreSQL)', () => {
       dropdown_field: { dropdown_field: ['disable', 'require', 'verify-ca', 'verify-full'] },
       default_value: 'verify-full',
     });
-    expect(byName.tls_ca_certificate).toMatchObject({ text_field: 'PlainText' });
+    // A private CA's certificate behind the custom TLS toggle (form-switches.ts), off by default.
+    expect(byName.use_custom_tls).toMatchObject({ toggle_field: {}, default_value: 'false' });
+    expect(
+      (byName.use_custom_tls_keys as { conditional_fields: { fields: { name: string }[] } }).conditional_fields.fields,
+    ).toContainEqual(expect.objectContaining({ name: 'tls_ca_certificate', text_field: 'PlainText' }));
     expect(byName.table).toMatchObject({ default_value: 'public.orders' });
     expect(byName.batch_size).toMatchObject({ default_value: '1000' });
   });

@@ -33,6 +33,7 @@ async function sftpVariant(project: string): Promise<void> {
     text = text.replace(from, to);
   };
   step(/source: 's3',/, "source: 'sftp',");
+  step(/ {2}auth: \[[^\]]*\],/, "  auth: ['password', 'ssh_key'],");
   step(
     /const settings = z\.object\(\{\n/,
     "const settings = z.object({\n  directory: z.string().default('/upload'),\n",

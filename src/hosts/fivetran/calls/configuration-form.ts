@@ -1,4 +1,6 @@
 import type { ConfigurationDescription, ConfigurationField } from '../../../project/index.js';
+import { formField, type FormFieldMessage } from './form-field.js';
+import { behindSwitches } from './form-switches.js';
 
 /**
  * ConfigurationFormResponse from the one description of a connector's keys (describeConfiguration):
@@ -8,6 +10,8 @@ import type { ConfigurationDescription, ConfigurationField } from '../../../proj
  *   keys, visible while `auth_method` is that method;
  * - the source's keys, its TLS keys, the connector's own keys, then the common ones (timeouts,
  *   switches) last; a key already shown outside a method group is not repeated inside one;
+ * - the SSH tunnel's keys and the TLS keys behind a toggle each (form-switches.ts): the rest-api
+ *   template's form shows 13 fields until a method is chosen or a toggle turned on;
  * - a secret key is a Password text field, a choice a dropdown, a true/false key a toggle, anything
  *   else plain text; `required`, the description and the default as the schemas say;
  * - one test, `probe`: Test runs it.
@@ -20,19 +24,6 @@ export const PROBE_TEST = {
   name: 'probe',
   label: 'Authenticate to the source and run one lightweight request',
 } as const;
-
-export interface FormFieldMessage {
-  name: string;
-  label: string;
-  required?: boolean;
-  description?: string;
-  text_field?: 'PlainText' | 'Password';
-  dropdown_field?: { dropdown_field: string[] };
-  toggle_field?: Record<string, never>;
-  conditional_fields?: { condition: { condition_field: string; string_value: string }; fields: FormFieldMessage[] };
-  descriptive_dropdown_fields?: { descriptive_dropdown_field: { value: string; label: string; description: string }[] };
-  default_value?: string;
-}
 
 export interface ConfigurationFormMessage {
   schema_selection_supported: boolean;
@@ -80,64 +71,13 @@ export function configurationForm(description: ConfigurationDescription): Config
     fields: [
       authMethod,
       ...groups,
-      ...once(description.sourceFields),
-      ...once(description.tls),
-      ...once(description.connector),
-      ...once(description.common),
+      ...behindSwitches([
+        ...once(description.sourceFields),
+        ...once(description.tls),
+        ...once(description.connector),
+        ...once(description.common),
+      ]),
     ],
     tests: [{ ...PROBE_TEST }],
   };
-}
-
-/** A key whose only values are "true" and "false" (the schema reads them as a boolean). */
-const isSwitch = (choices: string[] | undefined) =>
-  choices?.length === 2 && choices.includes('true') && choices.includes('false');
-
-function formField(field: ConfigurationField): FormFieldMessage {
-  const type: Partial<FormFieldMessage> = isSwitch(field.choices)
-    ? { toggle_field: {} }
-    : field.choices
-      ? { dropdown_field: { dropdown_field: field.choices } }
-      : { text_field: field.secret ? 'Password' : 'PlainText' };
-  return {
-    name: field.key,
-    label: labelOf(field.key),
-    required: field.required,
-    ...(field.description ? { description: field.description } : {}),
-    ...type,
-    ...(field.default !== undefined ? { default_value: field.default } : {}),
-  };
-}
-
-const WORDS: Record<string, string> = {
-  url: 'URL',
-  uri: 'URI',
-  id: 'ID',
-  tls: 'TLS',
-  ssh: 'SSH',
-  aws: 'AWS',
-  api: 'API',
-  gcp: 'GCP',
-  sts: 'STS',
-  ca: 'CA',
-  arn: 'ARN',
-  pkcs12: 'PKCS#12',
-  dpop: 'DPoP',
-  http: 'HTTP',
-  jwt: 'JWT',
-  oauth2: 'OAuth 2.0',
-  sslmode: 'SSL mode',
-};
-
-/** `base_url` → "Base URL". */
-export function labelOf(key: string): string {
-  const words = key
-    .split('_')
-    .filter(Boolean)
-    .map((w) => WORDS[w] ?? w);
-  const first = words[0] ?? key;
-  return [
-    first === first.toLowerCase() ? first.charAt(0).toUpperCase() + first.slice(1) : first,
-    ...words.slice(1),
-  ].join(' ');
 }

@@ -3,6 +3,7 @@ import { ConnectorError, isConnectorAuthError } from '../../../errors/index.js';
 import type { CallSecrets } from '../state/index.js';
 import type { ServeContext } from '../serve-context.js';
 import { tableMessages, type TableMessage } from '../records/index.js';
+import { fromForm } from './form-switches.js';
 
 /**
  * Schema: the connector's `schema()` on the request's configuration (its own keys typed, defaults
@@ -24,7 +25,7 @@ export async function runSchema(
 ): Promise<SchemaResponseMessage> {
   const { connector } = context;
   const log = context.log(registry);
-  const read = readConfiguration(request.configuration ?? {}, {
+  const read = readConfiguration(fromForm(request.configuration ?? {}), {
     registry,
     connectorSecretKeys: connector.secretKeys ?? [],
   });

@@ -4,6 +4,7 @@ import type { CallSecrets } from '../state/index.js';
 import { failureLine } from './call-status.js';
 import { PROBE_TEST } from './configuration-form.js';
 import type { ServeContext } from '../serve-context.js';
+import { fromForm } from './form-switches.js';
 
 /**
  * Test: the probe as `debug` runs it (`probeConnector`, the start of the one run), on the
@@ -32,7 +33,7 @@ export async function runTest(
       return { failure: `unknown test '${request.name}': this connector has one test, '${PROBE_TEST.name}'` };
     }
     const { connector } = context;
-    const raw = checkFlatStringObject(request.configuration ?? {});
+    const raw = checkFlatStringObject(fromForm(request.configuration ?? {}));
     const rotation = context.rotated.forCall(raw, async (key) => {
       log.warning(
         `the authorization server rotated '${key}' during Test; Test cannot save it: the new value is kept in this server's memory ` +

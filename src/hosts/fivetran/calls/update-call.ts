@@ -5,6 +5,7 @@ import { failureLine, statusOf } from './call-status.js';
 import { CallSecrets, newerThanCarried, readRequestState } from '../state/index.js';
 import type { ServeContext } from '../serve-context.js';
 import { recordFilter, stoppingError, UpdateStream, type SelectionMessage, type UpdateCall } from '../records/index.js';
+import { fromForm } from './form-switches.js';
 
 /**
  * Update: the one run (`runConnector`: authenticate → probe → update()), its operations streamed
@@ -33,7 +34,7 @@ export async function runUpdate(call: UpdateCall, context: ServeContext): Promis
   try {
     const { connector } = context;
     // Secrets registered before the state is read: whatever the state says must not be able to print one.
-    const configuration = readConfiguration(request.configuration ?? {}, {
+    const configuration = readConfiguration(fromForm(request.configuration ?? {}), {
       registry,
       connectorSecretKeys: connector.secretKeys ?? [],
     });
