@@ -48,9 +48,12 @@ export async function addCustomAuthMethod(target: string): Promise<void> {
   if (!method || !importLine || !authLine) throw new Error(`${GUIDE.pathname} lost a block init copies`);
   await writeFile(join(target, 'session-auth.ts'), method, { flag: 'wx' });
   const connectorPath = join(target, 'connector.ts');
-  const connector = (await readFile(connectorPath, 'utf8'))
-    .replace(/^(import \{ defineConnector[^\n]*\n)/m, `$1${importLine}`)
-    .replace(/^( {2}source: 'rest',\n)/m, `$1${authLine}`);
+  const template = await readFile(connectorPath, 'utf8');
+  const withImport = template.replace(/^(import \{ defineConnector[^\n]*\n)/m, `$1${importLine}`);
+  // The template names its methods (`auth: [...]`): the page's line takes its place.
+  const connector = /^ {2}auth: \[[^\n]*\n/m.test(withImport)
+    ? withImport.replace(/^ {2}auth: \[[^\n]*\n/m, authLine)
+    : withImport.replace(/^( {2}source: 'rest',\n)/m, `$1${authLine}`);
   await writeFile(connectorPath, connector);
   await writeFile(join(target, 'configuration.json'), `${JSON.stringify(CONFIGURATION, null, 2)}\n`);
 }

@@ -53,7 +53,7 @@ const configuration = (baseUrl: string, password = PASSWORD) => ({
 
 let projects = 0;
 const project = (values: Record<string, string>) =>
-  initTemplate(root, `p${projects++}`, 'rest-api', values, { replaceConfiguration: true });
+  initTemplate(root, `p${projects++}`, 'rest-api', values, { replaceConfiguration: true, auth: ['digest'] });
 
 describe('digest through connector-auth debug', () => {
   it('Apache mod_auth_digest (MD5): one challenge, then its nonce answered with nc counting up; nothing leaks', async () => {

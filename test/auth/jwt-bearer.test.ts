@@ -87,7 +87,7 @@ const configuration = (api: HttpApiPeer, key: Record<string, string>) => ({
 
 let projects = 0;
 const project = (values: Record<string, string>) =>
-  initTemplate(root, `p${projects++}`, 'rest-api', values, { replaceConfiguration: true });
+  initTemplate(root, `p${projects++}`, 'rest-api', values, { replaceConfiguration: true, auth: ['jwt_bearer'] });
 
 describe('jwt_bearer through connector-auth debug, verified by jose with the public key', () => {
   it.each([

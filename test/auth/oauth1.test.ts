@@ -93,7 +93,7 @@ const secrets = [CONSUMER.key, CONSUMER.secret, TOKEN.key, TOKEN.secret];
 
 let projects = 0;
 const project = (values: Record<string, string>) =>
-  initTemplate(root, `p${projects++}`, 'rest-api', values, { replaceConfiguration: true });
+  initTemplate(root, `p${projects++}`, 'rest-api', values, { replaceConfiguration: true, auth: ['oauth1'] });
 
 describe('oauth1 through connector-auth debug, checked by oauth-sign', () => {
   it.each(['HMAC-SHA256', 'HMAC-SHA1'])('%s with a realm: exit 0, rows synced, nothing leaks', async (method) => {

@@ -44,7 +44,7 @@ beforeAll(async () => {
     startSessionApi({ username: USER, password: PASSWORD, expiresIn: 600 }),
     mkdtemp(join(tmpdir(), 'connector-auth-session-hosts-')),
   ]);
-  const builtIn = await initTemplate(root, 'built-in', 'rest-api');
+  const builtIn = await initTemplate(root, 'built-in', 'rest-api', undefined, { auth: ['session_token'] });
   const own = join(root, 'own');
   const init = await cli(['init', own, '--auth', 'custom']);
   expect(init.code, init.stderr).toBe(0);
