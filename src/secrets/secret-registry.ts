@@ -1,5 +1,6 @@
 import { derivedForms } from './derived-forms.js';
-import { compilePatterns, type PatternMatcher } from './multi-pattern-matcher.js';
+import type { PatternMatcher } from './multi-pattern-matcher.js';
+import { ScreenedMatcher } from './screened-matcher.js';
 
 /**
  * Every secret value the process learns, with the forms derived from it, and the redactor over them.
@@ -119,7 +120,7 @@ export class SecretRegistry {
   #compiled(): { forms: string[]; automaton: PatternMatcher; numeric?: boolean } {
     if (this.#matcher === null) {
       const forms = [...this.#labels.keys()];
-      this.#matcher = { forms, automaton: compilePatterns(forms) };
+      this.#matcher = { forms, automaton: new ScreenedMatcher(forms) };
     }
     return this.#matcher;
   }
