@@ -9,8 +9,13 @@
  * - peak RSS of `airbyte read` for 100,000 and 1,000,000 rows (VmHWM of the child, sampled every
  *   20 ms): flat means bounded by the batch, not by the sync.
  *
- * The connector makes its rows in memory (id, name, amount, active, updated_at; a checkpoint every
- * 10,000) behind a real probe of a loopback HTTP API with a bearer token.
+ * - the floors (issue 43), in the same run, for 1,000,000 rows: `JSON.stringify` alone making the
+ *   same RECORD lines in this process (no output), and a bare Node process (no connector-auth) that
+ *   makes them and writes them to a pipe in 64 KiB chunks, drained and counted as `airbyte read` is.
+ *   Ratios are given both wall clock (each process's start included) and net of the fixed cost.
+ *
+ * The connector makes its rows in memory (8 typed columns, `ROW` below; a checkpoint every 10,000)
+ * behind a real probe of a loopback HTTP API with a bearer token.
  *
  *   npx tsx bench/throughput/airbyte-read.ts    prints the figures as JSON
  */
@@ -25,17 +30,39 @@ import { fileURLToPath } from 'node:url';
 const BIN = fileURLToPath(new URL('../../bin/connector-auth.js', import.meta.url));
 const TOKEN = 'bench-airbyte-token-0123456789';
 const RATIO_ROWS = 300_000;
+const FLOOR_ROWS = 1_000_000;
 
+/** One row of 8 typed columns, as the connector, the bare writer and the in-process floor make it. */
+const ROW = `({ id: i, name: 'name-' + i, amount: i * 1.5, active: i % 2 === 0, updated_at: at, quantity: i % 1000, code: 'C' + (i % 97), note: 'row ' + i + ' of the bench' })`;
+const COLUMNS = `{ id: 'LONG', name: 'STRING', amount: 'DOUBLE', active: 'BOOLEAN', updated_at: 'UTC_DATETIME', quantity: 'INT', code: 'STRING', note: 'STRING' }`;
+
+/** The bare writer: the same lines, JSON.stringify and stdout with back-pressure, nothing else. */
+const BARE_WRITER = `
+const rows = Number(process.argv[1]);
+const at = new Date('2026-01-01T00:00:00Z');
+let pending = '';
+(async () => {
+  for (let i = 0; i < rows; i++) {
+    pending += JSON.stringify({ type: 'RECORD', record: { stream: 'items', data: ${ROW}, emitted_at: Date.now() } }) + '\\n';
+    if (pending.length >= 65536) {
+      const ok = process.stdout.write(pending);
+      pending = '';
+      if (!ok) await new Promise((resolve) => process.stdout.once('drain', resolve));
+    }
+  }
+  process.stdout.write(pending);
+})();
+`;
 const CONNECTOR = `
 import { defineConnector, z } from 'connector-auth';
 export default defineConnector({
   source: 'rest',
   configuration: z.object({ rows: z.string().transform(Number) }),
-  schema: () => [{ table: 'items', primary_key: ['id'], columns: { id: 'LONG', name: 'STRING', amount: 'DOUBLE', active: 'BOOLEAN', updated_at: 'UTC_DATETIME' } }],
+  schema: () => [{ table: 'items', primary_key: ['id'], columns: ${COLUMNS} }],
   async update({ configuration, op }) {
     const at = new Date('2026-01-01T00:00:00Z');
     for (let i = 0; i < configuration.rows; i++) {
-      await op.upsert('items', { id: i, name: 'name-' + i, amount: i * 1.5, active: i % 2 === 0, updated_at: at });
+      await op.upsert('items', ${ROW});
       if ((i + 1) % 10000 === 0) await op.checkpoint({ after: i });
     }
     await op.checkpoint({ after: configuration.rows });
@@ -50,9 +77,9 @@ interface ChildRun {
 }
 
 /** The CLI in a child; stdout drained and its lines counted; VmHWM sampled until it exits. */
-function run(args: string[]): Promise<ChildRun> {
+function run(args: string[], node: string[] = [BIN]): Promise<ChildRun> {
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...node, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let lines = 0;
   let stderr = '';
   let peakKb = 0;
@@ -123,7 +150,12 @@ try {
   const debug = await run(['debug', dir]);
   const airbyte = await read(RATIO_ROWS);
   const small = await read(100_000);
-  const large = await read(1_000_000);
+  const large = await read(FLOOR_ROWS);
+  const bare = await run([String(FLOOR_ROWS)], ['-e', BARE_WRITER]);
+  const bareEmpty = await run(['0'], ['-e', BARE_WRITER]);
+  if (bare.lines !== FLOOR_ROWS) throw new Error(`the bare writer printed ${bare.lines} lines`);
+  const stringify = stringifyFloor(FLOOR_ROWS);
+  const largeNet = large.seconds - airbyteEmpty.seconds;
   console.log(
     JSON.stringify({
       airbyte_read_records_per_s: Math.round(RATIO_ROWS / airbyte.seconds),
@@ -137,7 +169,15 @@ try {
       ),
       airbyte_read_empty_s: Number(airbyteEmpty.seconds.toFixed(2)),
       airbyte_read_debug_empty_s: Number(debugEmpty.seconds.toFixed(2)),
-      airbyte_read_1m_records_per_s: Math.round(1_000_000 / large.seconds),
+      airbyte_read_1m_records_per_s: Math.round(FLOOR_ROWS / large.seconds),
+      airbyte_read_1m_net_records_per_s: Math.round(FLOOR_ROWS / largeNet),
+      airbyte_floor_stringify_records_per_s: Math.round(FLOOR_ROWS / stringify),
+      airbyte_floor_bare_pipe_records_per_s: Math.round(FLOOR_ROWS / bare.seconds),
+      airbyte_floor_bare_pipe_net_records_per_s: Math.round(FLOOR_ROWS / (bare.seconds - bareEmpty.seconds)),
+      airbyte_read_vs_stringify_floor: Number((stringify / large.seconds).toFixed(2)),
+      airbyte_read_net_vs_stringify_floor: Number((stringify / largeNet).toFixed(2)),
+      airbyte_read_vs_bare_pipe_floor: Number((bare.seconds / large.seconds).toFixed(2)),
+      airbyte_read_net_vs_bare_pipe_floor: Number(((bare.seconds - bareEmpty.seconds) / largeNet).toFixed(2)),
       airbyte_read_peak_rss_100k_mb: small.peakRssMb,
       airbyte_read_peak_rss_1m_mb: large.peakRssMb,
       airbyte_read_debug_peak_rss_mb: debug.peakRssMb,
@@ -146,4 +186,22 @@ try {
 } finally {
   server.close();
   await rm(dir, { recursive: true, force: true });
+}
+
+/** Seconds `JSON.stringify` alone takes to make the RECORD lines of `rows` rows (after a warm-up). */
+function stringifyFloor(rows: number): number {
+  const make = new Function('i', 'at', `return ${ROW};`) as (i: number, at: Date) => Record<string, unknown>;
+  const at = new Date('2026-01-01T00:00:00Z');
+  let size = 0;
+  const pass = (count: number) => {
+    for (let i = 0; i < count; i++)
+      size +=
+        `${JSON.stringify({ type: 'RECORD', record: { stream: 'items', data: make(i, at), emitted_at: Date.now() } })}\n`
+          .length;
+  };
+  pass(50_000);
+  const started = performance.now();
+  pass(rows);
+  if (size === 0) throw new Error('no lines');
+  return (performance.now() - started) / 1000;
 }
