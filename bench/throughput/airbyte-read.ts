@@ -9,10 +9,11 @@
  * - peak RSS of `airbyte read` for 100,000 and 1,000,000 rows (VmHWM of the child, sampled every
  *   20 ms): flat means bounded by the batch, not by the sync.
  *
- * - the floors (issue 43), in the same run, for 1,000,000 rows: `JSON.stringify` alone making the
- *   same RECORD lines in this process (no output), and a bare Node process (no connector-auth) that
- *   makes them and writes them to a pipe in 64 KiB chunks, drained and counted as `airbyte read` is.
- *   Ratios are given both wall clock (each process's start included) and net of the fixed cost.
+ * - the floors (issue 43), in the same run, for 1,000,000 rows, alternated with `airbyte read` in 3
+ *   rounds (medians): a bare Node process (no connector-auth) that makes the same RECORD lines with
+ *   `JSON.stringify` and writes them to a pipe in 64 KiB chunks, drained and counted as `airbyte read`
+ *   is; and the same process making the lines without writing them (`JSON.stringify` alone). Ratios
+ *   wall clock (each process's start included) and net of each one's run of 0 rows.
  *
  * The connector makes its rows in memory (8 typed columns, `ROW` below; a checkpoint every 10,000)
  * behind a real probe of a loopback HTTP API with a bearer token.
@@ -31,6 +32,7 @@ const BIN = fileURLToPath(new URL('../../bin/connector-auth.js', import.meta.url
 const TOKEN = 'bench-airbyte-token-0123456789';
 const RATIO_ROWS = 300_000;
 const FLOOR_ROWS = 1_000_000;
+const FLOOR_ROUNDS = 3;
 
 /** One row of 8 typed columns, as the connector, the bare writer and the in-process floor make it. */
 const ROW = `({ id: i, name: 'name-' + i, amount: i * 1.5, active: i % 2 === 0, updated_at: at, quantity: i % 1000, code: 'C' + (i % 97), note: 'row ' + i + ' of the bench' })`;
@@ -39,18 +41,23 @@ const COLUMNS = `{ id: 'LONG', name: 'STRING', amount: 'DOUBLE', active: 'BOOLEA
 /** The bare writer: the same lines, JSON.stringify and stdout with back-pressure, nothing else. */
 const BARE_WRITER = `
 const rows = Number(process.argv[1]);
+const write = process.argv[2] !== 'stringify-only';
 const at = new Date('2026-01-01T00:00:00Z');
 let pending = '';
 (async () => {
   for (let i = 0; i < rows; i++) {
     pending += JSON.stringify({ type: 'RECORD', record: { stream: 'items', data: ${ROW}, emitted_at: Date.now() } }) + '\\n';
     if (pending.length >= 65536) {
+      if (!write) {
+        pending = '';
+        continue;
+      }
       const ok = process.stdout.write(pending);
       pending = '';
       if (!ok) await new Promise((resolve) => process.stdout.once('drain', resolve));
     }
   }
-  process.stdout.write(pending);
+  if (write) process.stdout.write(pending);
 })();
 `;
 const CONNECTOR = `
@@ -150,12 +157,20 @@ try {
   const debug = await run(['debug', dir]);
   const airbyte = await read(RATIO_ROWS);
   const small = await read(100_000);
-  const large = await read(FLOOR_ROWS);
-  const bare = await run([String(FLOOR_ROWS)], ['-e', BARE_WRITER]);
+  // The floors, alternated with airbyte read in rounds; each figure the median of its rounds.
   const bareEmpty = await run(['0'], ['-e', BARE_WRITER]);
-  if (bare.lines !== FLOOR_ROWS) throw new Error(`the bare writer printed ${bare.lines} lines`);
-  const stringify = stringifyFloor(FLOOR_ROWS);
-  const largeNet = large.seconds - airbyteEmpty.seconds;
+  const rounds: { read: ChildRun; bare: ChildRun; stringify: ChildRun }[] = [];
+  for (let round = 0; round < FLOOR_ROUNDS; round++) {
+    const large = await read(FLOOR_ROWS);
+    const bare = await run([String(FLOOR_ROWS)], ['-e', BARE_WRITER]);
+    if (bare.lines !== FLOOR_ROWS) throw new Error(`the bare writer printed ${bare.lines} lines`);
+    const stringify = await run([String(FLOOR_ROWS), 'stringify-only'], ['-e', BARE_WRITER]);
+    rounds.push({ read: large, bare, stringify });
+  }
+  const large = rounds[0]!.read;
+  const net = (r: ChildRun, empty: ChildRun) => r.seconds - empty.seconds;
+  const ratio = (floor: (r: (typeof rounds)[0]) => number, ours: (r: (typeof rounds)[0]) => number) =>
+    Number(median(rounds.map((r) => floor(r) / ours(r))).toFixed(2));
   console.log(
     JSON.stringify({
       airbyte_read_records_per_s: Math.round(RATIO_ROWS / airbyte.seconds),
@@ -169,17 +184,33 @@ try {
       ),
       airbyte_read_empty_s: Number(airbyteEmpty.seconds.toFixed(2)),
       airbyte_read_debug_empty_s: Number(debugEmpty.seconds.toFixed(2)),
-      airbyte_read_1m_records_per_s: Math.round(FLOOR_ROWS / large.seconds),
-      airbyte_read_1m_net_records_per_s: Math.round(FLOOR_ROWS / largeNet),
-      airbyte_floor_stringify_records_per_s: Math.round(FLOOR_ROWS / stringify),
-      airbyte_floor_bare_pipe_records_per_s: Math.round(FLOOR_ROWS / bare.seconds),
-      airbyte_floor_bare_pipe_net_records_per_s: Math.round(FLOOR_ROWS / (bare.seconds - bareEmpty.seconds)),
-      airbyte_read_vs_stringify_floor: Number((stringify / large.seconds).toFixed(2)),
-      airbyte_read_net_vs_stringify_floor: Number((stringify / largeNet).toFixed(2)),
-      airbyte_read_vs_bare_pipe_floor: Number((bare.seconds / large.seconds).toFixed(2)),
-      airbyte_read_net_vs_bare_pipe_floor: Number(((bare.seconds - bareEmpty.seconds) / largeNet).toFixed(2)),
+      airbyte_floor_rows: FLOOR_ROWS,
+      airbyte_floor_rounds: FLOOR_ROUNDS,
+      airbyte_read_1m_records_per_s: Math.round(FLOOR_ROWS / median(rounds.map((r) => r.read.seconds))),
+      airbyte_read_1m_net_records_per_s: Math.round(FLOOR_ROWS / median(rounds.map((r) => net(r.read, airbyteEmpty)))),
+      airbyte_floor_stringify_net_records_per_s: Math.round(
+        FLOOR_ROWS / median(rounds.map((r) => net(r.stringify, bareEmpty))),
+      ),
+      airbyte_floor_bare_pipe_records_per_s: Math.round(FLOOR_ROWS / median(rounds.map((r) => r.bare.seconds))),
+      airbyte_floor_bare_pipe_net_records_per_s: Math.round(
+        FLOOR_ROWS / median(rounds.map((r) => net(r.bare, bareEmpty))),
+      ),
+      airbyte_read_net_vs_stringify_floor: ratio(
+        (r) => net(r.stringify, bareEmpty),
+        (r) => net(r.read, airbyteEmpty),
+      ),
+      airbyte_read_vs_bare_pipe_floor: ratio(
+        (r) => r.bare.seconds,
+        (r) => r.read.seconds,
+      ),
+      airbyte_read_net_vs_bare_pipe_floor: ratio(
+        (r) => net(r.bare, bareEmpty),
+        (r) => net(r.read, airbyteEmpty),
+      ),
       airbyte_read_peak_rss_100k_mb: small.peakRssMb,
       airbyte_read_peak_rss_1m_mb: large.peakRssMb,
+      // The same V8 in a process that keeps nothing either: how much of the growth is V8's heap sizing.
+      airbyte_floor_bare_pipe_peak_rss_1m_mb: rounds[0]!.bare.peakRssMb,
       airbyte_read_debug_peak_rss_mb: debug.peakRssMb,
     }),
   );
@@ -188,20 +219,6 @@ try {
   await rm(dir, { recursive: true, force: true });
 }
 
-/** Seconds `JSON.stringify` alone takes to make the RECORD lines of `rows` rows (after a warm-up). */
-function stringifyFloor(rows: number): number {
-  const make = new Function('i', 'at', `return ${ROW};`) as (i: number, at: Date) => Record<string, unknown>;
-  const at = new Date('2026-01-01T00:00:00Z');
-  let size = 0;
-  const pass = (count: number) => {
-    for (let i = 0; i < count; i++)
-      size +=
-        `${JSON.stringify({ type: 'RECORD', record: { stream: 'items', data: make(i, at), emitted_at: Date.now() } })}\n`
-          .length;
-  };
-  pass(50_000);
-  const started = performance.now();
-  pass(rows);
-  if (size === 0) throw new Error('no lines');
-  return (performance.now() - started) / 1000;
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }

@@ -68,8 +68,18 @@ export function openMessageOutput(options: { registry: SecretRegistry; stream?: 
   /** Whether a line checked now can skip the scan; the first in a chunk sets the generation. */
   const cleanAfterCheck = (head: string): boolean => {
     if (checkedLength === 0) checkedAt = registry.generation;
-    return checkedAt === registry.generation && registry.cleanAroundCheckedValues(head + TAIL);
+    if (checkedAt !== registry.generation) return false;
+    // Asked once per stream and registry: the same head string comes back for every record.
+    if (head !== askedHead || askedAt !== checkedAt) {
+      askedHead = head;
+      askedAt = checkedAt;
+      answer = registry.cleanAroundCheckedValues(head + TAIL);
+    }
+    return answer;
   };
+  let askedHead = '';
+  let askedAt = -1;
+  let answer = false;
   const send = (message: AirbyteMessage): void => {
     pending += `${JSON.stringify(message)}\n`;
     writeChunk();
