@@ -9,8 +9,14 @@
  * - peak RSS of `airbyte read` for 100,000 and 1,000,000 rows (VmHWM of the child, sampled every
  *   20 ms): flat means bounded by the batch, not by the sync.
  *
- * The connector makes its rows in memory (id, name, amount, active, updated_at; a checkpoint every
- * 10,000) behind a real probe of a loopback HTTP API with a bearer token.
+ * - the floors (issue 43), in the same run, for 1,000,000 rows, alternated with `airbyte read` in 3
+ *   rounds (medians): a bare Node process (no connector-auth) that makes the same RECORD lines with
+ *   `JSON.stringify` and writes them to a pipe in 64 KiB chunks, drained and counted as `airbyte read`
+ *   is; and the same process making the lines without writing them (`JSON.stringify` alone). Ratios
+ *   wall clock (each process's start included) and net of each one's run of 0 rows.
+ *
+ * The connector makes its rows in memory (8 typed columns, `ROW` below; a checkpoint every 10,000)
+ * behind a real probe of a loopback HTTP API with a bearer token.
  *
  *   npx tsx bench/throughput/airbyte-read.ts    prints the figures as JSON
  */
@@ -25,17 +31,45 @@ import { fileURLToPath } from 'node:url';
 const BIN = fileURLToPath(new URL('../../bin/connector-auth.js', import.meta.url));
 const TOKEN = 'bench-airbyte-token-0123456789';
 const RATIO_ROWS = 300_000;
+const FLOOR_ROWS = 1_000_000;
+const FLOOR_ROUNDS = 3;
 
+/** One row of 8 typed columns, as the connector, the bare writer and the in-process floor make it. */
+const ROW = `({ id: i, name: 'name-' + i, amount: i * 1.5, active: i % 2 === 0, updated_at: at, quantity: i % 1000, code: 'C' + (i % 97), note: 'row ' + i + ' of the bench' })`;
+const COLUMNS = `{ id: 'LONG', name: 'STRING', amount: 'DOUBLE', active: 'BOOLEAN', updated_at: 'UTC_DATETIME', quantity: 'INT', code: 'STRING', note: 'STRING' }`;
+
+/** The bare writer: the same lines, JSON.stringify and stdout with back-pressure, nothing else. */
+const BARE_WRITER = `
+const rows = Number(process.argv[1]);
+const write = process.argv[2] !== 'stringify-only';
+const at = new Date('2026-01-01T00:00:00Z');
+let pending = '';
+(async () => {
+  for (let i = 0; i < rows; i++) {
+    pending += JSON.stringify({ type: 'RECORD', record: { stream: 'items', data: ${ROW}, emitted_at: Date.now() } }) + '\\n';
+    if (pending.length >= 65536) {
+      if (!write) {
+        pending = '';
+        continue;
+      }
+      const ok = process.stdout.write(pending);
+      pending = '';
+      if (!ok) await new Promise((resolve) => process.stdout.once('drain', resolve));
+    }
+  }
+  if (write) process.stdout.write(pending);
+})();
+`;
 const CONNECTOR = `
 import { defineConnector, z } from 'connector-auth';
 export default defineConnector({
   source: 'rest',
   configuration: z.object({ rows: z.string().transform(Number) }),
-  schema: () => [{ table: 'items', primary_key: ['id'], columns: { id: 'LONG', name: 'STRING', amount: 'DOUBLE', active: 'BOOLEAN', updated_at: 'UTC_DATETIME' } }],
+  schema: () => [{ table: 'items', primary_key: ['id'], columns: ${COLUMNS} }],
   async update({ configuration, op }) {
     const at = new Date('2026-01-01T00:00:00Z');
     for (let i = 0; i < configuration.rows; i++) {
-      await op.upsert('items', { id: i, name: 'name-' + i, amount: i * 1.5, active: i % 2 === 0, updated_at: at });
+      await op.upsert('items', ${ROW});
       if ((i + 1) % 10000 === 0) await op.checkpoint({ after: i });
     }
     await op.checkpoint({ after: configuration.rows });
@@ -50,9 +84,9 @@ interface ChildRun {
 }
 
 /** The CLI in a child; stdout drained and its lines counted; VmHWM sampled until it exits. */
-function run(args: string[]): Promise<ChildRun> {
+function run(args: string[], node: string[] = [BIN]): Promise<ChildRun> {
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...node, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let lines = 0;
   let stderr = '';
   let peakKb = 0;
@@ -123,7 +157,20 @@ try {
   const debug = await run(['debug', dir]);
   const airbyte = await read(RATIO_ROWS);
   const small = await read(100_000);
-  const large = await read(1_000_000);
+  // The floors, alternated with airbyte read in rounds; each figure the median of its rounds.
+  const bareEmpty = await run(['0'], ['-e', BARE_WRITER]);
+  const rounds: { read: ChildRun; bare: ChildRun; stringify: ChildRun }[] = [];
+  for (let round = 0; round < FLOOR_ROUNDS; round++) {
+    const large = await read(FLOOR_ROWS);
+    const bare = await run([String(FLOOR_ROWS)], ['-e', BARE_WRITER]);
+    if (bare.lines !== FLOOR_ROWS) throw new Error(`the bare writer printed ${bare.lines} lines`);
+    const stringify = await run([String(FLOOR_ROWS), 'stringify-only'], ['-e', BARE_WRITER]);
+    rounds.push({ read: large, bare, stringify });
+  }
+  const large = rounds[0]!.read;
+  const net = (r: ChildRun, empty: ChildRun) => r.seconds - empty.seconds;
+  const ratio = (floor: (r: (typeof rounds)[0]) => number, ours: (r: (typeof rounds)[0]) => number) =>
+    Number(median(rounds.map((r) => floor(r) / ours(r))).toFixed(2));
   console.log(
     JSON.stringify({
       airbyte_read_records_per_s: Math.round(RATIO_ROWS / airbyte.seconds),
@@ -137,13 +184,41 @@ try {
       ),
       airbyte_read_empty_s: Number(airbyteEmpty.seconds.toFixed(2)),
       airbyte_read_debug_empty_s: Number(debugEmpty.seconds.toFixed(2)),
-      airbyte_read_1m_records_per_s: Math.round(1_000_000 / large.seconds),
+      airbyte_floor_rows: FLOOR_ROWS,
+      airbyte_floor_rounds: FLOOR_ROUNDS,
+      airbyte_read_1m_records_per_s: Math.round(FLOOR_ROWS / median(rounds.map((r) => r.read.seconds))),
+      airbyte_read_1m_net_records_per_s: Math.round(FLOOR_ROWS / median(rounds.map((r) => net(r.read, airbyteEmpty)))),
+      airbyte_floor_stringify_net_records_per_s: Math.round(
+        FLOOR_ROWS / median(rounds.map((r) => net(r.stringify, bareEmpty))),
+      ),
+      airbyte_floor_bare_pipe_records_per_s: Math.round(FLOOR_ROWS / median(rounds.map((r) => r.bare.seconds))),
+      airbyte_floor_bare_pipe_net_records_per_s: Math.round(
+        FLOOR_ROWS / median(rounds.map((r) => net(r.bare, bareEmpty))),
+      ),
+      airbyte_read_net_vs_stringify_floor: ratio(
+        (r) => net(r.stringify, bareEmpty),
+        (r) => net(r.read, airbyteEmpty),
+      ),
+      airbyte_read_vs_bare_pipe_floor: ratio(
+        (r) => r.bare.seconds,
+        (r) => r.read.seconds,
+      ),
+      airbyte_read_net_vs_bare_pipe_floor: ratio(
+        (r) => net(r.bare, bareEmpty),
+        (r) => net(r.read, airbyteEmpty),
+      ),
       airbyte_read_peak_rss_100k_mb: small.peakRssMb,
       airbyte_read_peak_rss_1m_mb: large.peakRssMb,
+      // The same V8 in a process that keeps nothing either: how much of the growth is V8's heap sizing.
+      airbyte_floor_bare_pipe_peak_rss_1m_mb: rounds[0]!.bare.peakRssMb,
       airbyte_read_debug_peak_rss_mb: debug.peakRssMb,
     }),
   );
 } finally {
   server.close();
   await rm(dir, { recursive: true, force: true });
+}
+
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }

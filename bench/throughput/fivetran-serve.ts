@@ -12,7 +12,11 @@
  *   the sync's length without anything being kept; the same pair is therefore also measured at
  *   1,000,000 and 3,000,000 records with the old space capped (`--max-old-space-size=64`): flat, at
  *   the same speed, which is what "bounded by the batch, not by the sync" means;
- * - serve start-to-listening: spawn to the "listening on" line, median of 5.
+ * - serve start-to-listening: spawn to the "listening on" line, median of 5;
+ * - the floors (issue 43), in the same run: protobufjs encoding the same UpdateResponse `Records`
+ *   messages, 100 records each, for the same 1,000,000 rows of 8 typed columns, in this process, no
+ *   transport: its generated `encode` from plain objects, and proto-loader's serializer (`fromObject`
+ *   + `encode`, what a generic gRPC server runs).
  *
  *   npx tsx bench/throughput/fivetran-serve.ts    prints the figures as JSON
  */
@@ -24,6 +28,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as loader from '@grpc/proto-loader';
+// proto-loader's own protobufjs (a dependency of it): the floor's encoder, with no gRPC around it.
+import protobuf from 'protobufjs';
 
 const BIN = fileURLToPath(new URL('../../bin/connector-auth.js', import.meta.url));
 const PROTOCOLS = fileURLToPath(new URL('../../protocols/fivetran/', import.meta.url));
@@ -38,11 +44,11 @@ const local = defineSource({ name: 'generated', summary: 'rows made in process',
 export default defineConnector({
   source: local,
   configuration: z.object({ rows: z.string().transform(Number) }),
-  schema: () => [{ table: 'items', primary_key: ['id'] }],
+  schema: () => [{ table: 'items', primary_key: ['id'], columns: { id: 'LONG', name: 'STRING', amount: 'DOUBLE', active: 'BOOLEAN', updated_at: 'UTC_DATETIME', quantity: 'INT', code: 'STRING', note: 'STRING' } }],
   async update({ configuration, op }) {
     const at = new Date();
     for (let i = 0; i < configuration.rows; i++) {
-      await op.upsert('items', { id: i, name: 'name-' + i, amount: i * 1.5, active: i % 2 === 0, updated_at: at });
+      await op.upsert('items', { id: i, name: 'name-' + i, amount: i * 1.5, active: i % 2 === 0, updated_at: at, quantity: i % 1000, code: 'C' + (i % 97), note: 'row ' + i + ' of the bench' });
       if ((i + 1) % 50000 === 0) await op.checkpoint({ next: i + 1 });
     }
     await op.checkpoint({ next: configuration.rows });
@@ -98,8 +104,8 @@ function peakRssMb(pid: number): number {
   return Math.round(Number(match[1]) / 1024);
 }
 
-/** One Update read to its end; returns records and seconds. `decode`: protobufjs for every message. */
-async function update(port: number, rows: number, decode: boolean): Promise<{ records: number; seconds: number }> {
+/** The Update method as proto-loader (protobufjs) defines it from our .proto files. */
+function updateMethod(): grpc.MethodDefinition<object, unknown> {
   const definition = loader.loadSync('connector_sdk.proto', {
     includeDirs: [PROTOCOLS],
     keepCase: true,
@@ -108,9 +114,59 @@ async function update(port: number, rows: number, decode: boolean): Promise<{ re
     oneofs: true,
     defaults: false,
   });
-  const method = (
+  return (
     definition['fivetran_sdk.v2.SourceConnector'] as unknown as { Update: grpc.MethodDefinition<object, unknown> }
   ).Update;
+}
+
+/**
+ * Seconds protobufjs takes to encode the Update's `Records` messages for `rows` rows, 100 a message:
+ * `generic` with proto-loader's serializer (`fromObject` + `encode`, what a generic gRPC server
+ * runs), otherwise protobufjs's generated `encode` straight from the plain objects (its fastest).
+ */
+function encodeFloor(rows: number, generic: boolean): number {
+  const root = new protobuf.Root();
+  root.resolvePath = (_origin, target) => (target.startsWith('google/') ? target : join(PROTOCOLS, target));
+  root.loadSync('connector_sdk.proto', { keepCase: true });
+  const type = root.lookupType('fivetran_sdk.v2.UpdateResponse');
+  const serialize = generic
+    ? updateMethod().responseSerialize
+    : (message: object) => type.encode(message as protobuf.Message).finish();
+  const at = new Date();
+  const seconds = Math.floor(at.getTime() / 1000);
+  const nanos = (at.getTime() % 1000) * 1e6;
+  const record = (i: number) => ({
+    table_name: 'items',
+    type: generic ? 'UPSERT' : 0,
+    data: {
+      id: { long: i },
+      name: { string: 'name-' + i },
+      amount: { double: i * 1.5 },
+      active: { bool: i % 2 === 0 },
+      updated_at: { utc_datetime: { seconds, nanos } },
+      quantity: { int: i % 1000 },
+      code: { string: 'C' + (i % 97) },
+      note: { string: 'row ' + i + ' of the bench' },
+    },
+  });
+  let bytes = 0;
+  const pass = (count: number) => {
+    for (let i = 0; i < count; i += 100) {
+      const batch = [];
+      for (let j = i; j < Math.min(i + 100, count); j++) batch.push(record(j));
+      bytes += serialize({ records: { records: batch } }).length;
+    }
+  };
+  pass(50_000);
+  const started = performance.now();
+  pass(rows);
+  if (bytes === 0) throw new Error('nothing encoded');
+  return (performance.now() - started) / 1000;
+}
+
+/** One Update read to its end; returns records and seconds. `decode`: protobufjs for every message. */
+async function update(port: number, rows: number, decode: boolean): Promise<{ records: number; seconds: number }> {
+  const method = updateMethod();
   const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   const started = performance.now();
   let records = 0;
@@ -203,10 +259,16 @@ export async function run(): Promise<Record<string, number>> {
     };
     const cappedShort = await capped(ROWS);
     const cappedLong = await capped(LONG);
+    const floor = encodeFloor(ROWS, false);
+    const genericFloor = encodeFloor(ROWS, true);
 
     return {
       serve_update_records: ROWS,
       serve_update_records_per_s: Math.round(ROWS / raw.seconds),
+      serve_floor_protobufjs_encode_records_per_s: Math.round(ROWS / floor),
+      serve_update_vs_protobufjs_floor: Math.round((floor / raw.seconds) * 100) / 100,
+      serve_floor_proto_loader_serialize_records_per_s: Math.round(ROWS / genericFloor),
+      serve_update_vs_proto_loader_floor: Math.round((genericFloor / raw.seconds) * 100) / 100,
       serve_update_decoding_client_records_per_s: Math.round(ROWS / decoded.seconds),
       serve_debug_duckdb_records_per_s: Math.round(ROWS / debug),
       serve_update_over_debug_ratio: Math.round((debug / raw.seconds) * 100) / 100,

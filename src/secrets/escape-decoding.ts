@@ -209,3 +209,18 @@ export function decodedText(text: string): string {
   }
   return result;
 }
+
+const ESCAPE_STARTS = ['\\', '&', ',', '[', '<'];
+const probe: Decoded = { first: 0, second: -1, length: 0, inBuffer: false, lead: 0 };
+
+/**
+ * Whether any escape starts in the text, i.e. whether its decoded view differs from it anywhere:
+ * each character that can start one is found by `indexOf` (native, far faster than a loop over
+ * every character) and asked as the scan would ask it. A JSON line's many `,"` answer no at once.
+ */
+export function holdsEscape(text: string): boolean {
+  for (const start of ESCAPE_STARTS)
+    for (let at = text.indexOf(start); at !== -1; at = text.indexOf(start, at + 1))
+      if (decodeEscapeAt(text, at, probe)) return true;
+  return false;
+}

@@ -1,5 +1,6 @@
 import { derivedForms } from './derived-forms.js';
-import { compilePatterns, type PatternMatcher } from './multi-pattern-matcher.js';
+import type { PatternMatcher } from './multi-pattern-matcher.js';
+import { ScreenedMatcher } from './screened-matcher.js';
 
 /**
  * Every secret value the process learns, with the forms derived from it, and the redactor over them.
@@ -17,8 +18,9 @@ export const MIN_SECRET_LENGTH = 4;
 export class SecretRegistry {
   /** form → label (the configuration key it came from) */
   readonly #labels = new Map<string, string>();
-  #matcher: { forms: string[]; automaton: PatternMatcher; numeric?: boolean } | null = null;
+  #matcher: Compiled | null = null;
   readonly #tooShort = new Set<string>();
+  #generation = 0;
 
   /** Registers a secret and all its derived forms under a label (usually the configuration key). */
   register(label: string, value: string): void {
@@ -42,6 +44,11 @@ export class SecretRegistry {
 
   get size(): number {
     return this.#labels.size;
+  }
+
+  /** Changes whenever a form is registered or forgotten: a text checked before is not checked since. */
+  get generation(): number {
+    return this.#generation;
   }
 
   redact(text: string): string {
@@ -85,6 +92,28 @@ export class SecretRegistry {
     return (this.#compiled().numeric ??= this.#compiled().forms.some((form) => /^[-+.0-9eEInfityNa]+$/.test(form)));
   }
 
+  /**
+   * Whether JSON built from values already found clean (strings and names by `contains`, numbers,
+   * booleans, null and dates left out as the row guard leaves them out), between copies of the
+   * given constant text, is clean too, so that it needs no scan of its own. It is when no form holds
+   * a character JSON writes between or inside values (a quote, an escape, punctuation: then none
+   * can straddle a value and what is around it), none is made only of the characters of a number,
+   * a date, `true`, `false` or `null`, and the constant text holds none.
+   */
+  cleanAroundCheckedValues(constant: string): boolean {
+    if (this.#labels.size === 0) return true;
+    const compiled = this.#compiled();
+    compiled.around ??= new Map();
+    let clean = compiled.around.get(constant);
+    if (clean === undefined) {
+      clean =
+        !compiled.forms.some((form) => JSON_PUNCTUATION.test(form) || UNCHECKED_VALUE.test(form)) &&
+        !compiled.automaton.test(`${constant} true false null`);
+      compiled.around.set(constant, clean);
+    }
+    return clean;
+  }
+
   /** The labels of the secrets a text contains, for an error that says which key leaked. */
   labelsIn(text: string): string[] {
     if (this.#labels.size === 0) return [];
@@ -100,7 +129,10 @@ export class SecretRegistry {
   forget(forms: Iterable<string>): void {
     let changed = false;
     for (const form of forms) if (this.#labels.delete(form)) changed = true;
-    if (changed) this.#matcher = null;
+    if (changed) {
+      this.#matcher = null;
+      this.#generation++;
+    }
   }
 
   /** Forgets everything; for tests and for a process that runs several configurations in turn. */
@@ -108,22 +140,37 @@ export class SecretRegistry {
     this.#labels.clear();
     this.#tooShort.clear();
     this.#matcher = null;
+    this.#generation++;
   }
 
   #add(label: string, form: string): void {
     if (this.#labels.has(form)) return;
     this.#labels.set(form, label);
     this.#matcher = null;
+    this.#generation++;
   }
 
-  #compiled(): { forms: string[]; automaton: PatternMatcher; numeric?: boolean } {
+  #compiled(): Compiled {
     if (this.#matcher === null) {
       const forms = [...this.#labels.keys()];
-      this.#matcher = { forms, automaton: compilePatterns(forms) };
+      this.#matcher = { forms, automaton: new ScreenedMatcher(forms) };
     }
     return this.#matcher;
   }
 }
+
+interface Compiled {
+  forms: string[];
+  automaton: PatternMatcher;
+  numeric?: boolean;
+  /** cleanAroundCheckedValues' answers, per constant text. */
+  around?: Map<string, boolean>;
+}
+
+/** What JSON.stringify writes between values and inside a string's escapes. */
+const JSON_PUNCTUATION = /["\\,:{}[\]]/;
+/** A form made only of these could sit inside a number, a date's ISO text, true, false or null. */
+const UNCHECKED_VALUE = /^[-+.0-9eEInfityNaTZ:truefalsn]+$/;
 
 /** The process-wide registry: what the logger, the error printer and the state writer consult. */
 export const secrets = new SecretRegistry();

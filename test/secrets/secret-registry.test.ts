@@ -185,3 +185,36 @@ describe('many registered secrets', () => {
     expect((process.memoryUsage().rss - before) / 1e6).toBeLessThan(800);
   }, 120_000);
 });
+
+describe('cleanAroundCheckedValues and generation (issue 43: checked RECORD lines skip the scan)', () => {
+  const HEAD = '{"type":"RECORD","record":{"stream":"items","data":,"emitted_at":';
+  it('is clean for ordinary tokens, and not once a form could straddle JSON or hide where the guard does not look', () => {
+    const cases: [string, boolean][] = [
+      ['tok_2f9a8b7c6d5e4f3a', true],
+      ['pa"ss-word-1', false], // a quote: may straddle a value and the JSON around it
+      ['a,b:c-value', false],
+      ['back\\slash-value', false],
+      ['90817263', false], // digits: may sit inside a number the guard does not read
+      ['2026-01-01T00', false], // inside a date's ISO text
+      ['stream', false], // in the constant text itself
+    ];
+    for (const [value, clean] of cases) {
+      const registry = new SecretRegistry();
+      registry.register('key', value);
+      expect(registry.cleanAroundCheckedValues(HEAD), value).toBe(clean);
+    }
+  });
+  it('changes its generation on every registration, forgetting and clearing', () => {
+    const registry = new SecretRegistry();
+    const seen = [registry.generation];
+    registry.register('a', 'first-secret-value');
+    seen.push(registry.generation);
+    registry.register('a', 'first-secret-value');
+    expect(registry.generation).toBe(seen[1]);
+    registry.forget(['first-secret-value']);
+    seen.push(registry.generation);
+    registry.clear();
+    seen.push(registry.generation);
+    expect(new Set(seen).size).toBe(4);
+  });
+});

@@ -32,6 +32,8 @@ export class RecordDestination implements Destination {
   readonly #log: Logger;
   readonly #statuses: StreamStatuses;
   readonly #warned = new Set<string>();
+  /** Whether the last row's JSON held only flat values (recordJson says so, reusing this object). */
+  readonly #shape = { flat: false };
   /** Per table, the columns declared with a numeric type. */
   readonly #numeric = new Map<string, ReadonlySet<string>>();
 
@@ -65,7 +67,7 @@ export class RecordDestination implements Destination {
   }
 
   upsert(table: string, row: Record<string, unknown>): Promise<void> {
-    return this.#send(table, row);
+    return this.#send(table, row, true);
   }
 
   update(table: string, row: Record<string, unknown>): Promise<void> {
@@ -74,11 +76,11 @@ export class RecordDestination implements Destination {
       () =>
         `op.update('${table}', …) sends only the changed columns; Airbyte replaces whole rows, so the others arrive empty: use op.upsert with the whole row`,
     );
-    return this.#send(table, row);
+    return this.#send(table, row, true);
   }
 
   delete(table: string, keys: Record<string, unknown>): Promise<void> {
-    return this.#send(table, { ...keys, [DELETED_AT]: new Date().toISOString() });
+    return this.#send(table, { ...keys, [DELETED_AT]: new Date().toISOString() }, false);
   }
 
   async truncate(table: string): Promise<void> {
@@ -103,12 +105,22 @@ export class RecordDestination implements Destination {
     return this.#output.flush();
   }
 
-  async #send(table: string, row: Record<string, unknown>): Promise<void> {
-    if (!this.#selected.has(table)) return;
+  /**
+   * `guarded`: the row is as the operations' row guard checked it a moment ago (upsert, update; rows
+   * reach a destination only through createOperations). Its line then skips the output's scan when
+   * its JSON holds only those values: no object (its JSON was checked, not its place in ours), no
+   * escape (a `\n` in the line is not the line break the guard saw).
+   */
+  // Not async: a row costs no promise of its own while the reader keeps up (one resolved promise
+  // serves them all); a throw becomes a rejection in createOperations.
+  #send(table: string, row: Record<string, unknown>, guarded: boolean): Promise<void> {
+    if (!this.#selected.has(table)) return RESOLVED;
     const sent = this.sinceCheckpoint.get(table);
     if (sent === undefined) this.#statuses.recordOf(table);
     this.sinceCheckpoint.set(table, (sent ?? 0) + 1);
-    await this.#output.record(table, recordJson(row, this.#numeric.get(table)), Date.now());
+    const json = recordJson(row, this.#numeric.get(table), this.#shape);
+    const checked = guarded && this.#shape.flat && json.indexOf('\\') === -1;
+    return this.#output.record(table, json, Date.now(), checked) ?? RESOLVED;
   }
 
   #once(key: string, message: () => string): void {
@@ -118,6 +130,7 @@ export class RecordDestination implements Destination {
   }
 }
 
+const RESOLVED = Promise.resolve();
 const NUMERIC = new Set(['SHORT', 'INT', 'LONG', 'FLOAT', 'DOUBLE', 'DECIMAL']);
 /** A number as JSON writes it: what may go into a RECORD unquoted. */
 const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
@@ -125,8 +138,14 @@ const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 /**
  * A row as the JSON of a RECORD's `data`; the plain case (no bytes, no BigInt) without a replacer.
  * `numeric`: the columns declared numeric, whose digits (a BigInt, a decimal text) go out as a JSON number.
+ * `shape.flat` is set to whether every value was a string, number, boolean, null or date: values the
+ * row guard reads as they are written here.
  */
-export function recordJson(row: Record<string, unknown>, numeric?: ReadonlySet<string>): string {
+export function recordJson(
+  row: Record<string, unknown>,
+  numeric?: ReadonlySet<string>,
+  shape: { flat: boolean } = { flat: false },
+): string {
   if (numeric) {
     const digits: string[] = [];
     let copy: Record<string, unknown> | undefined;
@@ -138,13 +157,17 @@ export function recordJson(row: Record<string, unknown>, numeric?: ReadonlySet<s
       copy[column] = `${NUMBER_MARK}${digits.length}`;
       digits.push(text);
     }
-    if (copy) return recordJson(copy).replace(NUMBER_MARKS, (_, index: string) => digits[Number(index)]!);
+    if (copy)
+      return recordJson(copy, undefined, shape).replace(NUMBER_MARKS, (_, index: string) => digits[Number(index)]!);
   }
   for (const key in row) {
     const value = row[key];
-    if (typeof value === 'bigint' || (typeof value === 'object' && value !== null && !(value instanceof Date)))
+    if (typeof value === 'bigint' || (typeof value === 'object' && value !== null && !(value instanceof Date))) {
+      shape.flat = false;
       return JSON.stringify(row, replace);
+    }
   }
+  shape.flat = true;
   return JSON.stringify(row);
 }
 
