@@ -1,0 +1,32 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { ConfigurationError, ConnectorError, ERROR_CATALOGUE, ExitCode } from '../../src/errors/index.js';
+import { renderErrorsDoc } from '../../scripts/errors-doc.js';
+
+describe('error code catalogue', () => {
+  it('docs/errors.md is generated from the current catalogue', async () => {
+    const doc = await readFile(new URL('../../docs/errors.md', import.meta.url), 'utf8');
+    expect(doc).toBe(renderErrorsDoc());
+  });
+
+  it('gives every code a one-line meaning', () => {
+    for (const { errorClass, codes } of ERROR_CATALOGUE)
+      for (const [code, meaning] of Object.entries(codes)) {
+        expect(code, errorClass).toMatch(/^[a-z0-9_]*(<[a-z_]+>)?[a-z0-9_]*$/);
+        expect(meaning.trim(), `${errorClass} ${code}`).not.toBe('');
+        expect(meaning, `${errorClass} ${code}`).not.toContain('\n');
+      }
+  });
+
+  it('lists each class with the exit code an instance carries', () => {
+    const exitCodes = Object.fromEntries(ERROR_CATALOGUE.map((e) => [e.errorClass, e.exitCodes]));
+    expect(exitCodes.ConfigurationError).toEqual([new ConfigurationError('m', { code: 'missing_key' }).exitCode]);
+    expect(exitCodes.ConnectorError).toEqual([ExitCode.connector]);
+  });
+
+  it("types codes by class: another class's code does not compile, a connector's own code does", () => {
+    // @ts-expect-error -- 'tls_untrusted' is SourceIdentityError's code, not ConfigurationError's
+    expect(new ConfigurationError('m', { code: 'tls_untrusted' }).code).toBe('tls_untrusted');
+    expect(new ConnectorError('m', { code: 'my_connector_code' }).code).toBe('my_connector_code');
+  });
+});
