@@ -1,4 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, ConnectorError, ERROR_CATALOGUE, ExitCode } from '../../src/errors/index.js';
 import { renderErrorsDoc } from '../../scripts/errors-doc.js';
@@ -28,5 +30,24 @@ describe('error code catalogue', () => {
     // @ts-expect-error -- 'tls_untrusted' is SourceIdentityError's code, not ConfigurationError's
     expect(new ConfigurationError('m', { code: 'tls_untrusted' }).code).toBe('tls_untrusted');
     expect(new ConnectorError('m', { code: 'my_connector_code' }).code).toBe('my_connector_code');
+  });
+
+  it('no source compares an error by its class name: the class and the exit code decide', async () => {
+    const src = fileURLToPath(new URL('../../src/', import.meta.url));
+    const classNames = [
+      'ConnectorAuthError',
+      ...ERROR_CATALOGUE.map((e) => e.errorClass),
+      'NotFoundError',
+      'InvalidRequestError',
+      'FeatureNotAvailableError',
+    ];
+    const quoted = new RegExp(`['"](${classNames.join('|')})['"]`);
+    const offenders: string[] = [];
+    for (const file of await readdir(src, { recursive: true })) {
+      if (!file.endsWith('.ts') || file === join('errors', 'error-catalogue.ts')) continue;
+      const text = await readFile(join(src, file), 'utf8');
+      if (quoted.test(text)) offenders.push(file);
+    }
+    expect(offenders).toEqual([]);
   });
 });
