@@ -2,7 +2,14 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, ConnectorError, ERROR_CATALOGUE, ExitCode } from '../../src/errors/index.js';
+import {
+  AuthenticationError,
+  ConfigurationError,
+  ConnectorError,
+  ERROR_CATALOGUE,
+  ExitCode,
+  type ConnectorAuthError,
+} from '../../src/errors/index.js';
 import { renderErrorsDoc } from '../../scripts/errors-doc.js';
 
 describe('error code catalogue', () => {
@@ -29,6 +36,11 @@ describe('error code catalogue', () => {
   it("types codes by class: another class's code does not compile, a connector's own code does", () => {
     // @ts-expect-error -- 'tls_untrusted' is SourceIdentityError's code, not ConfigurationError's
     expect(new ConfigurationError('m', { code: 'tls_untrusted' }).code).toBe('tls_untrusted');
+    // Nor where any class will do: the code's type is the class's own, never inferred from the context.
+    const anyClass = (): ConnectorAuthError =>
+      // @ts-expect-error -- 'tls_untrusted' is not an AuthenticationError code either
+      new AuthenticationError('m', { code: 'tls_untrusted' });
+    expect(anyClass().exitCode).toBe(ExitCode.authentication);
     expect(new ConnectorError('m', { code: 'my_connector_code' }).code).toBe('my_connector_code');
   });
 

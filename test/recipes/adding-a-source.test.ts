@@ -7,7 +7,7 @@ import { copySource, type SourceCopy } from './source-copy.js';
 /**
  * docs/architecture.md's "Adding a source", followed step by step on a copy of src/: a toy source
  * that logs in to a line protocol with a password (`LOGIN <password>` → `OK` or `DENIED`). Its file,
- * its catalogue line and its client type are the only edits; no auth method changes, yet the
+ * its catalogue line, its client type and its error code are the only edits; no auth method changes, yet the
  * `password` method works with it and every other method is refused with the one that fits.
  */
 
@@ -76,6 +76,12 @@ beforeAll(async () => {
     'connector/definition/define-connector.ts',
     'export interface SourceClients {\n',
     "  'toy-line': import('../../sources/toy-line.js').ToyLineSource;\n",
+  );
+  // 3. Its one new error code in its class's catalogue.
+  await copy.insertAfter(
+    'errors/codes/authentication-codes.ts',
+    'export const AUTHENTICATION_CODES = {\n',
+    "  toy_login_refused: 'the toy server refused the password',\n",
   );
   library = await copy.load<Library>('index.ts');
   const secrets = await copy.load<Registry>('secrets/index.ts');
