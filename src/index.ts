@@ -83,6 +83,14 @@ export {
   SourceIdentityError,
   isConnectorAuthError,
 } from './errors/index.js';
+export type {
+  ConnectorCode,
+  ConnectorOwnCode,
+  ConfigurationCode,
+  AuthenticationCode,
+  UnreachableCode,
+  IdentityCode,
+} from './errors/index.js';
 export { createLogger, installRedactingOutput, protectProcessOutput } from './log/index.js';
 export type { Logger, LogLevel } from './log/index.js';
 export { secrets, SecretRegistry } from './secrets/index.js';

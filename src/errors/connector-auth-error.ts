@@ -7,6 +7,16 @@
  * redactor still runs over every printed byte as a second line of defence.
  */
 
+import {
+  AUTHENTICATION_CODES,
+  CONFIGURATION_CODES,
+  CONNECTOR_CODES,
+  IDENTITY_CODES,
+  INTERRUPTED_CODES,
+  UNREACHABLE_CODES,
+  type CodeOf,
+} from './codes/index.js';
+
 export const ExitCode = {
   success: 0,
   connector: 1,
@@ -21,9 +31,23 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-export interface ErrorDetails {
-  /** Stable machine-readable code, e.g. `missing_key`, `http_401`, `tls_untrusted`. */
-  code: string;
+/** The codes of each class, from its catalogue in `codes/` (docs/errors.md lists them). */
+export type ConfigurationCode = CodeOf<typeof CONFIGURATION_CODES>;
+export type AuthenticationCode = CodeOf<typeof AUTHENTICATION_CODES>;
+export type UnreachableCode = CodeOf<typeof UNREACHABLE_CODES>;
+export type IdentityCode = CodeOf<typeof IDENTITY_CODES>;
+export type InterruptedCode = CodeOf<typeof INTERRUPTED_CODES>;
+/** The framework's own ConnectorError codes. */
+export type ConnectorCode = CodeOf<typeof CONNECTOR_CODES>;
+/**
+ * What ConnectorError takes: the catalogue's codes, or a connector author's own (any string; the
+ * `& {}` keeps the catalogue's codes offered by editors). docs/decisions.md, "Typed error codes".
+ */
+export type ConnectorOwnCode = ConnectorCode | (string & {});
+
+export interface ErrorDetails<Code extends string = string> {
+  /** Stable machine-readable code from the class's catalogue, e.g. `missing_key`, `http_401`. */
+  code: Code;
   /** The configuration key a user should look at first. */
   key?: string;
   /** What to do about it, in one sentence. */
@@ -31,13 +55,13 @@ export interface ErrorDetails {
   cause?: unknown;
 }
 
-export abstract class ConnectorAuthError extends Error {
+export abstract class ConnectorAuthError<Code extends string = string> extends Error {
   abstract readonly exitCode: ExitCode;
-  readonly code: string;
+  readonly code: Code;
   readonly key: string | undefined;
   readonly hint: string | undefined;
 
-  constructor(message: string, details: ErrorDetails) {
+  constructor(message: string, details: ErrorDetails<Code>) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.code = details.code;
     this.key = details.key;
@@ -61,36 +85,40 @@ export abstract class ConnectorAuthError extends Error {
 }
 
 /** The connector's own code failed (exit 1). */
-export class ConnectorError extends ConnectorAuthError {
+export class ConnectorError extends ConnectorAuthError<ConnectorOwnCode> {
   readonly exitCode = ExitCode.connector;
 }
 
 /** Configuration invalid: unreadable, not JSON, non-string value, missing or malformed key (exit 2). */
-export class ConfigurationError extends ConnectorAuthError {
+export class ConfigurationError extends ConnectorAuthError<ConfigurationCode> {
   readonly exitCode = ExitCode.configuration;
 }
 
 /** Credentials rejected by the source (exit 3). */
-export class AuthenticationError extends ConnectorAuthError {
+export class AuthenticationError extends ConnectorAuthError<AuthenticationCode> {
   readonly exitCode = ExitCode.authentication;
 }
 
 /** Source unreachable: DNS, refused, timeout, unexpected probe status (exit 4). */
-export class SourceUnreachableError extends ConnectorAuthError {
+export class SourceUnreachableError extends ConnectorAuthError<UnreachableCode> {
   readonly exitCode = ExitCode.unreachable;
 }
 
 /** Source identity not trusted: TLS verification failed, SSH host key mismatch (exit 5). */
-export class SourceIdentityError extends ConnectorAuthError {
+export class SourceIdentityError extends ConnectorAuthError<IdentityCode> {
   readonly exitCode = ExitCode.identity;
 }
 
 /** The run was stopped by a signal (exit 130 for SIGINT, 143 for SIGTERM), after closing what it had open. */
-export class InterruptedError extends ConnectorAuthError {
+export class InterruptedError extends ConnectorAuthError<InterruptedCode> {
   readonly exitCode: ExitCode;
   readonly signal: 'SIGINT' | 'SIGTERM';
 
-  constructor(signal: 'SIGINT' | 'SIGTERM', message: string, details: Omit<ErrorDetails, 'code'> = {}) {
+  constructor(
+    signal: 'SIGINT' | 'SIGTERM',
+    message: string,
+    details: Omit<ErrorDetails<InterruptedCode>, 'code'> = {},
+  ) {
     super(message, { ...details, code: 'interrupted' });
     this.signal = signal;
     this.exitCode = signal === 'SIGINT' ? ExitCode.interrupted : ExitCode.terminated;

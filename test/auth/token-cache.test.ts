@@ -147,7 +147,9 @@ describe('TokenCache', () => {
     s.hold();
     const { cache: c } = cache(s, fakeClock(0), (error) => error instanceof ConfigurationError);
     const first = c.token();
-    const fatal = new ConfigurationError('could not save the rotated refresh token', { code: 'x' });
+    const fatal = new ConfigurationError('could not save the rotated refresh token', {
+      code: 'refresh_token_not_saved',
+    });
     s.fail(fatal);
     await expect(first).rejects.toBe(fatal);
     await expect(c.token()).rejects.toBe(fatal);
@@ -162,7 +164,7 @@ describe('TokenCache', () => {
     s.hold();
     clock.set(286_000);
     expect(await c.token()).toBe('token-1');
-    s.fail(new ConfigurationError('cannot read the token file (ENOENT)', { code: 'token_file_unreadable' }));
+    s.fail(new ConfigurationError('cannot read the token file (ENOENT)', { code: 'web_identity_token_unreadable' }));
     await new Promise((r) => setTimeout(r, 0));
     expect(await c.token()).toBe('token-1');
     // After the quiet time, a new renewal that succeeds.

@@ -7,7 +7,7 @@ import { copySource, type SourceCopy } from './source-copy.js';
 /**
  * docs/recipes/adding-a-source.md, followed step by step on a copy of src/: a toy source
  * that logs in to a line protocol with a password (`LOGIN <password>` → `OK` or `DENIED`). Its file,
- * its catalogue line and its client type are the only edits; no auth method changes, yet the
+ * its catalogue line, its client type and its error code are the only edits; no auth method changes, yet the
  * `password` method works with it and every other method is refused with the one that fits.
  */
 
@@ -84,6 +84,12 @@ beforeAll(async () => {
     "  'toy-line': import('../../sources/index.js').ToyLineSource;\n",
   );
   await copy.insertAfter('index.ts', '  S3SdkClient,\n', '  ToyLineSource,\n');
+  // 3. Its one new error code in its class's catalogue.
+  await copy.insertAfter(
+    'errors/codes/authentication-codes.ts',
+    'export const AUTHENTICATION_CODES = {\n',
+    "  toy_login_refused: 'the toy server refused the password',\n",
+  );
   library = await copy.load<Library>('index.ts');
   const secrets = await copy.load<Registry>('secrets/index.ts');
   registry = () => new secrets.SecretRegistry();

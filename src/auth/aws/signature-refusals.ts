@@ -8,7 +8,7 @@ import { AuthenticationError } from '../../errors/index.js';
 
 export interface SignatureRefusal {
   /** The service's code prefix and name: `sts`/STS, `s3`/S3. */
-  readonly service: { readonly code: string; readonly name: string };
+  readonly service: { readonly code: 'sts' | 's3'; readonly name: string };
   readonly failed: string;
   readonly said: string;
   readonly cause: unknown;

@@ -1,4 +1,4 @@
-import { SourceUnreachableError, type ConnectorAuthError } from '../../errors/index.js';
+import { SourceUnreachableError } from '../../errors/index.js';
 import { describeUrl } from '../../network/index.js';
 import { realTimers } from '../auth-method.js';
 import type { DpopProver } from './dpop.js';
@@ -31,7 +31,7 @@ export const RETRY_OAUTH_ERRORS: ReadonlySet<string> = new Set(['server_error', 
 /** What one attempt came to: the answer wanted, or a failure worth another attempt (a final one is thrown). */
 export type Attempt<T> =
   | { kind: 'token'; token: T }
-  | { kind: 'retry'; error: ConnectorAuthError; what: string; retryAfterMs: number | undefined };
+  | { kind: 'retry'; error: SourceUnreachableError; what: string; retryAfterMs: number | undefined };
 
 /** Runs `attemptOnce` until it gives an answer, throws, or the policy's attempts or budget are spent. */
 export async function withRetries<T>(

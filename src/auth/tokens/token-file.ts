@@ -17,7 +17,7 @@ export interface TokenFile {
   /** What the token is, for messages: "web identity token", "client assertion". */
   noun: string;
   /** The token's name: its label in redacted text, and error codes `<name>_unreadable`, `<name>_empty`. */
-  name: string;
+  name: 'client_assertion' | 'subject_token' | 'web_identity_token';
   /** Where the file usually comes from, for the hint when it cannot be read. */
   whereFrom: string;
   /** The credential's description, starting each message. */

@@ -1,4 +1,11 @@
-import { ConfigurationError, ConnectorAuthError, AuthenticationError, ExitCode } from '../../errors/index.js';
+import {
+  ConfigurationError,
+  ConnectorAuthError,
+  AuthenticationError,
+  ExitCode,
+  type AuthenticationCode,
+  type ConnectorCode,
+} from '../../errors/index.js';
 
 /**
  * The errors the interface clients add to the project's classes. Each keeps the exit-code contract of
@@ -11,7 +18,7 @@ import { ConfigurationError, ConnectorAuthError, AuthenticationError, ExitCode }
  * service was reachable, so 3 and 4 would send a person to the wrong place; the identifier is not a
  * configuration key either, so 2 would too.
  */
-export class NotFoundError extends ConnectorAuthError {
+export class NotFoundError extends ConnectorAuthError<ConnectorCode> {
   readonly exitCode = ExitCode.connector;
   /** What was looked for, e.g. `group`, `transformation package`, `webhook`. */
   readonly resource: string;
@@ -19,7 +26,7 @@ export class NotFoundError extends ConnectorAuthError {
 
   constructor(
     message: string,
-    details: { code: string; resource: string; id: string; hint?: string; cause?: unknown },
+    details: { code: ConnectorCode; resource: string; id: string; hint?: string; cause?: unknown },
   ) {
     super(message, details);
     this.resource = details.resource;
@@ -41,7 +48,10 @@ export class InvalidRequestError extends ConfigurationError {}
 export class FeatureNotAvailableError extends AuthenticationError {
   readonly serviceMessage: string;
 
-  constructor(message: string, details: { code: string; key?: string; hint?: string; serviceMessage: string }) {
+  constructor(
+    message: string,
+    details: { code: AuthenticationCode; key?: string; hint?: string; serviceMessage: string },
+  ) {
     super(message, details);
     this.serviceMessage = details.serviceMessage;
   }

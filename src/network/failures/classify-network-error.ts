@@ -4,6 +4,7 @@ import {
   SourceUnreachableError,
   isConnectorAuthError,
   type ConnectorAuthError,
+  systemErrorCode,
 } from '../../errors/index.js';
 import { describeCertificate } from '../tls/index.js';
 import type { ClientCertificateSummary } from '../tls/index.js';
@@ -108,7 +109,7 @@ export function classifyNetworkError(error: unknown, context: RequestContext): C
   const system = codes.find((c) => SYSTEM[c]);
   const what = system ? SYSTEM[system]! : firstMessage(chain);
   return new SourceUnreachableError(`${target} failed: ${what}`, {
-    code: system ? system.toLowerCase() : 'network_error',
+    code: system ? systemErrorCode(system) : 'network_error',
     key: context.urlKey,
     hint: context.unreachableHint ?? `check '${context.urlKey}' and that the source is running and reachable`,
     cause: error,

@@ -96,7 +96,7 @@ export interface TlsFailureContext {
 export async function explainTlsFailure(error: unknown, context: TlsFailureContext): Promise<unknown> {
   if (!isConnectorAuthError(error) || context.url.protocol !== 'https:') return error;
   if (error.code === 'tls_untrusted' || error.code === 'tls_host_mismatch')
-    return explainUntrustedServer(error, context);
+    return explainUntrustedServer(error, error.code, context);
   if (CLOSED_CODES.has(error.code)) {
     const refusal = await diagnoseClosedConnection(context.url, context.tls, context).catch(() => undefined);
     if (refusal?.kind === 'alert')
@@ -120,14 +120,18 @@ export async function explainTlsFailure(error: unknown, context: TlsFailureConte
 
 const CLOSED_CODES = new Set(['econnreset', 'epipe']);
 
-async function explainUntrustedServer(error: ConnectorAuthError, context: TlsFailureContext): Promise<unknown> {
+async function explainUntrustedServer(
+  error: ConnectorAuthError,
+  code: 'tls_untrusted' | 'tls_host_mismatch',
+  context: TlsFailureContext,
+): Promise<unknown> {
   const server = await inspectServerCertificate(context.url, context.tls, context).catch(() => undefined);
   if (!server) return error;
   return new SourceIdentityError(`${error.message}; the server presents ${describeServerCertificate(server)}`, {
-    code: error.code,
+    code,
     key: error.key ?? 'tls_ca_certificate',
     hint:
-      error.code === 'tls_host_mismatch'
+      code === 'tls_host_mismatch'
         ? `the certificate is not for '${context.url.hostname}': use a host name it lists, or ask for a certificate that names this host`
         : `if you trust '${server.issuer}', set 'tls_ca_certificate' to the PEM of that CA; otherwise check you reach the right server`,
     cause: error,

@@ -17,7 +17,7 @@ export interface LoginTerms {
   user: string;
   userKey: string;
   /** Prefix of the error codes: `ssh` (`ssh_password_rejected`) or `ssh_tunnel`. */
-  codePrefix: string;
+  codePrefix: 'ssh' | 'ssh_tunnel';
   /** The key that holds the refused password or private key. */
   secretKey: string;
   /** The key that chose a password or a key: `auth_method` for sftp, the secret's own key for the tunnel. */

@@ -1,4 +1,9 @@
-import { ConnectorError, SourceUnreachableError, type ConnectorAuthError } from '../../errors/index.js';
+import {
+  ConnectorError,
+  SourceUnreachableError,
+  type ConnectorAuthError,
+  systemErrorCode,
+} from '../../errors/index.js';
 import { SYSTEM } from '../failures/index.js';
 import { bracketed } from '../target.js';
 import { hostKeyMismatch, type HostKeyCheck, type HostKeyRule } from './ssh-host-key.js';
@@ -45,7 +50,7 @@ export function bastionError(error: Error & { level?: string; code?: unknown }, 
   return new SourceUnreachableError(
     `${target} failed: ${system ? `the bastion: ${system}` : 'the SSH connection to the bastion failed'}`,
     {
-      code: system ? code.toLowerCase() : 'ssh_tunnel_failed',
+      code: system ? systemErrorCode(code) : 'ssh_tunnel_failed',
       key: 'ssh_tunnel_host',
       hint: "check 'ssh_tunnel_host' and 'ssh_tunnel_port', and that the bastion's SSH server accepts connections there",
       cause: error,

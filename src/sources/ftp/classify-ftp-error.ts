@@ -5,6 +5,7 @@ import {
   SourceIdentityError,
   SourceUnreachableError,
   type ConnectorAuthError,
+  systemErrorCode,
 } from '../../errors/index.js';
 import {
   CLIENT_CERTIFICATE_ALERT,
@@ -139,7 +140,7 @@ function fromConnection(
   const system = codes.find((c) => SYSTEM_ERROR_DESCRIPTIONS[c]);
   if (system)
     return new SourceUnreachableError(`${target} failed: ${SYSTEM_ERROR_DESCRIPTIONS[system]}`, {
-      code: system.toLowerCase(),
+      code: systemErrorCode(system),
       key: 'host',
       hint: `check 'host' and 'port', and that an FTP server runs and accepts connections there`,
       cause,

@@ -3,6 +3,7 @@ import {
   SourceIdentityError,
   SourceUnreachableError,
   type ConnectorAuthError,
+  systemErrorCode,
 } from '../../errors/index.js';
 import {
   CLIENT_CERTIFICATE_ALERT,
@@ -114,7 +115,7 @@ export async function fromConnectionFailure(
   const system = codes.find((c) => SYSTEM_ERROR_DESCRIPTIONS[c]);
   if (system) {
     return new SourceUnreachableError(`${target} failed: ${SYSTEM_ERROR_DESCRIPTIONS[system]}`, {
-      code: system.toLowerCase(),
+      code: systemErrorCode(system),
       key: 'host',
       hint: `check 'host' and 'port', and that PostgreSQL is running and accepts TCP connections there`,
       cause,

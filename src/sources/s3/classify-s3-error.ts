@@ -60,7 +60,7 @@ async function fromS3Failure(error: unknown, target: string, context: S3FailureC
   const said = `${service.name}${service.message && service.message !== service.name ? `: ${oneLine(service.message)}` : ''} (HTTP ${service.status})`;
   const { bucket } = context.location;
   const { signer, sessionKey } = context.credential.awsKeys;
-  const refusal = { service: { code: 's3', name: 'S3' }, failed: `${target} failed`, said, cause: error };
+  const refusal = { service: { code: 's3' as const, name: 'S3' }, failed: `${target} failed`, said, cause: error };
   // A role's temporary key is AWS's to issue and to know: refused, it is the role to look at.
   if (
     sessionKey &&

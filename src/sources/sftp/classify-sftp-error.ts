@@ -4,6 +4,7 @@ import {
   ConnectorError,
   SourceUnreachableError,
   type ConnectorAuthError,
+  systemErrorCode,
 } from '../../errors/index.js';
 import {
   SYSTEM_ERROR_DESCRIPTIONS,
@@ -70,7 +71,7 @@ function fromConnectFailure(error: unknown, target: string, context: SftpFailure
   const system = SYSTEM_ERROR_DESCRIPTIONS[code];
   if (system) {
     return new SourceUnreachableError(`${target} failed: ${system}`, {
-      code: code.toLowerCase(),
+      code: systemErrorCode(code),
       key: 'host',
       hint: `check 'host' and 'port', and that an SSH server runs and accepts connections there`,
       cause: error,
