@@ -13,7 +13,7 @@ import {
   HeaderList,
   warnTlsUnverified,
 } from '../network/index.js';
-import { defineSource, type ConnectedSource, type ProbeResult } from './source-definition.js';
+import { defineSource, type ConnectedSource, type CredentialFor, type ProbeResult } from './source-definition.js';
 
 /**
  * A file behind a signed (presigned) URL: S3, Google Cloud Storage, Azure Blob SAS, CloudFront.
@@ -56,7 +56,6 @@ export default defineSource({
   needs: ['signedUrl'],
   async connect(_keys, credential, context): Promise<SignedUrlSource> {
     const url = credential.signedUrl.read();
-    const target = describeUrl(url);
     guardPlainHttp({
       url,
       key: 'signed_url',
@@ -66,67 +65,85 @@ export default defineSource({
     });
     const tls = await context.tls.read();
     if (!tls.verify) warnTlsUnverified(context.log, url.host, 'the signed URL');
-    const http = new HttpClient({ tls, timeoutSeconds: context.common.timeout_seconds });
-    const timeoutMs = context.common.timeout_seconds * 1000;
-
-    const send = async (init: SignedUrlRequestInit & { redirect?: 'follow' | 'manual' }): Promise<Response> => {
-      const headers = new HeaderList(init.headers);
-      try {
-        return await http.send(
-          new URL(url),
-          // A download takes as long as the file does: timeout_seconds bounds the wait for the answer, and each pause in the body.
-          {
-            method: 'GET',
-            headers,
-            redirect: init.redirect ?? 'follow',
-            deadline: 'headers',
-            ...(init.signal ? { signal: init.signal } : {}),
-          },
-          { credential: credential.description, urlKey: 'signed_url', clientCertificate: tls.clientCertificate },
-        );
-      } catch (error) {
-        throw await explainTlsFailure(error, {
-          url,
-          tls,
-          target: `${credential.description}: GET ${target}`,
-          timeoutMs,
-        });
-      }
-    };
-
-    return {
-      target,
-      expiresAt: readSignedUrlExpiry(url)?.expiresAt,
-      async probe(): Promise<ProbeResult> {
-        const started = performance.now();
-        const response = await send({ headers: { range: 'bytes=0-0' }, redirect: 'manual' });
-        if (HEALTHY.has(response.status)) {
-          // One byte, or a short redirect page: read to the end so the connection stays open for
-          // the download; a server that ignored the range gets its body cancelled after 64 KiB.
-          await readBodyStart(response, 64 * 1024);
-          const where = response.status >= 300 && response.status < 400 ? redirectTarget(response, url) : '';
-          return {
-            target: `GET ${target} (first byte)`,
-            outcome: `HTTP ${response.status}${where}`,
-            elapsedMs: performance.now() - started,
-          };
-        }
-        throw await statusError(response, `${credential.description}: GET ${target}`, tls);
-      },
-      fetch: (init = {}) => send(init),
-      async stream(init = {}) {
-        const response = await send(init);
-        if ((response.status === 200 || response.status === 206) && response.body)
-          return response.body as ReadableStream<Uint8Array>;
-        throw await statusError(response, `${credential.description}: GET ${target}`, tls);
-      },
-      async close() {
-        await credential.close?.();
-        await http.close();
-      },
-    };
+    return new SignedUrlConnection(url, credential, tls, context.common.timeout_seconds);
   },
 });
+
+/** The URL as update() holds it: each call one GET through its own HTTP client; `close` ends both. */
+class SignedUrlConnection implements SignedUrlSource {
+  readonly target: string;
+  readonly expiresAt: Date | undefined;
+  private readonly http: HttpClient;
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly url: URL,
+    private readonly credential: CredentialFor<'signedUrl'>,
+    private readonly tls: TlsSettings,
+    timeoutSeconds: number,
+  ) {
+    this.target = describeUrl(url);
+    this.http = new HttpClient({ tls, timeoutSeconds });
+    this.timeoutMs = timeoutSeconds * 1000;
+    this.expiresAt = readSignedUrlExpiry(url)?.expiresAt;
+  }
+
+  probe = async (): Promise<ProbeResult> => {
+    const started = performance.now();
+    const response = await this.send({ headers: { range: 'bytes=0-0' }, redirect: 'manual' });
+    if (HEALTHY.has(response.status)) {
+      // One byte, or a short redirect page: read to the end so the connection stays open for
+      // the download; a server that ignored the range gets its body cancelled after 64 KiB.
+      await readBodyStart(response, 64 * 1024);
+      const where = response.status >= 300 && response.status < 400 ? redirectTarget(response, this.url) : '';
+      return {
+        target: `GET ${this.target} (first byte)`,
+        outcome: `HTTP ${response.status}${where}`,
+        elapsedMs: performance.now() - started,
+      };
+    }
+    throw await statusError(response, `${this.credential.description}: GET ${this.target}`, this.tls);
+  };
+
+  fetch = (init: SignedUrlRequestInit = {}): Promise<Response> => this.send(init);
+
+  stream = async (init: SignedUrlRequestInit = {}): Promise<ReadableStream<Uint8Array>> => {
+    const response = await this.send(init);
+    if ((response.status === 200 || response.status === 206) && response.body)
+      return response.body as ReadableStream<Uint8Array>;
+    throw await statusError(response, `${this.credential.description}: GET ${this.target}`, this.tls);
+  };
+
+  close = async (): Promise<void> => {
+    await this.credential.close?.();
+    await this.http.close();
+  };
+
+  private async send(init: SignedUrlRequestInit & { redirect?: 'follow' | 'manual' }): Promise<Response> {
+    const { url, tls, credential } = this;
+    try {
+      return await this.http.send(
+        new URL(url),
+        // A download takes as long as the file does: timeout_seconds bounds the wait for the answer, and each pause in the body.
+        {
+          method: 'GET',
+          headers: new HeaderList(init.headers),
+          redirect: init.redirect ?? 'follow',
+          deadline: 'headers',
+          ...(init.signal ? { signal: init.signal } : {}),
+        },
+        { credential: credential.description, urlKey: 'signed_url', clientCertificate: tls.clientCertificate },
+      );
+    } catch (error) {
+      throw await explainTlsFailure(error, {
+        url,
+        tls,
+        target: `${credential.description}: GET ${this.target}`,
+        timeoutMs: this.timeoutMs,
+      });
+    }
+  }
+}
 
 /**
  * 401/403 and the storage services' signature errors are the URL's fault (exit 3): expired,
