@@ -73,18 +73,21 @@ export default defineSource({
 class SignedUrlConnection implements SignedUrlSource {
   readonly target: string;
   readonly expiresAt: Date | undefined;
-  private readonly http: HttpClient;
-  private readonly timeoutMs: number;
+  // `#`, not `private`: a connector that logs its source shows none of these (the URL's signature).
+  readonly #http: HttpClient;
+  readonly #timeoutMs: number;
 
-  constructor(
-    private readonly url: URL,
-    private readonly credential: CredentialFor<'signedUrl'>,
-    private readonly tls: TlsSettings,
-    timeoutSeconds: number,
-  ) {
+  readonly #url: URL;
+  readonly #credential: CredentialFor<'signedUrl'>;
+  readonly #tls: TlsSettings;
+
+  constructor(url: URL, credential: CredentialFor<'signedUrl'>, tls: TlsSettings, timeoutSeconds: number) {
+    this.#url = url;
+    this.#credential = credential;
+    this.#tls = tls;
     this.target = describeUrl(url);
-    this.http = new HttpClient({ tls, timeoutSeconds });
-    this.timeoutMs = timeoutSeconds * 1000;
+    this.#http = new HttpClient({ tls, timeoutSeconds });
+    this.#timeoutMs = timeoutSeconds * 1000;
     this.expiresAt = readSignedUrlExpiry(url)?.expiresAt;
   }
 
@@ -95,14 +98,14 @@ class SignedUrlConnection implements SignedUrlSource {
       // One byte, or a short redirect page: read to the end so the connection stays open for
       // the download; a server that ignored the range gets its body cancelled after 64 KiB.
       await readBodyStart(response, 64 * 1024);
-      const where = response.status >= 300 && response.status < 400 ? redirectTarget(response, this.url) : '';
+      const where = response.status >= 300 && response.status < 400 ? redirectTarget(response, this.#url) : '';
       return {
         target: `GET ${this.target} (first byte)`,
         outcome: `HTTP ${response.status}${where}`,
         elapsedMs: performance.now() - started,
       };
     }
-    throw await statusError(response, `${this.credential.description}: GET ${this.target}`, this.tls);
+    throw await statusError(response, `${this.#credential.description}: GET ${this.target}`, this.#tls);
   };
 
   fetch = (init: SignedUrlRequestInit = {}): Promise<Response> => this.send(init);
@@ -111,18 +114,20 @@ class SignedUrlConnection implements SignedUrlSource {
     const response = await this.send(init);
     if ((response.status === 200 || response.status === 206) && response.body)
       return response.body as ReadableStream<Uint8Array>;
-    throw await statusError(response, `${this.credential.description}: GET ${this.target}`, this.tls);
+    throw await statusError(response, `${this.#credential.description}: GET ${this.target}`, this.#tls);
   };
 
   close = async (): Promise<void> => {
-    await this.credential.close?.();
-    await this.http.close();
+    await this.#credential.close?.();
+    await this.#http.close();
   };
 
   private async send(init: SignedUrlRequestInit & { redirect?: 'follow' | 'manual' }): Promise<Response> {
-    const { url, tls, credential } = this;
+    const url = this.#url;
+    const tls = this.#tls;
+    const credential = this.#credential;
     try {
-      return await this.http.send(
+      return await this.#http.send(
         new URL(url),
         // A download takes as long as the file does: timeout_seconds bounds the wait for the answer, and each pause in the body.
         {
@@ -139,7 +144,7 @@ class SignedUrlConnection implements SignedUrlSource {
         url,
         tls,
         target: `${credential.description}: GET ${this.target}`,
-        timeoutMs: this.timeoutMs,
+        timeoutMs: this.#timeoutMs,
       });
     }
   }

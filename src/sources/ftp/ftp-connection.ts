@@ -37,16 +37,20 @@ export interface FtpConnectionSettings {
  */
 export class FtpConnection implements FtpSource {
   readonly target: string;
-  private session: Promise<Client> | undefined;
+  #session: Promise<Client> | undefined;
   /** The queue's end: each call waits for the one before it. */
-  private tail: Promise<unknown> = Promise.resolve();
+  #tail: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly settings: FtpConnectionSettings) {
+  /** `#`, not `private`: a connector that logs its source shows none of this (TLS keys, the credential). */
+  readonly #settings: FtpConnectionSettings;
+
+  constructor(settings: FtpConnectionSettings) {
+    this.#settings = settings;
     this.target = settings.target;
   }
 
   probe = async (): Promise<ProbeResult> => {
-    const { credential, probePath } = this.settings;
+    const { credential, probePath } = this.#settings;
     const started = performance.now();
     await credential.prepare?.();
     const entries = await this.queued(() => this.countEntries(probePath));
@@ -101,14 +105,14 @@ export class FtpConnection implements FtpSource {
         const client = await this.connected();
         // The download runs while the connector reads; the session is the stream's until it ends.
         finished = client.downloadTo(out, path).catch((error: unknown) => {
-          if (client.closed) this.session = undefined;
-          out.destroy(classifyFileError(error, 'read', path, this.settings.failure));
+          if (client.closed) this.#session = undefined;
+          out.destroy(classifyFileError(error, 'read', path, this.#settings.failure));
         });
         // A connector that stops reading early ends the session's transfer too.
         out.once('close', () => {
           if (!out.readableEnded && !client.closed) {
             client.close();
-            this.session = undefined;
+            this.#session = undefined;
           }
         });
         return out as Readable;
@@ -118,11 +122,11 @@ export class FtpConnection implements FtpSource {
   };
 
   close = async (): Promise<void> => {
-    const open = this.session;
-    this.session = undefined;
+    const open = this.#session;
+    this.#session = undefined;
     await open?.then((client) => client.close()).catch(() => undefined);
-    await this.settings.tunnel?.close();
-    await this.settings.credential.close?.();
+    await this.#settings.tunnel?.close();
+    await this.#settings.credential.close?.();
   };
 
   /**
@@ -138,14 +142,14 @@ export class FtpConnection implements FtpSource {
       await client.cd(here);
       return count;
     } catch (error) {
-      throw classifyFtpError(error, 'list', this.settings.failure, probePath);
+      throw classifyFtpError(error, 'list', this.#settings.failure, probePath);
     }
   }
 
   /** `work` after every call queued before it; the next one waits for `holdUntil` too (a stream's end). */
   private queued<T>(work: () => Promise<T>, holdUntil?: (result: T) => Promise<unknown>): Promise<T> {
-    const run = this.tail.then(work);
-    this.tail = run.then(
+    const run = this.#tail.then(work);
+    this.#tail = run.then(
       (result) => holdUntil?.(result).catch(() => undefined),
       () => undefined,
     );
@@ -159,27 +163,27 @@ export class FtpConnection implements FtpSource {
       try {
         return await work(client);
       } catch (error) {
-        if (client.closed) this.session = undefined;
-        throw classifyFileError(error, operation, path, this.settings.failure);
+        if (client.closed) this.#session = undefined;
+        throw classifyFileError(error, operation, path, this.#settings.failure);
       }
     });
   }
 
   /** The open session, or one being opened; a failed opening is forgotten so the next call retries. */
   private connected(): Promise<Client> {
-    this.session ??= this.open().catch((error: unknown) => {
-      this.session = undefined;
+    this.#session ??= this.open().catch((error: unknown) => {
+      this.#session = undefined;
       throw error;
     });
-    return this.session;
+    return this.#session;
   }
 
   /** A session, step by step, so that a failure says which step failed. */
   private async open(): Promise<Client> {
-    const { endpoint, secureOptions, tunnel, failure } = this.settings;
+    const { endpoint, secureOptions, tunnel, failure } = this.#settings;
     const reach = tunnel ? await tunnel.open() : endpoint;
-    const client = new this.settings.FtpClient(this.settings.timeoutSeconds * 1000);
-    if (this.settings.prepareTransfer) client.prepareTransfer = this.settings.prepareTransfer;
+    const client = new this.#settings.FtpClient(this.#settings.timeoutSeconds * 1000);
+    if (this.#settings.prepareTransfer) client.prepareTransfer = this.#settings.prepareTransfer;
     let step: FtpStep = 'connect';
     try {
       if (endpoint.tls === 'implicit') await client.connectImplicitTLS(reach.host, reach.port, secureOptions);
@@ -189,7 +193,7 @@ export class FtpConnection implements FtpSource {
         await client.useTLS(secureOptions);
       }
       step = 'login';
-      await client.login(endpoint.username, this.settings.password());
+      await client.login(endpoint.username, this.#settings.password());
       step = 'connect';
       await client.useDefaultSettings();
       return client;

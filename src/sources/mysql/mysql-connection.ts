@@ -40,14 +40,18 @@ export interface MysqlConnectionSettings {
  */
 export class MysqlConnection implements MysqlSource {
   readonly target: string;
-  private session: Promise<Connection> | undefined;
+  #session: Promise<Connection> | undefined;
 
-  constructor(private readonly settings: MysqlConnectionSettings) {
+  /** `#`, not `private`: a connector that logs its source shows none of this (TLS keys, the credential). */
+  readonly #settings: MysqlConnectionSettings;
+
+  constructor(settings: MysqlConnectionSettings) {
+    this.#settings = settings;
     this.target = settings.target;
   }
 
   probe = async (): Promise<ProbeResult> => {
-    const { credential, failure } = this.settings;
+    const { credential, failure } = this.#settings;
     const started = performance.now();
     await credential.prepare?.();
     const connection = await this.open();
@@ -68,41 +72,41 @@ export class MysqlConnection implements MysqlSource {
       return rows as Row[];
     } catch (error) {
       if (isSqlStatementError(error)) throw error;
-      this.session = undefined;
-      throw classifyMysqlError(error, this.settings.failure) ?? error;
+      this.#session = undefined;
+      throw classifyMysqlError(error, this.#settings.failure) ?? error;
     }
   };
 
   close = async (): Promise<void> => {
-    const open = this.session;
-    this.session = undefined;
+    const open = this.#session;
+    this.#session = undefined;
     await open?.then((c) => c.end()).catch(() => undefined);
-    await this.settings.tunnel?.close();
-    await this.settings.credential.close?.();
+    await this.#settings.tunnel?.close();
+    await this.#settings.credential.close?.();
   };
 
   /** The shared connection, or one being opened; forgotten when it fails to open or the server ends it. */
   private connected(): Promise<Connection> {
-    this.session ??= this.open().then(
+    this.#session ??= this.open().then(
       (connection) => {
         // Forgotten once the server closes it: the next query logs in again.
-        events(connection).once('end', () => (this.session = undefined));
+        events(connection).once('end', () => (this.#session = undefined));
         return connection;
       },
       (error: unknown) => {
-        this.session = undefined;
+        this.#session = undefined;
         throw error;
       },
     );
-    return this.session;
+    return this.#session;
   }
 
   /** One login: the socket (direct or through the tunnel), a fresh password, mysql2's handshake. */
   private async open(): Promise<Connection> {
-    const { tunnel, failure, log } = this.settings;
+    const { tunnel, failure, log } = this.#settings;
     const options = await this.connectionOptions();
     try {
-      const connection = await this.settings.mysql.createConnection(options);
+      const connection = await this.#settings.mysql.createConnection(options);
       // A connection that breaks between statements is reported by the next one; without a
       // listener the 'error' event would end the process.
       events(connection).on('error', (error: unknown) =>
@@ -115,7 +119,7 @@ export class MysqlConnection implements MysqlSource {
   }
 
   private async connectionOptions(): Promise<ConnectionOptions> {
-    const { endpoint, tunnel, login, ssl, timeoutSeconds } = this.settings;
+    const { endpoint, tunnel, login, ssl, timeoutSeconds } = this.#settings;
     const reach = tunnel ? await tunnel.open() : endpoint;
     return {
       host: endpoint.host,

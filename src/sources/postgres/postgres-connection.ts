@@ -38,17 +38,21 @@ export interface PostgresConnectionSettings {
 export class PostgresConnection implements PostgresSource {
   readonly target: string;
   readonly sslmode: PostgresSource['sslmode'];
-  private pool: Pool | undefined;
+  #pool: Pool | undefined;
 
-  constructor(private readonly settings: PostgresConnectionSettings) {
+  /** `#`, not `private`: a connector that logs its source shows none of this (TLS keys, the credential). */
+  readonly #settings: PostgresConnectionSettings;
+
+  constructor(settings: PostgresConnectionSettings) {
+    this.#settings = settings;
     this.target = settings.target;
     this.sslmode = settings.endpoint.sslmode;
   }
 
   probe = async (): Promise<ProbeResult> => {
     const started = performance.now();
-    await this.settings.credential.prepare?.();
-    const client = new this.settings.PgClient(await this.reach());
+    await this.#settings.credential.prepare?.();
+    const client = new this.#settings.PgClient(await this.reach());
     // A connection that breaks after the login is reported by the pending call; without a
     // listener the 'error' event would end the process.
     client.on('error', () => undefined);
@@ -60,7 +64,7 @@ export class PostgresConnection implements PostgresSource {
     } catch (error) {
       const classified = await this.classify(error);
       throw classified === error && !isConnectorAuthError(error)
-        ? unexpectedLoginFailure(error, this.settings.failure)
+        ? unexpectedLoginFailure(error, this.#settings.failure)
         : classified;
     } finally {
       // After a failed login pg's end() may wait for an 'end' its socket already emitted (a server
@@ -82,16 +86,16 @@ export class PostgresConnection implements PostgresSource {
   };
 
   close = async (): Promise<void> => {
-    const open = this.pool;
-    this.pool = undefined;
+    const open = this.#pool;
+    this.#pool = undefined;
     await open?.end();
-    await this.settings.tunnel?.close();
-    await this.settings.credential.close?.();
+    await this.#settings.tunnel?.close();
+    await this.#settings.credential.close?.();
   };
 
   /** Where pg connects: the server, or the tunnel's listener (opened, with the bastion login, on first use). */
   private async reach(): Promise<ClientConfig> {
-    const { tunnel, clientConfig, failure } = this.settings;
+    const { tunnel, clientConfig, failure } = this.#settings;
     if (!tunnel) return clientConfig;
     const local = await tunnel.open();
     failure.via = local;
@@ -100,27 +104,27 @@ export class PostgresConnection implements PostgresSource {
 
   /** A failure of the tunnel explains a connection that broke; otherwise pg's error is classified. */
   private async classify(error: unknown): Promise<unknown> {
-    return this.settings.tunnel?.takeFailure() ?? classifyPostgresError(error, this.settings.failure);
+    return this.#settings.tunnel?.takeFailure() ?? classifyPostgresError(error, this.#settings.failure);
   }
 
   private async openPool(): Promise<Pool> {
-    if (this.pool) return this.pool;
+    if (this.#pool) return this.#pool;
     const config = await this.reach();
-    if (this.pool) return this.pool;
-    const pool = new this.settings.Pool({
+    if (this.#pool) return this.#pool;
+    const pool = new this.#settings.Pool({
       ...config,
-      Client: this.settings.PgClient,
+      Client: this.#settings.PgClient,
       max: POOL_SIZE,
       idleTimeoutMillis: 30_000,
       allowExitOnIdle: true,
     });
     // An idle connection the server drops must not take the process down; the next query reconnects.
     pool.on('error', (error) =>
-      this.settings.log.warning(
+      this.#settings.log.warning(
         `${this.target}: an idle pooled connection failed (${firstLineOf(error)}); it will be replaced`,
       ),
     );
-    this.pool = pool;
+    this.#pool = pool;
     return pool;
   }
 }

@@ -40,32 +40,36 @@ export class S3Connection implements S3Source {
   readonly target: string;
   readonly bucket: string;
   readonly prefix: string;
-  private readonly sdkClient: S3Client;
-  private readonly httpsAgent: Agent;
-  private readonly httpAgent: HttpAgent | undefined;
-  private readonly timeoutMs: number;
+  readonly #sdkClient: S3Client;
+  readonly #httpsAgent: Agent;
+  readonly #httpAgent: HttpAgent | undefined;
+  readonly #timeoutMs: number;
 
-  constructor(private readonly settings: S3ConnectionSettings) {
+  /** `#`, not `private`: a connector that logs its source shows none of this (TLS keys, the credential). */
+  readonly #settings: S3ConnectionSettings;
+
+  constructor(settings: S3ConnectionSettings) {
+    this.#settings = settings;
     const { location, tls, tunnel } = settings;
     this.target = settings.target;
     this.bucket = location.bucket;
     this.prefix = location.prefix;
-    this.timeoutMs = settings.timeoutSeconds * 1000;
+    this.#timeoutMs = settings.timeoutSeconds * 1000;
     // Through a tunnel, both agents connect by it (routeAgent patches the agent it is given).
     const httpsAgent = new Agent({ keepAlive: true, ...tlsConnectOptions(tls) });
-    this.httpsAgent = tunnel ? routeAgent(httpsAgent, tunnel) : httpsAgent;
-    this.httpAgent = tunnel ? routeAgent(new HttpAgent({ keepAlive: true }), tunnel) : undefined;
-    this.sdkClient = this.newSdkClient();
+    this.#httpsAgent = tunnel ? routeAgent(httpsAgent, tunnel) : httpsAgent;
+    this.#httpAgent = tunnel ? routeAgent(new HttpAgent({ keepAlive: true }), tunnel) : undefined;
+    this.#sdkClient = this.newSdkClient();
   }
 
   probe = async (): Promise<ProbeResult> => {
-    const { location, credential } = this.settings;
+    const { location, credential } = this.#settings;
     const started = performance.now();
     await credential.prepare?.();
     const listed = await this.call(
       (abortSignal) =>
-        this.sdkClient.send(
-          new this.settings.sdk.ListObjectsV2Command({
+        this.#sdkClient.send(
+          new this.#settings.sdk.ListObjectsV2Command({
             Bucket: location.bucket,
             Prefix: location.prefix || undefined,
             MaxKeys: 1,
@@ -84,7 +88,7 @@ export class S3Connection implements S3Source {
   };
 
   list = (options: S3ListOptions = {}): AsyncIterable<S3Object> => {
-    const prefix = options.prefix ?? this.settings.location.prefix;
+    const prefix = options.prefix ?? this.#settings.location.prefix;
     const pageSize = checkPageSize(options.pageSize);
     return { [Symbol.asyncIterator]: () => this.objects(prefix, pageSize, options.startAfter) };
   };
@@ -92,8 +96,8 @@ export class S3Connection implements S3Source {
   stat = (key: string): Promise<S3ObjectStat> =>
     this.call(
       async (abortSignal) => {
-        const head = await this.sdkClient.send(
-          new this.settings.sdk.HeadObjectCommand({ Bucket: this.bucket, Key: key }),
+        const head = await this.#sdkClient.send(
+          new this.#settings.sdk.HeadObjectCommand({ Bucket: this.bucket, Key: key }),
           {
             abortSignal,
           },
@@ -111,8 +115,8 @@ export class S3Connection implements S3Source {
   readFile = (key: string): Promise<Buffer> =>
     this.call(
       async (abortSignal) => {
-        const object = await this.sdkClient.send(
-          new this.settings.sdk.GetObjectCommand({ Bucket: this.bucket, Key: key }),
+        const object = await this.#sdkClient.send(
+          new this.#settings.sdk.GetObjectCommand({ Bucket: this.bucket, Key: key }),
           {
             abortSignal,
           },
@@ -126,12 +130,12 @@ export class S3Connection implements S3Source {
   // The deadline covers getting the object's headers only (headersDeadline), not call()'s
   // AbortSignal.timeout, which the SDK's request handler would keep until the whole body is read.
   createReadStream = async (key: string): Promise<Readable> => {
-    const deadline = headersDeadline(this.timeoutMs);
+    const deadline = headersDeadline(this.#timeoutMs);
     let object: GetObjectCommandOutput;
     try {
       object = await this.call(
         (abortSignal) =>
-          this.sdkClient.send(new this.settings.sdk.GetObjectCommand({ Bucket: this.bucket, Key: key }), {
+          this.#sdkClient.send(new this.#settings.sdk.GetObjectCommand({ Bucket: this.bucket, Key: key }), {
             abortSignal,
           }),
         this.onObject('get', key),
@@ -148,14 +152,14 @@ export class S3Connection implements S3Source {
   };
 
   // The caller names the SDK's type (s3-objects.ts): this is that client.
-  client = <Client>(): Client => this.sdkClient as Client;
+  client = <Client>(): Client => this.#sdkClient as Client;
 
   close = async (): Promise<void> => {
-    this.sdkClient.destroy();
-    this.httpsAgent.destroy();
-    this.httpAgent?.destroy();
-    await this.settings.tunnel?.close();
-    await this.settings.credential.close?.();
+    this.#sdkClient.destroy();
+    this.#httpsAgent.destroy();
+    this.#httpAgent?.destroy();
+    await this.#settings.tunnel?.close();
+    await this.#settings.credential.close?.();
   };
 
   /** The objects under `prefix`, one page request at a time as the caller reads. */
@@ -164,8 +168,8 @@ export class S3Connection implements S3Source {
     do {
       const page = await this.call(
         (abortSignal) =>
-          this.sdkClient.send(
-            new this.settings.sdk.ListObjectsV2Command({
+          this.#sdkClient.send(
+            new this.#settings.sdk.ListObjectsV2Command({
               Bucket: this.bucket,
               Prefix: prefix || undefined,
               MaxKeys: pageSize,
@@ -193,13 +197,13 @@ export class S3Connection implements S3Source {
   private async call<T>(
     work: (signal: AbortSignal) => Promise<T>,
     classify: (error: unknown, timedOut: boolean) => Promise<Error>,
-    deadline: AbortSignal = AbortSignal.timeout(this.timeoutMs),
+    deadline: AbortSignal = AbortSignal.timeout(this.#timeoutMs),
   ): Promise<T> {
     try {
       return await work(deadline);
     } catch (error) {
       // A connection the tunnel broke (the bastion refused the channel) is the tunnel's to explain.
-      throw this.settings.tunnel?.takeFailure() ?? (await classify(error, deadline.aborted));
+      throw this.#settings.tunnel?.takeFailure() ?? (await classify(error, deadline.aborted));
     }
   }
 
@@ -208,7 +212,7 @@ export class S3Connection implements S3Source {
   }
 
   private failure(timedOut?: boolean): S3FailureContext {
-    const { location, credential, timeoutSeconds, tls, url, tunnel } = this.settings;
+    const { location, credential, timeoutSeconds, tls, url, tunnel } = this.#settings;
     return {
       location,
       credential,
@@ -222,8 +226,9 @@ export class S3Connection implements S3Source {
   }
 
   private newSdkClient(): S3Client {
-    const { location, sdk, credential } = this.settings;
-    const { httpsAgent, httpAgent } = this;
+    const { location, sdk, credential } = this.#settings;
+    const httpsAgent = this.#httpsAgent;
+    const httpAgent = this.#httpAgent;
     const agents = httpAgent ? { httpsAgent, httpAgent } : { httpsAgent };
     return new sdk.S3Client({
       region: location.region,
@@ -233,7 +238,7 @@ export class S3Connection implements S3Source {
       // The endpoint comes from configuration.json alone, not AWS_ENDPOINT_URL or ~/.aws/config.
       ignoreConfiguredEndpointUrls: true,
       maxAttempts: 3,
-      requestHandler: { ...agents, connectionTimeout: this.timeoutMs, requestTimeout: this.timeoutMs },
+      requestHandler: { ...agents, connectionTimeout: this.#timeoutMs, requestTimeout: this.#timeoutMs },
     });
   }
 }

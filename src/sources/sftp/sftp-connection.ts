@@ -38,18 +38,22 @@ export interface SftpConnectionSettings {
 export class SftpConnection implements SftpSource {
   readonly target: string;
   /** The failure context of the latest connection: its host key check and the server's answer. */
-  private failure: SftpFailureContext;
-  private current: SftpClient | undefined;
-  private session: Promise<SftpClient> | undefined;
+  #failure: SftpFailureContext;
+  #current: SftpClient | undefined;
+  #session: Promise<SftpClient> | undefined;
 
-  constructor(private readonly settings: SftpConnectionSettings) {
+  /** `#`, not `private`: a connector that logs its source shows none of this (TLS keys, the credential). */
+  readonly #settings: SftpConnectionSettings;
+
+  constructor(settings: SftpConnectionSettings) {
+    this.#settings = settings;
     const { endpoint, credential, timeoutSeconds, hostKeyRule } = settings;
     this.target = settings.target;
-    this.failure = { endpoint, credential, timeoutSeconds, hostKeyRule, hostKey: hostKeyCheck(hostKeyRule) };
+    this.#failure = { endpoint, credential, timeoutSeconds, hostKeyRule, hostKey: hostKeyCheck(hostKeyRule) };
   }
 
   probe = async (): Promise<ProbeResult> => {
-    const { credential, probePath } = this.settings;
+    const { credential, probePath } = this.#settings;
     const started = performance.now();
     await credential.prepare?.();
     const client = await this.connected();
@@ -57,7 +61,7 @@ export class SftpConnection implements SftpSource {
     try {
       entries = (await client.list(probePath)).length;
     } catch (error) {
-      throw classifyProbeError(error, probePath, this.failure);
+      throw classifyProbeError(error, probePath, this.#failure);
     }
     const shown = probePath === '.' ? '. (login directory)' : probePath;
     return {
@@ -91,26 +95,26 @@ export class SftpConnection implements SftpSource {
     this.call('read', path, async (client) => {
       // The file is opened as the stream starts: a missing file arrives as its 'error'.
       return classifiedStream(client.createReadStream(path), (error) =>
-        classifyFileError(error, 'read', path, this.failure),
+        classifyFileError(error, 'read', path, this.#failure),
       );
     });
 
   close = async (): Promise<void> => {
-    const client = this.current;
-    this.current = undefined;
-    this.session = undefined;
+    const client = this.#current;
+    this.#current = undefined;
+    this.#session = undefined;
     if (client) await client.end().catch(() => undefined);
-    await this.settings.tunnel?.close();
-    await this.settings.credential.close?.();
+    await this.#settings.tunnel?.close();
+    await this.#settings.credential.close?.();
   };
 
   /** The open connection, or one being opened; a failed opening is forgotten so the next call retries. */
   private connected(): Promise<SftpClient> {
-    this.session ??= this.open().catch((error: unknown) => {
-      this.session = undefined;
+    this.#session ??= this.open().catch((error: unknown) => {
+      this.#session = undefined;
       throw error;
     });
-    return this.session;
+    return this.#session;
   }
 
   /** One call on the connection; its failure classified as the call's or the connection's. */
@@ -119,19 +123,19 @@ export class SftpConnection implements SftpSource {
     try {
       return await work(client);
     } catch (error) {
-      throw classifyFileError(error, operation, path, this.failure);
+      throw classifyFileError(error, operation, path, this.#failure);
     }
   }
 
   private async open(): Promise<SftpClient> {
-    const { endpoint, credential, timeoutSeconds, hostKeyRule, tunnel, log } = this.settings;
+    const { endpoint, credential, timeoutSeconds, hostKeyRule, tunnel, log } = this.#settings;
     // Directly, or the tunnel's listener (opened, with the bastion login, on first use).
     const reach = tunnel ? await tunnel.open() : endpoint;
     const hostKey = hostKeyCheck(hostKeyRule, (key) =>
       log.info(`${this.target} presented host key ${key.type} ${key.fingerprint} (not checked)`),
     );
     const attempt: SftpFailureContext = { endpoint, credential, timeoutSeconds, hostKeyRule, hostKey };
-    this.failure = attempt;
+    this.#failure = attempt;
     let lastSshError: Error | undefined;
     const client = this.newClient();
     // ssh2's own error keeps its `level`; the wrapper's copy does not. Prepended, so it runs first.
@@ -145,14 +149,14 @@ export class SftpConnection implements SftpSource {
       hostVerifier: (key: Buffer) => hostKey.verify(key),
       // The configured credential only (network/ssh-login.ts); what the server answers is kept in the
       // attempt's context, to say whether the credential, the method or a second step failed.
-      authHandler: this.settings.login(attempt),
+      authHandler: this.#settings.login(attempt),
     };
     try {
       await client.connect(config);
       return client;
     } catch (error) {
       await client.end().catch(() => undefined);
-      if (this.current === client) this.current = undefined;
+      if (this.#current === client) this.#current = undefined;
       // A connection the tunnel broke (the bastion refused the channel) is the tunnel's to explain.
       throw tunnel?.takeFailure() ?? classifyConnectError(lastSshError ?? error, attempt);
     }
@@ -160,21 +164,21 @@ export class SftpConnection implements SftpSource {
 
   /** A client that becomes the current one, and forgets itself when its connection closes. */
   private newClient(): SftpClient {
-    const { log } = this.settings;
-    const client: SftpClient = new this.settings.Client('connector-auth', {
+    const { log } = this.#settings;
+    const client: SftpClient = new this.#settings.Client('connector-auth', {
       // ssh2-sftp-client prints to the console by default; a connection lost between calls is
       // reported by the next call instead, which reconnects.
       error: (error: unknown) =>
         log.debug(`${this.target}: the SSH connection failed (${firstLineOf(error)}); the next call reconnects`),
       end: () => undefined,
       close: () => {
-        if (this.current === client) {
-          this.current = undefined;
-          this.session = undefined;
+        if (this.#current === client) {
+          this.#current = undefined;
+          this.#session = undefined;
         }
       },
     });
-    this.current = client;
+    this.#current = client;
     return client;
   }
 }
