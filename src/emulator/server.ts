@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEMO_VALUES } from '../config/index.js';
 import {
@@ -102,49 +102,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const store = new EmulatorStore();
   seedStore(store, data);
   const now = options.now ?? (() => new Date());
-  const fromData = data.credentials ?? {};
-  const credentials: EmulatorCredentials = {
-    ...DEMO_CREDENTIALS,
-    ...(fromData.api_key ? { apiKey: fromData.api_key, webhookUsername: fromData.api_key } : {}),
-    ...(fromData.api_secret ? { apiSecret: fromData.api_secret, webhookPassword: fromData.api_secret } : {}),
-    ...(fromData.webhook_token ? { webhookToken: fromData.webhook_token } : {}),
-    ...options.credentials,
-  };
-  if (options.credentials?.apiKey && !options.credentials.webhookUsername)
-    credentials.webhookUsername = options.credentials.apiKey;
-  if (options.credentials?.apiSecret && !options.credentials.webhookPassword)
-    credentials.webhookPassword = options.credentials.apiSecret;
-  const settings: EmulatorSettings = {
-    pagingStyle: options.pagingStyle ?? 'look-ahead',
-    webhookNotFoundAs: options.webhookNotFoundAs ?? 'http_404',
-    webhookAuthSchemes: options.webhookAuthSchemes ?? ['bearer', 'basic'],
-    baselineStartTime: options.baselineStartTime ?? '00:00',
-  };
-  const delivery = new EventDelivery({ now, ...(options.deliveryCa ? { ca: options.deliveryCa } : {}) });
-  const ctx: EmulatorContext = {
-    exampleApiToken: options.exampleApiToken ?? DEMO_VALUES.exampleApiToken,
-    store,
-    simulator: new SyncSimulator(store, now),
-    delivery,
-    faults: new FaultInjector(),
-    pageBuffers: new PageBuffers(),
-    credentials,
-    settings,
-    now,
-  };
+  const credentials = emulatorCredentials(data, options);
+  const settings = emulatorSettings(options);
+  const ctx = emulatorContext(options, store, credentials, settings, now);
+  const { delivery } = ctx;
 
   let requests = 0;
   const recentRequests: RequestRecord[] = [];
   const server = createServer((req, res) => {
     if (!req.url?.startsWith('/_emulator')) {
       requests++;
-      recentRequests.push({
-        method: req.method ?? 'GET',
-        path: req.url ?? '/',
-        accept: req.headers.accept,
-        authorizationScheme: authorizationScheme(req.headers.authorization),
-      });
-      if (recentRequests.length > 100) recentRequests.shift();
+      record(recentRequests, req);
     }
     handle(req, res, ctx).catch((error: unknown) => {
       if (!res.headersSent)
@@ -153,10 +121,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     });
   });
   server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
+  await listen(server, options);
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
@@ -182,6 +147,71 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         server.closeAllConnections();
       }),
   };
+}
+
+function emulatorContext(
+  options: EmulatorOptions,
+  store: EmulatorStore,
+  credentials: EmulatorCredentials,
+  settings: EmulatorSettings,
+  now: () => Date,
+): EmulatorContext {
+  const delivery = new EventDelivery({ now, ...(options.deliveryCa ? { ca: options.deliveryCa } : {}) });
+  return {
+    exampleApiToken: options.exampleApiToken ?? DEMO_VALUES.exampleApiToken,
+    store,
+    simulator: new SyncSimulator(store, now),
+    delivery,
+    faults: new FaultInjector(),
+    pageBuffers: new PageBuffers(),
+    credentials,
+    settings,
+    now,
+  };
+}
+
+/** The demo credentials, replaced by the data's, then by the options'; the webhook's follow the API's unless given. */
+function emulatorCredentials(data: EmulatorData, options: EmulatorOptions): EmulatorCredentials {
+  const fromData = data.credentials ?? {};
+  const credentials: EmulatorCredentials = {
+    ...DEMO_CREDENTIALS,
+    ...(fromData.api_key ? { apiKey: fromData.api_key, webhookUsername: fromData.api_key } : {}),
+    ...(fromData.api_secret ? { apiSecret: fromData.api_secret, webhookPassword: fromData.api_secret } : {}),
+    ...(fromData.webhook_token ? { webhookToken: fromData.webhook_token } : {}),
+    ...options.credentials,
+  };
+  if (options.credentials?.apiKey && !options.credentials.webhookUsername)
+    credentials.webhookUsername = options.credentials.apiKey;
+  if (options.credentials?.apiSecret && !options.credentials.webhookPassword)
+    credentials.webhookPassword = options.credentials.apiSecret;
+  return credentials;
+}
+
+function emulatorSettings(options: EmulatorOptions): EmulatorSettings {
+  return {
+    pagingStyle: options.pagingStyle ?? 'look-ahead',
+    webhookNotFoundAs: options.webhookNotFoundAs ?? 'http_404',
+    webhookAuthSchemes: options.webhookAuthSchemes ?? ['bearer', 'basic'],
+    baselineStartTime: options.baselineStartTime ?? '00:00',
+  };
+}
+
+function listen(server: Server, options: EmulatorOptions): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+}
+
+/** One request on the two interfaces, kept among the last 100 (the Authorization scheme, never its value). */
+function record(recentRequests: RequestRecord[], req: IncomingMessage): void {
+  recentRequests.push({
+    method: req.method ?? 'GET',
+    path: req.url ?? '/',
+    accept: req.headers.accept,
+    authorizationScheme: authorizationScheme(req.headers.authorization),
+  });
+  if (recentRequests.length > 100) recentRequests.shift();
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, ctx: EmulatorContext): Promise<void> {

@@ -15,7 +15,7 @@ import {
   warnTlsUnverified,
   withTransientRetries,
 } from '../network/index.js';
-import { defineSource, type ConnectedSource, type ProbeResult } from './source-definition.js';
+import { defineSource, type ConnectedSource, type CredentialFor, type ProbeResult } from './source-definition.js';
 
 /**
  * A file behind a signed (presigned) URL: S3, Google Cloud Storage, Azure Blob SAS, CloudFront.
@@ -62,7 +62,6 @@ export default defineSource({
   needs: ['signedUrl'],
   async connect(k, credential, context): Promise<SignedUrlSource> {
     const url = credential.signedUrl.read();
-    const target = describeUrl(url);
     guardPlainHttp({
       url,
       key: 'signed_url',
@@ -72,81 +71,135 @@ export default defineSource({
     });
     const tls = await context.tls.read();
     if (!tls.verify) warnTlsUnverified(context.log, url.host, 'the signed URL');
-    const http = new HttpClient({ tls, timeoutSeconds: context.common.timeout_seconds });
-    const timeoutMs = context.common.timeout_seconds * 1000;
-    /** How many tries an answer took, when more than one: a refusal says so. */
-    const triesTaken = new WeakMap<Response, number>();
-
-    const send = async (init: SignedUrlRequestInit & { redirect?: 'follow' | 'manual' }): Promise<Response> => {
-      const once = () =>
-        http.send(
-          new URL(url),
-          // A download takes as long as the file does: timeout_seconds bounds the wait for the answer, and each pause in the body.
-          {
-            method: 'GET',
-            headers: new HeaderList(init.headers),
-            redirect: init.redirect ?? 'follow',
-            deadline: 'headers',
-            ...(init.signal ? { signal: init.signal } : {}),
-          },
-          { credential: credential.description, urlKey: 'signed_url', clientCertificate: tls.clientCertificate },
-        );
-      try {
-        const { reply, tries } = await withTransientRetries(once, {
-          method: 'GET',
-          maxRetries: k.max_retries,
-          drain: (response) => readBodyStart(response, 64 * 1024),
-          ...(init.signal ? { signal: init.signal } : {}),
-          onRetry: (reason, waitMs, next) =>
-            context.log.warning(
-              `${credential.description}: GET ${target} got ${reason}; try ${next} of ${k.max_retries + 1} in ${(waitMs / 1000).toFixed(1)} s`,
-            ),
-        });
-        if (tries > 1) triesTaken.set(reply, tries);
-        return reply;
-      } catch (error) {
-        throw await explainTlsFailure(error, {
-          url,
-          tls,
-          target: `${credential.description}: GET ${target}`,
-          timeoutMs,
-        });
-      }
-    };
-
-    return {
-      target,
-      expiresAt: readSignedUrlExpiry(url)?.expiresAt,
-      async probe(): Promise<ProbeResult> {
-        const started = performance.now();
-        const response = await send({ headers: { range: 'bytes=0-0' }, redirect: 'manual' });
-        if (HEALTHY.has(response.status)) {
-          // One byte, or a short redirect page: read to the end so the connection stays open for
-          // the download; a server that ignored the range gets its body cancelled after 64 KiB.
-          await readBodyStart(response, 64 * 1024);
-          const where = response.status >= 300 && response.status < 400 ? redirectTarget(response, url) : '';
-          return {
-            target: `GET ${target} (first byte)`,
-            outcome: `HTTP ${response.status}${where}`,
-            elapsedMs: performance.now() - started,
-          };
-        }
-        throw await statusError(response, `${credential.description}: GET ${target}`, tls, triesTaken.get(response));
-      },
-      fetch: (init = {}) => send(init),
-      async stream(init = {}) {
-        const response = await send(init);
-        if ((response.status === 200 || response.status === 206) && response.body)
-          return response.body as ReadableStream<Uint8Array>;
-        throw await statusError(response, `${credential.description}: GET ${target}`, tls, triesTaken.get(response));
-      },
-      async close() {
-        await credential.close?.();
-        await http.close();
-      },
-    };
+    return new SignedUrlConnection(url, credential, tls, context.common.timeout_seconds, {
+      maxRetries: k.max_retries,
+      log: context.log,
+    });
   },
 });
+
+/** The retry budget of transient failures (`max_retries`) and where a retry is said. */
+interface SignedUrlRetries {
+  readonly maxRetries: number;
+  readonly log: { warning(message: string): void };
+}
+
+/** The URL as update() holds it: each call one GET through its own HTTP client; `close` ends both. */
+class SignedUrlConnection implements SignedUrlSource {
+  readonly target: string;
+  readonly expiresAt: Date | undefined;
+  // `#`, not `private`: a connector that logs its source shows none of these (the URL's signature).
+  readonly #http: HttpClient;
+  readonly #timeoutMs: number;
+
+  readonly #url: URL;
+  readonly #credential: CredentialFor<'signedUrl'>;
+  readonly #tls: TlsSettings;
+  readonly #retries: SignedUrlRetries;
+  /** How many tries an answer took, when more than one: a refusal says so. */
+  readonly #triesTaken = new WeakMap<Response, number>();
+
+  constructor(
+    url: URL,
+    credential: CredentialFor<'signedUrl'>,
+    tls: TlsSettings,
+    timeoutSeconds: number,
+    retries: SignedUrlRetries,
+  ) {
+    this.#url = url;
+    this.#credential = credential;
+    this.#tls = tls;
+    this.#retries = retries;
+    this.target = describeUrl(url);
+    this.#http = new HttpClient({ tls, timeoutSeconds });
+    this.#timeoutMs = timeoutSeconds * 1000;
+    this.expiresAt = readSignedUrlExpiry(url)?.expiresAt;
+  }
+
+  probe = async (): Promise<ProbeResult> => {
+    const started = performance.now();
+    const response = await this.send({ headers: { range: 'bytes=0-0' }, redirect: 'manual' });
+    if (HEALTHY.has(response.status)) {
+      // One byte, or a short redirect page: read to the end so the connection stays open for
+      // the download; a server that ignored the range gets its body cancelled after 64 KiB.
+      await readBodyStart(response, 64 * 1024);
+      const where = response.status >= 300 && response.status < 400 ? redirectTarget(response, this.#url) : '';
+      return {
+        target: `GET ${this.target} (first byte)`,
+        outcome: `HTTP ${response.status}${where}`,
+        elapsedMs: performance.now() - started,
+      };
+    }
+    throw await statusError(
+      response,
+      `${this.#credential.description}: GET ${this.target}`,
+      this.#tls,
+      this.#triesTaken.get(response),
+    );
+  };
+
+  fetch = (init: SignedUrlRequestInit = {}): Promise<Response> => this.send(init);
+
+  stream = async (init: SignedUrlRequestInit = {}): Promise<ReadableStream<Uint8Array>> => {
+    const response = await this.send(init);
+    if ((response.status === 200 || response.status === 206) && response.body)
+      return response.body as ReadableStream<Uint8Array>;
+    throw await statusError(
+      response,
+      `${this.#credential.description}: GET ${this.target}`,
+      this.#tls,
+      this.#triesTaken.get(response),
+    );
+  };
+
+  close = async (): Promise<void> => {
+    await this.#credential.close?.();
+    await this.#http.close();
+  };
+
+  private async send(init: SignedUrlRequestInit & { redirect?: 'follow' | 'manual' }): Promise<Response> {
+    const { maxRetries, log } = this.#retries;
+    const where = `${this.#credential.description}: GET ${this.target}`;
+    try {
+      const { reply, tries } = await withTransientRetries(() => this.sendOnce(init), {
+        method: 'GET',
+        maxRetries,
+        drain: (response) => readBodyStart(response, 64 * 1024),
+        ...(init.signal ? { signal: init.signal } : {}),
+        onRetry: (reason, waitMs, next) =>
+          log.warning(`${where} got ${reason}; try ${next} of ${maxRetries + 1} in ${(waitMs / 1000).toFixed(1)} s`),
+      });
+      if (tries > 1) this.#triesTaken.set(reply, tries);
+      return reply;
+    } catch (error) {
+      throw await explainTlsFailure(error, {
+        url: this.#url,
+        tls: this.#tls,
+        target: where,
+        timeoutMs: this.#timeoutMs,
+      });
+    }
+  }
+
+  /** One GET. A download takes as long as the file does: timeout_seconds bounds the wait for the answer, and each pause in the body. */
+  private sendOnce(init: SignedUrlRequestInit & { redirect?: 'follow' | 'manual' }): Promise<Response> {
+    return this.#http.send(
+      new URL(this.#url),
+      {
+        method: 'GET',
+        headers: new HeaderList(init.headers),
+        redirect: init.redirect ?? 'follow',
+        deadline: 'headers',
+        ...(init.signal ? { signal: init.signal } : {}),
+      },
+      {
+        credential: this.#credential.description,
+        urlKey: 'signed_url',
+        clientCertificate: this.#tls.clientCertificate,
+      },
+    );
+  }
+}
 
 /**
  * 401/403 and the storage services' signature errors are the URL's fault (exit 3): expired,

@@ -128,34 +128,43 @@ export function defaultEmulatorData(): EmulatorDataInput {
   return {
     groups,
     connectors,
-    webhooks: [
-      {
-        id: 1,
-        name: 'on-call alerts',
-        description: 'raised and resolved sync alerts to the pager',
-        events: ['sync.alert.raised', 'sync.alert.resolved'],
-        endpoint: 'https://hooks.example.com/pager/connector-alerts',
-      },
-      {
-        id: 2,
-        name: 'audit everything',
-        description: 'every event, for the audit log',
-        endpoint: 'https://audit.example.com/ingest',
-      },
-      {
-        id: 3,
-        name: 'failed syncs to chat',
-        events: ['sync.failed'],
-        endpoint: 'https://chat.example.com/hooks/T01/B02',
-      },
-    ],
-    transformations: [
-      { id: 'tp_stripe_revenue', name: 'Stripe revenue package', version: 3, latest_version: 4 },
-      { id: 'tp_hubspot_funnel', name: 'HubSpot funnel package', version: 2, latest_version: 2 },
-      { id: 'tp_github_activity', name: 'GitHub activity package', version: 1, latest_version: 5 },
-    ],
+    webhooks: defaultWebhooks(),
+    transformations: defaultTransformations(),
     webhook_feature_available: true,
   };
+}
+
+/** New objects each time: the store may change what it is given. */
+function defaultWebhooks(): EmulatorDataInput['webhooks'] {
+  return [
+    {
+      id: 1,
+      name: 'on-call alerts',
+      description: 'raised and resolved sync alerts to the pager',
+      events: ['sync.alert.raised', 'sync.alert.resolved'],
+      endpoint: 'https://hooks.example.com/pager/connector-alerts',
+    },
+    {
+      id: 2,
+      name: 'audit everything',
+      description: 'every event, for the audit log',
+      endpoint: 'https://audit.example.com/ingest',
+    },
+    {
+      id: 3,
+      name: 'failed syncs to chat',
+      events: ['sync.failed'],
+      endpoint: 'https://chat.example.com/hooks/T01/B02',
+    },
+  ];
+}
+
+function defaultTransformations(): EmulatorDataInput['transformations'] {
+  return [
+    { id: 'tp_stripe_revenue', name: 'Stripe revenue package', version: 3, latest_version: 4 },
+    { id: 'tp_hubspot_funnel', name: 'HubSpot funnel package', version: 2, latest_version: 2 },
+    { id: 'tp_github_activity', name: 'GitHub activity package', version: 1, latest_version: 5 },
+  ];
 }
 
 function connectorRecord(a: {

@@ -75,39 +75,10 @@ function fromServer(
   context: MysqlFailureContext,
 ): ConnectorAuthError | undefined {
   const { user, database } = context.endpoint;
-  const { login } = context;
   switch (errno) {
     case 1045:
-    case 1698: {
-      if (login.kind === 'none')
-        return clientCertificateRefused(
-          target,
-          `at login for user '${user}' (error ${errno}: ${message})`,
-          context.tls.clientCertificate,
-        );
-      const what =
-        login.kind === 'password'
-          ? 'the password'
-          : login.kind === 'iam_token'
-            ? 'the IAM database token'
-            : 'the access token given as the password';
-      const hint =
-        login.kind === 'password'
-          ? `check 'password', and that 'user' names an existing account: the server answers the same for an unknown user`
-          : login.kind === 'iam_token'
-            ? login.aws?.sessionKey
-              ? `the policies of ${login.aws.signer} must allow rds-db:connect for user '${user}', created IDENTIFIED WITH AWSAuthenticationPlugin; check 'aws_region' too`
-              : `check 'aws_access_key_id', 'aws_secret_access_key' and 'aws_region'; the key's IAM policy must allow rds-db:connect for user '${user}'`
-            : `check '${login.rejectedKey}' (the token must be for the database service), and that 'user' is the database user of this identity`;
-      return new AuthenticationError(
-        `${target} failed: the server rejected ${what} for user '${user}' (error ${errno})`,
-        {
-          code: `mysql_${login.kind === 'password' ? 'password' : 'token'}_rejected`,
-          key: login.rejectedKey,
-          hint,
-        },
-      );
-    }
+    case 1698:
+      return loginRejected(errno, message, target, context);
     case 1044:
       // Said for a database that does not exist too, to an account without global privileges.
       return new AuthenticationError(
@@ -151,13 +122,49 @@ function fromServer(
   }
 }
 
+/** Errors 1045 and 1698: what the login sent was refused (a password, a token, or no password with a client certificate). */
+function loginRejected(
+  errno: number,
+  message: string,
+  target: string,
+  context: MysqlFailureContext,
+): ConnectorAuthError {
+  const { user } = context.endpoint;
+  const { login } = context;
+  if (login.kind === 'none')
+    return clientCertificateRefused(
+      target,
+      `at login for user '${user}' (error ${errno}: ${message})`,
+      context.tls.clientCertificate,
+    );
+  const what =
+    login.kind === 'password'
+      ? 'the password'
+      : login.kind === 'iam_token'
+        ? 'the IAM database token'
+        : 'the access token given as the password';
+  const hint =
+    login.kind === 'password'
+      ? `check 'password', and that 'user' names an existing account: the server answers the same for an unknown user`
+      : login.kind === 'iam_token'
+        ? login.aws?.sessionKey
+          ? `the policies of ${login.aws.signer} must allow rds-db:connect for user '${user}', created IDENTIFIED WITH AWSAuthenticationPlugin; check 'aws_region' too`
+          : `check 'aws_access_key_id', 'aws_secret_access_key' and 'aws_region'; the key's IAM policy must allow rds-db:connect for user '${user}'`
+        : `check '${login.rejectedKey}' (the token must be for the database service), and that 'user' is the database user of this identity`;
+  return new AuthenticationError(`${target} failed: the server rejected ${what} for user '${user}' (error ${errno})`, {
+    code: `mysql_${login.kind === 'password' ? 'password' : 'token'}_rejected`,
+    key: login.rejectedKey,
+    hint,
+  });
+}
+
 /** Nothing listens, a timeout, TLS that fails or is refused, a plugin that would send the password in clear. */
 function fromConnection(
   chain: unknown[],
   target: string,
   context: MysqlFailureContext,
 ): ConnectorAuthError | undefined {
-  const { endpoint, tls, timeoutSeconds } = context;
+  const { timeoutSeconds } = context;
   const codes = chain.map((e) => String((e as { code?: unknown }).code ?? ''));
   const messages = chain.map((e) => (e instanceof Error ? e.message : ''));
   const cause = chain[0];
@@ -188,14 +195,8 @@ function fromConnection(
       },
     );
   }
-  if (messages.some((m) => HOST_MISMATCH.test(m))) return certificateForAnotherHost(target, endpoint.host, cause);
-  const untrusted = messages.find((m) => UNTRUSTED.test(m));
-  if (untrusted) return untrustedCertificate(target, UNTRUSTED.exec(untrusted)![0].toLowerCase(), cause);
-  const alert = [...codes, ...messages]
-    .map((c) => CLIENT_CERTIFICATE_ALERT.exec(c.toUpperCase().replace(/ /g, '_'))?.[0])
-    .find(Boolean);
-  if (alert)
-    return clientCertificateRefused(target, `during the TLS handshake (${alert})`, tls.clientCertificate, cause);
+  const identity = fromTlsIdentity(codes, messages, target, context, cause);
+  if (identity) return identity;
   const system = codes.find((c) => SYSTEM_ERROR_DESCRIPTIONS[c]);
   if (system) {
     return new SourceUnreachableError(`${target} failed: ${SYSTEM_ERROR_DESCRIPTIONS[system]}`, {
@@ -213,6 +214,26 @@ function fromConnection(
       cause,
     });
   }
+  return undefined;
+}
+
+/** The server's certificate (another host's, or not trusted), or the server refusing ours. */
+function fromTlsIdentity(
+  codes: string[],
+  messages: string[],
+  target: string,
+  context: MysqlFailureContext,
+  cause: unknown,
+): ConnectorAuthError | undefined {
+  const { endpoint, tls } = context;
+  if (messages.some((m) => HOST_MISMATCH.test(m))) return certificateForAnotherHost(target, endpoint.host, cause);
+  const untrusted = messages.find((m) => UNTRUSTED.test(m));
+  if (untrusted) return untrustedCertificate(target, UNTRUSTED.exec(untrusted)![0].toLowerCase(), cause);
+  const alert = [...codes, ...messages]
+    .map((c) => CLIENT_CERTIFICATE_ALERT.exec(c.toUpperCase().replace(/ /g, '_'))?.[0])
+    .find(Boolean);
+  if (alert)
+    return clientCertificateRefused(target, `during the TLS handshake (${alert})`, tls.clientCertificate, cause);
   return undefined;
 }
 

@@ -41,7 +41,7 @@ export async function fromConnectionFailure(
   target: string,
   context: ConnectionAttempt,
 ): Promise<ConnectorAuthError | undefined> {
-  const { endpoint, credential, tls, timeoutSeconds } = context;
+  const { endpoint, timeoutSeconds } = context;
   const codes = chain.map((e) => String((e as { code?: unknown }).code ?? ''));
   const messages = chain.map((e) => (e instanceof Error ? e.message : ''));
   const cause = chain[0];
@@ -65,6 +65,39 @@ export async function fromConnectionFailure(
       },
     );
   }
+  const certificate = await fromCertificates(chain, codes, target, context, cause);
+  if (certificate) return certificate;
+  const exchange = fromLoginExchange(messages, target, context, cause);
+  if (exchange) return exchange;
+  const system = codes.find((c) => SYSTEM_ERROR_DESCRIPTIONS[c]);
+  if (system) {
+    return new SourceUnreachableError(`${target} failed: ${SYSTEM_ERROR_DESCRIPTIONS[system]}`, {
+      code: systemErrorCode(system),
+      key: 'host',
+      hint: `check 'host' and 'port', and that PostgreSQL is running and accepts TCP connections there`,
+      cause,
+    });
+  }
+  if (messages.some((m) => /Connection terminated|error establishing an SSL connection/i.test(m))) {
+    return new SourceUnreachableError(`${target} failed: the server closed the connection during login`, {
+      code: 'postgres_connection_closed',
+      key: 'host',
+      hint: `check that 'host' and 'port' point at a PostgreSQL server`,
+      cause,
+    });
+  }
+  return undefined;
+}
+
+/** The server's certificate (another host's, or not trusted: then looked at), or the server refusing ours. */
+async function fromCertificates(
+  chain: unknown[],
+  codes: string[],
+  target: string,
+  context: ConnectionAttempt,
+  cause: unknown,
+): Promise<ConnectorAuthError | undefined> {
+  const { endpoint, tls, timeoutSeconds } = context;
   if (codes.some((c) => HOST_MISMATCH_CODES.has(c)))
     return certificateForAnotherHost(target, endpoint.host, cause, {
       names: certificateNames(chain),
@@ -90,6 +123,17 @@ export async function fromConnectionFailure(
   const alert = codes.find((c) => CLIENT_CERTIFICATE_ALERT.test(c));
   if (alert)
     return clientCertificateRefused(target, `during the TLS handshake (${alert})`, tls.clientCertificate, cause);
+  return undefined;
+}
+
+/** The login exchange: a password asked of a method that has none, or a server that could not prove it knows it. */
+function fromLoginExchange(
+  messages: string[],
+  target: string,
+  context: ConnectionAttempt,
+  cause: unknown,
+): ConnectorAuthError | undefined {
+  const { endpoint, credential } = context;
   if (messages.some((m) => /client password must be a string|Password must be a string/i.test(m))) {
     return new AuthenticationError(
       `${target} failed: the server asks user '${endpoint.user}' for a password, and auth_method '${credential.method}' has none`,
@@ -111,23 +155,6 @@ export async function fromConnectionFailure(
         cause,
       },
     );
-  }
-  const system = codes.find((c) => SYSTEM_ERROR_DESCRIPTIONS[c]);
-  if (system) {
-    return new SourceUnreachableError(`${target} failed: ${SYSTEM_ERROR_DESCRIPTIONS[system]}`, {
-      code: systemErrorCode(system),
-      key: 'host',
-      hint: `check 'host' and 'port', and that PostgreSQL is running and accepts TCP connections there`,
-      cause,
-    });
-  }
-  if (messages.some((m) => /Connection terminated|error establishing an SSL connection/i.test(m))) {
-    return new SourceUnreachableError(`${target} failed: the server closed the connection during login`, {
-      code: 'postgres_connection_closed',
-      key: 'host',
-      hint: `check that 'host' and 'port' point at a PostgreSQL server`,
-      cause,
-    });
   }
   return undefined;
 }

@@ -47,45 +47,9 @@ function fromSqlState(
   context: PostgresFailureContext,
 ): ConnectorAuthError | undefined {
   const { user, database } = context.endpoint;
-  const login = loginCapability(context.credential);
   switch (state) {
     case '28P01':
-      if (login === 'awsKeys' && context.credential.awsKeys) {
-        // An IAM database token (RDS, Aurora: "PAM authentication failed"): signed with the wrong key or
-        // region, or not allowed by IAM, or for a role the database does not let log in by IAM.
-        const { sessionKey, signer } = context.credential.awsKeys;
-        return new AuthenticationError(
-          `${target} failed: the server rejected the IAM database token for user '${user}' (SQLSTATE 28P01)`,
-          {
-            code: 'postgres_iam_token_rejected',
-            key: sessionKey ?? 'aws_secret_access_key',
-            hint: sessionKey
-              ? `the policies of ${signer} must allow rds-db:connect for user '${user}', and the database role must be granted rds_iam; check 'aws_region' too`
-              : `check 'aws_access_key_id', 'aws_secret_access_key' and 'aws_region'; the key's IAM policy must allow rds-db:connect for user '${user}', and the role must be granted rds_iam`,
-          },
-        );
-      }
-      if (login === 'bearerToken') {
-        // The password was an access token (Cloud SQL IAM login, Entra ID; postgres-source.ts picks it
-        // the same way): the usual causes are a token for another audience or a role that is not the identity's.
-        const key = context.credential.rejectedKey;
-        return new AuthenticationError(
-          `${target} failed: the server rejected the access token given as the password for user '${user}' (SQLSTATE 28P01)`,
-          {
-            code: 'postgres_token_rejected',
-            key,
-            hint: `check '${key}' (the token must be for the database service), and that 'user' is the database role of this identity`,
-          },
-        );
-      }
-      return new AuthenticationError(
-        `${target} failed: the server rejected the password for user '${user}' (SQLSTATE 28P01)`,
-        {
-          code: 'postgres_password_rejected',
-          key: 'password',
-          hint: `check 'password', and that 'user' names an existing role: PostgreSQL answers the same for an unknown user`,
-        },
-      );
+      return loginRejected(target, context);
     case '28000':
       return invalidAuthorization(message, target, context);
     case '3D000':
@@ -116,6 +80,48 @@ function fromSqlState(
     default:
       return undefined;
   }
+}
+
+/** SQLSTATE 28P01: what the login sent as its password (a password, an IAM token, an access token) was refused. */
+function loginRejected(target: string, context: PostgresFailureContext): ConnectorAuthError {
+  const { user } = context.endpoint;
+  const login = loginCapability(context.credential);
+  if (login === 'awsKeys' && context.credential.awsKeys) {
+    // An IAM database token (RDS, Aurora: "PAM authentication failed"): signed with the wrong key or
+    // region, or not allowed by IAM, or for a role the database does not let log in by IAM.
+    const { sessionKey, signer } = context.credential.awsKeys;
+    return new AuthenticationError(
+      `${target} failed: the server rejected the IAM database token for user '${user}' (SQLSTATE 28P01)`,
+      {
+        code: 'postgres_iam_token_rejected',
+        key: sessionKey ?? 'aws_secret_access_key',
+        hint: sessionKey
+          ? `the policies of ${signer} must allow rds-db:connect for user '${user}', and the database role must be granted rds_iam; check 'aws_region' too`
+          : `check 'aws_access_key_id', 'aws_secret_access_key' and 'aws_region'; the key's IAM policy must allow rds-db:connect for user '${user}', and the role must be granted rds_iam`,
+      },
+    );
+  }
+  if (login === 'bearerToken') {
+    // The password was an access token (Cloud SQL IAM login, Entra ID; postgres-source.ts picks it
+    // the same way): the usual causes are a token for another audience or a role that is not the identity's.
+    const key = context.credential.rejectedKey;
+    return new AuthenticationError(
+      `${target} failed: the server rejected the access token given as the password for user '${user}' (SQLSTATE 28P01)`,
+      {
+        code: 'postgres_token_rejected',
+        key,
+        hint: `check '${key}' (the token must be for the database service), and that 'user' is the database role of this identity`,
+      },
+    );
+  }
+  return new AuthenticationError(
+    `${target} failed: the server rejected the password for user '${user}' (SQLSTATE 28P01)`,
+    {
+      code: 'postgres_password_rejected',
+      key: 'password',
+      hint: `check 'password', and that 'user' names an existing role: PostgreSQL answers the same for an unknown user`,
+    },
+  );
 }
 
 /** 28000 is pg_hba.conf's (or a role's) "no": which key to fix depends on the phrase. */

@@ -53,31 +53,7 @@ export function tlsOptionsFor(
     );
   }
   const clientCertificate = tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {};
-  if (sslmode === 'disable') {
-    if (tls.cert || credential.clientCertificate) {
-      throw new ConfigurationError(
-        `invalid configuration for the postgres source: a client certificate is configured but sslmode=disable; it is presented only inside TLS`,
-        {
-          code: 'client_certificate_without_tls',
-          key: 'sslmode',
-          hint: "set 'sslmode' to verify-full (or verify-ca), or remove the 'tls_client_*' keys",
-        },
-      );
-    }
-    if (loginCapability(credential) === 'awsKeys') {
-      // RDS refuses an IAM database login without TLS; the token would cross the network in clear.
-      throw new ConfigurationError(
-        `invalid configuration for the postgres source: an IAM database login (${credential.method}) needs TLS, but sslmode=disable`,
-        {
-          code: 'iam_login_without_tls',
-          key: 'sslmode',
-          hint: "set 'sslmode' to verify-full, with 'tls_ca_certificate' set to the RDS CA bundle",
-        },
-      );
-    }
-    warnUnencrypted(log, host, 'the login exchange, queries and results', 'sslmode=disable');
-    return false;
-  }
+  if (sslmode === 'disable') return withoutTls(endpoint, tls, credential, log);
   const ca = tls.ca ? { ca: tls.ca } : {};
   // Node checks the host name in checkServerIdentity; the chain is checked before it, whatever it returns.
   const chainOnly = { ...ca, ...clientCertificate, rejectUnauthorized: true, checkServerIdentity: () => undefined };
@@ -97,6 +73,38 @@ export function tlsOptionsFor(
       warnTlsUnverified(log, host, 'the credential (use verify-full)', 'sslmode=require');
       return { ...clientCertificate, rejectUnauthorized: false };
   }
+}
+
+/** sslmode=disable: refused with a client certificate or an IAM login, which need TLS; else warned about. */
+function withoutTls(
+  endpoint: PostgresEndpoint,
+  tls: TlsSettings,
+  credential: Credential,
+  log: Pick<Logger, 'warning'>,
+): false {
+  if (tls.cert || credential.clientCertificate) {
+    throw new ConfigurationError(
+      `invalid configuration for the postgres source: a client certificate is configured but sslmode=disable; it is presented only inside TLS`,
+      {
+        code: 'client_certificate_without_tls',
+        key: 'sslmode',
+        hint: "set 'sslmode' to verify-full (or verify-ca), or remove the 'tls_client_*' keys",
+      },
+    );
+  }
+  if (loginCapability(credential) === 'awsKeys') {
+    // RDS refuses an IAM database login without TLS; the token would cross the network in clear.
+    throw new ConfigurationError(
+      `invalid configuration for the postgres source: an IAM database login (${credential.method}) needs TLS, but sslmode=disable`,
+      {
+        code: 'iam_login_without_tls',
+        key: 'sslmode',
+        hint: "set 'sslmode' to verify-full, with 'tls_ca_certificate' set to the RDS CA bundle",
+      },
+    );
+  }
+  warnUnencrypted(log, endpoint.host, 'the login exchange, queries and results', 'sslmode=disable');
+  return false;
 }
 
 /**

@@ -35,6 +35,15 @@ export interface S3FailureContext {
   route?: HttpRoute;
 }
 
+/** What S3 answered, and to what: the helpers of fromS3Failure read it. */
+interface S3Answer {
+  service: ServiceError;
+  said: string;
+  target: string;
+  context: S3FailureContext;
+  error: unknown;
+}
+
 interface ServiceError {
   name: string;
   message: string;
@@ -61,22 +70,9 @@ async function fromS3Failure(error: unknown, target: string, context: S3FailureC
   const { bucket } = context.location;
   const { signer, sessionKey } = context.credential.awsKeys;
   const refusal = { service: { code: 's3' as const, name: 'S3' }, failed: `${target} failed`, said, cause: error };
-  // A role's temporary key is AWS's to issue and to know: refused, it is the role to look at.
-  if (
-    sessionKey &&
-    ['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'InvalidToken', 'ExpiredToken', 'TokenRefreshRequired'].includes(
-      service.name,
-    )
-  )
-    return new AuthenticationError(`${target} failed: S3 refused the temporary credentials of ${signer} (${said})`, {
-      code: 's3_role_credentials_refused',
-      key: context.urlKey === 'endpoint' ? 'endpoint' : sessionKey,
-      hint:
-        context.urlKey === 'endpoint'
-          ? "a role's temporary credentials are AWS's; an S3-compatible server at 'endpoint' knows only its own keys (use aws_access_key without 'aws_role_arn')"
-          : "check this machine's clock (NTP) and that the role belongs to the bucket's AWS partition",
-      cause: error,
-    });
+  const answer: S3Answer = { service, said, target, context, error };
+  const roleRefused = roleCredentialsRefused(answer);
+  if (roleRefused) return roleRefused;
   switch (service.name) {
     case 'InvalidAccessKeyId':
       return new AuthenticationError(`${target} failed: S3 does not know ${signer} (${said})`, {
@@ -117,28 +113,59 @@ async function fromS3Failure(error: unknown, target: string, context: S3FailureC
     case 'PermanentRedirect':
     case 'AuthorizationHeaderMalformed':
     case 'IllegalLocationConstraintException':
-      return new SourceUnreachableError(
-        `${target} failed: the bucket is not in region '${context.location.region}'${service.region ? ` but in '${service.region}'` : ''} (${said})`,
-        {
-          code: 's3_wrong_region',
-          key: 'region',
-          hint: service.region
-            ? `set 'region' to ${service.region}`
-            : "set 'region' to the bucket's region (the S3 console shows it)",
-          cause: error,
-        },
-      );
+      return wrongRegion(answer);
     default:
-      return new SourceUnreachableError(`${target} failed: S3 answered ${said}`, {
-        code: service.status >= 500 || service.status === 429 ? 's3_unavailable' : 's3_error',
-        key: context.urlKey === 'endpoint' ? 'endpoint' : 'bucket',
-        hint:
-          service.status >= 500 || service.status === 429
-            ? 'S3 failed or is throttling this key after retries; try again later'
-            : `check 'bucket' and 'prefix'${context.urlKey === 'endpoint' ? ", and that 'endpoint' is an S3 API" : ''}`,
-        cause: error,
-      });
+      return s3Answered(answer);
   }
+}
+
+/** A role's temporary key is AWS's to issue and to know: refused, it is the role to look at. */
+function roleCredentialsRefused({ service, said, target, context, error }: S3Answer): ConnectorAuthError | undefined {
+  const { signer, sessionKey } = context.credential.awsKeys;
+  if (
+    !sessionKey ||
+    !['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'InvalidToken', 'ExpiredToken', 'TokenRefreshRequired'].includes(
+      service.name,
+    )
+  )
+    return undefined;
+  return new AuthenticationError(`${target} failed: S3 refused the temporary credentials of ${signer} (${said})`, {
+    code: 's3_role_credentials_refused',
+    key: context.urlKey === 'endpoint' ? 'endpoint' : sessionKey,
+    hint:
+      context.urlKey === 'endpoint'
+        ? "a role's temporary credentials are AWS's; an S3-compatible server at 'endpoint' knows only its own keys (use aws_access_key without 'aws_role_arn')"
+        : "check this machine's clock (NTP) and that the role belongs to the bucket's AWS partition",
+    cause: error,
+  });
+}
+
+/** Any other answer: S3 failing or throttling, or a request it did not take. */
+function s3Answered({ service, said, target, context, error }: S3Answer): ConnectorAuthError {
+  return new SourceUnreachableError(`${target} failed: S3 answered ${said}`, {
+    code: service.status >= 500 || service.status === 429 ? 's3_unavailable' : 's3_error',
+    key: context.urlKey === 'endpoint' ? 'endpoint' : 'bucket',
+    hint:
+      service.status >= 500 || service.status === 429
+        ? 'S3 failed or is throttling this key after retries; try again later'
+        : `check 'bucket' and 'prefix'${context.urlKey === 'endpoint' ? ", and that 'endpoint' is an S3 API" : ''}`,
+    cause: error,
+  });
+}
+
+/** S3 names the bucket's region when it is another than the one asked. */
+function wrongRegion({ service, said, target, context, error }: S3Answer): ConnectorAuthError {
+  return new SourceUnreachableError(
+    `${target} failed: the bucket is not in region '${context.location.region}'${service.region ? ` but in '${service.region}'` : ''} (${said})`,
+    {
+      code: 's3_wrong_region',
+      key: 'region',
+      hint: service.region
+        ? `set 'region' to ${service.region}`
+        : "set 'region' to the bucket's region (the S3 console shows it)",
+      cause: error,
+    },
+  );
 }
 
 /**

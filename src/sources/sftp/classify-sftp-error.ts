@@ -77,6 +77,11 @@ function fromConnectFailure(error: unknown, target: string, context: SftpFailure
       cause: error,
     });
   }
+  return fromSshMessage(error, message, target, endpoint);
+}
+
+/** What is left is told by ssh2's message: a failed handshake, no SFTP subsystem, a lost connection. */
+function fromSshMessage(error: unknown, message: string, target: string, endpoint: SftpEndpoint): ConnectorAuthError {
   if (/^Handshake failed: (.{1,80})$/.test(message)) {
     return new SourceUnreachableError(
       `${target} failed: the SSH handshake failed (${message.replace(/^Handshake failed: /, '')})`,
