@@ -171,13 +171,18 @@ export default defineConnector({
 });
 `;
 
-  it('SIGTERM while the source is closing: ended by the stop bound with exit 143, the rows and the checkpoint kept', async () => {
-    const peer = await peerWith({});
-    const dir = await project(peer);
+  /** A debug run of that connector, sent SIGTERM once its source has begun to close. */
+  async function stoppedWhileClosing() {
+    const dir = await project(await peerWith({}));
     await writeFile(join(dir, 'connector.ts'), connector);
     const run = startCli(['debug', dir]);
     await until(() => run.output().stderr.includes('closing the source'), 'the run to reach its closing phase');
     run.child.kill('SIGTERM');
+    return { dir, run };
+  }
+
+  it('SIGTERM while the source is closing: ended by the stop bound with exit 143, the rows and the checkpoint kept', async () => {
+    const { dir, run } = await stoppedWhileClosing();
     const stopped = await run.done;
     expect(stopped.code, stopped.stderr).toBe(143);
     expect(stopped.stderr).toMatch(/SIGTERM: the run did not stop within 10 s; ending it now/);
@@ -186,12 +191,7 @@ export default defineConnector({
   });
 
   it('a second SIGTERM in the closing phase ends the process at once', async () => {
-    const peer = await peerWith({});
-    const dir = await project(peer);
-    await writeFile(join(dir, 'connector.ts'), connector);
-    const run = startCli(['debug', dir]);
-    await until(() => run.output().stderr.includes('closing the source'), 'the run to reach its closing phase');
-    run.child.kill('SIGTERM');
+    const { run } = await stoppedWhileClosing();
     await until(() => run.output().stderr.includes('SIGTERM: stopping'), 'the first stop to be taken');
     run.child.kill('SIGTERM');
     const stopped = await run.done;
