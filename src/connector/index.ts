@@ -6,6 +6,7 @@ export type {
   State,
   SourceClients,
   UpdateContext,
+  LoadedConnector,
 } from './definition/index.js';
 export { createOperations, rowJsonReplacer } from './definition/index.js';
 export type { Operations, Destination, StateStore, OperationCounts, AlertKind } from './definition/index.js';

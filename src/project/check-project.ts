@@ -4,7 +4,7 @@ import {
   authenticateResolved,
   checkConfigurationKeys,
   resolveConfiguration,
-  type ConnectorDefinition,
+  type LoadedConnector,
   type ResolvedConfiguration,
 } from '../connector/index.js';
 import type { Logger } from '../log/index.js';
@@ -45,7 +45,7 @@ export async function checkConfiguration(options: {
 }): Promise<{ report: ValidationReport; resolved: ResolvedConfiguration }> {
   const { paths, configuration, connector, unknownKeys } = await prepareProject(options);
   const resolved = await resolveConfiguration(configuration, {
-    source: (connector?.source as never) ?? 'rest',
+    source: connector?.source ?? 'rest',
     ...(connector?.auth ? { methods: connector.auth } : {}),
     log: options.log,
   });
@@ -71,7 +71,7 @@ export async function probeProject(options: {
 }): Promise<ProbeResult> {
   const { paths, configuration, connector } = await prepareProject(options);
   const auth = await authenticate(configuration, {
-    source: (connector?.source as never) ?? 'rest',
+    source: connector?.source ?? 'rest',
     ...(connector?.auth ? { methods: connector.auth } : {}),
     log: options.log,
     filesDir: paths.files,
@@ -101,7 +101,7 @@ export async function prepareProject(options: { project?: string; configurationP
   // Secrets registered before the connector file runs: its top-level code could already print a value.
   const configuration = readConfiguration(await readConfigurationFile(paths.configuration), { registry: secrets });
   const connector = await loadConnector(paths.project).then(
-    (loaded) => loaded.connector as ConnectorDefinition<never, never> | undefined,
+    (loaded): LoadedConnector | undefined => loaded.connector,
     (error: { code?: string }) => {
       // A bare configuration (no connector file yet) is still worth validating against REST.
       if (error.code === 'connector_missing') return undefined;

@@ -1,4 +1,4 @@
-import { createPrivateKey, createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createSecretKey, randomUUID, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { ConfigurationError } from '../../errors/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 
@@ -50,7 +50,7 @@ export function loadSigningKey(
       for (const member of ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'])
         if (typeof jwk[member] === 'string') secrets.register(key, jwk[member] as string);
       kid = typeof jwk.kid === 'string' ? jwk.kid : undefined;
-      keyObject = createPrivateKey({ key: jwk as never, format: 'jwk' });
+      keyObject = createPrivateKey({ key: jwk as JsonWebKey, format: 'jwk' });
     } else {
       keyObject = createPrivateKey({ key: trimmed, format: 'pem' });
     }

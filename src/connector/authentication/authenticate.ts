@@ -111,6 +111,11 @@ export async function authenticate<S extends ConnectedSource>(
   configuration: ConfigurationInput,
   options: AuthenticateOptions & { source: SourceDefinition<never, S> },
 ): Promise<Authenticated<S>>;
+/** A source known only at run time (a loaded connector's): its client typed as connected. */
+export async function authenticate(
+  configuration: ConfigurationInput,
+  options: AuthenticateOptions,
+): Promise<Authenticated>;
 export async function authenticate(
   configuration: ConfigurationInput,
   options: AuthenticateOptions = {},

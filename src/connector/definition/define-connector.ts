@@ -4,6 +4,7 @@ import type { Logger } from '../../log/index.js';
 import type { ConnectedSource, SourceDefinition } from '../../sources/index.js';
 import type { PostgresSource, RestSource, S3Source, SftpSource, SignedUrlSource } from '../../sources/index.js';
 import type { FtpSource, MysqlSource } from '../../sources/index.js';
+import type { LoadedConnector } from './loaded-connector.js';
 import type { Operations } from './operations.js';
 import type { State, TableDefinition } from './table-definition.js';
 
@@ -66,7 +67,10 @@ export interface ConnectorDefinition<
   ): Promise<void> | void;
 }
 
-/** The one export of a connector file. Identity at run time; it gives update() its types. */
+/**
+ * The one export of a connector file: it gives update() its types, and joins the secret keys of the
+ * connector's own auth methods to its `secretKeys`.
+ */
 export function defineConnector<
   Name extends keyof SourceClients | SourceDefinition = 'rest',
   // zod's own spelling of an object without keys (a connector that declares none of its own).
@@ -79,14 +83,10 @@ export function defineConnector<
   // Registered wherever the connector's own secret keys are (every host reads `secretKeys`), before anything runs.
   const secretKeys =
     methodSecrets.length > 0 ? { secretKeys: [...new Set([...(definition.secretKeys ?? []), ...methodSecrets])] } : {};
-  return Object.freeze({ ...definition, ...secretKeys, [CONNECTOR_BRAND]: true });
+  return Object.freeze({ ...definition, ...secretKeys });
 }
 
-const CONNECTOR_BRAND = Symbol.for('connector-auth.connector');
-
-export function isConnectorDefinition(
-  value: unknown,
-): value is ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType> {
+export function isConnectorDefinition(value: unknown): value is LoadedConnector {
   return (
     typeof value === 'object' &&
     value !== null &&

@@ -22,7 +22,7 @@ export async function probeConnector(options: ProbeConnectorOptions): Promise<Pr
   try {
     const probe = await auth.probe();
     options.host.log.info(probeLine(probe));
-    const tables = options.connector.schema ? await options.connector.schema(configuration as never) : [];
+    const tables = options.connector.schema ? await options.connector.schema(configuration) : [];
     return { probe, tables };
   } finally {
     await auth.close();

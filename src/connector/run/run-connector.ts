@@ -74,7 +74,7 @@ async function sync(
   const destination = await host.openDestination();
   let operations: ReturnType<typeof createOperations> | undefined;
   try {
-    if (connector.schema) await destination.declare(await connector.schema(configuration as never));
+    if (connector.schema) await destination.declare(await connector.schema(configuration));
     operations = createOperations(destination, host.state, registry, {
       ...(signal ? { signal } : {}),
       log: host.log,
@@ -86,7 +86,7 @@ async function sync(
         connector.update({
           configuration,
           state: options.state,
-          source: auth.source as never,
+          source: auth.source,
           op,
           log: host.log.withOrigin('connector'),
         }))();

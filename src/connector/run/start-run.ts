@@ -1,7 +1,5 @@
-import type { z } from 'zod';
 import { readConfiguration, type RawConfiguration } from '../../config/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
-import type { SourceDefinition } from '../../sources/index.js';
 import {
   authenticate,
   checkConfigurationKeys,
@@ -9,11 +7,11 @@ import {
   type Authenticated,
   type ConfigurationInput,
 } from '../authentication/index.js';
-import type { ConnectorDefinition, SourceClients } from '../definition/index.js';
+import type { LoadedConnector } from '../definition/index.js';
 import type { ProbeHost } from './host.js';
 
 export interface StartRunOptions {
-  connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>;
+  connector: LoadedConnector;
   /** Read by the host (readConfiguration), or a map read here (library use). */
   configuration: ConfigurationInput;
   /** Where log lines go and where a rotated secret goes (a run's host, or a probe's). */
@@ -48,7 +46,7 @@ export async function startRun(options: StartRunOptions): Promise<StartedRun> {
     ...options.authenticate,
     ...(rotation ? { persistConfigurationValue: (key: string, value: string) => rotation.keep(key, value) } : {}),
     ...(rotation?.rotatingSecret ? { rotatingSecret: rotation.rotatingSecret } : {}),
-    source: connector.source as keyof SourceClients,
+    source: connector.source,
     ...(connector.auth ? { methods: connector.auth } : {}),
     log,
     registry,

@@ -74,7 +74,7 @@ type Context = AirbyteOptions & { output: MessageOutput; log: Logger; registry: 
 const COMMANDS: Record<AirbyteCommand, (context: Context) => Promise<void>> = {
   async spec({ project, output }) {
     const { connector } = await loadConnector(project);
-    const description = await describeConfiguration(connector as never);
+    const description = await describeConfiguration(connector);
     output.send({
       type: 'SPEC',
       spec: {
@@ -110,7 +110,7 @@ const COMMANDS: Record<AirbyteCommand, (context: Context) => Promise<void>> = {
 async function probeWithSession(context: Context) {
   const session = await openSession(context);
   return probeConnector({
-    connector: session.connector as never,
+    connector: session.connector,
     configuration: session.flatConfiguration,
     host: session.host,
     registry: context.registry,

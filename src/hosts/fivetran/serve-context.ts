@@ -1,14 +1,12 @@
-import type { z } from 'zod';
-import type { ConnectorDefinition, SourceClients } from '../../connector/index.js';
+import type { LoadedConnector } from '../../connector/index.js';
 import type { Logger } from '../../log/index.js';
-import type { SourceDefinition } from '../../sources/index.js';
 import type { Grpc } from './protocol.js';
 import type { UpdateStream } from './records/index.js';
 import type { CallSecrets, RotatedValues } from './state/index.js';
 
 /** What every call of one server shares; a call's own state (configuration, secrets, source) is not here. */
 export interface ServeContext {
-  readonly connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, z.ZodType>;
+  readonly connector: LoadedConnector;
   readonly grpc: Grpc;
   readonly rotated: RotatedValues;
   /** The logger of one call: its lines redacted with its secrets. */

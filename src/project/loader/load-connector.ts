@@ -3,7 +3,7 @@ import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { registerSecretDefaults } from '../../config/index.js';
-import { isConnectorDefinition, type ConnectorDefinition } from '../../connector/index.js';
+import { isConnectorDefinition, type LoadedConnector } from '../../connector/index.js';
 import { ConnectorError, isConnectorAuthError } from '../../errors/index.js';
 import { dependencyFailure } from './dependency-errors.js';
 import { bundleConnector, stopCompiler } from './connector-bundle.js';
@@ -18,9 +18,7 @@ const requireModule = nodeModule.createRequire(import.meta.url);
  * Imports `<project>/connector.ts` (TypeScript without a build step: connector-hooks.ts compiles
  * it, cached) and returns its default export, which must come from defineConnector().
  */
-export async function loadConnector(
-  project: string,
-): Promise<{ file: string; connector: ConnectorDefinition<never, never> }> {
+export async function loadConnector(project: string): Promise<{ file: string; connector: LoadedConnector }> {
   const file = findConnectorFile(project);
   let module: { default?: unknown };
   try {
@@ -47,7 +45,7 @@ export async function loadConnector(
       hint: "import { defineConnector } from 'connector-auth' and export its result as default",
     });
   }
-  const connector = module.default as ConnectorDefinition<never, never>;
+  const connector = module.default as LoadedConnector;
   // A secret key's default is known the moment the definition is: registered now, before any host
   // reads a configuration, so nothing the connector or a host prints from here on shows it.
   if (connector.configuration)

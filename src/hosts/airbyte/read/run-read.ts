@@ -45,7 +45,7 @@ export async function runRead(context: {
   };
   try {
     await runConnector({
-      connector: session.connector as never,
+      connector: session.connector,
       configuration: session.flatConfiguration,
       state: last,
       registry,

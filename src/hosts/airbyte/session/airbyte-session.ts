@@ -1,10 +1,9 @@
 import { readConfiguration, type Configuration } from '../../../config/index.js';
-import type { ConnectorDefinition, ProbeHost, SourceClients } from '../../../connector/index.js';
+import type { LoadedConnector, ProbeHost } from '../../../connector/index.js';
 import { ConfigurationError } from '../../../errors/index.js';
 import type { Logger } from '../../../log/index.js';
 import { loadConnector } from '../../../project/index.js';
 import type { SecretRegistry } from '../../../secrets/index.js';
-import type { SourceDefinition } from '../../../sources/index.js';
 import { readAirbyteConfiguration, type AirbyteConfiguration } from './airbyte-configuration.js';
 import type { MessageOutput } from '../messages/index.js';
 import { ControlMessageRotation } from './control-message-rotation.js';
@@ -14,7 +13,7 @@ export interface AirbyteSession {
   configuration: AirbyteConfiguration;
   /** The flat configuration, read once (its secrets registered) for the session's run. */
   flatConfiguration: Configuration;
-  connector: ConnectorDefinition<keyof SourceClients | SourceDefinition, never>;
+  connector: LoadedConnector;
   /** Where the run's log lines go, and a rotated value: to Airbyte as a CONTROL message. */
   host: ProbeHost;
 }

@@ -36,7 +36,7 @@ export async function runSchema(
   const configuration = read.forConnector(connector.configuration);
   let declared: unknown;
   try {
-    declared = await connector.schema(configuration as never);
+    declared = await connector.schema(configuration);
   } catch (error) {
     if (isConnectorAuthError(error)) throw error;
     throw new ConnectorError(
