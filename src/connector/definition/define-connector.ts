@@ -4,7 +4,6 @@ import type { Logger } from '../../log/index.js';
 import type { ConnectedSource, SourceDefinition } from '../../sources/index.js';
 import type { PostgresSource, RestSource, S3Source, SftpSource, SignedUrlSource } from '../../sources/index.js';
 import type { FtpSource, MysqlSource } from '../../sources/index.js';
-import type { LoadedConnector } from './loaded-connector.js';
 import type { Operations } from './operations.js';
 import type { State, TableDefinition } from './table-definition.js';
 
@@ -65,6 +64,21 @@ export interface ConnectorDefinition<
           : ConnectedSource
     >,
   ): Promise<void> | void;
+}
+
+/**
+ * A connector as a host holds it once loaded: what `defineConnector` returned, its author's types
+ * erased to what the run can check (any source, any keys of its own, a source client it knows only
+ * as connected). Every `ConnectorDefinition` is one; `schema` and `update` are methods, which
+ * TypeScript compares both ways, so the author's narrower configuration and client still fit.
+ */
+export interface LoadedConnector {
+  readonly source: keyof SourceClients | SourceDefinition;
+  readonly configuration?: z.ZodType;
+  readonly secretKeys?: readonly string[];
+  readonly auth?: readonly (AuthMethodName | AuthMethod)[];
+  schema?(configuration: Readonly<Record<string, string>>): TableDefinition[] | Promise<TableDefinition[]>;
+  update(context: UpdateContext<Readonly<Record<string, string>>, ConnectedSource>): Promise<void> | void;
 }
 
 /**

@@ -8,8 +8,8 @@ export type {
   State,
   SourceClients,
   UpdateContext,
+  LoadedConnector,
 } from './define-connector.js';
-export type { LoadedConnector } from './loaded-connector.js';
 export { createOperations } from './operations.js';
 export { rowJsonReplacer } from './row-guard.js';
 export type { Operations, Destination, StateStore, OperationCounts, AlertKind, UpsertPaths } from './operations.js';
