@@ -36,13 +36,18 @@ export function guardPlainHttp(use: PlainHttpUse): void {
   use.log.warning(`sending ${use.exposes} over plain http:// to ${host} (allow_plain_http=true)`);
 }
 
-/**
- * TLS whose server certificate is not checked. `setting` is the choice that made it so
- * (`tls_skip_verify=true`, `sslmode=require`), `fix` what restores the check, when not removing it.
- */
-export function warnTlsUnverified(log: Warn, target: string, exposes: string, setting = 'tls_skip_verify=true'): void {
+/** What turned TLS verification off, and what restores it when removing that choice does not. */
+export interface UnverifiedChoice {
+  /** Default `tls_skip_verify=true`; `sslmode=require` for postgres. */
+  readonly setting?: string;
+  readonly fix?: string;
+}
+
+/** TLS whose server certificate is not checked. */
+export function warnTlsUnverified(log: Warn, target: string, exposes: string, choice: UnverifiedChoice = {}): void {
+  const { setting = 'tls_skip_verify=true', fix } = choice;
   log.warning(
-    `TLS verification is OFF for ${target} (${setting}): anyone on the path can pose as the server and read ${exposes}`,
+    `TLS verification is OFF for ${target} (${setting}): anyone on the path can pose as the server and read ${exposes}${fix ? ` (${fix})` : ''}`,
   );
 }
 

@@ -70,7 +70,7 @@ export function tlsOptionsFor(
         );
         return chainOnly;
       }
-      warnTlsUnverified(log, host, 'the credential (use verify-full)', 'sslmode=require');
+      warnTlsUnverified(log, host, 'the credential', { setting: 'sslmode=require', fix: 'use verify-full' });
       return { ...clientCertificate, rejectUnauthorized: false };
   }
 }
