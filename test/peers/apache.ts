@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chown, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freePort, spawnDaemon, startInTempDir, stopAndRemove } from './daemon.js';
+import { accessLogLines, freePort, spawnDaemon, startInTempDir, stopAndRemove } from './daemon.js';
 
 /**
  * Debian's Apache (apache2-bin), in a temp directory, on 127.0.0.1 at an ephemeral port, serving
@@ -16,8 +16,11 @@ import { freePort, spawnDaemon, startInTempDir, stopAndRemove } from './daemon.j
 export interface ApachePeer {
   /** `http://127.0.0.1:port/` */
   baseUrl: string;
-  /** The users of the requests answered so far, with the status: `alice GET /health 200`. */
-  accessLog(): Promise<string[]>;
+  /**
+   * The users of the requests answered so far, with the status: `alice GET /health 200`; with
+   * `atLeast`, once that many lines are written.
+   */
+  accessLog(atLeast?: number): Promise<string[]>;
   errorLog(): Promise<string>;
   stop(): Promise<void>;
 }
@@ -63,10 +66,7 @@ export async function startApache(options: ApacheOptions): Promise<ApachePeer> {
       throw new Error(`apache did not start: ${running.log()} ${await errorLog()}`);
     return {
       baseUrl: `http://127.0.0.1:${port}/`,
-      async accessLog() {
-        const path = join(dir, 'access.log');
-        return existsSync(path) ? (await readFile(path, 'utf8')).split('\n').filter(Boolean) : [];
-      },
+      accessLog: (atLeast?: number) => accessLogLines(join(dir, 'access.log'), atLeast),
       errorLog,
       async stop() {
         await stopAndRemove(running, dir);

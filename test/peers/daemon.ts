@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,6 +74,18 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
     await new Promise((r) => setTimeout(r, 25));
   }
   return condition();
+}
+
+/**
+ * The lines of a server's access log, once it holds at least `atLeast` of them. Apache, nginx and
+ * lighttpd write a request's line after the answer has gone out, so a client can hold the answer
+ * before the line exists: a test that counts lines waits for them rather than reading too soon.
+ */
+export async function accessLogLines(path: string, atLeast = 0): Promise<string[]> {
+  const read = async () => (await readFile(path, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+  let lines = await read();
+  await waitFor(async () => (lines = await read()).length >= atLeast, 30_000);
+  return lines;
 }
 
 /** A set-up command (initdb, useradd, ssh-keygen…) run to its end: its exit code and all it printed. */

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DIGEST_REALM } from './apache-digest.js';
-import { portOpen, spawnDaemon, spawnOnFreePort, startInTempDir, stopAndRemove } from './daemon.js';
+import { accessLogLines, portOpen, spawnDaemon, spawnOnFreePort, startInTempDir, stopAndRemove } from './daemon.js';
 
 /**
  * A real HTTP Digest server that answers SHA-256 (RFC 7616), which Apache's mod_auth_digest does
@@ -12,7 +12,7 @@ import { portOpen, spawnDaemon, spawnOnFreePort, startInTempDir, stopAndRemove }
 
 export interface LighttpdDigestPeer {
   baseUrl: string;
-  accessLog(): Promise<string[]>;
+  accessLog(atLeast?: number): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -41,9 +41,7 @@ export async function start(options: {
     const accessLog = join(dir, 'access.log');
     return {
       baseUrl: `http://127.0.0.1:${port}/`,
-      async accessLog() {
-        return existsSync(accessLog) ? (await readFile(accessLog, 'utf8')).split('\n').filter(Boolean) : [];
-      },
+      accessLog: (atLeast?: number) => accessLogLines(accessLog, atLeast),
       stop: () => stopAndRemove(daemon, dir),
     };
   });

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, portOpen, spawnDaemon } from './daemon.js';
+import { accessLogLines, freePort, portOpen, spawnDaemon } from './daemon.js';
 
 /**
  * A real nginx (Debian's package) for mutual TLS: its own configuration in a temp directory,
@@ -43,7 +43,8 @@ export interface NginxPeer {
   port: number;
   /** TCP connections accepted by the TLS listener so far (status requests excluded). */
   connectionsAccepted(): Promise<number>;
-  accessLog(): Promise<AccessLogLine[]>;
+  /** The requests answered so far; with `atLeast`, once that many lines are written. */
+  accessLog(atLeast?: number): Promise<AccessLogLine[]>;
   errorLog(): Promise<string>;
   stop(): Promise<void>;
 }
@@ -99,21 +100,17 @@ export async function start(options: NginxOptions): Promise<NginxPeer> {
       statusRequests++;
       return (await status()) - baseline - statusRequests;
     },
-    async accessLog() {
-      const text = await readFile(join(dir, 'access.log'), 'utf8').catch(() => '');
-      return text
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => {
-          const [status, verify, subject, connection, request] = line.split('\t');
-          return {
-            status: Number(status),
-            verify: verify!,
-            subject: subject!,
-            connection: Number(connection),
-            request: request!,
-          };
-        });
+    async accessLog(atLeast?: number) {
+      return (await accessLogLines(join(dir, 'access.log'), atLeast)).map((line) => {
+        const [status, verify, subject, connection, request] = line.split('\t');
+        return {
+          status: Number(status),
+          verify: verify!,
+          subject: subject!,
+          connection: Number(connection),
+          request: request!,
+        };
+      });
     },
     errorLog: () => readFile(join(dir, 'error.log'), 'utf8').catch(() => ''),
     async stop() {
