@@ -1,5 +1,5 @@
 import type { Agent } from 'node:https';
-import type { STSClient } from '@aws-sdk/client-sts';
+import type { Credentials, STSClient } from '@aws-sdk/client-sts';
 import { AuthenticationError, importOptionalPackage } from '../../errors/index.js';
 import type { TlsSettings } from '../../network/index.js';
 import type { AuthContext } from '../auth-method.js';
@@ -8,6 +8,7 @@ import { cachedAwsSession, type AwsSession } from './aws-credential.js';
 import { quietAwsSdkNodeVersionWarning } from './aws-sdk-warning.js';
 import { classifyStsError, type StsFailureContext } from './classify-sts-error.js';
 import { tokenEndpointTls } from '../token-endpoint/index.js';
+import type { IssuedToken } from '../tokens/index.js';
 
 /**
  * The temporary credentials of an AWS role, from STS (the Security Token Service), kept for their
@@ -46,52 +47,8 @@ export interface RoleSessionOptions {
 
 export function roleSession(o: RoleSessionOptions): AwsSession {
   const { context } = o;
-  const timeoutMs = context.common.timeout_seconds * 1000;
   const url = o.endpoint ?? defaultStsUrl(o.region);
-  let connection:
-    | Promise<{ sts: STSClient; commands: typeof import('@aws-sdk/client-sts'); agent: Agent; tls: TlsSettings }>
-    | undefined;
-  const connect = async () => {
-    const tls = await tokenEndpointTls(context.tls);
-    quietAwsSdkNodeVersionWarning();
-    const commands = await importOptionalPackage(
-      '@aws-sdk/client-sts',
-      "an AWS role's session (STS)",
-      () => import('@aws-sdk/client-sts'),
-    );
-    // Node's https (and tls) loaded with the first role session, not with the method's keys.
-    const agent = new (process.getBuiltinModule('node:https').Agent)({
-      keepAlive: true,
-      ...(tls.ca ? { ca: tls.ca } : {}),
-    });
-    const sts = new commands.STSClient({
-      region: o.region,
-      ...(o.endpoint ? { endpoint: o.endpoint.href } : {}),
-      // The endpoint comes from configuration.json alone, not AWS_ENDPOINT_URL_STS or ~/.aws/config.
-      ignoreConfiguredEndpointUrls: true,
-      // AssumeRoleWithWebIdentity is unsigned; the key given (or none) is all the client may ever sign with.
-      credentials: 'accessKey' in o.via ? o.via.accessKey : noCredentials,
-      maxAttempts: 3,
-      requestHandler: { httpsAgent: agent, connectionTimeout: timeoutMs, requestTimeout: timeoutMs },
-    });
-    return { sts, commands, agent, tls };
-  };
-
-  const failure = (tls: TlsSettings, timedOut: boolean): StsFailureContext => ({
-    description: o.description,
-    roleArn: o.roleArn,
-    region: o.region,
-    via:
-      'accessKey' in o.via
-        ? { accessKeyId: o.via.accessKey.accessKeyId, externalId: o.via.externalId }
-        : 'web_identity',
-    url,
-    urlKey: o.endpoint ? 'aws_sts_endpoint' : 'aws_region',
-    timeoutSeconds: context.common.timeout_seconds,
-    tls,
-    timedOut,
-  });
-
+  let connection: Promise<StsConnection> | undefined;
   return cachedAwsSession({
     description: o.description,
     noun: 'role credentials',
@@ -102,60 +59,130 @@ export function roleSession(o: RoleSessionOptions): AwsSession {
       open?.agent.destroy();
     },
     fetch: async () => {
-      const { sts, commands, tls } = await (connection ??= connect());
-      const deadline = AbortSignal.timeout(timeoutMs);
+      const { sts, commands, tls } = await (connection ??= connectSts(o));
+      const deadline = AbortSignal.timeout(context.common.timeout_seconds * 1000);
       const requestedAt = context.now();
-      let issued: import('@aws-sdk/client-sts').Credentials | undefined;
+      let issued: Credentials | undefined;
       try {
-        const common = { RoleArn: o.roleArn, RoleSessionName: o.sessionName, DurationSeconds: ROLE_SESSION_SECONDS };
-        const answer =
-          'accessKey' in o.via
-            ? await sts.send(
-                new commands.AssumeRoleCommand({
-                  ...common,
-                  ...(o.via.externalId ? { ExternalId: o.via.externalId } : {}),
-                }),
-                { abortSignal: deadline },
-              )
-            : await sts.send(
-                new commands.AssumeRoleWithWebIdentityCommand({
-                  ...common,
-                  WebIdentityToken: await o.via.webIdentityToken(),
-                }),
-                { abortSignal: deadline },
-              );
-        issued = answer.Credentials;
+        issued = await assumeRole(o, sts, commands, deadline);
       } catch (error) {
-        throw await classifyStsError(error, failure(tls, deadline.aborted));
+        throw await classifyStsError(error, stsFailureContext(o, url, tls, deadline.aborted));
       }
-      if (!issued?.AccessKeyId || !issued.SecretAccessKey || !issued.SessionToken)
-        throw new AuthenticationError(`${o.description}: STS at ${url.host} answered without the role's credentials`, {
-          code: 'sts_answer_incomplete',
-          key: o.endpoint ? 'aws_sts_endpoint' : 'aws_region',
-          hint: "check that 'aws_sts_endpoint' is AWS STS (or leave it out)",
-        });
-      context.secrets.register('aws_role_secret_access_key', issued.SecretAccessKey);
-      context.secrets.register('aws_role_session_token', issued.SessionToken);
-      // Counted from the request, and never past the Expiration STS names (a role may grant less than asked).
-      const expiration = issued.Expiration instanceof Date ? issued.Expiration : undefined;
-      const lifetimeMs = Math.min(
-        ROLE_SESSION_SECONDS * 1000,
-        expiration ? expiration.getTime() - requestedAt : Infinity,
-      );
-      context.log.debug(
-        `${o.description}: temporary credentials ${issued.AccessKeyId} issued, valid for ${Math.round(lifetimeMs / 1000)}s`,
-      );
-      return {
-        value: {
-          accessKeyId: issued.AccessKeyId,
-          secretAccessKey: issued.SecretAccessKey,
-          sessionToken: issued.SessionToken,
-          ...(expiration ? { expiration } : {}),
-        },
-        lifetimeMs,
-      };
+      return sessionFrom(o, url, issued, requestedAt);
     },
   });
+}
+
+/** The SDK's STS client, with the HTTPS agent it sends through and the TLS STS is held to. */
+interface StsConnection {
+  sts: STSClient;
+  commands: typeof import('@aws-sdk/client-sts');
+  agent: Agent;
+  tls: TlsSettings;
+}
+
+async function connectSts(o: RoleSessionOptions): Promise<StsConnection> {
+  const timeoutMs = o.context.common.timeout_seconds * 1000;
+  const tls = await tokenEndpointTls(o.context.tls);
+  quietAwsSdkNodeVersionWarning();
+  const commands = await importOptionalPackage(
+    '@aws-sdk/client-sts',
+    "an AWS role's session (STS)",
+    () => import('@aws-sdk/client-sts'),
+  );
+  // Node's https (and tls) loaded with the first role session, not with the method's keys.
+  const agent = new (process.getBuiltinModule('node:https').Agent)({
+    keepAlive: true,
+    ...(tls.ca ? { ca: tls.ca } : {}),
+  });
+  const sts = new commands.STSClient({
+    region: o.region,
+    ...(o.endpoint ? { endpoint: o.endpoint.href } : {}),
+    // The endpoint comes from configuration.json alone, not AWS_ENDPOINT_URL_STS or ~/.aws/config.
+    ignoreConfiguredEndpointUrls: true,
+    // AssumeRoleWithWebIdentity is unsigned; the key given (or none) is all the client may ever sign with.
+    credentials: 'accessKey' in o.via ? o.via.accessKey : noCredentials,
+    maxAttempts: 3,
+    requestHandler: { httpsAgent: agent, connectionTimeout: timeoutMs, requestTimeout: timeoutMs },
+  });
+  return { sts, commands, agent, tls };
+}
+
+/** One AssumeRole (with the key) or AssumeRoleWithWebIdentity (with the token read now). */
+async function assumeRole(
+  o: RoleSessionOptions,
+  sts: STSClient,
+  commands: typeof import('@aws-sdk/client-sts'),
+  deadline: AbortSignal,
+): Promise<Credentials | undefined> {
+  const common = { RoleArn: o.roleArn, RoleSessionName: o.sessionName, DurationSeconds: ROLE_SESSION_SECONDS };
+  const answer =
+    'accessKey' in o.via
+      ? await sts.send(
+          new commands.AssumeRoleCommand({
+            ...common,
+            ...(o.via.externalId ? { ExternalId: o.via.externalId } : {}),
+          }),
+          { abortSignal: deadline },
+        )
+      : await sts.send(
+          new commands.AssumeRoleWithWebIdentityCommand({
+            ...common,
+            WebIdentityToken: await o.via.webIdentityToken(),
+          }),
+          { abortSignal: deadline },
+        );
+  return answer.Credentials;
+}
+
+function stsFailureContext(o: RoleSessionOptions, url: URL, tls: TlsSettings, timedOut: boolean): StsFailureContext {
+  return {
+    description: o.description,
+    roleArn: o.roleArn,
+    region: o.region,
+    via:
+      'accessKey' in o.via
+        ? { accessKeyId: o.via.accessKey.accessKeyId, externalId: o.via.externalId }
+        : 'web_identity',
+    url,
+    urlKey: o.endpoint ? 'aws_sts_endpoint' : 'aws_region',
+    timeoutSeconds: o.context.common.timeout_seconds,
+    tls,
+    timedOut,
+  };
+}
+
+/** The issued keys, registered as secrets, with how long they are good for. */
+function sessionFrom(
+  o: RoleSessionOptions,
+  url: URL,
+  issued: Credentials | undefined,
+  requestedAt: number,
+): IssuedToken<AwsCredentialIdentity> {
+  const { context } = o;
+  if (!issued?.AccessKeyId || !issued.SecretAccessKey || !issued.SessionToken)
+    throw new AuthenticationError(`${o.description}: STS at ${url.host} answered without the role's credentials`, {
+      code: 'sts_answer_incomplete',
+      key: o.endpoint ? 'aws_sts_endpoint' : 'aws_region',
+      hint: "check that 'aws_sts_endpoint' is AWS STS (or leave it out)",
+    });
+  context.secrets.register('aws_role_secret_access_key', issued.SecretAccessKey);
+  context.secrets.register('aws_role_session_token', issued.SessionToken);
+  // Counted from the request, and never past the Expiration STS names (a role may grant less than asked).
+  const expiration = issued.Expiration instanceof Date ? issued.Expiration : undefined;
+  const lifetimeMs = Math.min(ROLE_SESSION_SECONDS * 1000, expiration ? expiration.getTime() - requestedAt : Infinity);
+  context.log.debug(
+    `${o.description}: temporary credentials ${issued.AccessKeyId} issued, valid for ${Math.round(lifetimeMs / 1000)}s`,
+  );
+  return {
+    value: {
+      accessKeyId: issued.AccessKeyId,
+      secretAccessKey: issued.SecretAccessKey,
+      sessionToken: issued.SessionToken,
+      ...(expiration ? { expiration } : {}),
+    },
+    lifetimeMs,
+  };
 }
 
 /** AWS's regional STS endpoint, for messages (the SDK resolves the same one itself). */
