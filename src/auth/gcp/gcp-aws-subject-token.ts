@@ -1,6 +1,7 @@
 import type { AuthContext } from '../auth-method.js';
 import { sigv4Signer } from '../aws/index.js';
-import type { AwsSubjectTokenSource, SubjectTokenReader } from './gcp-credential-configuration.js';
+import type { SubjectTokenReader } from './gcp-credential-configuration.js';
+import type { AwsSubjectTokenSource } from './gcp-credential-source.js';
 import { instanceMetadataSession } from '../metadata/index.js';
 
 /**
