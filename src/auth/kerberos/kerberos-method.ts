@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { defineAuthMethod, type CredentialWith } from '../auth-method.js';
-import type { GssInitiator, GssTarget, OutgoingRequest } from '../capabilities.js';
+import type { GssInitiator, GssTarget, HttpRequestCapability, OutgoingRequest } from '../capabilities.js';
 import { classifyGssError, type GssFailureContext } from './classify-gss-error.js';
 import { readConfiguredKeytab, type Keytab } from './keytab-source.js';
-import { krb5Environment } from './krb5-environment.js';
+import { krb5Environment, type Krb5Environment } from './krb5-environment.js';
 import { loadKerberos } from './load-kerberos.js';
 import { confirmServer } from './spnego-mutual-authentication.js';
 
@@ -39,63 +39,14 @@ export default defineAuthMethod({
   rotationDays: (k) => (k.kerberos_keytab || k.kerberos_keytab_path ? 90 : null),
   async create(k, { secrets, log }): Promise<CredentialWith<'kerberos' | 'httpRequest'>> {
     const keytab = await readConfiguredKeytab(k, secrets);
-    if (keytab && k.kerberos_credential_cache)
-      throw new ConfigurationError(`invalid configuration: ${keytab.key} and kerberos_credential_cache are both set`, {
-        code: 'kerberos_ticket_twice',
-        key: 'kerberos_credential_cache',
-        hint: 'keep one: a keytab (a ticket fetched at each run) or an existing credential cache',
-      });
-    const principal = principalOf(k.kerberos_principal, keytab);
-    const realm = principal?.split('@')[1];
-    const realmKdc = k.kerberos_realm_kdc ? { realm: realmFor(realm), kdcs: kdcList(k.kerberos_realm_kdc) } : undefined;
-    const environment = krb5Environment({
-      ...(keytab ? { keytab: keytab.bytes } : {}),
-      ...(realmKdc ? { realmKdc } : {}),
-      ...(k.kerberos_credential_cache ? { credentialCache: k.kerberos_credential_cache } : {}),
-    });
-    const ticketKey = keytab?.key ?? 'kerberos_credential_cache';
+    const ticket = kerberosTicket(k, keytab);
+    const { principal } = ticket;
     const description = `kerberos as ${principal ? `'${principal}'` : "the credential cache's principal"}${keytab ? ' (keytab)' : ''}`;
     if (k.kerberos_skip_mutual_authentication)
       log.warning(
         'kerberos_skip_mutual_authentication is "true": the HTTP server\'s proof that it holds the service key is not checked, so an impostor at base_url would be believed',
       );
-    /** Each SPNEGO request's GSS context, until its answer is checked (spnego-mutual-authentication.ts). */
-    const awaitingProof = new WeakMap<OutgoingRequest, GssInitiator>();
-
-    const gssInitiator = async (target: GssTarget): Promise<GssInitiator> => {
-      const failure: GssFailureContext = {
-        principal,
-        ticketKey,
-        realm,
-        realmKdcSet: realmKdc !== undefined,
-        service: `${target.service}/${target.host}`,
-        hostKey: target.hostKey,
-      };
-      const kerberos = await loadKerberos();
-      // Every GSS call runs with this credential's keytab, cache and krb5.conf in the environment.
-      const client = await environment
-        .run(() =>
-          kerberos.initializeClient(`${target.service}@${target.host}`, {
-            ...(principal ? { principal } : {}),
-            mechOID: target.mechanism === 'spnego' ? kerberos.GSS_MECH_OID_SPNEGO : kerberos.GSS_MECH_OID_KRB5,
-            gssFlag: GSS_FLAGS,
-          }),
-        )
-        .catch((error: unknown) => Promise.reject(classifyGssError(error, failure)));
-      return {
-        async step(challenge) {
-          try {
-            return (await environment.run(() => client.step(challenge))) ?? '';
-          } catch (error) {
-            throw classifyGssError(error, failure);
-          }
-        },
-        get complete() {
-          return client.contextComplete;
-        },
-      };
-    };
-
+    const gssInitiator = (target: GssTarget) => startGssContext(ticket, target);
     return {
       method: 'kerberos',
       description,
@@ -107,31 +58,108 @@ export default defineAuthMethod({
       async prepare() {
         await loadKerberos();
       },
-      httpRequest: {
-        async authorize(request: OutgoingRequest) {
-          // SPNEGO in one round trip (RFC 4559): a fresh authenticator for each request.
-          const initiator = await gssInitiator({
-            service: 'HTTP',
-            host: request.url.hostname,
-            hostKey: 'base_url',
-            mechanism: 'spnego',
-          });
-          request.headers.set('authorization', `Negotiate ${await initiator.step('')}`);
-          if (!k.kerberos_skip_mutual_authentication) awaitingProof.set(request, initiator);
-        },
-        async confirmAnswer(request, answer) {
-          const initiator = awaitingProof.get(request);
-          if (!initiator) return;
-          awaitingProof.delete(request);
-          await confirmServer(request, answer, initiator, description);
-        },
-      },
+      httpRequest: spnegoRequests(gssInitiator, !k.kerberos_skip_mutual_authentication, description),
       async close() {
-        await environment.close();
+        await ticket.environment.close();
       },
     };
   },
 });
+
+type KerberosKeys = z.output<typeof kerberosKeys>;
+
+/** Where this credential's ticket comes from, and the environment MIT Kerberos reads it in. */
+interface KerberosTicket {
+  principal: string | undefined;
+  realm: string | undefined;
+  /** The key the ticket comes from: the keytab's, or `kerberos_credential_cache`. */
+  ticketKey: string;
+  realmKdcSet: boolean;
+  environment: Krb5Environment;
+}
+
+function kerberosTicket(k: KerberosKeys, keytab: Keytab | undefined): KerberosTicket {
+  if (keytab && k.kerberos_credential_cache)
+    throw new ConfigurationError(`invalid configuration: ${keytab.key} and kerberos_credential_cache are both set`, {
+      code: 'kerberos_ticket_twice',
+      key: 'kerberos_credential_cache',
+      hint: 'keep one: a keytab (a ticket fetched at each run) or an existing credential cache',
+    });
+  const principal = principalOf(k.kerberos_principal, keytab);
+  const realm = principal?.split('@')[1];
+  const realmKdc = k.kerberos_realm_kdc ? { realm: realmFor(realm), kdcs: kdcList(k.kerberos_realm_kdc) } : undefined;
+  const environment = krb5Environment({
+    ...(keytab ? { keytab: keytab.bytes } : {}),
+    ...(realmKdc ? { realmKdc } : {}),
+    ...(k.kerberos_credential_cache ? { credentialCache: k.kerberos_credential_cache } : {}),
+  });
+  const ticketKey = keytab?.key ?? 'kerberos_credential_cache';
+  return { principal, realm, ticketKey, realmKdcSet: realmKdc !== undefined, environment };
+}
+
+/** A GSS context with a service, each of its calls run in the credential's environment. */
+async function startGssContext(ticket: KerberosTicket, target: GssTarget): Promise<GssInitiator> {
+  const { principal, environment } = ticket;
+  const failure: GssFailureContext = {
+    principal,
+    ticketKey: ticket.ticketKey,
+    realm: ticket.realm,
+    realmKdcSet: ticket.realmKdcSet,
+    service: `${target.service}/${target.host}`,
+    hostKey: target.hostKey,
+  };
+  const kerberos = await loadKerberos();
+  // Every GSS call runs with this credential's keytab, cache and krb5.conf in the environment.
+  const client = await environment
+    .run(() =>
+      kerberos.initializeClient(`${target.service}@${target.host}`, {
+        ...(principal ? { principal } : {}),
+        mechOID: target.mechanism === 'spnego' ? kerberos.GSS_MECH_OID_SPNEGO : kerberos.GSS_MECH_OID_KRB5,
+        gssFlag: GSS_FLAGS,
+      }),
+    )
+    .catch((error: unknown) => Promise.reject(classifyGssError(error, failure)));
+  return {
+    async step(challenge) {
+      try {
+        return (await environment.run(() => client.step(challenge))) ?? '';
+      } catch (error) {
+        throw classifyGssError(error, failure);
+      }
+    },
+    get complete() {
+      return client.contextComplete;
+    },
+  };
+}
+
+/** SPNEGO in one round trip (RFC 4559): a fresh authenticator for each request, the server's proof checked. */
+function spnegoRequests(
+  gssInitiator: (target: GssTarget) => Promise<GssInitiator>,
+  mutualAuthentication: boolean,
+  description: string,
+): HttpRequestCapability {
+  /** Each request's GSS context, until its answer is checked (spnego-mutual-authentication.ts). */
+  const awaitingProof = new WeakMap<OutgoingRequest, GssInitiator>();
+  return {
+    async authorize(request: OutgoingRequest) {
+      const initiator = await gssInitiator({
+        service: 'HTTP',
+        host: request.url.hostname,
+        hostKey: 'base_url',
+        mechanism: 'spnego',
+      });
+      request.headers.set('authorization', `Negotiate ${await initiator.step('')}`);
+      if (mutualAuthentication) awaitingProof.set(request, initiator);
+    },
+    async confirmAnswer(request, answer) {
+      const initiator = awaitingProof.get(request);
+      if (!initiator) return;
+      awaitingProof.delete(request);
+      await confirmServer(request, answer, initiator, description);
+    },
+  };
+}
 
 /** The configured principal, or the keytab's first; checked against the keytab, realm or not. */
 function principalOf(configured: string | undefined, keytab: Keytab | undefined): string | undefined {

@@ -54,22 +54,53 @@ function inTurn<T>(call: () => Promise<T>): Promise<T> {
 }
 
 export function krb5Environment(settings: Krb5Settings): Krb5Environment {
-  let dir: string | undefined;
-  let ours: Variables | undefined;
-  const removeDir = () => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    dir = undefined;
+  return new CredentialEnvironment(settings);
+}
+
+/** One credential's variables, its files written at the first call and removed at close. */
+class CredentialEnvironment implements Krb5Environment {
+  readonly #settings: Krb5Settings;
+  #dir: string | undefined;
+  #ours: Variables | undefined;
+  readonly #removeDir = () => {
+    if (this.#dir) rmSync(this.#dir, { recursive: true, force: true });
+    this.#dir = undefined;
   };
 
+  constructor(settings: Krb5Settings) {
+    this.#settings = settings;
+  }
+
+  run<T>(call: () => Promise<T>): Promise<T> {
+    return inTurn(async () => {
+      const before = setVariables(this.#variables());
+      try {
+        return await call();
+      } finally {
+        restoreVariables(before);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    // After the calls already queued, so no call of this credential finds its files gone.
+    await inTurn(async () => {
+      process.off('exit', this.#removeDir);
+      this.#removeDir();
+      this.#ours = undefined;
+    });
+  }
+
   /** The variables of this credential, its files written the first time. */
-  const variables = (): Variables => {
-    if (ours) return ours;
-    const { keytab, realmKdc, credentialCache } = settings;
+  #variables(): Variables {
+    if (this.#ours) return this.#ours;
+    const { keytab, realmKdc, credentialCache } = this.#settings;
     const next: Variables = {};
     if (keytab || realmKdc) {
-      dir = mkdtempSync(join(tmpdir(), 'connector-auth-krb5-'));
-      process.once('exit', removeDir);
+      this.#dir = mkdtempSync(join(tmpdir(), 'connector-auth-krb5-'));
+      process.once('exit', this.#removeDir);
     }
+    const dir = this.#dir;
     if (dir && keytab) {
       const file = join(dir, 'client.keytab');
       writeFileSync(file, keytab, { mode: 0o600 });
@@ -84,38 +115,26 @@ export function krb5Environment(settings: Krb5Settings): Krb5Environment {
       // Read when the call runs: the process's own KRB5_CONFIG, not another credential's.
       next.KRB5_CONFIG = file;
     }
-    return (ours = next);
-  };
+    return (this.#ours = next);
+  }
+}
 
-  return {
-    run(call) {
-      return inTurn(async () => {
-        const set = variables();
-        const before = new Map(VARIABLES.map((name) => [name, process.env[name]]));
-        for (const name of VARIABLES) {
-          if (name === 'KRB5_CONFIG' && set.KRB5_CONFIG)
-            process.env.KRB5_CONFIG = [set.KRB5_CONFIG, before.get(name) || DEFAULT_PROFILE].join(':');
-          else if (set[name] !== undefined) process.env[name] = set[name];
-        }
-        try {
-          return await call();
-        } finally {
-          for (const [name, value] of before) {
-            if (value === undefined) delete process.env[name];
-            else process.env[name] = value;
-          }
-        }
-      });
-    },
-    async close() {
-      // After the calls already queued, so no call of this credential finds its files gone.
-      await inTurn(async () => {
-        process.off('exit', removeDir);
-        removeDir();
-        ours = undefined;
-      });
-    },
-  };
+/** Puts a credential's variables in the process environment; returns what they replaced. */
+function setVariables(set: Variables): Map<(typeof VARIABLES)[number], string | undefined> {
+  const before = new Map(VARIABLES.map((name) => [name, process.env[name]]));
+  for (const name of VARIABLES) {
+    if (name === 'KRB5_CONFIG' && set.KRB5_CONFIG)
+      process.env.KRB5_CONFIG = [set.KRB5_CONFIG, before.get(name) || DEFAULT_PROFILE].join(':');
+    else if (set[name] !== undefined) process.env[name] = set[name];
+  }
+  return before;
+}
+
+function restoreVariables(before: Map<(typeof VARIABLES)[number], string | undefined>): void {
+  for (const [name, value] of before) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
 }
 
 /**
