@@ -68,54 +68,20 @@ export async function authorizationCodeGrant<T>(
   use: (token: TokenResponse) => Promise<{ result: T; page: string }>,
 ): Promise<T> {
   const state = randomBytes(24).toString('base64url');
-  const verifier = randomBytes(32).toString('base64url');
-  // The verifier is what makes a stolen code worthless: it must never be printed.
-  o.secrets.register('code_verifier', verifier);
-  const challenge = createHash('sha256').update(verifier).digest('base64url');
-
+  const pkce = proofKey(o.secrets);
   const redirect = await listenForRedirect({ uri: o.redirectUri, state, log: o.log, key: 'redirect_uri' });
-  const url = new URL(o.authorizationUrl.href);
-  for (const [name, value] of o.parameters) url.searchParams.set(name, value);
-  url.searchParams.set('response_type', 'code');
-  url.searchParams.set('client_id', o.clientId);
-  url.searchParams.set('redirect_uri', redirect.uri.href);
-  if (o.scope) url.searchParams.set('scope', o.scope);
-  url.searchParams.set('state', state);
-  url.searchParams.set('code_challenge', challenge);
-  url.searchParams.set('code_challenge_method', 'S256');
-
   let outcome: { ok: boolean; message: string } = {
     ok: false,
     message: 'connector-auth stopped before the authorization finished; see the terminal.',
   };
   try {
-    await o.handoff.open(url);
+    await o.handoff.open(authorizationRequest(o, redirect.uri, state, pkce.challenge));
     o.log.info(
       `${o.description}: waiting for the browser at ${redirect.uri.href} (up to ${Math.round(o.handoff.timeoutMs / 1000)}s)`,
     );
     const params = await withTimeout(redirect.response, o.handoff.timeoutMs, () => notCompleted(o, redirect.uri));
-    const error = params.get('error');
-    if (error !== null) throw refused(o, error, params.get('error_description'));
-    const code = params.get('code');
-    if (!code) {
-      throw new AuthenticationError(
-        `${o.description}: the authorization server came back to ${redirect.uri.href} without a code`,
-        {
-          code: 'authorization_code_missing',
-          key: 'authorization_url',
-          hint: "check that 'authorization_url' is the authorization endpoint of the server whose 'token_url' is configured",
-        },
-      );
-    }
-    o.secrets.register('authorization_code', code);
-    const token = await o.endpoint.request('authorization_code', async () => {
-      const request = {
-        body: new URLSearchParams({ code, redirect_uri: redirect.uri.href, code_verifier: verifier }),
-        headers: new HeaderList(),
-      };
-      await o.authenticateClient(request);
-      return request;
-    });
+    const code = authorizationCode(o, params, redirect.uri);
+    const token = await exchangeCode(o, code, redirect.uri, pkce.verifier);
     const used = await use(token);
     outcome = { ok: true, message: used.page };
     return used.result;
@@ -128,6 +94,63 @@ export async function authorizationCodeGrant<T>(
   } finally {
     await redirect.finish(outcome);
   }
+}
+
+/** PKCE's verifier (registered as a secret) and its S256 challenge. */
+function proofKey(secrets: SecretRegistry): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  // The verifier is what makes a stolen code worthless: it must never be printed.
+  secrets.register('code_verifier', verifier);
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** The authorization endpoint's URL the browser opens: the configured parameters, then the flow's own. */
+function authorizationRequest(o: AuthorizationCodeOptions, redirectUri: URL, state: string, challenge: string): URL {
+  const url = new URL(o.authorizationUrl.href);
+  for (const [name, value] of o.parameters) url.searchParams.set(name, value);
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('client_id', o.clientId);
+  url.searchParams.set('redirect_uri', redirectUri.href);
+  if (o.scope) url.searchParams.set('scope', o.scope);
+  url.searchParams.set('state', state);
+  url.searchParams.set('code_challenge', challenge);
+  url.searchParams.set('code_challenge_method', 'S256');
+  return url;
+}
+
+/** The code of the authorization response (registered as a secret), or the refusal it carries. */
+function authorizationCode(o: AuthorizationCodeOptions, params: URLSearchParams, redirectUri: URL): string {
+  const error = params.get('error');
+  if (error !== null) throw refused(o, error, params.get('error_description'));
+  const code = params.get('code');
+  if (!code) {
+    throw new AuthenticationError(
+      `${o.description}: the authorization server came back to ${redirectUri.href} without a code`,
+      {
+        code: 'authorization_code_missing',
+        key: 'authorization_url',
+        hint: "check that 'authorization_url' is the authorization endpoint of the server whose 'token_url' is configured",
+      },
+    );
+  }
+  o.secrets.register('authorization_code', code);
+  return code;
+}
+
+function exchangeCode(
+  o: AuthorizationCodeOptions,
+  code: string,
+  redirectUri: URL,
+  verifier: string,
+): Promise<TokenResponse> {
+  return o.endpoint.request('authorization_code', async () => {
+    const request = {
+      body: new URLSearchParams({ code, redirect_uri: redirectUri.href, code_verifier: verifier }),
+      headers: new HeaderList(),
+    };
+    await o.authenticateClient(request);
+    return request;
+  });
 }
 
 /** `redirect_uri` must be served here: http on a loopback address, not a name the network resolves. */

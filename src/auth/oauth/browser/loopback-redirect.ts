@@ -37,19 +37,75 @@ export async function listenForRedirect(options: {
   log: Logger;
   key: string;
 }): Promise<LoopbackRedirect> {
-  const { uri, state, log, key } = options;
-  const path = uri.pathname;
-  let settle!: (params: URLSearchParams) => void;
-  const response = new Promise<URLSearchParams>((resolve) => (settle = resolve));
-  let held: ServerResponse | undefined;
-  let holdTimer: NodeJS.Timeout | undefined;
-  let done = false;
+  const redirect = new RedirectReceiver(options);
+  await redirect.listen();
+  return redirect;
+}
 
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+/** The servers, and the one browser request that carried the state, held until `finish`. */
+class RedirectReceiver implements LoopbackRedirect {
+  readonly response: Promise<URLSearchParams>;
+  readonly #options: { uri: URL; state: string; log: Logger; key: string };
+  #settle!: (params: URLSearchParams) => void;
+  #held: ServerResponse | undefined;
+  #holdTimer: NodeJS.Timeout | undefined;
+  #done = false;
+  readonly #servers: Server[] = [];
+  #port: number;
+  #uri: URL | undefined;
+
+  constructor(options: { uri: URL; state: string; log: Logger; key: string }) {
+    this.#options = options;
+    this.response = new Promise<URLSearchParams>((resolve) => (this.#settle = resolve));
+    this.#port = options.uri.port === '' ? 0 : Number(options.uri.port);
+  }
+
+  /** The URI with the port the servers got; known once `listen` has run. */
+  get uri(): URL {
+    return this.#uri!;
+  }
+
+  /** One server per host of the URI, all on the port the first one got. */
+  async listen(): Promise<void> {
+    const named = unbracketed(this.#options.uri.hostname);
+    const hosts = named === 'localhost' ? ['127.0.0.1', '::1'] : [named];
+    for (const [index, host] of hosts.entries()) {
+      // Named where used: this file loads with the method's keys (`airbyte spec` reads every method's),
+      // and an ES import of node:http loads undici on Node 22+ (http-agents.ts says how).
+      const server = process.getBuiltinModule('node:http').createServer((req, res) => this.#handle(req, res));
+      try {
+        await listen(server, host, this.#port);
+      } catch (error) {
+        // ::1 missing (no IPv6 on the machine) still leaves 127.0.0.1 for `localhost`.
+        if (index > 0 && (error as { code?: string }).code === 'EADDRNOTAVAIL') continue;
+        await Promise.all(this.#servers.map(close));
+        throw this.#unavailable(error);
+      }
+      this.#port = (server.address() as AddressInfo).port;
+      this.#servers.push(server);
+    }
+    this.#uri = new URL(this.#options.uri.href);
+    this.#uri.port = String(this.#port);
+  }
+
+  async finish(outcome: { ok: boolean; message: string }): Promise<void> {
+    clearTimeout(this.#holdTimer);
+    const res = this.#held;
+    this.#held = undefined;
+    if (res) {
+      const title = outcome.ok ? 'Authorized' : 'Authorization failed';
+      await new Promise<void>((resolve) => page(res, outcome.ok ? 200 : 400, title, outcome.message, resolve));
+    }
+    await Promise.all(this.#servers.map(close));
+  }
+
+  #handle(req: IncomingMessage, res: ServerResponse): void {
+    const { uri, state, log } = this.#options;
+    const path = uri.pathname;
     const url = new URL(req.url ?? '/', 'http://loopback');
     if (req.method !== 'GET' || url.pathname !== path)
       return page(res, 404, 'Not found', 'This address only receives the authorization response.');
-    if (done) return page(res, 410, 'Already received', 'connector-auth has its answer; you can close this tab.');
+    if (this.#done) return page(res, 410, 'Already received', 'connector-auth has its answer; you can close this tab.');
     if (url.searchParams.get('state') !== state) {
       log.warning(
         `a request to the redirect URI ${uri.origin}${path} did not carry this authorization's state; it was ignored`,
@@ -61,58 +117,38 @@ export async function listenForRedirect(options: {
         'This response does not belong to the authorization connector-auth is waiting for.',
       );
     }
-    done = true;
-    held = res;
-    holdTimer = setTimeout(
-      () => void finish({ ok: true, message: 'connector-auth received the answer; see the terminal for the outcome.' }),
+    this.#hold(res);
+    this.#settle(url.searchParams);
+  }
+
+  /** Keeps the browser's request for the outcome, within HOLD_LIMIT_MS. */
+  #hold(res: ServerResponse): void {
+    this.#done = true;
+    this.#held = res;
+    this.#holdTimer = setTimeout(
+      () =>
+        void this.finish({
+          ok: true,
+          message: 'connector-auth received the answer; see the terminal for the outcome.',
+        }),
       HOLD_LIMIT_MS,
     );
-    holdTimer.unref();
-    settle(url.searchParams);
-  };
-
-  const hosts = unbracketed(uri.hostname) === 'localhost' ? ['127.0.0.1', '::1'] : [unbracketed(uri.hostname)];
-  const servers: Server[] = [];
-  let port = uri.port === '' ? 0 : Number(uri.port);
-  for (const [index, host] of hosts.entries()) {
-    // Named where used: this file loads with the method's keys (`airbyte spec` reads every method's),
-    // and an ES import of node:http loads undici on Node 22+ (http-agents.ts says how).
-    const server = process.getBuiltinModule('node:http').createServer(handle);
-    try {
-      await listen(server, host, port);
-    } catch (error) {
-      // ::1 missing (no IPv6 on the machine) still leaves 127.0.0.1 for `localhost`.
-      if (index > 0 && (error as { code?: string }).code === 'EADDRNOTAVAIL') continue;
-      await Promise.all(servers.map(close));
-      const code = (error as { code?: string }).code;
-      throw new ConfigurationError(
-        `cannot receive the authorization response at ${uri.href}: ${code === 'EADDRINUSE' ? `port ${port} is in use` : `listening failed (${code ?? String(error)})`}`,
-        {
-          code: 'redirect_uri_unavailable',
-          key,
-          hint: `free port ${port}, or set '${key}' to a loopback address whose port is free (or without a port, if the authorization server accepts any loopback port)`,
-        },
-      );
-    }
-    port = (server.address() as AddressInfo).port;
-    servers.push(server);
+    this.#holdTimer.unref();
   }
 
-  const actual = new URL(uri.href);
-  actual.port = String(port);
-
-  async function finish(outcome: { ok: boolean; message: string }): Promise<void> {
-    clearTimeout(holdTimer);
-    const res = held;
-    held = undefined;
-    if (res) {
-      const title = outcome.ok ? 'Authorized' : 'Authorization failed';
-      await new Promise<void>((resolve) => page(res, outcome.ok ? 200 : 400, title, outcome.message, resolve));
-    }
-    await Promise.all(servers.map(close));
+  #unavailable(error: unknown): ConfigurationError {
+    const { uri, key } = this.#options;
+    const port = this.#port;
+    const code = (error as { code?: string }).code;
+    return new ConfigurationError(
+      `cannot receive the authorization response at ${uri.href}: ${code === 'EADDRINUSE' ? `port ${port} is in use` : `listening failed (${code ?? String(error)})`}`,
+      {
+        code: 'redirect_uri_unavailable',
+        key,
+        hint: `free port ${port}, or set '${key}' to a loopback address whose port is free (or without a port, if the authorization server accepts any loopback port)`,
+      },
+    );
   }
-
-  return { uri: actual, response, finish };
 }
 
 function listen(server: Server, host: string, port: number): Promise<void> {
