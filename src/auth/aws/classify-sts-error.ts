@@ -146,7 +146,9 @@ function accessDenied(r: StsRefusal): ConnectorAuthError {
   const webIdentity = r.context.via === 'web_identity';
   return new AuthenticationError(
     `${target} failed: not allowed to assume ${r.context.roleArn}: the role may not exist, or its trust policy does not allow ${
-      webIdentity ? "this token's issuer and subject" : `access key ${keyId}${externalId ? ' with this external id' : ''}`
+      webIdentity
+        ? "this token's issuer and subject"
+        : `access key ${keyId}${externalId ? ' with this external id' : ''}`
     } (${said})`,
     {
       code: 'sts_access_denied',

@@ -2,6 +2,7 @@ import { ConfigurationError } from '../../errors/index.js';
 import { describeUrl, HeaderList } from '../../network/index.js';
 import type { AuthContext } from '../auth-method.js';
 import type { ExternalAccountConfiguration, SubjectTokenReader } from './gcp-credential-configuration.js';
+import type { SubjectTokenSource } from './gcp-credential-source.js';
 import { parseObject, tokenEndpointFor } from '../token-endpoint/index.js';
 import { tokenFileReader } from '../tokens/index.js';
 import { awsSubjectTokenReader } from './gcp-aws-subject-token.js';
@@ -29,45 +30,57 @@ export async function subjectTokenReader(
   description: string,
   context: AuthContext,
 ): Promise<SubjectTokenReader> {
-  const field = config.jsonField;
   const source = config.source;
   if (source.kind === 'aws') return awsSubjectTokenReader(source, config.audience, description, context);
-  if (source.kind === 'file') {
-    const readFile = tokenFileReader({
-      file: source.file,
-      key: KEY,
-      setting: `credential_source.file in '${KEY}'`,
-      noun: 'subject token',
-      name: 'subject_token',
-      whereFrom: 'the workload identity token of the platform the connector runs on',
-      description,
-      secrets: context.secrets,
-    });
-    const close = async () => undefined;
-    if (!field) return { read: readFile, close };
-    return {
-      read: async () => {
-        const text = await readFile();
-        const token = fieldOf(parseObject(text), field);
-        if (!token)
-          throw fieldMissing(
-            description,
-            `the token file ${source.file} is not JSON with a "${field}" string`,
-            `what the platform writes to ${source.file}`,
-          );
-        return token;
-      },
-      close,
-    };
-  }
+  if (source.kind === 'file') return fileTokenReader(source.file, config.jsonField, description, context);
+  return urlTokenReader(source, config.jsonField, description, context);
+}
 
-  for (const [name, value] of Object.entries(source.headers)) {
-    if (!CREDENTIAL_HEADER.test(name)) continue;
-    context.secrets.register(`credential_source header ${name}`, value);
-    // `Bearer <token>`: the token alone too, as it may appear without its scheme.
-    const credentials = /^[A-Za-z][\w.+-]*\s+(\S.*)$/.exec(value)?.[1];
-    if (credentials) context.secrets.register(`credential_source header ${name}`, credentials);
-  }
+/** The file the platform rewrites, read again at each exchange. */
+function fileTokenReader(
+  file: string,
+  field: string | undefined,
+  description: string,
+  context: AuthContext,
+): SubjectTokenReader {
+  const readFile = tokenFileReader({
+    file,
+    key: KEY,
+    setting: `credential_source.file in '${KEY}'`,
+    noun: 'subject token',
+    name: 'subject_token',
+    whereFrom: 'the workload identity token of the platform the connector runs on',
+    description,
+    secrets: context.secrets,
+  });
+  const close = async () => undefined;
+  if (!field) return { read: readFile, close };
+  return {
+    read: async () => {
+      const text = await readFile();
+      const token = fieldOf(parseObject(text), field);
+      if (!token)
+        throw fieldMissing(
+          description,
+          `the token file ${file} is not JSON with a "${field}" string`,
+          `what the platform writes to ${file}`,
+        );
+      return token;
+    },
+    close,
+  };
+}
+
+type UrlSource = Extract<SubjectTokenSource, { kind: 'url' }>;
+
+/** The URL that hands the token out, asked again at each exchange with the configuration's headers. */
+async function urlTokenReader(
+  source: UrlSource,
+  field: string | undefined,
+  description: string,
+  context: AuthContext,
+): Promise<SubjectTokenReader> {
+  registerCredentialHeaders(source.headers, context);
   const endpoint = await tokenEndpointFor(context, {
     url: source.url,
     urlKey: KEY,
@@ -82,32 +95,55 @@ export async function subjectTokenReader(
       new URLSearchParams(),
       new HeaderList({ ...(field ? {} : { accept: 'text/plain, */*' }), ...source.headers }),
       (json, response, text) => {
-        if (field) {
-          const token = fieldOf(json, field);
-          if (token) context.secrets.register('subject_token', token);
-          if (!token)
-            throw fieldMissing(
-              description,
-              `GET ${describeUrl(source.url)} answered HTTP ${response.status} without a "${field}" string`,
-              'what the URL answers',
-            );
-          return token;
-        }
-        const token = text.trim();
-        if (!token)
-          throw new ConfigurationError(
-            `${description}: GET ${describeUrl(source.url)} answered HTTP ${response.status} with an empty body`,
-            {
-              code: 'subject_token_empty',
-              key: KEY,
-              hint: `check credential_source.url in '${KEY}': it must answer the workload's token`,
-            },
-          );
+        const answer = { url: source.url, status: response.status, description };
+        const token = field ? tokenInJson(json, field, answer) : tokenAsText(text, answer);
         context.secrets.register('subject_token', token);
         return token;
       },
     );
   return { read, close: () => endpoint.close() };
+}
+
+function registerCredentialHeaders(headers: Record<string, string>, context: AuthContext): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!CREDENTIAL_HEADER.test(name)) continue;
+    context.secrets.register(`credential_source header ${name}`, value);
+    // `Bearer <token>`: the token alone too, as it may appear without its scheme.
+    const credentials = /^[A-Za-z][\w.+-]*\s+(\S.*)$/.exec(value)?.[1];
+    if (credentials) context.secrets.register(`credential_source header ${name}`, credentials);
+  }
+}
+
+/** The URL's answer, for messages. */
+interface UrlAnswer {
+  url: URL;
+  status: number;
+  description: string;
+}
+
+function tokenInJson(json: Record<string, unknown> | undefined, field: string, answer: UrlAnswer): string {
+  const token = fieldOf(json, field);
+  if (!token)
+    throw fieldMissing(
+      answer.description,
+      `GET ${describeUrl(answer.url)} answered HTTP ${answer.status} without a "${field}" string`,
+      'what the URL answers',
+    );
+  return token;
+}
+
+function tokenAsText(text: string, answer: UrlAnswer): string {
+  const token = text.trim();
+  if (!token)
+    throw new ConfigurationError(
+      `${answer.description}: GET ${describeUrl(answer.url)} answered HTTP ${answer.status} with an empty body`,
+      {
+        code: 'subject_token_empty',
+        key: KEY,
+        hint: `check credential_source.url in '${KEY}': it must answer the workload's token`,
+      },
+    );
+  return token;
 }
 
 function fieldMissing(description: string, what: string, against: string): ConfigurationError {
