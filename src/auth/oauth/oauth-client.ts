@@ -68,60 +68,12 @@ export function oauthClient(
   o: { scope: string; description: string },
 ): OAuthClient {
   checkTokenEndpointUrl(k.token_url, 'token_url', o.scope);
-  const configured = k.token_endpoint_auth;
-  const jwt = configured === 'private_key_jwt';
-  const federated = configured === 'federated_assertion';
-  const mtls = presentsClientCertificate(configured);
-  if (mtls) requireClientCertificate(context.tls, `token_endpoint_auth '${configured}'`);
-  const proofless = !jwt && !federated && !mtls;
-  // Without a secret, key or certificate the client is public (RFC 6749 §2.1): it only names itself.
-  const method: TokenEndpointAuth = proofless && k.client_secret === undefined ? 'none' : configured;
-  const secretKey = jwt
-    ? 'client_assertion_key'
-    : federated
-      ? 'client_assertion_file'
-      : mtls
-        ? 'tls_client_certificate'
-        : method === 'none'
-          ? 'client_id'
-          : 'client_secret';
-  // RFC 9449 §5: a public client's refresh token is bound to the DPoP key, which lives for one run.
-  if (k.dpop && method === 'none')
-    throw new ConfigurationError(
-      `invalid configuration for ${o.scope}: 'dpop' needs a confidential client; a public client's refresh token would be bound to a key that ends with the run`,
-      {
-        code: 'dpop_public_client',
-        key: 'dpop',
-        hint: "remove 'dpop', or authenticate the client ('client_secret', 'private_key_jwt' or a TLS certificate)",
-      },
-    );
-  const assertionKey = jwt
-    ? loadSigningKey(k.client_assertion_key!, 'client_assertion_key', context.secrets)
-    : undefined;
-  const authenticate = clientAuthentication({
-    method,
-    clientId: k.client_id,
-    clientSecret: k.client_secret,
-    assertionKey,
-    assertionKeyId: k.client_assertion_key_id,
-    assertionCertificate: assertionKey
-      ? loadAssertionCertificate(k.client_assertion_certificate, k.client_assertion_key!, assertionKey, context.now)
-      : undefined,
-    readAssertion: federated
-      ? tokenFileReader({
-          file: k.client_assertion_file!.trim(),
-          key: 'client_assertion_file',
-          noun: 'client assertion',
-          name: 'client_assertion',
-          whereFrom: "on AKS with workload identity, the pod's AZURE_FEDERATED_TOKEN_FILE",
-          description: o.description,
-          secrets: context.secrets,
-        })
-      : undefined,
-    tokenUrl: k.token_url,
-    secrets: context.secrets,
-    now: context.now,
-  });
+  const mtls = presentsClientCertificate(k.token_endpoint_auth);
+  if (mtls) requireClientCertificate(context.tls, `token_endpoint_auth '${k.token_endpoint_auth}'`);
+  const method = authenticationMethod(k);
+  const secretKey = secretKeyOf(method);
+  checkDpop(k, method, o.scope);
+  const authenticate = clientAuthenticationOf(k, method, context, o.description);
   const dpop = k.dpop ? createDpopProver(context.now) : undefined;
   return {
     secretKey,
@@ -137,4 +89,72 @@ export function oauthClient(
         errorKeys: { ...errorKeys, invalid_client: secretKey },
       }),
   };
+}
+
+/** The configured method; without a secret, key or certificate the client is public (RFC 6749 §2.1): it only names itself. */
+function authenticationMethod(k: OAuthClientKeys): TokenEndpointAuth {
+  const configured = k.token_endpoint_auth;
+  const proofless =
+    configured !== 'private_key_jwt' && configured !== 'federated_assertion' && !presentsClientCertificate(configured);
+  return proofless && k.client_secret === undefined ? 'none' : configured;
+}
+
+/** The key the token endpoint's `invalid_client` names: the secret, the key, the file or the certificate. */
+function secretKeyOf(method: TokenEndpointAuth): string {
+  if (method === 'private_key_jwt') return 'client_assertion_key';
+  if (method === 'federated_assertion') return 'client_assertion_file';
+  if (presentsClientCertificate(method)) return 'tls_client_certificate';
+  return method === 'none' ? 'client_id' : 'client_secret';
+}
+
+/** RFC 9449 §5: a public client's refresh token is bound to the DPoP key, which lives for one run. */
+function checkDpop(k: OAuthClientKeys, method: TokenEndpointAuth, scope: string): void {
+  if (k.dpop && method === 'none')
+    throw new ConfigurationError(
+      `invalid configuration for ${scope}: 'dpop' needs a confidential client; a public client's refresh token would be bound to a key that ends with the run`,
+      {
+        code: 'dpop_public_client',
+        key: 'dpop',
+        hint: "remove 'dpop', or authenticate the client ('client_secret', 'private_key_jwt' or a TLS certificate)",
+      },
+    );
+}
+
+/** How the client proves itself, its key material parsed and its files named now. */
+function clientAuthenticationOf(
+  k: OAuthClientKeys,
+  method: TokenEndpointAuth,
+  context: AuthContext,
+  description: string,
+): ClientAuthentication {
+  const assertionKey =
+    method === 'private_key_jwt'
+      ? loadSigningKey(k.client_assertion_key!, 'client_assertion_key', context.secrets)
+      : undefined;
+  return clientAuthentication({
+    method,
+    clientId: k.client_id,
+    clientSecret: k.client_secret,
+    assertionKey,
+    assertionKeyId: k.client_assertion_key_id,
+    assertionCertificate: assertionKey
+      ? loadAssertionCertificate(k.client_assertion_certificate, k.client_assertion_key!, assertionKey, context.now)
+      : undefined,
+    readAssertion: method === 'federated_assertion' ? federatedAssertion(k, context, description) : undefined,
+    tokenUrl: k.token_url,
+    secrets: context.secrets,
+    now: context.now,
+  });
+}
+
+function federatedAssertion(k: OAuthClientKeys, context: AuthContext, description: string): () => Promise<string> {
+  return tokenFileReader({
+    file: k.client_assertion_file!.trim(),
+    key: 'client_assertion_file',
+    noun: 'client assertion',
+    name: 'client_assertion',
+    whereFrom: "on AKS with workload identity, the pod's AZURE_FEDERATED_TOKEN_FILE",
+    description,
+    secrets: context.secrets,
+  });
 }
