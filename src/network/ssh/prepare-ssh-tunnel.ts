@@ -52,6 +52,26 @@ export async function prepareSshTunnel(
 ): Promise<SshTunnel | undefined> {
   if (!k.ssh_tunnel_host) return undefined;
   const bastion = { host: k.ssh_tunnel_host.trim(), port: k.ssh_tunnel_port };
+  const user = checkTunnelLogin(k);
+  const via = `ssh://${encodeURIComponent(user)}@${bracketed(bastion.host)}:${bastion.port}`;
+  const hostKeyRule = bastionHostKeyRule(k, bastion, via, context);
+  const secret = await tunnelSecret(k, context);
+  return new SshTunnel({
+    bastion,
+    via,
+    user,
+    destination,
+    hostKeyRule,
+    login: sshLogin(secret, user),
+    terms: tunnelLoginTerms(user, secret.kind),
+    ssh2: (await importOptionalPackage('ssh2', 'ssh_tunnel_host (an SSH tunnel)', () => import('ssh2'))).default,
+    timeoutSeconds: context.timeoutSeconds,
+    log: context.log,
+  });
+}
+
+/** The user to log in as, and exactly one secret to log in with; returns the user. */
+function checkTunnelLogin(k: SshTunnelKeys): string {
   if (!k.ssh_tunnel_user)
     throw new ConfigurationError(
       `invalid configuration for the SSH tunnel: key 'ssh_tunnel_user' is missing (ssh_tunnel_host is set)`,
@@ -81,8 +101,16 @@ export async function prepareSshTunnel(
         hint: "set 'ssh_tunnel_private_key' (or 'ssh_tunnel_password' for a bastion that takes passwords), or remove 'ssh_tunnel_host' to connect directly",
       },
     );
-  const user = k.ssh_tunnel_user;
-  const via = `ssh://${encodeURIComponent(user)}@${bracketed(bastion.host)}:${bastion.port}`;
+  return k.ssh_tunnel_user;
+}
+
+/** How the bastion's host key is checked, the rule itself checked now (a missing fingerprint is exit 2). */
+function bastionHostKeyRule(
+  k: SshTunnelKeys,
+  bastion: { host: string; port: number },
+  via: string,
+  context: SshTunnelContext,
+): HostKeyRule {
   const hostKeyRule: HostKeyRule = {
     peer: 'bastion',
     fingerprintKey: 'ssh_tunnel_host_key_fingerprint',
@@ -100,19 +128,7 @@ export async function prepareSshTunnel(
     },
     context.log,
   );
-  const secret = await tunnelSecret(k, context);
-  return new SshTunnel({
-    bastion,
-    via,
-    user,
-    destination,
-    hostKeyRule,
-    login: sshLogin(secret, user),
-    terms: tunnelLoginTerms(user, secret.kind),
-    ssh2: (await importOptionalPackage('ssh2', 'ssh_tunnel_host (an SSH tunnel)', () => import('ssh2'))).default,
-    timeoutSeconds: context.timeoutSeconds,
-    log: context.log,
-  });
+  return hostKeyRule;
 }
 
 /** The key, parsed (and its decrypted form registered) now; or the password, already registered with the configuration. */
