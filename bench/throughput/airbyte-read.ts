@@ -5,7 +5,8 @@
  * - records/s: 300,000 rows through `airbyte read` into a pipe this process drains (counting lines,
  *   as Airbyte's worker reads them), against `debug` writing them into DuckDB; both the built CLI in
  *   a child process, wall clock from spawn to exit (each pays its start-up, ~0.5 s), and net of the
- *   fixed cost each command shows on a run of 0 rows;
+ *   fixed cost each command shows on a run of 0 rows; alternated in 3 rounds, medians, with each
+ *   one's CPU time (user + system, all threads), which a busy machine moves far less than wall clock;
  * - peak RSS of `airbyte read` for 100,000 and 1,000,000 rows (VmHWM of the child, sampled every
  *   20 ms): flat means bounded by the batch, not by the sync.
  *
@@ -81,7 +82,12 @@ interface ChildRun {
   seconds: number;
   lines: number;
   peakRssMb: number;
+  /** user + system CPU of the process and its threads (DuckDB's among them), sampled as RSS is */
+  cpuSeconds: number;
 }
+
+/** Clock ticks a second in /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
 
 /** The CLI in a child; stdout drained and its lines counted; VmHWM sampled until it exits. */
 function run(args: string[], node: string[] = [BIN]): Promise<ChildRun> {
@@ -90,6 +96,7 @@ function run(args: string[], node: string[] = [BIN]): Promise<ChildRun> {
   let lines = 0;
   let stderr = '';
   let peakKb = 0;
+  let cpuTicks = 0;
   child.stdout.on('data', (chunk: Buffer) => {
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
   });
@@ -99,13 +106,26 @@ function run(args: string[], node: string[] = [BIN]): Promise<ChildRun> {
       (status) => (peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0))),
       () => undefined,
     );
+    readFile(`/proc/${child.pid}/stat`, 'utf8').then(
+      (stat) => {
+        // Fields after the command's closing parenthesis: state is the first, utime the 12th, stime the 13th.
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        cpuTicks = Math.max(cpuTicks, Number(fields[11]) + Number(fields[12]));
+      },
+      () => undefined,
+    );
   }, 20);
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => {
       clearInterval(sample);
       if (code !== 0) return reject(new Error(`connector-auth ${args[0]} exited with ${code}: ${stderr.slice(-500)}`));
-      resolve({ seconds: (performance.now() - started) / 1000, lines, peakRssMb: Math.round(peakKb / 1024) });
+      resolve({
+        seconds: (performance.now() - started) / 1000,
+        lines,
+        peakRssMb: Math.round(peakKb / 1024),
+        cpuSeconds: cpuTicks / TICKS_PER_SECOND,
+      });
     });
   });
 }
@@ -154,8 +174,15 @@ try {
   const debugEmpty = await run(['debug', dir]);
   const airbyteEmpty = await read(0);
   await writeFile(join(dir, 'configuration.json'), JSON.stringify(configuration(RATIO_ROWS)));
-  const debug = await run(['debug', dir]);
-  const airbyte = await read(RATIO_ROWS);
+  // debug and airbyte read alternated in rounds, each figure the median of its rounds: wall clock
+  // moves with the machine's load, CPU time (DuckDB's threads included) much less.
+  const pairs: { debug: ChildRun; airbyte: ChildRun }[] = [];
+  for (let round = 0; round < FLOOR_ROUNDS; round++) {
+    await rm(join(dir, 'files'), { recursive: true, force: true });
+    pairs.push({ debug: await run(['debug', dir]), airbyte: await read(RATIO_ROWS) });
+  }
+  const debug = medianRun(pairs.map((p) => p.debug));
+  const airbyte = medianRun(pairs.map((p) => p.airbyte));
   const small = await read(100_000);
   // The floors, alternated with airbyte read in rounds; each figure the median of its rounds.
   const bareEmpty = await run(['0'], ['-e', BARE_WRITER]);
@@ -175,7 +202,10 @@ try {
     JSON.stringify({
       airbyte_read_records_per_s: Math.round(RATIO_ROWS / airbyte.seconds),
       airbyte_read_debug_records_per_s: Math.round(RATIO_ROWS / debug.seconds),
-      airbyte_read_vs_debug: Number((debug.seconds / airbyte.seconds).toFixed(2)),
+      airbyte_read_vs_debug: Number(median(pairs.map((p) => p.debug.seconds / p.airbyte.seconds)).toFixed(2)),
+      airbyte_read_vs_debug_cpu: Number(median(pairs.map((p) => p.debug.cpuSeconds / p.airbyte.cpuSeconds)).toFixed(2)),
+      airbyte_read_cpu_s: median(pairs.map((p) => p.airbyte.cpuSeconds)),
+      airbyte_read_debug_cpu_s: median(pairs.map((p) => p.debug.cpuSeconds)),
       // Without each command's fixed cost: the rows alone.
       airbyte_read_net_records_per_s: Math.round(RATIO_ROWS / (airbyte.seconds - airbyteEmpty.seconds)),
       airbyte_read_debug_net_records_per_s: Math.round(RATIO_ROWS / (debug.seconds - debugEmpty.seconds)),
@@ -217,6 +247,11 @@ try {
 } finally {
   server.close();
   await rm(dir, { recursive: true, force: true });
+}
+
+/** The run of median wall time. */
+function medianRun(runs: ChildRun[]): ChildRun {
+  return [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)]!;
 }
 
 function median(values: number[]): number {
