@@ -94,4 +94,6 @@ export type {
 export { createLogger, installRedactingOutput, protectProcessOutput } from './log/index.js';
 export type { Logger, LogLevel } from './log/index.js';
 export { secrets, SecretRegistry } from './secrets/index.js';
-export { readConfigurationFile, KEY_CATALOGUE } from './config/index.js';
+// runConnector takes a configuration read once (readConfiguration), as every host reads its own.
+export { readConfigurationFile, readConfiguration, KEY_CATALOGUE } from './config/index.js';
+export type { Configuration } from './config/index.js';

@@ -76,6 +76,6 @@ export async function interfaceConfiguration(
 ): Promise<Record<string, string>> {
   if (!values.configuration) return {};
   const file = await readConfigurationFile(values.configuration);
-  checkConfigurationKeys(file, undefined, io.log);
+  checkConfigurationKeys(Object.keys(file), undefined, io.log);
   return file;
 }

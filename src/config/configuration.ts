@@ -1,9 +1,17 @@
+import { channel } from 'node:diagnostics_channel';
 import type { z } from 'zod';
 import { secrets as defaultRegistry, type SecretRegistry } from '../secrets/index.js';
 import { parseKeys } from './keys/index.js';
 import { refusePlaceholders } from './placeholders.js';
 import { checkFlatStringObject, type RawConfiguration } from './file/index.js';
 import { protectConfiguration, registerConfigurationSecrets, registerSecretDefaults } from './protection/index.js';
+
+/**
+ * Where each read is announced (Node's diagnostics_channel, free without a subscriber): its key
+ * names, never a value. A test counts a run's reads here, in the CLI's own process.
+ */
+export const CONFIGURATION_READ_CHANNEL = 'connector-auth:configuration-read';
+const reads = channel(CONFIGURATION_READ_CHANNEL);
 
 export interface ReadConfigurationOptions {
   /** Where the secret values go; the process's registry by default. */
@@ -27,6 +35,7 @@ export class Configuration {
     this.#values = values;
     this.#registry = registry;
     this.#register();
+    if (reads.hasSubscribers) reads.publish({ keys: Object.keys(values) });
   }
 
   /** The registry this configuration's secrets are in. */
@@ -107,17 +116,15 @@ export class Configuration {
 }
 
 /**
- * The one way a configuration is read, by every host and command, once per run or call: the map
- * checked (flat, strings, at most 100 keys) and its secrets registered before anything validates
- * it. Given a Configuration already read, returns it, with the connector's secret keys added.
+ * The one way a configuration is read, once per run or call, by the host that received it (the
+ * file, the platform's request, library mode's map): the map checked (flat, strings, at most 100
+ * keys) and its secrets registered before anything validates it. Everything past the host takes
+ * the `Configuration` it returns, never a map, so nothing reads it a second time.
  */
 export function readConfiguration(
-  given: Readonly<Record<string, string>> | Configuration,
+  values: Readonly<Record<string, string>>,
   options: ReadConfigurationOptions = {},
 ): Configuration {
-  const configuration =
-    given instanceof Configuration
-      ? given
-      : new Configuration(checkFlatStringObject(given), options.registry ?? defaultRegistry);
+  const configuration = new Configuration(checkFlatStringObject(values), options.registry ?? defaultRegistry);
   return configuration.addConnectorSecretKeys(options.connectorSecretKeys ?? []);
 }

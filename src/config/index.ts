@@ -8,7 +8,7 @@ export {
 export type { RawConfiguration } from './file/index.js';
 export { KEY_CATALOGUE, SECRET_NAME_PATTERN, isSecretKey } from './keys/index.js';
 export type { KeySpec } from './keys/index.js';
-export { Configuration, readConfiguration } from './configuration.js';
+export { Configuration, readConfiguration, CONFIGURATION_READ_CHANNEL } from './configuration.js';
 export type { ReadConfigurationOptions } from './configuration.js';
 export { parseKeys, commonKeys, sourceFactKeys, keys, schemaDefaults, carriageProblem } from './keys/index.js';
 export type { CommonKeys, SourceFacts } from './keys/index.js';

@@ -10,13 +10,13 @@ export type {
 } from './definition/index.js';
 export { createOperations, rowJsonReplacer } from './definition/index.js';
 export type { Operations, Destination, StateStore, OperationCounts, AlertKind } from './definition/index.js';
-export { authenticate, authenticateResolved, resolveConfiguration } from './authentication/index.js';
-export type {
-  AuthenticateOptions,
-  Authenticated,
-  ConfigurationInput,
-  ResolvedConfiguration,
+export {
+  authenticate,
+  authenticateConfiguration,
+  authenticateResolved,
+  resolveConfiguration,
 } from './authentication/index.js';
+export type { AuthenticateOptions, Authenticated, ResolvedConfiguration } from './authentication/index.js';
 export { runConnector } from './run/index.js';
 export type { RunConnectorOptions, RunResult } from './run/index.js';
 export { probeConnector } from './run/index.js';

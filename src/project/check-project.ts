@@ -1,6 +1,6 @@
 import { readConfiguration, readConfigurationFile } from '../config/index.js';
 import {
-  authenticate,
+  authenticateConfiguration,
   authenticateResolved,
   checkConfigurationKeys,
   resolveConfiguration,
@@ -70,7 +70,7 @@ export async function probeProject(options: {
   log: Logger;
 }): Promise<ProbeResult> {
   const { paths, configuration, connector } = await prepareProject(options);
-  const auth = await authenticate(configuration, {
+  const auth = await authenticateConfiguration(configuration, {
     source: connector?.source ?? 'rest',
     ...(connector?.auth ? { methods: connector.auth } : {}),
     log: options.log,
@@ -109,6 +109,6 @@ export async function prepareProject(options: { project?: string; configurationP
     },
   );
   configuration.addConnectorSecretKeys(connector?.secretKeys ?? []);
-  const { unknownKeys } = checkConfigurationKeys(configuration, connector, options.log);
+  const { unknownKeys } = checkConfigurationKeys(configuration.keys, connector, options.log);
   return { paths, configuration, connector, unknownKeys };
 }

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { loadAuthMethod } from '../../src/auth/index.js';
-import { isPlaceholder, parseKeys } from '../../src/config/index.js';
+import { isPlaceholder, parseKeys, readConfiguration } from '../../src/config/index.js';
 import { resolveConfiguration } from '../../src/connector/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
 
@@ -41,7 +41,10 @@ describe('configuration examples in docs/auth', () => {
         continue;
       }
       await expect(
-        resolveConfiguration(configuration, { registry: new SecretRegistry(), ...(source ? { source } : {}) }),
+        resolveConfiguration(
+          readConfiguration(configuration, { registry: new SecretRegistry() }),
+          source ? { source } : {},
+        ),
       ).resolves.toBeDefined();
     }
   });
@@ -51,7 +54,9 @@ describe('configuration examples in docs/auth', () => {
       const [example] = (await examples(page)).filter(complete);
       expect(example).toBeDefined();
       await expect(
-        resolveConfiguration({ ...example!, metadata_endpoint: 'http://10.1.1.1' }, { registry: new SecretRegistry() }),
+        resolveConfiguration(
+          readConfiguration({ ...example!, metadata_endpoint: 'http://10.1.1.1' }, { registry: new SecretRegistry() }),
+        ),
       ).rejects.toThrow(/metadata_endpoint/);
     }
   });

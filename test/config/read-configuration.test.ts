@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { readConfiguration } from '../../src/config/index.js';
-import { authenticate } from '../../src/connector/index.js';
+import { authenticateConfiguration, runConnector } from '../../src/connector/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
 
 /**
  * A configuration is read once, by readConfiguration, and its secrets are registered then and
  * nowhere else: the connector's own secret keys when they become known, and nothing again when
- * the read configuration is handed on (authenticate(), a run).
+ * the read configuration is handed on (authenticateConfiguration(), a run). Past the host, the
+ * types take a `Configuration`, never a map: a map handed to a run does not compile.
  */
 
 /** A real registry that also counts what it is asked to register, to see a second registration. */
@@ -65,20 +66,28 @@ describe('readConfiguration', () => {
     expect([...configuration.secretKeys].sort()).toEqual(['api_pin', 'token']);
   });
 
-  it('given a configuration already read, returns it without registering anything again', () => {
+  it('a connector secret key added again registers nothing again', () => {
     const registry = new CountingRegistry();
     const configuration = readConfiguration(values, { registry, connectorSecretKeys: ['api_pin'] });
     const registered = registry.calls.length;
     expect(registered).toBeGreaterThan(0);
-    expect(readConfiguration(configuration, { connectorSecretKeys: ['api_pin'] })).toBe(configuration);
+    expect(configuration.addConnectorSecretKeys(['api_pin'])).toBe(configuration);
     expect(registry.calls).toHaveLength(registered);
   });
 
-  it('handed to authenticate(), is not registered a second time', async () => {
+  it('a run and authenticateConfiguration take a read configuration, never a map (checked by tsc)', () => {
+    // @ts-expect-error a map is read by its host first (readConfiguration); the run takes what it read
+    const map: Parameters<typeof runConnector>[0]['configuration'] = values;
+    // @ts-expect-error likewise for the path every run authenticates by
+    const again: Parameters<typeof authenticateConfiguration>[0] = values;
+    expect([map, again]).toEqual([values, values]);
+  });
+
+  it('handed to authenticateConfiguration(), is not registered a second time', async () => {
     const registry = new CountingRegistry();
     const configuration = readConfiguration(values, { registry });
     const registered = registry.calls.length;
-    const auth = await authenticate(configuration, { registry });
+    const auth = await authenticateConfiguration(configuration, { registry });
     await auth.close();
     expect(auth.secretKeys).toBe(configuration.secretKeys);
     expect(registry.calls).toHaveLength(registered);

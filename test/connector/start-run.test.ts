@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { readConfiguration } from '../../src/config/index.js';
 import { defineConnector, probeConnector, runConnector } from '../../src/connector/index.js';
 import { ConfigurationError } from '../../src/errors/index.js';
 import { createLogger } from '../../src/log/index.js';
@@ -32,23 +33,26 @@ const configuration = () => ({
   probe_path: 'health',
   item_path: 'things',
 });
+/** What a host does first: the configuration read once, into the run's registry. */
+const read = () => {
+  const registry = new SecretRegistry();
+  return { configuration: readConfiguration(configuration(), { registry }), registry };
+};
 const quiet = () => createLogger({ write: () => undefined });
 
 describe('the start every run shares', () => {
   it('a misspelt key stops a test of the configuration as it stops a sync, naming the key meant', async () => {
     const tested = probeConnector({
       connector: connector as never,
-      configuration: configuration(),
+      ...read(),
       host: { log: quiet() },
-      registry: new SecretRegistry(),
     });
     await expect(tested).rejects.toBeInstanceOf(ConfigurationError);
     await expect(tested).rejects.toThrow(/items_path/);
     const synced = runConnector({
       connector: connector as never,
-      configuration: configuration(),
+      ...read(),
       state: {},
-      registry: new SecretRegistry(),
       host: {
         log: quiet(),
         openDestination: () => Promise.reject(new Error('not reached')),

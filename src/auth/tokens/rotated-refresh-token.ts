@@ -17,7 +17,7 @@ const KEY = 'refresh_token';
 export async function warnOfUnsavedRefreshToken(context: Pick<AuthContext, 'filesDir' | 'log'>): Promise<void> {
   if (!context.filesDir || !(await recoveryFileExists(context.filesDir, KEY))) return;
   context.log.warning(
-    `${recoveryFilePath(context.filesDir, KEY)} holds a rotated refresh token that was never saved to the configuration; ` +
+    `${recoveryFilePath(context.filesDir, KEY)} holds a rotated refresh token that was not saved to the configuration; ` +
       `if 'refresh_token' is refused, copy its "value" into 'refresh_token' and delete the file`,
   );
 }

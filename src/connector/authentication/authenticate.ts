@@ -1,9 +1,9 @@
 import type { AuthMethod, CapabilityName, Credential, RotatingSecret, Timers } from '../../auth/index.js';
 import { rotationDaysOf, warnIfCredentialOld } from '../../auth/index.js';
-import { commonKeys, readConfiguration, type CommonKeys, type Configuration } from '../../config/index.js';
+import { commonKeys, type CommonKeys, type Configuration } from '../../config/index.js';
 import { SourceUnreachableError } from '../../errors/index.js';
 import { protectProcessOutput, silentLogger, type Logger } from '../../log/index.js';
-import { secrets as defaultRegistry, type SecretRegistry } from '../../secrets/index.js';
+import type { SecretRegistry } from '../../secrets/index.js';
 import {
   loadSource,
   type ConnectedSource,
@@ -21,7 +21,7 @@ export interface AuthenticateOptions {
   source?: keyof SourceClients | SourceDefinition;
   log?: Logger;
   registry?: SecretRegistry;
-  /** Secret keys of the connector's own, beyond those whose names say so. */
+  /** Library mode: secret keys of the connector's own, beyond those whose names say so (registered when the map is read). */
   connectorSecretKeys?: ReadonlySet<string>;
   /**
    * The auth methods the connector offers (`defineConnector({ auth })`): built-in names and methods of
@@ -61,24 +61,17 @@ export interface ResolvedConfiguration {
   readonly secretKeys: ReadonlySet<string>;
 }
 
-/** A configuration map (library use: read here) or one a host has read already (readConfiguration). */
-export type ConfigurationInput = Readonly<Record<string, string>> | Configuration;
-
 /**
- * The configuration read through the schemas: secrets registered first (when it is read), then
- * the common keys, the method's and the source's keys validated. What the keys' values mean (a
+ * The configuration read through the schemas: the common keys, the method's and the source's keys
+ * validated (its secrets were registered when the host read it). What the keys' values mean (a
  * certificate that has expired, a key that does not parse, a token URL over plain http) is checked
  * by `authenticateResolved`, also without the network.
  */
 export async function resolveConfiguration(
-  given: ConfigurationInput,
-  options: Pick<AuthenticateOptions, 'source' | 'log' | 'registry' | 'connectorSecretKeys' | 'methods'> = {},
+  configuration: Configuration,
+  options: Pick<AuthenticateOptions, 'source' | 'log' | 'methods'> = {},
 ): Promise<ResolvedConfiguration> {
   const log = options.log ?? silentLogger;
-  const configuration = readConfiguration(given, {
-    registry: options.registry ?? defaultRegistry,
-    ...(options.connectorSecretKeys ? { connectorSecretKeys: options.connectorSecretKeys } : {}),
-  });
   for (const key of configuration.registry.tooShort)
     log.warning(
       `the value of secret key '${key}' is shorter than 4 characters: too short to redact safely from output`,
@@ -99,30 +92,18 @@ export async function resolveConfiguration(
 }
 
 /**
- * Configuration in, an authenticated source out — without the runner. No request is sent until
- * `probe()` (or the source's own calls). The process's stdout and stderr are gated from here on
+ * A configuration the host has read, an authenticated source out — the path every run takes (and
+ * library mode's `authenticate`, once it has read its map). No request is sent until `probe()` (or
+ * the source's own calls). The process's stdout and stderr are gated from here on
  * (protectProcessOutput), as the CLI gates them.
  */
-export async function authenticate<Name extends keyof SourceClients = 'rest'>(
-  configuration: ConfigurationInput,
-  options?: AuthenticateOptions & { source?: Name },
-): Promise<Authenticated<SourceClients[Name]>>;
-export async function authenticate<S extends ConnectedSource>(
-  configuration: ConfigurationInput,
-  options: AuthenticateOptions & { source: SourceDefinition<never, S> },
-): Promise<Authenticated<S>>;
-/** A source known only at run time (a loaded connector's): its client typed as connected. */
-export async function authenticate(
-  configuration: ConfigurationInput,
-  options: AuthenticateOptions,
-): Promise<Authenticated>;
-export async function authenticate(
-  configuration: ConfigurationInput,
-  options: AuthenticateOptions = {},
+export async function authenticateConfiguration(
+  configuration: Configuration,
+  options: Omit<AuthenticateOptions, 'connectorSecretKeys'> = {},
 ): Promise<Authenticated> {
   // Outside the CLI nothing else gates the process's output: a script that prints its configuration
   // must not print the secrets in it (protectProcessOutput() also gates uncaught errors).
-  protectProcessOutput({ registry: options.registry ?? defaultRegistry, uncaught: false });
+  protectProcessOutput({ registry: options.registry ?? configuration.registry, uncaught: false });
   return authenticateResolved(await resolveConfiguration(configuration, options), options);
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Configuration, KEY_CATALOGUE, keyHint, type RawConfiguration } from '../../config/index.js';
+import { KEY_CATALOGUE, keyHint } from '../../config/index.js';
 import { ConfigurationError, closestName } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { ownMethods, type OfferedMethod } from './offered-methods.js';
@@ -20,7 +20,7 @@ import { ownMethods, type OfferedMethod } from './offered-methods.js';
  * `usrname` under `bearer` is still a typo of `username`), the connector's own and its own methods'.
  */
 export function checkConfigurationKeys(
-  configuration: RawConfiguration | Configuration,
+  keys: readonly string[],
   connector:
     | {
         configuration?: z.ZodType | undefined;
@@ -36,7 +36,6 @@ export function checkConfigurationKeys(
   const methodKeys = [...ownMethods(connector?.auth).values()].flatMap((method) => connectorKeys(method.keys) ?? []);
   const own = [...declared, ...(connector?.secretKeys ?? []), ...methodKeys];
   const known = new Set([...Object.keys(KEY_CATALOGUE), ...own]);
-  const keys = configuration instanceof Configuration ? configuration.keys : Object.keys(configuration);
   const unknownKeys = keys.filter((key) => !known.has(key));
   for (const key of unknownKeys) {
     const near = closestName(key, known);

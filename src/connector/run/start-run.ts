@@ -1,19 +1,18 @@
-import { readConfiguration, type RawConfiguration } from '../../config/index.js';
+import type { Configuration, RawConfiguration } from '../../config/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 import {
-  authenticate,
+  authenticateConfiguration,
   checkConfigurationKeys,
   type AuthenticateOptions,
   type Authenticated,
-  type ConfigurationInput,
 } from '../authentication/index.js';
 import type { LoadedConnector } from '../definition/index.js';
 import type { ProbeHost } from './host.js';
 
 export interface StartRunOptions {
   connector: LoadedConnector;
-  /** Read by the host (readConfiguration), or a map read here (library use). */
-  configuration: ConfigurationInput;
+  /** Read once by the host (readConfiguration); the run never reads a map. */
+  configuration: Configuration;
   /** Where log lines go and where a rotated secret goes (a run's host, or a probe's). */
   host: ProbeHost;
   registry: SecretRegistry;
@@ -39,10 +38,11 @@ export interface StartedRun {
 export async function startRun(options: StartRunOptions): Promise<StartedRun> {
   const { connector, registry } = options;
   const { log, rotation } = options.host;
-  const read = readConfiguration(options.configuration, { registry, connectorSecretKeys: connector.secretKeys ?? [] });
+  // Known once the connector's file has loaded, which may be after the host read the configuration.
+  const read = options.configuration.addConnectorSecretKeys(connector.secretKeys ?? []);
   // A misspelt key is reported before the schemas, which would name the key it should have been.
-  checkConfigurationKeys(read, connector, log);
-  const auth = await authenticate(read, {
+  checkConfigurationKeys(read.keys, connector, log);
+  const auth = await authenticateConfiguration(read, {
     ...options.authenticate,
     ...(rotation ? { persistConfigurationValue: (key: string, value: string) => rotation.keep(key, value) } : {}),
     ...(rotation?.rotatingSecret ? { rotatingSecret: rotation.rotatingSecret } : {}),

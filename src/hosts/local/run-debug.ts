@@ -1,6 +1,12 @@
-import { mkdir } from 'node:fs/promises';
-import { readConfiguration, readConfigurationFile } from '../../config/index.js';
-import { runConnector, type OperationCounts, type RotationKeeper, type State } from '../../connector/index.js';
+import { readConfiguration, readConfigurationFile, type Configuration } from '../../config/index.js';
+import {
+  runConnector,
+  type Host,
+  type OperationCounts,
+  type RotationKeeper,
+  type RunResult,
+  type State,
+} from '../../connector/index.js';
 import { ConfigurationError, InterruptedError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { secrets, type SecretRegistry } from '../../secrets/index.js';
@@ -9,8 +15,8 @@ import { configurationFileRotation, loadConnector, projectPaths, type ProjectPat
 import { unlessStopped, watchInterruption, type StopSignal } from './interruption.js';
 import { checkRunFiles } from './project-files.js';
 import { lockProject } from './project-lock.js';
+import { RunWarehouse } from './run-warehouse.js';
 import { readState, writeStateAtomically } from './state-file.js';
-import { Warehouse, preloadDuckDB } from './warehouse/index.js';
 
 export interface DebugOptions {
   project?: string;
@@ -47,85 +53,107 @@ export interface DebugResult {
  */
 export async function runDebug(options: DebugOptions): Promise<DebugResult> {
   const started = performance.now();
-  const registry = options.registry ?? secrets;
   const paths = projectPaths(options.project, options.configurationPath);
   const lock = lockProject(paths.project, 'debug');
   const interruption = watchInterruption(options.log);
-  let counts: (() => OperationCounts) | undefined;
+  const progress = watchProgress(options);
+  let warehouse: RunWarehouse | undefined;
   let stopped = false;
-  let early: Promise<Warehouse> | undefined;
-  /** The early warehouse, now the run's to close. */
-  const taken = (warehouse: Promise<Warehouse>) => ((early = undefined), warehouse);
-  const timer =
-    options.onProgress &&
-    setInterval(() => counts && options.onProgress?.(counts()), options.progressEveryMs ?? 200).unref();
   try {
     checkRunFiles(paths, 'run');
-    // A warehouse from an earlier run opens while the configuration is read and the connector loads
-    // and probes, on DuckDB's own thread: reading only, so a run that fails before update() leaves
-    // the file as it was. Its failure (the file held by another process, say) is reported after the
-    // probe, as open()'s is.
-    early = Warehouse.openExisting(paths.warehouse);
-    early?.catch(() => undefined);
-    // Secrets registered before the connector file runs: its top-level code could already print a value.
+    warehouse = new RunWarehouse(paths);
+    const registry = options.registry ?? secrets;
+    // The run's one read of its configuration. Secrets registered before the connector file runs:
+    // its top-level code could already print a value.
     const configuration = readConfiguration(await readConfigurationFile(paths.configuration), { registry });
-    let opened = false;
     try {
-      // Loading runs the connector's top-level code, which a stop cannot interrupt: it is no longer awaited.
-      const { connector } = await unlessStopped(loadConnector(paths.project), interruption.signal);
-      const state = await readInitialState(options.statePath ?? paths.state, options.statePath !== undefined);
-      const result = await runConnector({
-        connector,
-        configuration,
-        state,
-        registry,
-        signal: interruption.signal,
-        authenticate: { filesDir: paths.files },
-        host: {
-          log: options.log,
-          // A rotated refresh token is written back to configuration.json before it is used.
-          rotation:
-            options.rotation ??
-            configurationFileRotation({
-              configurationPath: paths.configuration,
-              filesDir: paths.files,
-              log: options.log,
-            }),
-          ...(early ? {} : { prepareDestination: preloadDuckDB }),
-          openDestination: async () => {
-            const warehouse = early ? await taken(early) : await openNew(paths);
-            opened = true;
-            return warehouse;
-          },
-          state: { save: (next: State) => writeStateAtomically(paths.state, next) },
-          summaryNote: () => {
-            const written = counts?.().upsertPaths;
-            return written ? `upserts appended ${written.appended}, merged ${written.merged}` : '';
-          },
-        },
-        onOperations: (get) => (counts = get),
-      });
+      const result = await syncProject({ options, paths, configuration, registry, warehouse, progress, interruption });
       return { paths, probe: result.probe, counts: result.counts, elapsedMs: performance.now() - started };
     } catch (error) {
       const received = interruption.received;
       if (received === undefined) throw error;
       stopped = true;
-      throw interrupted(received, paths, opened ? counts?.().checkpoints : undefined, error);
+      throw interrupted(received, paths, warehouse.opened ? progress.counts()?.checkpoints : undefined, error);
     }
   } finally {
-    // Opened early but never handed to the run (it stopped before update()): closed untouched.
-    await early?.then((warehouse) => warehouse.close()).catch(() => undefined);
-    if (timer) clearInterval(timer);
+    await warehouse?.closeUnused();
+    progress.stop();
     interruption.dispose(stopped);
     await lock.release();
   }
 }
 
-async function openNew(paths: ProjectPaths): Promise<Warehouse> {
-  // DuckDB's module first: a project without the package gets its error with files/ untouched.
-  preloadDuckDB();
-  await mkdir(paths.files, { recursive: true });
-  return Warehouse.open(paths.warehouse);
+interface DebugRun {
+  options: DebugOptions;
+  paths: ProjectPaths;
+  configuration: Configuration;
+  registry: SecretRegistry;
+  warehouse: RunWarehouse;
+  progress: Progress;
+  interruption: { signal: AbortSignal };
+}
+
+/** The connector loaded, the state read, and the one run into the warehouse and the state file. */
+async function syncProject(run: DebugRun): Promise<RunResult> {
+  const { options, paths, interruption } = run;
+  // Loading runs the connector's top-level code, which a stop cannot interrupt: it is no longer awaited.
+  const { connector } = await unlessStopped(loadConnector(paths.project), interruption.signal);
+  const state = await readInitialState(options.statePath ?? paths.state, options.statePath !== undefined);
+  return runConnector({
+    connector,
+    configuration: run.configuration,
+    state,
+    registry: run.registry,
+    signal: interruption.signal,
+    authenticate: { filesDir: paths.files },
+    host: localHost(run),
+    onOperations: (get) => run.progress.follow(get),
+  });
+}
+
+/** What `debug` gives the run: the warehouse, the state file, configuration.json for a rotated secret. */
+function localHost({ options, paths, warehouse, progress }: DebugRun): Host {
+  const prepare = warehouse.prepare;
+  return {
+    log: options.log,
+    // A rotated refresh token is written back to configuration.json before it is used.
+    rotation:
+      options.rotation ??
+      configurationFileRotation({ configurationPath: paths.configuration, filesDir: paths.files, log: options.log }),
+    ...(prepare ? { prepareDestination: prepare } : {}),
+    openDestination: () => warehouse.open(),
+    state: { save: (next: State) => writeStateAtomically(paths.state, next) },
+    summaryNote: () => {
+      const written = progress.counts()?.upsertPaths;
+      return written ? `upserts appended ${written.appended}, merged ${written.merged}` : '';
+    },
+  };
+}
+
+interface Progress {
+  /** The counts so far, once update() has started. */
+  counts(): OperationCounts | undefined;
+  follow(counts: () => OperationCounts): void;
+  stop(): void;
+}
+
+/** The run's counts, and `onProgress` called with them every `progressEveryMs` (a progress line). */
+function watchProgress(options: Pick<DebugOptions, 'onProgress' | 'progressEveryMs'>): Progress {
+  let current: (() => OperationCounts) | undefined;
+  const counts = () => current?.();
+  const timer =
+    options.onProgress &&
+    setInterval(() => {
+      const now = counts();
+      if (now) options.onProgress?.(now);
+    }, options.progressEveryMs ?? 200).unref();
+  return {
+    counts,
+    follow: (get) => (current = get),
+    stop: () => {
+      if (timer) clearInterval(timer);
+    },
+  };
 }
 
 /** What a stopped run says: where the state is, where the next run starts, what the warehouse holds. */

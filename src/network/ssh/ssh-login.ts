@@ -30,13 +30,12 @@ export interface LoginRecord {
 
 /**
  * ssh2's `authHandler`, spelled without ssh2's types so that our declarations stand without
- * @types/ssh2: ssh2 passes the methods left as strings and a `next` that takes an attempt or false.
+ * @types/ssh2: ssh2 passes the methods left as strings, and takes the handler's return value as its
+ * choice: the next attempt, or false for no more (ssh2's README: "return/pass `false` to signal no
+ * more methods to try"). Returning rather than calling ssh2's `next` keeps false in our type:
+ * @types/ssh2's `next` leaves it out, and a handler returning it is still one ssh2's type accepts.
  */
-export type SshAuthHandler = (
-  methodsLeft: string[] | null,
-  partialSuccess: boolean | null,
-  next: (attempt: SshLoginAttempt) => void,
-) => void;
+export type SshAuthHandler = (methodsLeft: string[] | null, partialSuccess: boolean | null) => SshLoginAttempt | false;
 
 /** One attempt as ssh2's authHandler takes it (its PasswordAuthMethod, PublicKeyAuthMethod, KeyboardInteractiveAuthMethod). */
 export type SshLoginAttempt =
@@ -64,15 +63,15 @@ export function sshLogin(secret: SshLoginSecret, username: string): (record: Log
   return (record) => {
     let triedFirst = false;
     let triedKeyboard = false;
-    return (methodsLeft, partialSuccess, next) => {
+    return (methodsLeft, partialSuccess) => {
       if (!triedFirst) {
         triedFirst = true;
-        return next(firstAttempt(secret, username));
+        return firstAttempt(secret, username);
       }
       if (partialSuccess) {
         // One secret is all a connector has: a second method cannot be supplied.
         record.moreMethodsRequired = methodsLeft ?? [];
-        return next(false as never);
+        return false;
       }
       if (
         password &&
@@ -81,10 +80,10 @@ export function sshLogin(secret: SshLoginSecret, username: string): (record: Log
         !methodsLeft.includes('password')
       ) {
         triedKeyboard = true;
-        return next({ type: 'keyboard-interactive', username, prompt: answerPasswordPrompt(password, record) });
+        return { type: 'keyboard-interactive', username, prompt: answerPasswordPrompt(password, record) };
       }
       record.offeredMethods = methodsLeft ?? undefined;
-      next(false as never);
+      return false;
     };
   };
 }

@@ -62,7 +62,7 @@ export function parseInputState(given: unknown): InputState {
  * - every selected stream is `incremental` — a full refresh must read its table whole, and the one
  *   state would make the connector skip what it read before;
  * - every selected stream has a saved state, the same one — a stream added to the connection, or one
- *   Airbyte cleared, has never been read under it.
+ *   Airbyte cleared, has not been read under it yet.
  * Otherwise the sync starts from `{}`, and the log says why.
  */
 export function startingState(input: InputState, selected: SelectedStream[], log: Logger): State {

@@ -1,4 +1,4 @@
-import { checkFlatStringObject } from '../../../config/index.js';
+import { readConfiguration } from '../../../config/index.js';
 import { probeConnector } from '../../../connector/index.js';
 import type { CallSecrets } from '../state/index.js';
 import { failureLine } from './call-status.js';
@@ -33,15 +33,19 @@ export async function runTest(
       return { failure: `unknown test '${request.name}': this connector has one test, '${PROBE_TEST.name}'` };
     }
     const { connector } = context;
-    const raw = checkFlatStringObject(fromForm(request.configuration ?? {}));
-    const rotation = context.rotated.forCall(raw, async (key) => {
+    // The call's one read: secrets registered before anything else sees the request.
+    const configuration = readConfiguration(fromForm(request.configuration ?? {}), {
+      registry,
+      connectorSecretKeys: connector.secretKeys ?? [],
+    });
+    const rotation = context.rotated.forCall(configuration.values, async (key) => {
       log.warning(
         `the authorization server rotated '${key}' during Test; Test cannot save it: the new value is kept in this server's memory ` +
           `and sealed into the connection's state by the next Update. If the server restarts before that Update, authorize again`,
       );
     });
     // The start of the one run, as debug and Airbyte's check run it: authenticate, the connector's own keys, the probe.
-    await probeConnector({ connector, configuration: raw, host: { log, rotation }, registry });
+    await probeConnector({ connector, configuration, host: { log, rotation }, registry });
     log.info(`Test '${PROBE_TEST.name}' succeeded`);
     return { success: true };
   } catch (error) {

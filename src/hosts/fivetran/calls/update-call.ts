@@ -1,6 +1,7 @@
-import { readConfiguration } from '../../../config/index.js';
-import { runConnector } from '../../../connector/index.js';
+import { readConfiguration, type RawConfiguration } from '../../../config/index.js';
+import { runConnector, type State } from '../../../connector/index.js';
 import { ExitCode, isConnectorAuthError } from '../../../errors/index.js';
+import type { Logger } from '../../../log/index.js';
 import { failureLine, statusOf } from './call-status.js';
 import { CallSecrets, newerThanCarried, readRequestState } from '../state/index.js';
 import type { ServeContext } from '../serve-context.js';
@@ -33,39 +34,19 @@ export async function runUpdate(call: UpdateCall, context: ServeContext): Promis
   let stream: UpdateStream | undefined;
   try {
     const { connector } = context;
-    // Secrets registered before the state is read: whatever the state says must not be able to print one.
+    // The call's one read of its configuration. Secrets registered before the state is read:
+    // whatever the state says must not be able to print one.
     const configuration = readConfiguration(fromForm(request.configuration ?? {}), {
       registry,
       connectorSecretKeys: connector.secretKeys ?? [],
     });
     const raw = configuration.values;
     const requestState = readRequestState(request.state_json, raw, context.rotated);
-    const current = new UpdateStream(call, {
-      raw,
-      rotated: context.rotated,
-      filter: recordFilter(request.selection),
-      state: requestState.state,
-    });
-    stream = current;
-    context.updates.add(current);
-    if (context.stopping()) current.requestStop();
+    const current = (stream = openStream(call, context, request, requestState.state, raw));
     if (newerThanCarried(raw, requestState, context.rotated)) {
       await current.carryRotated();
       log.info('a rotated credential this server held is now sealed in the state (checkpoint before the sync)');
     }
-    const rotation = context.rotated.forCall(raw, async (key) => {
-      try {
-        await current.carryRotated();
-        log.info(
-          `the authorization server rotated '${key}'; the new value is sealed in the state of the checkpoint just sent`,
-        );
-      } catch {
-        // The server's memory has it already; the next Update's first checkpoint carries it.
-        log.warning(
-          `the authorization server rotated '${key}', and the checkpoint carrying it could not be sent (the call ended): it is kept in this server's memory`,
-        );
-      }
-    });
     await runConnector({
       connector,
       configuration,
@@ -73,7 +54,7 @@ export async function runUpdate(call: UpdateCall, context: ServeContext): Promis
       registry,
       host: {
         log,
-        rotation,
+        rotation: sealedRotation(context, raw, current, log),
         openDestination: async () => current.destination(),
         state: current.stateStore(),
         summaryNote: () => `${current.records} records and ${current.checkpoints} checkpoints sent`,
@@ -81,34 +62,85 @@ export async function runUpdate(call: UpdateCall, context: ServeContext): Promis
     });
     call.end();
   } catch (error) {
-    if (stream?.cancelled) {
-      log.warning(
-        `Update cancelled by the client after ${stream.records} records and ${stream.checkpoints} checkpoints`,
-      );
-      return;
-    }
-    // Stopped for shutdown: whatever the connector made of the stop, the sync ended at a checkpoint.
-    const reason = stream?.stopped ? stoppingError() : error;
-    const status = statusOf(reason, registry, context.grpc);
-    if (stream?.stopped)
-      log.info(`Update stopped for shutdown after ${stream.records} records and ${stream.checkpoints} checkpoints`);
-    else log.error(`Update failed: ${failureLine(error, registry)}`);
-    // A refused refresh token is fixed by a person only: a Task puts it on the dashboard as one.
-    if (
-      !stream?.stopped &&
-      isConnectorAuthError(error) &&
-      error.exitCode === ExitCode.authentication &&
-      error.key === 'refresh_token'
-    ) {
-      call.write({
-        task: {
-          message: `${failureLine(error, registry)}. Authorize again (connector-auth authorize) and put the new refresh token in this connection's setup.`,
-        },
-      });
-    }
-    call.emit('error', Object.assign(new Error(status.details), status));
+    endFailed(call, context, { error, stream, registry, log });
   } finally {
     if (stream) context.updates.delete(stream);
     registry.release();
   }
+}
+
+/** The call's stream of records and checkpoints, known to the server (a shutdown stops it at a checkpoint). */
+function openStream(
+  call: UpdateCall,
+  context: ServeContext,
+  request: UpdateRequestMessage,
+  state: State,
+  raw: RawConfiguration,
+): UpdateStream {
+  const stream = new UpdateStream(call, {
+    raw,
+    rotated: context.rotated,
+    filter: recordFilter(request.selection),
+    state,
+  });
+  context.updates.add(stream);
+  if (context.stopping()) stream.requestStop();
+  return stream;
+}
+
+/** A rotated secret kept in the server's memory and sealed into a checkpoint sent at once. */
+function sealedRotation(context: ServeContext, raw: RawConfiguration, stream: UpdateStream, log: Logger) {
+  return context.rotated.forCall(raw, async (key) => {
+    try {
+      await stream.carryRotated();
+      log.info(
+        `the authorization server rotated '${key}'; the new value is sealed in the state of the checkpoint just sent`,
+      );
+    } catch {
+      // The server's memory has it already; the next Update's first checkpoint carries it.
+      log.warning(
+        `the authorization server rotated '${key}', and the checkpoint carrying it could not be sent (the call ended): it is kept in this server's memory`,
+      );
+    }
+  });
+}
+
+/**
+ * How a failed call ends: nothing more for a client that cancelled; UNAVAILABLE after a shutdown's
+ * checkpoint; else our one line as the status, with a Task for a refused refresh token.
+ */
+function endFailed(
+  call: UpdateCall,
+  context: ServeContext,
+  {
+    error,
+    stream,
+    registry,
+    log,
+  }: { error: unknown; stream: UpdateStream | undefined; registry: CallSecrets; log: Logger },
+): void {
+  if (stream?.cancelled) {
+    log.warning(`Update cancelled by the client after ${stream.records} records and ${stream.checkpoints} checkpoints`);
+    return;
+  }
+  // Stopped for shutdown: whatever the connector made of the stop, the sync ended at a checkpoint.
+  const reason = stream?.stopped ? stoppingError() : error;
+  const status = statusOf(reason, registry, context.grpc);
+  if (stream?.stopped)
+    log.info(`Update stopped for shutdown after ${stream.records} records and ${stream.checkpoints} checkpoints`);
+  else log.error(`Update failed: ${failureLine(error, registry)}`);
+  // A refused refresh token is fixed by a person only: a Task puts it on the dashboard as one.
+  if (
+    !stream?.stopped &&
+    isConnectorAuthError(error) &&
+    error.exitCode === ExitCode.authentication &&
+    error.key === 'refresh_token'
+  ) {
+    call.write({
+      task: {
+        message: `${failureLine(error, registry)}. Authorize again (connector-auth authorize) and put the new refresh token in this connection's setup.`,
+      },
+    });
+  }
+  call.emit('error', Object.assign(new Error(status.details), status));
 }
