@@ -2,7 +2,7 @@ import type { AuthMethod, CapabilityName, Credential, RotatingSecret, Timers } f
 import { rotationDaysOf, warnIfCredentialOld } from '../../auth/index.js';
 import { commonKeys, type CommonKeys, type Configuration } from '../../config/index.js';
 import { SourceUnreachableError } from '../../errors/index.js';
-import { protectProcessOutput, silentLogger, type Logger } from '../../log/index.js';
+import { silentLogger, type Logger } from '../../log/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 import {
   loadSource,
@@ -94,16 +94,13 @@ export async function resolveConfiguration(
 /**
  * A configuration the host has read, an authenticated source out — the path every run takes (and
  * library mode's `authenticate`, once it has read its map). No request is sent until `probe()` (or
- * the source's own calls). The process's stdout and stderr are gated from here on
- * (protectProcessOutput), as the CLI gates them.
+ * the source's own calls). Gating the process's output is the caller's: library mode's
+ * `authenticate` and a run outside a gating host (startRun) do it.
  */
 export async function authenticateConfiguration(
   configuration: Configuration,
   options: Omit<AuthenticateOptions, 'connectorSecretKeys'> = {},
 ): Promise<Authenticated> {
-  // Outside the CLI nothing else gates the process's output: a script that prints its configuration
-  // must not print the secrets in it (protectProcessOutput() also gates uncaught errors).
-  protectProcessOutput({ registry: options.registry ?? configuration.registry, uncaught: false });
   return authenticateResolved(await resolveConfiguration(configuration, options), options);
 }
 

@@ -1,4 +1,5 @@
 import { readConfiguration } from '../../config/index.js';
+import { protectProcessOutput } from '../../log/index.js';
 import type { ConnectedSource, SourceDefinition } from '../../sources/index.js';
 import type { SourceClients } from '../definition/index.js';
 import { authenticateConfiguration, type AuthenticateOptions, type Authenticated } from './authenticate.js';
@@ -30,5 +31,8 @@ export async function authenticate(
     ...(options.registry ? { registry: options.registry } : {}),
     ...(connectorSecretKeys ? { connectorSecretKeys } : {}),
   });
+  // Outside the CLI nothing else gates the process's output: a script that prints its configuration
+  // must not print the secrets in it (protectProcessOutput() also gates uncaught errors).
+  protectProcessOutput({ registry: configuration.registry, uncaught: false });
   return authenticateConfiguration(configuration, rest);
 }

@@ -18,6 +18,14 @@ export interface RotationKeeper {
 export interface ProbeHost {
   readonly log: Logger;
   readonly rotation?: RotationKeeper;
+  /**
+   * True when the host's process output is already gated by a registry every secret of this run
+   * reaches (`serve`: the CLI's gate reads the process-wide registry, and each call's registry
+   * holds its forms there). Otherwise the run gates stdout and stderr with its own registry, as
+   * library use of `runConnector` needs; a server gating each call anew would stack one wrapper
+   * per call on every write for the life of the process.
+   */
+  readonly outputGated?: boolean;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Configuration, RawConfiguration } from '../../config/index.js';
+import { protectProcessOutput } from '../../log/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 import {
   authenticateConfiguration,
@@ -42,6 +43,9 @@ export async function startRun(options: StartRunOptions): Promise<StartedRun> {
   const read = options.configuration.addConnectorSecretKeys(connector.secretKeys ?? []);
   // A misspelt key is reported before the schemas, which would name the key it should have been.
   checkConfigurationKeys(read.keys, connector, log);
+  // Outside a gating host (a script's runConnector), a connector's console.log(configuration) must
+  // not print its secrets: the gate is installed once per registry (uncaught errors stay the script's).
+  if (!options.host.outputGated) protectProcessOutput({ registry, uncaught: false });
   const auth = await authenticateConfiguration(read, {
     ...options.authenticate,
     ...(rotation ? { persistConfigurationValue: (key: string, value: string) => rotation.keep(key, value) } : {}),

@@ -45,7 +45,8 @@ export async function runTest(
       );
     });
     // The start of the one run, as debug and Airbyte's check run it: authenticate, the connector's own keys, the probe.
-    await probeConnector({ connector, configuration, host: { log, rotation }, registry });
+    // serve runs under the CLI's gate, and CallSecrets holds each form in the registry it reads.
+    await probeConnector({ connector, configuration, host: { log, rotation, outputGated: true }, registry });
     log.info(`Test '${PROBE_TEST.name}' succeeded`);
     return { success: true };
   } catch (error) {

@@ -54,6 +54,8 @@ export async function runUpdate(call: UpdateCall, context: ServeContext): Promis
       registry,
       host: {
         log,
+        // serve runs under the CLI's gate, and CallSecrets holds each form in the registry it reads.
+        outputGated: true,
         rotation: sealedRotation(context, raw, current, log),
         openDestination: async () => current.destination(),
         state: current.stateStore(),
