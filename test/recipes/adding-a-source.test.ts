@@ -7,7 +7,7 @@ import { copySource, type SourceCopy } from './source-copy.js';
 /**
  * docs/recipes/adding-a-source.md, followed step by step on a copy of src/: a toy source
  * that logs in to a line protocol with a password (`LOGIN <password>` → `OK` or `DENIED`). Its file,
- * its catalogue line, its client type and its error code are the only edits; no auth method changes, yet the
+ * its line in the built-in sources, its client type and its error code are the only edits; no auth method changes, yet the
  * `password` method works with it and every other method is refused with the one that fits.
  */
 
@@ -66,16 +66,16 @@ beforeAll(async () => {
   copy = await copySource('source');
   // 1. The source's file.
   await copy.add('sources/toy-line.ts', TOY_SOURCE);
-  // 2. Its catalogue line (its keys, host and port, are in the key catalogue already).
+  // 2. Its line in the built-in sources (its keys, host and port, are in the key catalogue already).
   await copy.insertAfter(
-    'sources/catalogue.ts',
+    'sources/built-in-sources.ts',
     'const SOURCES: Record<string, () => Promise<{ default: SourceDefinition }>> = {\n',
     "  'toy-line': () => import('./toy-line.js') as Promise<{ default: SourceDefinition }>,\n",
   );
   // 2, continued: its client type, through the sources' door, in SourceClients and the package's exports.
   await copy.insertAfter(
     'sources/index.ts',
-    "export { SOURCE_NAMES, loadSource } from './catalogue.js';\n",
+    "export { SOURCE_NAMES, loadSource } from './built-in-sources.js';\n",
     "export type { ToyLineSource } from './toy-line.js';\n",
   );
   await copy.insertAfter(

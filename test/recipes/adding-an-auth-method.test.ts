@@ -5,7 +5,7 @@ import { copySource, type SourceCopy } from './source-copy.js';
 
 /**
  * docs/recipes/adding-an-auth-method.md, followed step by step on a copy of src/: a toy
- * method that sends its key in an `X-Toy-Key` header. Its file, its catalogue line and its key are
+ * method that sends its key in an `X-Toy-Key` header. Its file, its line in the built-in methods and its key are
  * the only edits; the rest source, which needs `httpRequest`, then accepts it against a real HTTP
  * API, and the sources that cannot use it list it nowhere.
  */
@@ -47,10 +47,10 @@ beforeAll(async () => {
   copy = await copySource('auth-method');
   // 1. The method's file, in the family it belongs to.
   await copy.add('auth/static/toy-key.ts', TOY_METHOD);
-  // 2. One catalogue line.
+  // 2. One line in the built-in methods.
   await copy.insertAfter(
-    'auth/catalogue.ts',
-    'const CATALOGUE = {\n',
+    'auth/built-in-methods.ts',
+    'const BUILT_IN_METHODS = {\n',
     "  toy_key: { provides: ['httpRequest'], load: () => import('./static/toy-key.js') },\n",
   );
   // 3. Its key in the key catalogue.
