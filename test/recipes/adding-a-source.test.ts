@@ -66,8 +66,13 @@ const PASSWORD = 'toy-password-8c31e5';
 
 beforeAll(async () => {
   copy = await copyProject('source');
-  // 1. The source's file.
+  // 1. The source's file, and its line in its folder's README.
   await copy.add('src/sources/toy-line.ts', TOY_SOURCE);
+  await copy.insertAfter(
+    'src/sources/README.md',
+    "- `built-in-sources.ts`: the built-in sources' table: source name → lazy import.\n",
+    '- `toy-line.ts`: a toy line protocol that checks a password.\n',
+  );
   // 2. Its line in the built-in sources (its keys, host and port, are in the key catalogue already).
   await copy.insertAfter(
     'src/sources/built-in-sources.ts',

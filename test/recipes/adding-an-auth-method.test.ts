@@ -59,7 +59,7 @@ beforeAll(async () => {
   await copy.insertAfter(
     'src/config/keys/key-catalogue.ts',
     'export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {\n',
-    "  toy_key: secret('toy_key', 'the toy key'),\n",
+    "  toy_key: secret('toy_key', 'the toy key', 'header'),\n",
   );
   await copy.script('configuration-doc.ts');
   library = await copy.load<Library>('index.ts');
