@@ -10,7 +10,7 @@ import { copyProject, type ProjectCopy } from './project-copy.js';
  * its line in the built-in sources, its client type, its error code and the regenerated docs are the
  * only edits; the copy then passes the type-check, the lint, the house tests and the doc tests; no auth
  * method changes, yet the `password` method works with it and every other method is refused with the
- * one that fits. Leaving out a step (the docs, the door's export) fails the copy.
+ * one that fits. Leaving out a step (the docs, the door's export, the package's export) fails the copy.
  */
 
 const TOY_SOURCE = `import { createConnection } from 'node:net';
@@ -150,6 +150,11 @@ describe('recipe: adding a source', () => {
       expect(report).toContain("has no exported member 'ToyLineSource'");
     },
   );
+
+  it("without its client type's export from the package (src/index.ts), the copy fails its house test", async () => {
+    const report = await copy.without('src/index.ts', () => copy.test(['test/house/source-client-exports.test.ts']));
+    expect(report).toContain('ToyLineSource');
+  });
 
   it('the password method logs in to it unchanged: the probe passes, a wrong password is exit 3 naming it', async () => {
     const auth = await authenticateToy({ auth_method: 'password', password: PASSWORD });
