@@ -8,7 +8,7 @@ import { Warehouse, type Row } from '../../../src/hosts/local/warehouse/index.js
 import { keptExistingTables } from '../../../src/hosts/local/warehouse/engine/index.js';
 
 /**
- * A warehouse file's catalogue kept between sessions (existing-tables-cache.ts): written only by a
+ * A warehouse file's existing tables, as read, kept between sessions (existing-tables-cache.ts): written only by a
  * session that changed none of it, used only for the file exactly as that session left it. Each
  * test writes the file through another DuckDB session too, as an author's own tools would.
  */
@@ -18,7 +18,7 @@ let path: string;
 const saved = process.env.CONNECTOR_AUTH_CACHE_DIR;
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'catalogue-cache-'));
+  dir = await mkdtemp(join(tmpdir(), 'existing-tables-cache-'));
   path = join(dir, 'warehouse.db');
   process.env.CONNECTOR_AUTH_CACHE_DIR = join(dir, 'cache');
 });
@@ -52,7 +52,7 @@ async function elsewhere(sql: string): Promise<void> {
   instance.closeSync();
 }
 
-/** A session that makes the table, then one that only writes rows: the catalogue is kept. */
+/** A session that makes the table, then one that only writes rows: the tables read are kept. */
 async function twoSessions(): Promise<void> {
   await session(async (w) => {
     await w.declare([{ table: 'items', primary_key: ['id'] }]);
@@ -67,7 +67,7 @@ async function entryFile(): Promise<string> {
   return join(directory, name!);
 }
 
-it('a session that changes no part of the catalogue keeps it, and the next one works from it', async () => {
+it('a session that changes no table keeps the tables it read, and the next one works from them', async () => {
   await session(async (w) => {
     await w.declare([{ table: 'items', primary_key: ['id'] }]);
     await w.upsert('items', { id: 1, name: 'a' });
@@ -88,7 +88,7 @@ it('a session that changes no part of the catalogue keeps it, and the next one w
   });
 });
 
-it('another program writing the file makes the kept catalogue stale: the file is read again', async () => {
+it('another program writing the file makes the kept tables stale: the file is read again', async () => {
   await twoSessions();
   expect(keptExistingTables(path)).toBeDefined();
   await elsewhere('ALTER TABLE default_schema.items ADD COLUMN note VARCHAR');
