@@ -28,7 +28,7 @@ interface Opened {
 
 /**
  * One process: openDuckDb(file), `before` run first on a plain DuckDB connection when given; with
- * `keep`, the catalogue read is kept after the file is closed (existing-tables-cache.ts), as a session
+ * `keep`, the existing tables read are kept after the file is closed (existing-tables-cache.ts), as a session
  * that changed none of it does.
  */
 function open(file: string, before?: string, keep = false): Opened {
@@ -68,7 +68,7 @@ it('a file opened again: still in UTC, its tables read', () => {
   expect(open(file)).toEqual({ timeZone: 'UTC', schemas: ['default_schema', 'tester'], tables: ['t'] });
 });
 
-it('a file opened with its catalogue kept: still in UTC, its tables known', () => {
+it('a file opened with its existing tables kept: still in UTC, its tables known', () => {
   const file = join(dir, 'kept.db');
   open(
     file,
