@@ -67,9 +67,15 @@ function freshEnvironment(): NodeJS.ProcessEnv {
 export async function copyProject(name: string): Promise<ProjectCopy> {
   const dir = join(ROOT, '.tmp', `recipe-${name}-${process.pid}-${Date.now()}`);
   await mkdir(dir, { recursive: true });
-  for (const entry of await readdir(ROOT))
-    if (!LEFT_OUT.has(entry)) await cp(join(ROOT, entry), join(dir, entry), { recursive: true });
-  await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  try {
+    for (const entry of await readdir(ROOT))
+      if (!LEFT_OUT.has(entry)) await cp(join(ROOT, entry), join(dir, entry), { recursive: true });
+    await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  } catch (error) {
+    // A copy half made is no copy: nothing would remove it from .tmp/ otherwise.
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
   const file = (path: string) => join(dir, path);
   const run = (...args: string[]) => findings(dir, args);
   return {
