@@ -15,7 +15,7 @@
 // - `run`: what a connector run loads: the package's entry (every connector imports it) and the
 //   `debug` command (an author's edit-run cycle), with all they import statically; and what a run
 //   of the default source loads at its start: the REST source and the static header credentials
-//   (basic, bearer, api_key), which the catalogues import when named. In files of their own they
+//   (basic, bearer, api_key), which the built-in tables (auth/built-in-methods.ts, sources/built-in-sources.ts) import when named. In files of their own they
 //   cost a REST run two more files read through libuv's thread pool while DuckDB opens (each read
 //   then waits for a core); here they cost any other run ~20 KB more to parse.
 // A module two groups reach goes to the first of them in that order.

@@ -8,7 +8,7 @@ import type { CapabilityName, Capabilities, OutgoingRequest } from './capabiliti
 /**
  * The small interface every auth method implements. A method is one file under `methods/`: a zod
  * schema of its keys and a `create` that turns them into a Credential. Heavy SDKs a method needs are
- * imported inside `create`, and `catalogue.ts` imports the method file itself only when chosen.
+ * imported inside `create`, and `built-in-methods.ts` imports the method file itself only when chosen.
  */
 
 export interface AuthContext {
@@ -104,7 +104,7 @@ export interface AuthMethod<Keys extends z.ZodType = z.ZodType> {
    */
   readonly authorize?: MethodAuthorization;
   /**
-   * What the credential provides. A built-in method's line in `catalogue.ts` says it (so that matching
+   * What the credential provides. A built-in method's line in `built-in-methods.ts` says it (so that matching
    * loads no method); a method a connector brings (`defineConnector({ auth: [method] })`) says it here.
    */
   readonly provides?: readonly CapabilityName[];

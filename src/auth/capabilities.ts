@@ -1,7 +1,7 @@
 import type { HeaderReader, SshPrivateKey } from '../network/index.js';
 
 /**
- * What a credential can do for a source, one member each. A method's catalogue line says which it
+ * What a credential can do for a source, one member each. A method's line in built-in-methods.ts says which it
  * provides (statically, without loading the method), a source says which it needs, and the connector
  * matches the two once (connector/match-capability.ts). A source then uses the member, never the
  * method's name: a new method that provides `httpRequest` works with every source that needs it.

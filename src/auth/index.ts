@@ -27,8 +27,8 @@ export type {
   GssInitiator,
   GssTarget,
 } from './capabilities.js';
-export { AUTH_METHOD_NAMES, capabilitiesOf, methodsProviding, loadAuthMethod } from './catalogue.js';
-export type { AuthMethodName } from './catalogue.js';
+export { AUTH_METHOD_NAMES, capabilitiesOf, methodsProviding, loadAuthMethod } from './built-in-methods.js';
+export type { AuthMethodName } from './built-in-methods.js';
 export { warnIfCredentialOld, rotationDaysOf, credentialAgeDays, overdueAgeDays } from './credential-age.js';
 export { staticHeaderCredential } from './static/index.js';
 export {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 /**
  * What is kept: a connector's compiled TypeScript, V8's bytecode of the bundle's CommonJS files, or
- * the catalogue of a local warehouse file (hosts/local/warehouse/engine/catalogue-cache.ts).
+ * the existing tables of a local warehouse file (hosts/local/warehouse/engine/existing-tables-cache.ts).
  */
 export type CacheKind = 'typescript' | 'v8' | 'warehouse';
 

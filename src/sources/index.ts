@@ -7,7 +7,7 @@ export type {
   SourceContext,
 } from './source-definition.js';
 export type { RemoteFiles, RemoteEntryType } from './remote-files.js';
-export { SOURCE_NAMES, loadSource } from './catalogue.js';
+export { SOURCE_NAMES, loadSource } from './built-in-sources.js';
 export type { RestSource, RestRequestInit } from './rest.js';
 export type { SignedUrlSource, SignedUrlRequestInit } from './signed-url.js';
 export type { PostgresSource, SslMode } from './postgres/index.js';

@@ -5,7 +5,7 @@ import type { AuthContext, CapabilityName, CredentialWith } from '../auth/index.
  * A kind of source (REST API, database, bucket, SFTP server, signed URL) knows its own keys, what
  * it needs of a credential (capabilities, never method names), how to connect with one and how to
  * probe. Drivers it needs
- * (pg, mysql2, ssh2, basic-ftp, the AWS SDK) are imported inside `connect`, and `catalogue.ts` imports the file only
+ * (pg, mysql2, ssh2, basic-ftp, the AWS SDK) are imported inside `connect`, and `built-in-sources.ts` imports the file only
  * when a configuration names the source.
  */
 
@@ -43,7 +43,7 @@ export interface SourceDefinition<
   readonly tls?: boolean;
   /**
    * What the source can work with, any one of them, in order of preference: the connector accepts
-   * every auth method whose catalogue line provides one of these, and refuses the others.
+   * every auth method whose line in auth/built-in-methods.ts provides one of these, and refuses the others.
    */
   readonly needs: readonly Needs[];
   /**

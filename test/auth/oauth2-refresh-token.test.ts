@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfigurationFile } from '../../src/config/index.js';
 import { probeProject } from '../../src/project/index.js';
+// internals: withValue, the file rewrite the persister makes, is no export of project/'s door
 import { createConfigurationPersister, withValue } from '../../src/project/persist-configuration-value.js';
 import { exists } from '../helpers/cli.js';
 import { start, type OidcPeer } from '../peers/oidc-provider.js';

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+// internals: cli/ is the entry point and has no door
 import { createCliIO } from '../../src/cli/cli-io.js';
 import { BIN, cli } from '../helpers/cli.js';
 

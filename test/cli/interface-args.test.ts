@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+// internals: cli/ is the entry point and has no door
 import { parseInterfaceArgs } from '../../src/cli/interface-args.js';
 import { cli } from '../helpers/cli.js';
 import { rejection } from '../helpers/rejection.js';

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+// internals: the command itself, and cli/'s error printer (cli/ is the entry point and has no door)
 import command from '../../src/cli/commands/interfaces/pipeline.js';
 import { printError } from '../../src/cli/print-error.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';

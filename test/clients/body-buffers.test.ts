@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+// internals: the transport's body buffers, below what PipelineClient exports
 import { BodyBuffers } from '../../src/clients/transport/body-buffers.js';
 
 /** A body source as a transport's eachChunk() is: chunks pushed, then the end (or a failure). */

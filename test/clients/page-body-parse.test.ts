@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+// internals: the transport's page parser, below what PipelineClient exports
 import { parsePageBody } from '../../src/clients/transport/page-body-parse.js';
 import { defaultEmulatorData } from '../../src/emulator/index.js';
 

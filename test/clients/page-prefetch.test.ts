@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PipelineClient } from '../../src/clients/index.js';
+// internals: the cursor guessed from a page body's end, which the prefetch asks with (below PipelineClient)
 import { guessNextCursor } from '../../src/clients/pipeline/next-cursor-guess.js';
 import { authenticate } from '../../src/connector/index.js';
 import { start, type PagedApiOptions, type PagedApiPeer } from '../peers/threaded-paged-api.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+// internals: the records of a stream of pages, below what PipelineClient exports
 import { recordsOf } from '../../src/clients/pipeline/page-records.js';
 
 /** recordsOf: the records of a stream of pages, one at a time, as PipelineClient.connectors() hands them out. */

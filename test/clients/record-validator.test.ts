@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SourceUnreachableError } from '../../src/errors/index.js';
 import { connectorSchema, groupSchema } from '../../src/clients/index.js';
+// internals: the compiled fast path and its threshold, checked against zod (below PipelineClient)
 import { COMPILE_AFTER, compile, validateRecord } from '../../src/clients/pipeline/record-validator.js';
 import { defaultEmulatorData } from '../../src/emulator/index.js';
 import { z } from 'zod';

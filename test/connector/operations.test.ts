@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+// internals: the operations and the row guard a run builds, tested without a run
 import { createOperations } from '../../src/connector/definition/operations.js';
 import { rowJsonReplacer, storedTexts } from '../../src/connector/definition/row-guard.js';
 import { Warehouse } from '../../src/hosts/local/warehouse/index.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningEmulator } from '../../src/emulator/index.js';
+// internals: the emulator's credential comparisons, tested alone
 import { basicMatches, bearerMatches } from '../../src/emulator/routes/auth-check.js';
 import { emulator, raw } from './support.js';
 

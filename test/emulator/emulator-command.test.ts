@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+// internals: the command itself (cli/ is the entry point and has no door)
 import command from '../../src/cli/commands/interfaces/emulator.js';
 import { parseEmulatorData } from '../../src/emulator/index.js';
 import { captureIO, failure, raw } from './support.js';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// internals: the store's sorted index, which the store's door does not export
 import { SortedIndex } from '../../src/emulator/store/sorted-index.js';
-import { takePage } from '../../src/emulator/store/paging.js';
+import { takePage } from '../../src/emulator/store/index.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
 import { control, emulator, minimalConnector, pipelineClient } from './support.js';
 

@@ -8,6 +8,7 @@ import {
   type PipelineClient,
   type WebhookClient,
 } from '../../src/clients/index.js';
+// internals: the CLI's IO type, which a command takes (cli/ is the entry point and has no door)
 import type { CliIO } from '../../src/cli/cli-io.js';
 import { createLogger } from '../../src/log/index.js';
 import { startEmulator, type EmulatorOptions, type RunningEmulator } from '../../src/emulator/index.js';

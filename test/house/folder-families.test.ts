@@ -27,11 +27,11 @@ const MAX_LINES = 300;
 const NO_DOOR = ['cli', 'hosts'];
 
 /**
- * Tables of lazy loaders whose `import()`s may name one module inside a family: the auth catalogue loads
+ * Tables of lazy loaders whose `import()`s may name one module inside a family: the built-in methods' table loads
  * only the method a configuration names, and going through the family's door would load its siblings
  * too (the whole of oauth/ for one grant). Only dynamic imports, and only from these files.
  */
-const LAZY_TABLES = ['auth/catalogue.ts'];
+const LAZY_TABLES = ['auth/built-in-methods.ts'];
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

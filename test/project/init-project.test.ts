@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/errors/index.js';
-import { initProject } from '../../src/project/init-project.js';
+import { initProject } from '../../src/project/index.js';
 import { rejection } from '../helpers/rejection.js';
 
 /**

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// internals: withValue, the file rewrite the persister makes, is no export of project/'s door
 import { createConfigurationPersister, withValue } from '../../src/project/persist-configuration-value.js';
 import { createLogger } from '../../src/log/index.js';
 

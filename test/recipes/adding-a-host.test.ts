@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rejection } from '../helpers/rejection.js';
 import { start, type HttpApiPeer } from '../peers/http-api.js';
-import { copySource, type SourceCopy } from './source-copy.js';
+import { copyProject, type ProjectCopy } from './project-copy.js';
 
 /**
- * docs/recipes/adding-a-host.md, followed step by step on a copy of src/: a toy host that keeps
- * rows, states and rotated values in memory and its log lines in a list. Its folder and its line in
- * src/hosts/README.md are the only edits; the run gives it the probe line, the summary line and the
- * state guard's one message, against a real REST peer.
+ * docs/recipes/adding-a-host.md, followed step by step on a copy of the project: a toy host that
+ * keeps rows, states and rotated values in memory and its log lines in a list. Its folder and its line
+ * in src/hosts/README.md are the only edits; the copy passes the type-check, the lint, the house tests
+ * and the doc tests, and the run gives the host the probe line, the summary line and the state guard's
+ * one message, against a real REST peer. Leaving out the folder's door (index.ts) fails the copy's
+ * house test.
  */
 
 const MEMORY_HOST = `import { readConfiguration, type RawConfiguration } from '../../config/index.js';
@@ -71,7 +73,7 @@ type Library = typeof import('../../src/index.js');
 type Secrets = typeof import('../../src/secrets/index.js');
 
 const TOKEN = 'tok_recipe_host_51c2e9';
-let copy: SourceCopy;
+let copy: ProjectCopy;
 let host: Host;
 let library: Library;
 let secrets: Secrets;
@@ -79,17 +81,17 @@ let peer: HttpApiPeer;
 
 beforeAll(async () => {
   peer = await start({ auth: { kind: 'bearer', token: TOKEN } });
-  copy = await copySource('host');
+  copy = await copyProject('host');
   // 1. The host's folder: its run, its door, its README.
-  await copy.add('hosts/memory/run-memory.ts', MEMORY_HOST);
+  await copy.add('src/hosts/memory/run-memory.ts', MEMORY_HOST);
   await copy.add(
-    'hosts/memory/index.ts',
+    'src/hosts/memory/index.ts',
     "export { runMemory } from './run-memory.js';\nexport type { MemoryRun } from './run-memory.js';\n",
   );
-  await copy.add('hosts/memory/README.md', '# src/hosts/memory\n\n- `run-memory.ts`: a run kept in memory.\n');
+  await copy.add('src/hosts/memory/README.md', '# src/hosts/memory\n\n- `run-memory.ts`: a run kept in memory.\n');
   // 2. Its row in the host table.
   await copy.insertAfter(
-    'hosts/README.md',
+    'src/hosts/README.md',
     '| host | destination | state | rotated secret (`RotationKeeper`) |\n| --- | --- | --- | --- |\n',
     '| memory | a list | a list | a map |\n',
   );
@@ -107,8 +109,21 @@ const configuration = () => ({ auth_method: 'bearer', token: TOKEN, base_url: pe
 const kept = (): MemoryRun => ({ rows: [], states: [], rotated: new Map(), lines: [] });
 
 describe('recipe: adding a host', () => {
-  it("the copy type-checks with the host's folder in it", { timeout: 300_000 }, async () => {
-    expect(await copy.typeCheck()).toBe('');
+  it(
+    "the copy passes the type-check, the lint, the house tests and the doc tests with the host's folder in it",
+    { timeout: 600_000 },
+    async () => {
+      expect(await copy.typeCheck()).toBe('');
+      expect(await copy.lint()).toBe('');
+      expect(await copy.test()).toBe('');
+    },
+  );
+
+  it("without its folder's door (index.ts), the copy fails its house test", { timeout: 300_000 }, async () => {
+    const report = await copy.without('src/hosts/memory/index.ts', () =>
+      copy.test(['test/house/folder-families.test.ts']),
+    );
+    expect(report).toContain('hosts/memory has an index.ts, its only door for files outside it');
   });
 
   it('the run lands its rows and states in the host, with the probe line and the summary line', async () => {

@@ -2,13 +2,15 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rejection } from '../helpers/rejection.js';
-import { copySource, type SourceCopy } from './source-copy.js';
+import { copyProject, type ProjectCopy } from './project-copy.js';
 
 /**
- * docs/recipes/adding-a-source.md, followed step by step on a copy of src/: a toy source
+ * docs/recipes/adding-a-source.md, followed step by step on a copy of the project: a toy source
  * that logs in to a line protocol with a password (`LOGIN <password>` → `OK` or `DENIED`). Its file,
- * its catalogue line, its client type and its error code are the only edits; no auth method changes, yet the
- * `password` method works with it and every other method is refused with the one that fits.
+ * its line in the built-in sources, its client type, its error code and the regenerated docs are the
+ * only edits; the copy then passes the type-check, the lint, the house tests and the doc tests; no auth
+ * method changes, yet the `password` method works with it and every other method is refused with the
+ * one that fits. Leaving out a step (the docs, the door's export, the package's export) fails the copy.
  */
 
 const TOY_SOURCE = `import { createConnection } from 'node:net';
@@ -55,7 +57,7 @@ export default defineSource({
 type Library = typeof import('../../src/index.js');
 type Registry = typeof import('../../src/secrets/index.js');
 
-let copy: SourceCopy;
+let copy: ProjectCopy;
 let library: Library;
 let registry: () => InstanceType<Registry['SecretRegistry']>;
 let server: Server;
@@ -63,33 +65,41 @@ let port: number;
 const PASSWORD = 'toy-password-8c31e5';
 
 beforeAll(async () => {
-  copy = await copySource('source');
-  // 1. The source's file.
-  await copy.add('sources/toy-line.ts', TOY_SOURCE);
-  // 2. Its catalogue line (its keys, host and port, are in the key catalogue already).
+  copy = await copyProject('source');
+  // 1. The source's file, and its line in its folder's README.
+  await copy.add('src/sources/toy-line.ts', TOY_SOURCE);
   await copy.insertAfter(
-    'sources/catalogue.ts',
+    'src/sources/README.md',
+    "- `built-in-sources.ts`: the built-in sources' table: source name → lazy import.\n",
+    '- `toy-line.ts`: a toy line protocol that checks a password.\n',
+  );
+  // 2. Its line in the built-in sources (its keys, host and port, are in the key catalogue already).
+  await copy.insertAfter(
+    'src/sources/built-in-sources.ts',
     'const SOURCES: Record<string, () => Promise<{ default: SourceDefinition }>> = {\n',
     "  'toy-line': () => import('./toy-line.js') as Promise<{ default: SourceDefinition }>,\n",
   );
   // 2, continued: its client type, through the sources' door, in SourceClients and the package's exports.
   await copy.insertAfter(
-    'sources/index.ts',
-    "export { SOURCE_NAMES, loadSource } from './catalogue.js';\n",
+    'src/sources/index.ts',
+    "export { SOURCE_NAMES, loadSource } from './built-in-sources.js';\n",
     "export type { ToyLineSource } from './toy-line.js';\n",
   );
   await copy.insertAfter(
-    'connector/definition/define-connector.ts',
+    'src/connector/definition/define-connector.ts',
     'export interface SourceClients {\n',
     "  'toy-line': import('../../sources/index.js').ToyLineSource;\n",
   );
-  await copy.insertAfter('index.ts', '  S3SdkClient,\n', '  ToyLineSource,\n');
+  await copy.insertAfter('src/index.ts', '  S3SdkClient,\n', '  ToyLineSource,\n');
   // 3. Its one new error code in its class's catalogue.
   await copy.insertAfter(
-    'errors/codes/authentication-codes.ts',
+    'src/errors/codes/authentication-codes.ts',
     'export const AUTHENTICATION_CODES = {\n',
     "  toy_login_refused: 'the toy server refused the password',\n",
   );
+  // 3, continued: the generated docs written again from the key and error catalogues.
+  await copy.script('configuration-doc.ts');
+  await copy.script('errors-doc.ts');
   library = await copy.load<Library>('index.ts');
   const secrets = await copy.load<Registry>('secrets/index.ts');
   registry = () => new secrets.SecretRegistry();
@@ -116,8 +126,34 @@ const authenticateToy = (configuration: Record<string, string>) =>
   );
 
 describe('recipe: adding a source', () => {
-  it('the copy type-checks with the edits in it', { timeout: 300_000 }, async () => {
+  it('the copy passes the type-check, the lint, the house tests and the doc tests', { timeout: 600_000 }, async () => {
     expect(await copy.typeCheck()).toBe('');
+    expect(await copy.lint()).toBe('');
+    expect(await copy.test()).toBe('');
+  });
+
+  it(
+    'without its step "regenerate docs/errors.md", the copy fails its error-catalogue test',
+    { timeout: 300_000 },
+    async () => {
+      const report = await copy.without('docs/errors.md', () => copy.test(['test/errors/error-catalogue.test.ts']));
+      expect(report).toContain('toy_login_refused');
+      expect(report).toContain('docs/errors.md is generated from the current catalogue');
+    },
+  );
+
+  it(
+    "without its client type's export through the sources' door, the copy fails its type-check",
+    { timeout: 300_000 },
+    async () => {
+      const report = await copy.without('src/sources/index.ts', () => copy.typeCheck());
+      expect(report).toContain("has no exported member 'ToyLineSource'");
+    },
+  );
+
+  it("without its client type's export from the package (src/index.ts), the copy fails its house test", async () => {
+    const report = await copy.without('src/index.ts', () => copy.test(['test/house/source-client-exports.test.ts']));
+    expect(report).toContain('ToyLineSource');
   });
 
   it('the password method logs in to it unchanged: the probe passes, a wrong password is exit 3 naming it', async () => {

@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { start, type HttpApiPeer } from '../peers/http-api.js';
 import { rejection } from '../helpers/rejection.js';
-import { copySource, type SourceCopy } from './source-copy.js';
+import { copyProject, type ProjectCopy } from './project-copy.js';
 
 /**
- * docs/recipes/adding-an-auth-method.md, followed step by step on a copy of src/: a toy
- * method that sends its key in an `X-Toy-Key` header. Its file, its catalogue line and its key are
- * the only edits; the rest source, which needs `httpRequest`, then accepts it against a real HTTP
- * API, and the sources that cannot use it list it nowhere.
+ * docs/recipes/adding-an-auth-method.md, followed step by step on a copy of the project: a toy
+ * method that sends its key in an `X-Toy-Key` header. Its file, its line in the built-in methods, its
+ * key and the regenerated docs/configuration.md are the only edits; the copy then passes the
+ * type-check, the lint, the house tests and the doc tests, the rest source (which needs
+ * `httpRequest`) accepts the method against a real HTTP API, and the sources that cannot use it list
+ * it nowhere. Leaving out the doc step fails the copy's key-catalogue test.
  */
 
 const TOY_METHOD = `import { z } from 'zod';
@@ -37,28 +39,29 @@ export default defineAuthMethod({
 type Library = typeof import('../../src/index.js');
 type Registry = typeof import('../../src/secrets/index.js');
 
-let copy: SourceCopy;
+let copy: ProjectCopy;
 let library: Library;
 let registry: () => InstanceType<Registry['SecretRegistry']>;
 let peer: HttpApiPeer;
 const KEY = 'toy-key-4f1d9a7c2b';
 
 beforeAll(async () => {
-  copy = await copySource('auth-method');
+  copy = await copyProject('auth-method');
   // 1. The method's file, in the family it belongs to.
-  await copy.add('auth/static/toy-key.ts', TOY_METHOD);
-  // 2. One catalogue line.
+  await copy.add('src/auth/static/toy-key.ts', TOY_METHOD);
+  // 2. One line in the built-in methods.
   await copy.insertAfter(
-    'auth/catalogue.ts',
-    'const CATALOGUE = {\n',
+    'src/auth/built-in-methods.ts',
+    'const BUILT_IN_METHODS = {\n',
     "  toy_key: { provides: ['httpRequest'], load: () => import('./static/toy-key.js') },\n",
   );
-  // 3. Its key in the key catalogue.
+  // 3. Its key in the key catalogue, then docs/configuration.md written from it.
   await copy.insertAfter(
-    'config/keys/key-catalogue.ts',
+    'src/config/keys/key-catalogue.ts',
     'export const KEY_CATALOGUE: Readonly<Record<string, KeySpec>> = {\n',
-    "  toy_key: secret('toy_key', 'the toy key'),\n",
+    "  toy_key: secret('toy_key', 'the toy key', 'header'),\n",
   );
+  await copy.script('configuration-doc.ts');
   library = await copy.load<Library>('index.ts');
   const secrets = await copy.load<Registry>('secrets/index.ts');
   registry = () => new secrets.SecretRegistry();
@@ -71,9 +74,23 @@ afterAll(async () => {
 });
 
 describe('recipe: adding an auth method', () => {
-  it('the copy type-checks with the edits in it', { timeout: 300_000 }, async () => {
+  it('the copy passes the type-check, the lint, the house tests and the doc tests', { timeout: 600_000 }, async () => {
     expect(await copy.typeCheck()).toBe('');
+    expect(await copy.lint()).toBe('');
+    expect(await copy.test()).toBe('');
   });
+
+  it(
+    'without its step "regenerate docs/configuration.md", the copy fails its key-catalogue test',
+    { timeout: 300_000 },
+    async () => {
+      const report = await copy.without('docs/configuration.md', () =>
+        copy.test(['test/config/key-catalogue.test.ts']),
+      );
+      expect(report).toContain('docs/configuration.md is generated from the current catalogue');
+      expect(report).toContain('toy_key');
+    },
+  );
 
   it('the rest source takes the new method through httpRequest: the probe passes, a wrong key is exit 3 naming it', async () => {
     const configuration = { auth_method: 'toy_key', toy_key: KEY, base_url: peer.url, probe_path: 'health' };

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// internals: the blocks init --auth custom writes, compared with docs/auth/custom.md
 import { fileBlocks } from '../../src/project/custom-auth-scaffold.js';
 import { cli } from '../helpers/cli.js';
 import { expectNoLeaks } from '../helpers/leak-check.js';

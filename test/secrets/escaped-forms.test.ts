@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { SecretRegistry, derivedForms, redactedJson, redactedLine } from '../../src/secrets/index.js';
+// internals: the registry's two matchers, compared with each other on the same text
 import { MultiPatternMatcher } from '../../src/secrets/multi-pattern-matcher.js';
 import { SparsePatternMatcher } from '../../src/secrets/sparse-pattern-matcher.js';
 import { HOSTILE_SECRET, findLeaks } from '../helpers/leak-check.js';

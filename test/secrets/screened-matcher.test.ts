@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { derivedForms } from '../../src/secrets/index.js';
+// internals: the matchers behind the registry, tested alone
 import { compilePatterns } from '../../src/secrets/multi-pattern-matcher.js';
 import { ScreenedMatcher } from '../../src/secrets/screened-matcher.js';
 import type { Match } from '../../src/secrets/decoded-view.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SecretRegistry, basicCredentialForms, derivedForms } from '../../src/secrets/index.js';
+// internals: the registry's two matchers, compared with each other on the same text
 import { MultiPatternMatcher } from '../../src/secrets/multi-pattern-matcher.js';
 import { SparsePatternMatcher } from '../../src/secrets/sparse-pattern-matcher.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PostgresSource } from '../../src/sources/index.js';
-import { rdsRegion } from '../../src/sources/postgres/rds-auth-token.js';
+import { rdsRegion } from '../../src/sources/postgres/index.js';
 import { leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
 import { connectSource, expectNoSecretIn, probeFailure } from '../helpers/source-session.js';

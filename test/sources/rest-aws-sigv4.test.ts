@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RestSource } from '../../src/sources/index.js';
+// internals: the SigV4 scope the REST source signs with, checked against the AWS SDK's
 import { signingScope } from '../../src/sources/rest/aws-request-signing.js';
 import { cli, exists, initTemplate, leakForms, readTree } from '../helpers/cli.js';
 import { rejection } from '../helpers/rejection.js';

@@ -165,7 +165,7 @@ describe('REST source failures', () => {
   });
 
   it('joins paths below base_url, keeping its path', async () => {
-    const { resolveUrl } = await import('../../src/sources/rest.js');
+    const { resolveUrl } = await import('../../src/sources/rest/index.js');
     const base = new URL('https://x.example/api/v2/');
     expect(resolveUrl(base, '/items').href).toBe('https://x.example/api/v2/items');
     expect(resolveUrl(base, 'items?a=1').href).toBe('https://x.example/api/v2/items?a=1');

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, type Authenticated } from '../../src/connector/index.js';
 import { SourceIdentityError, SourceUnreachableError } from '../../src/errors/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
-import type { RestSource } from '../../src/sources/rest.js';
+import type { RestSource } from '../../src/sources/index.js';
 import { createCa, issueServer } from '../peers/certificates.js';
 import { closedPort, start as startHttpApi } from '../peers/http-api.js';
 import { rejection, type Failure } from '../helpers/rejection.js';
@@ -721,7 +721,7 @@ describe('redirects: the credential stays on base_url origin, whatever header ca
   });
 
   it('a path with a colon or a leading backslash stays on base_url origin, under it', async () => {
-    const { resolveUrl } = await import('../../src/sources/rest.js');
+    const { resolveUrl } = await import('../../src/sources/rest/index.js');
     const base = new URL('https://sheets.example/v4/spreadsheets/ID/');
     expect(resolveUrl(base, 'values:batchGet').href).toBe('https://sheets.example/v4/spreadsheets/ID/values:batchGet');
     expect(resolveUrl(base, '\\\\evil.example/x').origin).toBe('https://sheets.example');

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { S3ServiceException } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { S3Source } from '../../src/sources/index.js';
+// internals: the S3 source's error classification, fed failures no peer gives on demand
 import { classifyObjectError, type S3FailureContext } from '../../src/sources/s3/classify-s3-error.js';
 import { rejection } from '../helpers/rejection.js';
 import { slowProxy, type SlowProxy } from '../helpers/slow-proxy.js';

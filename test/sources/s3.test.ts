@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, type SourceClients } from '../../src/connector/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
 import type { S3Source } from '../../src/sources/index.js';
+// internals: the S3 source's error classification, fed failures no peer gives on demand
 import { classifyS3Error } from '../../src/sources/s3/classify-s3-error.js';
 import { leakForms } from '../helpers/cli.js';
 import { rejection, type Failure } from '../helpers/rejection.js';

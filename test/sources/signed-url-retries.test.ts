@@ -3,7 +3,7 @@ import { authenticate } from '../../src/connector/index.js';
 import { createLogger } from '../../src/log/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
 import { loadSource } from '../../src/sources/index.js';
-import type { SignedUrlSource } from '../../src/sources/signed-url.js';
+import type { SignedUrlSource } from '../../src/sources/index.js';
 import { start, type Failure, type FlakyApi } from '../peers/flaky-api.js';
 
 /**

@@ -5,7 +5,7 @@ import { authenticate } from '../../src/connector/index.js';
 import { createLogger } from '../../src/log/index.js';
 import { SecretRegistry } from '../../src/secrets/index.js';
 import { loadSource } from '../../src/sources/index.js';
-import type { SignedUrlSource } from '../../src/sources/signed-url.js';
+import type { SignedUrlSource } from '../../src/sources/index.js';
 import { createCa, issueServer } from '../peers/certificates.js';
 import { start, type S3rverPeer } from '../peers/s3rver.js';
 import { sourceConformance } from './conformance.js';

@@ -1,3 +1,3 @@
 // The Google family's door. Nothing here is used outside gcp/: its two methods
-// (service_account_key, gcp_workload_identity) load through ../catalogue.ts, one file each.
+// (service_account_key, gcp_workload_identity) load through ../built-in-methods.ts, one file each.
 export {};

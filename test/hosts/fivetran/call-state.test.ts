@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
+// internals: heldFormCount, the forms the registry holds for the calls, is the state folder's own
 import { CallSecrets, heldFormCount } from '../../../src/hosts/fivetran/state/call-secrets.js';
 import {
   checkpointJson,
   readRequestState,
   RESERVED_STATE_KEY,
-} from '../../../src/hosts/fivetran/state/connector-state.js';
-import { RotatedValues } from '../../../src/hosts/fivetran/state/rotated-values.js';
+  RotatedValues,
+} from '../../../src/hosts/fivetran/state/index.js';
+// internals: the sealing of a rotated value into the state, which the state folder keeps to itself
 import { seal, unseal } from '../../../src/hosts/fivetran/state/sealed-value.js';
 import { derivedForms, secrets as processSecrets } from '../../../src/secrets/index.js';
 

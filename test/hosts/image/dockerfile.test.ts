@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// internals: the image's entry point reads its arguments here (cli/ is the entry point and has no door)
 import { imageArguments } from '../../../src/cli/image-entrypoint.js';
 import { initTemplate } from '../../helpers/cli.js';
 

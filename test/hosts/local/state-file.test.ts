@@ -2,7 +2,7 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readState, writeStateAtomically } from '../../../src/hosts/local/state-file.js';
+import { readState, writeStateAtomically } from '../../../src/hosts/local/index.js';
 
 let dir: string;
 let path: string;

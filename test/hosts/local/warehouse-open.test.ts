@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { keptCatalogue } from '../../../src/hosts/local/warehouse/engine/index.js';
+import { keptExistingTables } from '../../../src/hosts/local/warehouse/engine/index.js';
 
 /**
  * Opening a warehouse file (open-duckdb.ts) sends the session's time zone with its first statement
@@ -28,12 +28,12 @@ interface Opened {
 
 /**
  * One process: openDuckDb(file), `before` run first on a plain DuckDB connection when given; with
- * `keep`, the catalogue read is kept after the file is closed (catalogue-cache.ts), as a session
+ * `keep`, the existing tables read are kept after the file is closed (existing-tables-cache.ts), as a session
  * that changed none of it does.
  */
 function open(file: string, before?: string, keep = false): Opened {
   const script = [
-    `const { openDuckDb, loadDuckDB, keepCatalogue } = await import(${JSON.stringify(ENGINE)});`,
+    `const { openDuckDb, loadDuckDB, keepExistingTables } = await import(${JSON.stringify(ENGINE)});`,
     before
       ? `{ const api = loadDuckDB(); const i = await api.DuckDBInstance.create(${JSON.stringify(file)}); const c = await i.connect();
          await c.run(${JSON.stringify(before)}); c.closeSync(); i.closeSync(); }`
@@ -44,7 +44,7 @@ function open(file: string, before?: string, keep = false): Opened {
     `const schemas = await one("SELECT schema_name FROM duckdb_schemas() WHERE database_name = current_database() AND schema_name IN ('default_schema', 'tester') ORDER BY 1");`,
     `const tables = [...o.tables.values()].map((t) => t.name);`,
     `o.conn.closeSync(); o.instance.closeSync();`,
-    keep ? `keepCatalogue(${JSON.stringify(file)}, o.catalogueRows);` : '',
+    keep ? `keepExistingTables(${JSON.stringify(file)}, o.existingTableRows);` : '',
     `console.log(JSON.stringify({ timeZone, schemas, tables }));`,
   ].join('\n');
   const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
@@ -68,7 +68,7 @@ it('a file opened again: still in UTC, its tables read', () => {
   expect(open(file)).toEqual({ timeZone: 'UTC', schemas: ['default_schema', 'tester'], tables: ['t'] });
 });
 
-it('a file opened with its catalogue kept: still in UTC, its tables known', () => {
+it('a file opened with its existing tables kept: still in UTC, its tables known', () => {
   const file = join(dir, 'kept.db');
   open(
     file,
@@ -76,7 +76,7 @@ it('a file opened with its catalogue kept: still in UTC, its tables known', () =
     true,
   );
   // Kept for the file as it is: the next open uses it, and sends only the time zone.
-  expect(keptCatalogue(file, { CONNECTOR_AUTH_CACHE_DIR: join(dir, 'cache') })).toBeDefined();
+  expect(keptExistingTables(file, { CONNECTOR_AUTH_CACHE_DIR: join(dir, 'cache') })).toBeDefined();
   expect(open(file)).toEqual({ timeZone: 'UTC', schemas: ['default_schema', 'tester'], tables: ['t'] });
 });
 

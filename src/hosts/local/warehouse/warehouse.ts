@@ -56,7 +56,7 @@ import {
   type Row,
   type TableDefinition,
 } from './base/index.js';
-import { keepCatalogue, openDuckDb, readRows, refreshLegacyViews, type OpenedDuckDb } from './engine/index.js';
+import { keepExistingTables, openDuckDb, readRows, refreshLegacyViews, type OpenedDuckDb } from './engine/index.js';
 
 const DEFAULT_BATCH_SIZE = 50_000;
 
@@ -73,7 +73,7 @@ export class Warehouse {
   /** The tester views need making again at close, whatever this session writes. */
   readonly #viewsStale: boolean;
   /** The catalogue as opened, kept for the next session if this one changes none of it. */
-  readonly #catalogue: OpenedDuckDb['catalogueRows'];
+  readonly #catalogue: OpenedDuckDb['existingTableRows'];
   readonly #pathKey: string;
   readonly #batchSize: number;
   /** by case-folded name */
@@ -90,7 +90,7 @@ export class Warehouse {
   private constructor(opened: OpenedDuckDb, pathKey: string, batchSize: number) {
     ({ api: this.#api, instance: this.#instance, conn: this.#conn, tables: this.#tables } = opened);
     this.#viewsStale = opened.viewsStale;
-    this.#catalogue = opened.catalogueRows;
+    this.#catalogue = opened.existingTableRows;
     this.#pathKey = pathKey;
     this.#batchSize = batchSize;
     this.#writer = new BatchWriter(opened.api, opened.conn, opened.columnOrder);
@@ -199,7 +199,7 @@ export class Warehouse {
       openPaths.delete(this.#pathKey);
     }
     failure ??= this.#failure;
-    if (failure === undefined && !changed && this.#catalogue) keepCatalogue(this.#pathKey, this.#catalogue);
+    if (failure === undefined && !changed && this.#catalogue) keepExistingTables(this.#pathKey, this.#catalogue);
     if (failure !== undefined) throw failure;
   }
 

@@ -3,9 +3,9 @@
  * legacy `tester` views, its catalogue kept between runs) and reading rows back.
  */
 export { loadDuckDB, preloadDuckDB } from './duckdb-module.js';
-export { readCatalogue } from './catalogue.js';
-export type { Catalogue, CatalogueRows } from './catalogue.js';
-export { keepCatalogue, keptCatalogue } from './catalogue-cache.js';
+export { readExistingTables } from './existing-tables.js';
+export type { ExistingTables, ExistingTableRows } from './existing-tables.js';
+export { keepExistingTables, keptExistingTables } from './existing-tables-cache.js';
 export { openDuckDb } from './open-duckdb.js';
 export type { OpenedDuckDb } from './open-duckdb.js';
 export { readRows } from './read-rows.js';

@@ -15,8 +15,8 @@ import {
   type TableState,
   sanitize,
 } from '../base/index.js';
-import { type CatalogueRows, catalogueOf, readCatalogueRows } from './catalogue.js';
-import { keptCatalogue } from './catalogue-cache.js';
+import { type ExistingTableRows, existingTablesOf, readExistingTableRows } from './existing-tables.js';
+import { keptExistingTables } from './existing-tables-cache.js';
 import { LEGACY_SCHEMA, refuseLegacyTables } from './tester-views.js';
 
 export interface OpenedDuckDb {
@@ -24,15 +24,15 @@ export interface OpenedDuckDb {
   instance: Instance;
   conn: Connection;
   tables: Map<string, TableState>;
-  /** The tables' columns in the file's order (catalogue.ts). */
+  /** The tables' columns in the file's order (existing-tables.ts). */
   columnOrder: Map<TableState, string[]>;
-  /** The `tester` views need making again at close, whatever the run writes (catalogue.ts). */
+  /** The `tester` views need making again at close, whatever the run writes (existing-tables.ts). */
   viewsStale: boolean;
   /**
    * The catalogue's rows, when they describe the file as it was opened and opening it sent no DDL:
-   * a run that changes no part of the catalogue keeps them for the next (catalogue-cache.ts).
+   * a run that changes no part of the catalogue keeps them for the next (existing-tables-cache.ts).
    */
-  catalogueRows: CatalogueRows | undefined;
+  existingTableRows: ExistingTableRows | undefined;
 }
 
 /**
@@ -75,9 +75,9 @@ export async function openDuckDb(path: string): Promise<OpenedDuckDb> {
     // The catalogue first: a file refused (tables of an earlier connector-auth) is left as it was.
     // Kept from the run before when the file is as that run left it (DuckDB holds it now), and no
     // write-ahead log was replayed: then the session's time zone is its only statement.
-    const kept = fresh || wal ? undefined : keptCatalogue(path);
-    const rows = kept ?? (fresh ? undefined : await inUtc((setup) => readCatalogueRows(conn, setup)));
-    const catalogue = rows && catalogueOf(rows);
+    const kept = fresh || wal ? undefined : keptExistingTables(path);
+    const rows = kept ?? (fresh ? undefined : await inUtc((setup) => readExistingTableRows(conn, setup)));
+    const catalogue = rows && existingTablesOf(rows);
     if (catalogue) refuseLegacyTables(catalogue.legacyTables, path);
     // A file this made holds both schemas already: nothing to send.
     const missing = [SCHEMA, LEGACY_SCHEMA].filter((schema) => !catalogue?.schemas.has(schema));
@@ -92,7 +92,7 @@ export async function openDuckDb(path: string): Promise<OpenedDuckDb> {
       tables: catalogue?.tables ?? new Map(),
       columnOrder: catalogue?.columnOrder ?? new Map(),
       viewsStale: catalogue?.viewsStale ?? false,
-      catalogueRows: missing.length === 0 ? rows : undefined,
+      existingTableRows: missing.length === 0 ? rows : undefined,
     };
   } catch (error) {
     conn.closeSync();

@@ -23,7 +23,7 @@ export function refuseLegacyTables(legacyTables: number, path: string): void {
 /**
  * `tester.<table>` as a view of `default_schema.<table>`, for every table. Called at close only when
  * the catalogue found a view missing or out of step with its table (a run that changed a table
- * stopped before it closed the warehouse: catalogue.ts), or after a schema change, so a run that
+ * stopped before it closed the warehouse: existing-tables.ts), or after a schema change, so a run that
  * writes no new column leaves the views, and the file, as they were.
  */
 export async function refreshLegacyViews(conn: Connection): Promise<void> {

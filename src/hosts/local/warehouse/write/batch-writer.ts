@@ -51,7 +51,7 @@ export class BatchWriter {
   /** each table's column order as the appender takes it, valid while no schema changes */
   readonly #order = new WeakMap<TableState, { at: number; names: string[] }>();
 
-  /** `columnOrder`: the tables' column order as the file held them when it was opened (catalogue.ts). */
+  /** `columnOrder`: the tables' column order as the file held them when it was opened (existing-tables.ts). */
   constructor(api: Api, conn: Connection, columnOrder: ReadonlyMap<TableState, string[]> = new Map()) {
     this.#api = api;
     this.#conn = conn;

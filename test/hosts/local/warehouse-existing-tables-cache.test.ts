@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { Warehouse, type Row } from '../../../src/hosts/local/warehouse/index.js';
-import { keptCatalogue } from '../../../src/hosts/local/warehouse/engine/index.js';
+import { keptExistingTables } from '../../../src/hosts/local/warehouse/engine/index.js';
 
 /**
- * A warehouse file's catalogue kept between sessions (catalogue-cache.ts): written only by a
+ * A warehouse file's existing tables, as read, kept between sessions (existing-tables-cache.ts): written only by a
  * session that changed none of it, used only for the file exactly as that session left it. Each
  * test writes the file through another DuckDB session too, as an author's own tools would.
  */
@@ -18,7 +18,7 @@ let path: string;
 const saved = process.env.CONNECTOR_AUTH_CACHE_DIR;
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'catalogue-cache-'));
+  dir = await mkdtemp(join(tmpdir(), 'existing-tables-cache-'));
   path = join(dir, 'warehouse.db');
   process.env.CONNECTOR_AUTH_CACHE_DIR = join(dir, 'cache');
 });
@@ -52,7 +52,7 @@ async function elsewhere(sql: string): Promise<void> {
   instance.closeSync();
 }
 
-/** A session that makes the table, then one that only writes rows: the catalogue is kept. */
+/** A session that makes the table, then one that only writes rows: the tables read are kept. */
 async function twoSessions(): Promise<void> {
   await session(async (w) => {
     await w.declare([{ table: 'items', primary_key: ['id'] }]);
@@ -67,17 +67,17 @@ async function entryFile(): Promise<string> {
   return join(directory, name!);
 }
 
-it('a session that changes no part of the catalogue keeps it, and the next one works from it', async () => {
+it('a session that changes no table keeps the tables it read, and the next one works from them', async () => {
   await session(async (w) => {
     await w.declare([{ table: 'items', primary_key: ['id'] }]);
     await w.upsert('items', { id: 1, name: 'a' });
   });
   // The first session made the table: nothing was kept.
-  expect(keptCatalogue(path)).toBeUndefined();
+  expect(keptExistingTables(path)).toBeUndefined();
   await session(async (w) => {
     await w.upsert('items', { id: 2, name: 'b' });
   });
-  expect(keptCatalogue(path)?.overview).toContainEqual(['table', 'default_schema', 'items', 4, null]);
+  expect(keptExistingTables(path)?.overview).toContainEqual(['table', 'default_schema', 'items', 4, null]);
   await session(async (w) => {
     await w.upsert('items', { id: 1, name: 'a2' });
     expect(data(await w.read('items'))).toEqual([
@@ -88,11 +88,11 @@ it('a session that changes no part of the catalogue keeps it, and the next one w
   });
 });
 
-it('another program writing the file makes the kept catalogue stale: the file is read again', async () => {
+it('another program writing the file makes the kept tables stale: the file is read again', async () => {
   await twoSessions();
-  expect(keptCatalogue(path)).toBeDefined();
+  expect(keptExistingTables(path)).toBeDefined();
   await elsewhere('ALTER TABLE default_schema.items ADD COLUMN note VARCHAR');
-  expect(keptCatalogue(path)).toBeUndefined();
+  expect(keptExistingTables(path)).toBeUndefined();
   await session(async (w) => {
     await w.upsert('items', { id: 2, note: 'seen' });
     // The column was found in the file: adding it again would count a schema change.
@@ -109,7 +109,7 @@ it('a write-ahead log left by another program is replayed and the file read, tho
   // DuckDB writes this change to warehouse.db.wal only: the main file keeps its size and time.
   await elsewhere('PRAGMA disable_checkpoint_on_shutdown; ALTER TABLE default_schema.items ADD COLUMN note VARCHAR');
   expect(existsSync(`${path}.wal`)).toBe(true);
-  expect(keptCatalogue(path)).toBeDefined();
+  expect(keptExistingTables(path)).toBeDefined();
   await session(async (w) => {
     await w.upsert('items', { id: 2, note: 'seen' });
     expect(w.schemaChanges).toBe(0);
@@ -139,9 +139,9 @@ it('a damaged entry is read from the file instead, and replaced', async () => {
   await twoSessions();
   const file = await entryFile();
   await writeFile(file, '{"format":1,"file":');
-  expect(keptCatalogue(path)).toBeUndefined();
+  expect(keptExistingTables(path)).toBeUndefined();
   await session(async (w) => {
     expect(data(await w.read('items'))).toEqual([{ id: 1 }]);
   });
-  expect(keptCatalogue(path)?.overview).toContainEqual(['table', 'default_schema', 'items', 3, null]);
+  expect(keptExistingTables(path)?.overview).toContainEqual(['table', 'default_schema', 'items', 3, null]);
 });

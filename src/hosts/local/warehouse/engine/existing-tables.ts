@@ -31,7 +31,7 @@ import {
 } from '../base/index.js';
 import { LEGACY_SCHEMA } from './tester-views.js';
 
-export interface Catalogue {
+export interface ExistingTables {
   /** Every table of the warehouse's schema, by case-folded name. */
   tables: Map<string, TableState>;
   /** Tables still in the `tester` schema: a file from before the move to `default_schema`. */
@@ -66,9 +66,9 @@ type OverviewRow = ['schema' | 'table' | 'view' | 'key', string, string, number 
 
 /**
  * The catalogue's two answers as DuckDB gave them (column counts as numbers): what
- * catalogue-cache.ts keeps between runs, and what catalogueOf() reads.
+ * existing-tables-cache.ts keeps between runs, and what existingTablesOf() reads.
  */
-export interface CatalogueRows {
+export interface ExistingTableRows {
   overview: OverviewRow[];
   /** [the table's index in ownTables(overview), column, type], in each table's column order */
   described: [number, string, string][];
@@ -92,7 +92,7 @@ function describeAll(tables: string[]): string {
  * The file's catalogue as DuckDB answers it. `setup` is run first in the same round trip (the
  * session's settings, at open): each statement's answer waits for a turn of `debug`'s busy main thread.
  */
-export async function readCatalogueRows(conn: Connection, setup = ''): Promise<CatalogueRows> {
+export async function readExistingTableRows(conn: Connection, setup = ''): Promise<ExistingTableRows> {
   const rows = (await conn.runAndReadAll(`${setup}${OVERVIEW}`)).getRowsJS() as OverviewRow[];
   const overview = rows.map((row): OverviewRow => [
     row[0],
@@ -110,12 +110,12 @@ export async function readCatalogueRows(conn: Connection, setup = ''): Promise<C
 }
 
 /** The file's catalogue (tests; opening a warehouse reads the rows, or finds them kept). */
-export async function readCatalogue(conn: Connection, setup = ''): Promise<Catalogue> {
-  return catalogueOf(await readCatalogueRows(conn, setup));
+export async function readExistingTables(conn: Connection, setup = ''): Promise<ExistingTables> {
+  return existingTablesOf(await readExistingTableRows(conn, setup));
 }
 
 /** What the catalogue's rows say: the tables with their state, the legacy schema, the views. */
-export function catalogueOf({ overview, described }: CatalogueRows): Catalogue {
+export function existingTablesOf({ overview, described }: ExistingTableRows): ExistingTables {
   const ofKind = (kind: OverviewRow[0], schema: string) => overview.filter((r) => r[0] === kind && r[1] === schema);
   const own = ownTables(overview);
   const viewColumns = new Map(ofKind('view', LEGACY_SCHEMA).map(([, , name, count]) => [name, count]));
@@ -134,7 +134,7 @@ export function catalogueOf({ overview, described }: CatalogueRows): Catalogue {
 function tablesOf(
   columns: [string, string, string][],
   keys: { table: string; names: string[] }[],
-): Pick<Catalogue, 'tables' | 'columnOrder'> {
+): Pick<ExistingTables, 'tables' | 'columnOrder'> {
   const tables = new Map<string, TableState>();
   const columnOrder = new Map<TableState, string[]>();
   const keysByTable = new Map(keys.map(({ table, names }) => [table, names]));

@@ -8,12 +8,12 @@ import type { CapabilityName } from './capabilities.js';
  * to a source (and listing the methods a source accepts) loads no method. Adding a method is one file
  * in its family's folder, one line here and its keys in config/key-catalogue.ts.
  */
-interface CatalogueLine {
+interface BuiltInMethod {
   readonly provides: readonly CapabilityName[];
   readonly load: () => Promise<{ default: AuthMethod }>;
 }
 
-const CATALOGUE = {
+const BUILT_IN_METHODS = {
   basic: { provides: ['httpRequest'], load: () => import('./static/basic.js') },
   bearer: { provides: ['httpRequest'], load: () => import('./static/bearer.js') },
   api_key: { provides: ['httpRequest'], load: () => import('./static/api-key.js') },
@@ -51,11 +51,11 @@ const CATALOGUE = {
   },
   // A login request (username, password) answered with a session token.
   session_token: { provides: ['httpRequest'], load: () => import('./session/session-token.js') },
-} satisfies Record<string, CatalogueLine>;
-const METHODS: Record<string, CatalogueLine> = CATALOGUE;
+} satisfies Record<string, BuiltInMethod>;
+const METHODS: Record<string, BuiltInMethod> = BUILT_IN_METHODS;
 
 /** A built-in auth method's name, as `auth_method` takes it. */
-export type AuthMethodName = keyof typeof CATALOGUE;
+export type AuthMethodName = keyof typeof BUILT_IN_METHODS;
 
 export const AUTH_METHOD_NAMES: readonly string[] = Object.keys(METHODS);
 
@@ -64,7 +64,7 @@ export function capabilitiesOf(name: string): readonly CapabilityName[] | undefi
   return METHODS[name]?.provides;
 }
 
-/** The methods whose credential provides at least one of `needs`, in catalogue order. */
+/** The methods whose credential provides at least one of `needs`, in this table's order. */
 export function methodsProviding(needs: readonly CapabilityName[]): string[] {
   return AUTH_METHOD_NAMES.filter((name) => METHODS[name]!.provides.some((capability) => needs.includes(capability)));
 }

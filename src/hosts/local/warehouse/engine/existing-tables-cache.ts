@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readCacheEntry, userCacheDirectory, writeCacheEntry } from '../../../../code-cache/index.js';
-import type { CatalogueRows } from './catalogue.js';
+import type { ExistingTableRows } from './existing-tables.js';
 
 /** Changed when the rows' shape changes: older entries are then not read. */
 const FORMAT = 1;
@@ -24,7 +24,7 @@ const FORMAT = 1;
 interface Entry {
   format: number;
   file: string;
-  rows: CatalogueRows;
+  rows: ExistingTableRows;
 }
 
 /** The file as it is now, or undefined when it cannot be read. */
@@ -42,7 +42,7 @@ function entryName(path: string): string {
 }
 
 /** The rows kept for the file at `path` as it is now; undefined when none are, or they are stale. */
-export function keptCatalogue(path: string, env: NodeJS.ProcessEnv = process.env): CatalogueRows | undefined {
+export function keptExistingTables(path: string, env: NodeJS.ProcessEnv = process.env): ExistingTableRows | undefined {
   const file = fileIdentity(path);
   if (file === undefined) return undefined;
   const data = readCacheEntry(userCacheDirectory('warehouse', env), entryName(path));
@@ -56,7 +56,7 @@ export function keptCatalogue(path: string, env: NodeJS.ProcessEnv = process.env
 }
 
 /** Keeps `rows` for the file at `path` as it is now (closed). Never throws: the next run reads them again. */
-export function keepCatalogue(path: string, rows: CatalogueRows, env: NodeJS.ProcessEnv = process.env): void {
+export function keepExistingTables(path: string, rows: ExistingTableRows, env: NodeJS.ProcessEnv = process.env): void {
   const file = fileIdentity(path);
   if (file === undefined) return;
   const entry: Entry = { format: FORMAT, file, rows };

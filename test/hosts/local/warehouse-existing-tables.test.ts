@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { readCatalogue } from '../../../src/hosts/local/warehouse/engine/index.js';
+import { readExistingTables } from '../../../src/hosts/local/warehouse/engine/index.js';
 
 /**
- * readCatalogue() lists a file's tables by DESCRIBE, not by `duckdb_columns()` (which binds all of
- * DuckDB's own views: catalogue.ts). Checked against `duckdb_columns()` and `duckdb_constraints()`
+ * readExistingTables() lists a file's tables by DESCRIBE, not by `duckdb_columns()` (which binds all of
+ * DuckDB's own views: existing-tables.ts). Checked against `duckdb_columns()` and `duckdb_constraints()`
  * as the oracle, on tables a connector could name: quotes, spaces, case, a key whose columns are
  * not in table order, every type family the warehouse writes, and a file with many tables.
  */
@@ -17,7 +17,7 @@ let instance: DuckDBInstance;
 let conn: DuckDBConnection;
 
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'warehouse-catalogue-'));
+  dir = await mkdtemp(join(tmpdir(), 'warehouse-existing-tables-'));
   instance = await DuckDBInstance.create(join(dir, 'warehouse.db'));
   conn = await instance.connect();
   await conn.run('CREATE SCHEMA default_schema; CREATE SCHEMA tester');
@@ -46,9 +46,9 @@ async function oracle(): Promise<Record<string, { columns: [string, string][]; k
 }
 
 async function read(): Promise<Record<string, { columns: [string, string][]; keys: string[] }>> {
-  const catalogue = await readCatalogue(conn);
+  const existing = await readExistingTables(conn);
   const tables: Record<string, { columns: [string, string][]; keys: string[] }> = {};
-  for (const state of catalogue.tables.values())
+  for (const state of existing.tables.values())
     tables[state.name] = {
       columns: [...state.columns.values()].map((column) => [column.name, String(column.type)]),
       keys: state.keys,
@@ -97,26 +97,26 @@ it('reads a file of many tables, each with its own columns', async () => {
 });
 
 it('reads an empty file as no tables', async () => {
-  const catalogue = await readCatalogue(conn);
-  expect(catalogue.tables.size).toBe(0);
-  expect(catalogue.legacyTables).toBe(0);
-  expect(catalogue.viewsStale).toBe(false);
+  const existing = await readExistingTables(conn);
+  expect(existing.tables.size).toBe(0);
+  expect(existing.legacyTables).toBe(0);
+  expect(existing.viewsStale).toBe(false);
 });
 
 it("gives each table's columns in the file's order, the warehouse's own and later-added ones included", async () => {
   await conn.run(`CREATE TABLE default_schema."Odd" (b VARCHAR, a BIGINT PRIMARY KEY, _fivetran_synced TIMESTAMPTZ,
       _fivetran_deleted BOOLEAN); ALTER TABLE default_schema."Odd" ADD COLUMN "later one" DOUBLE`);
   const expected = await oracle();
-  const catalogue = await readCatalogue(conn);
-  const state = catalogue.tables.get('odd')!;
-  expect(catalogue.columnOrder.get(state)).toEqual(expected.Odd!.columns.map(([name]) => name));
-  expect(catalogue.columnOrder.get(state)).toEqual(['b', 'a', '_fivetran_synced', '_fivetran_deleted', 'later one']);
+  const existing = await readExistingTables(conn);
+  const state = existing.tables.get('odd')!;
+  expect(existing.columnOrder.get(state)).toEqual(expected.Odd!.columns.map(([name]) => name));
+  expect(existing.columnOrder.get(state)).toEqual(['b', 'a', '_fivetran_synced', '_fivetran_deleted', 'later one']);
 });
 
 it('says which of the two schemas the file holds, and runs setup statements in the same round trip', async () => {
-  expect([...(await readCatalogue(conn)).schemas].sort()).toEqual(['default_schema', 'tester']);
+  expect([...(await readExistingTables(conn)).schemas].sort()).toEqual(['default_schema', 'tester']);
   await conn.run('DROP SCHEMA tester');
-  const catalogue = await readCatalogue(conn, `SET TimeZone = 'America/New_York'; `);
-  expect([...catalogue.schemas]).toEqual(['default_schema']);
+  const existing = await readExistingTables(conn, `SET TimeZone = 'America/New_York'; `);
+  expect([...existing.schemas]).toEqual(['default_schema']);
   expect((await conn.runAndReadAll(`SELECT current_setting('TimeZone')`)).getRowsJS()).toEqual([['America/New_York']]);
 });
