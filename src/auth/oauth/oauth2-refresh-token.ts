@@ -80,7 +80,7 @@ export default defineAuthMethod({
     let refreshToken = k.refresh_token!;
     return tokenCredential({
       method: 'oauth2_refresh_token',
-      // As the catalogue says: the API's token, not a database login.
+      // As its key line says: the API's token, not a database login.
       bearerToken: false,
       description,
       rejectedKey: KEY,

@@ -5,7 +5,7 @@ import { methodCapabilities, methodsFor, offeredNames, type OfferedMethod } from
 
 /**
  * The one place an auth method meets a source: the first of the source's `needs` (its order of
- * preference) that the method provides (a built-in's catalogue line, a connector's own method's
+ * preference) that the method provides (a built-in's line in built-in-methods.ts, a connector's own method's
  * `provides`). Read without loading a method, so refusing one and listing the ones that fit cost nothing.
  */
 export function matchCapability(
@@ -39,17 +39,17 @@ export function matchCapability(
   );
 }
 
-/** The methods a source accepts (built-in ones in the catalogue's order, then the connector's own), narrowed to those the connector offers. */
+/** The methods a source accepts (built-in ones in built-in-methods.ts's order, then the connector's own), narrowed to those the connector offers. */
 export function offeredMethods(needs: readonly CapabilityName[], offered?: readonly OfferedMethod[]): string[] {
   const fitting = methodsFor(needs, offered);
   const names = offeredNames(offered);
   return names ? fitting.filter((name) => names.includes(name)) : fitting;
 }
 
-/** The credential a method created has what it promised (its catalogue line or `provides`): else that promise is wrong. */
+/** The credential a method created has what it promised (its line in built-in-methods.ts or `provides`): else that promise is wrong. */
 export function checkProvided(credential: Credential, capability: CapabilityName): void {
   if (credential[capability] === undefined)
     throw new Error(
-      `auth_method '${credential.method}' is listed as providing '${capability}', but its credential has no such member: fix its catalogue line (or its provides)`,
+      `auth_method '${credential.method}' is listed as providing '${capability}', but its credential has no such member: fix its line in built-in-methods.ts (or its provides)`,
     );
 }

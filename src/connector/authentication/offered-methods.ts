@@ -49,7 +49,7 @@ export function methodCapabilities(
   return ownMethods(offered).get(name)?.provides ?? capabilitiesOf(name) ?? [];
 }
 
-/** The methods whose credential provides one of `needs`: the built-in ones in catalogue order, then the connector's own. */
+/** The methods whose credential provides one of `needs`: the built-in ones in built-in-methods.ts's order, then the connector's own. */
 export function methodsFor(needs: readonly CapabilityName[], offered: readonly OfferedMethod[] | undefined): string[] {
   const own = [...ownMethods(offered).values()]
     .filter((method) => method.provides!.some((capability) => needs.includes(capability)))
