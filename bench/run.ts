@@ -24,6 +24,7 @@ const ALL: Record<string, 'start' | 'throughput' | 'credentials'> = {
   'debug-template': 'start',
   'image-warm-start': 'start',
   'image-commands': 'start',
+  'image-first-update': 'start',
   'warehouse-upserts': 'throughput',
   'token-cache': 'credentials',
   'mtls-handshakes': 'credentials',

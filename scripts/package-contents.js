@@ -2,8 +2,9 @@
 // the bundle. package.json's `files` names dist/ whole; the dist/.npmignore written here keeps only
 // what a user of the package loads or reads:
 //
-// - dist/bundle/: the code that runs (our chunks, zod's and DuckDB's bundled JavaScript) and its
-//   source maps, which `--verbose` uses to name the shipped src/*.ts lines;
+// - dist/bundle/: the code that runs (our chunks, zod's, DuckDB's and gRPC's bundled JavaScript, the
+//   partner SDK's protocol as a JSON descriptor) and its source maps, which `--verbose` uses to name
+//   the shipped src/*.ts lines;
 // - the declarations the `exports` map names, and every declaration they import (an editor's and
 //   tsc's view of the package);
 // - the loader hooks' per-file modules (dist/project/loader/connector-hooks.js and its imports),
@@ -79,6 +80,7 @@ const lines = [
   '!*/',
   '!/bundle/*.js',
   '!/bundle/*.cjs',
+  '!/bundle/*.json',
   '!/bundle/*.js.map',
   ...kept.sort().map((file) => `!${file}`),
 ];

@@ -75,7 +75,7 @@ export async function loadedModules(args: string[], cwd?: string, env: NodeJS.Pr
 
 /** The heavy packages; zod also as the bundle's copy of it (scripts/bundle.js). */
 export const HEAVY =
-  /@aws-sdk|\/pg\/|ssh2|@duckdb|node-forge|undici|\/zod\/|\/bundle\/zod\.c?js$|@grpc|protobufjs|node_modules\/kerberos\/|basic-ftp|mysql2/;
+  /@aws-sdk|\/pg\/|ssh2|@duckdb|node-forge|undici|\/zod\/|\/bundle\/zod\.c?js$|@grpc|protobufjs|\/bundle\/grpc\.cjs$|node_modules\/kerberos\/|basic-ftp|mysql2/;
 
 export async function run(): Promise<Record<string, number>> {
   const node = median(['-e', '0'], 9);

@@ -1,10 +1,11 @@
 /**
  * Protocol Buffers wire format, written by hand for the one hot path: the records of an Update
- * stream. The generic path (proto-loader's `fromObject` + `encode`) builds a message object per
- * record and per value and made about 320,000 five-column records/s; writing the bytes straight into
- * one growing buffer makes several times that, so the stream, not the encoder, bounds a sync. Every
- * other message (forms, schemas, checkpoints) goes through proto-loader. Tests decode what this
- * writes with the protocol files (`test/hosts/fivetran/record-encoding.test.ts`).
+ * stream. The generic path (protobufjs's `fromObject` + `encode`, as proto-loader does it) builds a
+ * message object per record and per value and made about 320,000 five-column records/s; writing
+ * the bytes straight into one growing buffer makes several times that, so the stream, not the
+ * encoder, bounds a sync. Every other message (forms, schemas, checkpoints) goes through protobufjs
+ * (service-definition.ts). Tests decode what this writes with the protocol files
+ * (`test/hosts/fivetran/record-encoding.test.ts`).
  *
  * Wire types: 0 varint, 1 fixed 64-bit, 2 length-delimited, 5 fixed 32-bit.
  */
