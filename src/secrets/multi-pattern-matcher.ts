@@ -1,21 +1,10 @@
-import {
-  ESCAPE_TRIGGERS,
-  scanPartedViews as scanParted,
-  viewsPartAt as partsAt,
-  type Found,
-  type Match,
-  type Stepper,
-} from './decoded-view.js';
-
+import { partedViewScan, type Found, type Match, type Stepper } from './decoded-view.js';
 import { alphabetOf, type PatternAlphabet } from './pattern-alphabet.js';
 import { keepLongest, mostStates, patternTrie, type PatternTrie } from './pattern-trie.js';
 import { SparsePatternMatcher } from './sparse-pattern-matcher.js';
 
-// Local copies: a module loader that compiles imports to getters (tsx does) would otherwise put a
-// function call on every character of the hot loop.
-const triggers = ESCAPE_TRIGGERS;
-const viewsPartAt = partsAt;
-const scanPartedViews = scanParted;
+// Module constants, not imports, in the hot loop: see partedViewScan.
+const { triggers, viewsPartAt, scanPartedViews } = partedViewScan;
 
 /**
  * Finds every occurrence of many literal strings in one left-to-right pass (Aho–Corasick), compiled

@@ -1,19 +1,9 @@
-import {
-  ESCAPE_TRIGGERS,
-  scanPartedViews as scanParted,
-  viewsPartAt as partsAt,
-  type Found,
-  type Match,
-  type Stepper,
-} from './decoded-view.js';
+import { partedViewScan, type Found, type Match, type Stepper } from './decoded-view.js';
 import { alphabetOf, type PatternAlphabet } from './pattern-alphabet.js';
 import { keepLongest, patternTrie, type PatternTrie, type TrieEdges } from './pattern-trie.js';
 
-// Local copies: a module loader that compiles imports to getters (tsx does) would otherwise put a
-// function call on every character of the hot loop.
-const triggers = ESCAPE_TRIGGERS;
-const viewsPartAt = partsAt;
-const scanPartedViews = scanParted;
+// Module constants, not imports, in the hot loop: see partedViewScan.
+const { triggers, viewsPartAt, scanPartedViews } = partedViewScan;
 
 /**
  * Aho–Corasick for large pattern sets: trie edges in one open-addressing hash table plus failure
