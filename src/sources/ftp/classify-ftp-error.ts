@@ -8,6 +8,8 @@ import {
 } from '../../errors/index.js';
 import {
   CLIENT_CERTIFICATE_ALERT,
+  certificateForAnotherHost,
+  untrustedCertificate,
   HOST_MISMATCH_CODES,
   UNTRUSTED_CERTIFICATE_CODES,
   causeChain,
@@ -16,7 +18,6 @@ import {
   type TlsSettings,
 } from '../../network/index.js';
 import { classifyUnlessOurs } from '../classify-failure.js';
-import { certificateForAnotherHost, untrustedCertificate } from '../tls-identity-errors.js';
 import { noAnswerInTime, socketFailure } from '../unreachable-errors.js';
 import { describeEndpoint, type FtpEndpoint } from './ftp-settings.js';
 

@@ -7,6 +7,8 @@ import {
 } from '../../errors/index.js';
 import {
   CLIENT_CERTIFICATE_ALERT,
+  certificateForAnotherHost,
+  untrustedCertificate,
   causeChain,
   clientCertificateRefused,
   oneLine,
@@ -14,7 +16,6 @@ import {
 } from '../../network/index.js';
 import type { MysqlLoginSecret } from './login-secret.js';
 import { classifyUnlessOurs } from '../classify-failure.js';
-import { certificateForAnotherHost, untrustedCertificate } from '../tls-identity-errors.js';
 import { closedDuringLogin, noAnswerInTime, socketFailure } from '../unreachable-errors.js';
 import { describeEndpoint, type MysqlEndpoint } from './mysql-settings.js';
 

@@ -1,6 +1,8 @@
 import { AuthenticationError, SourceIdentityError, type ConnectorAuthError } from '../../errors/index.js';
 import {
   CLIENT_CERTIFICATE_ALERT,
+  certificateForAnotherHost,
+  untrustedCertificate,
   HOST_MISMATCH_CODES,
   UNTRUSTED_CERTIFICATE_CODES,
   clientCertificateRefused,
@@ -9,7 +11,6 @@ import {
 } from '../../network/index.js';
 import type { PostgresEndpoint } from './connection-settings.js';
 import { inspectServerCertificate } from './server-certificate.js';
-import { certificateForAnotherHost, untrustedCertificate } from '../tls-identity-errors.js';
 import { closedDuringLogin, noAnswerInTime, socketFailure } from '../unreachable-errors.js';
 
 /**
