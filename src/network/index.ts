@@ -42,9 +42,11 @@ export {
   readBodyStart,
   REFUSAL_BODY_LIMIT,
   describeServerCertificate,
+  certificateForAnotherHost,
+  untrustedCertificate,
 } from './failures/index.js';
-export type { RequestContext, TlsFailureContext } from './failures/index.js';
-export { bracketed, describeUrl, isLoopbackHost, unbracketed } from './target.js';
+export type { RequestContext, TlsFailureContext, HostMismatchDetail, PresentedCertificate } from './failures/index.js';
+export { bracketed, describeUrl, encryptedOrLoopback, isLoopbackHost, unbracketed } from './target.js';
 export { guardPlainHttp, warnTlsUnverified, warnUnencrypted } from './weakened-transport.js';
 export type { PlainHttpUse } from './weakened-transport.js';
 export { firstLineOf, oneLine } from './one-line.js';

@@ -11,6 +11,15 @@ export function isLoopbackHost(hostname: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
+/**
+ * https://, or http:// on a loopback host: a URL that carries a secret without it crossing a network
+ * in clear, whatever `allow_plain_http` says (the rule for identity services and the pages a person
+ * is sent to).
+ */
+export function encryptedOrLoopback(url: URL): boolean {
+  return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
+}
+
 function safeUrl(text: string): URL | undefined {
   try {
     return new URL(text);

@@ -1,4 +1,4 @@
-import { decodeEscapeAt as decodeEscape, type Decoded } from './escape-decoding.js';
+import { ESCAPE_TRIGGERS, decodeEscapeAt as decodeEscape, type Decoded } from './escape-decoding.js';
 
 /**
  * The matchers scan two views of a text in the same left-to-right pass: the text as it is, and the
@@ -37,7 +37,7 @@ export interface Found {
   list: Match[] | null;
 }
 
-/** A local copy: see multi-pattern-matcher.ts. */
+/** A local copy: see partedViewScan. */
 const decodeEscapeAt = decodeEscape;
 
 const scratch: Decoded = { first: 0, second: -1, length: 0, inBuffer: false, lead: 0 };
@@ -46,8 +46,6 @@ const scratch: Decoded = { first: 0, second: -1, length: 0, inBuffer: false, lea
 export function viewsPartAt(text: string, index: number): boolean {
   return decodeEscapeAt(text, index, scratch);
 }
-
-export { ESCAPE_TRIGGERS } from './escape-decoding.js';
 
 /**
  * Scans from `from`, where the views part, with both in `state`, until they meet again (or the text
@@ -122,3 +120,10 @@ function grow(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
   larger.set(array);
   return larger;
 }
+
+/**
+ * What a matcher's hot loop calls here, in one object for it to copy into module constants: a module
+ * loader that compiles imports to getters (tsx does) would otherwise put a function call on every
+ * character of the loop.
+ */
+export const partedViewScan = { triggers: ESCAPE_TRIGGERS, viewsPartAt, scanPartedViews } as const;

@@ -1,20 +1,10 @@
-import {
-  ESCAPE_TRIGGERS,
-  scanPartedViews as scanParted,
-  viewsPartAt as partsAt,
-  type Found,
-  type Match,
-  type Stepper,
-} from './decoded-view.js';
-
+import { partedViewScan, type Found, type Match, type Stepper } from './decoded-view.js';
 import { alphabetOf, type PatternAlphabet } from './pattern-alphabet.js';
+import { keepLongest, mostStates, patternTrie, type PatternTrie } from './pattern-trie.js';
 import { SparsePatternMatcher } from './sparse-pattern-matcher.js';
 
-// Local copies: a module loader that compiles imports to getters (tsx does) would otherwise put a
-// function call on every character of the hot loop.
-const triggers = ESCAPE_TRIGGERS;
-const viewsPartAt = partsAt;
-const scanPartedViews = scanParted;
+// Module constants, not imports, in the hot loop: see partedViewScan.
+const { triggers, viewsPartAt, scanPartedViews } = partedViewScan;
 
 /**
  * Finds every occurrence of many literal strings in one left-to-right pass (Aho–Corasick), compiled
@@ -42,69 +32,12 @@ export class MultiPatternMatcher {
     const columns = alphabet.columns;
     this.#column = alphabet.column;
     this.#columns = columns;
-    this.#lengths = Int32Array.from(patterns, (p) => p.length);
-
-    // 1. The trie of all patterns.
-    const goto: Int32Array[] = [new Int32Array(columns).fill(-1)];
-    const output: number[] = [0];
-    patterns.forEach((pattern, index) => {
-      if (pattern.length === 0) return;
-      let state = 0;
-      for (let i = 0; i < pattern.length; i++) {
-        const column = this.#column[pattern.charCodeAt(i)]!;
-        let next = goto[state]![column]!;
-        if (next === -1) {
-          next = goto.length;
-          goto.push(new Int32Array(columns).fill(-1));
-          output.push(0);
-          goto[state]![column] = next;
-        }
-        state = next;
-      }
-      const current = output[state]!;
-      if (current === 0 || this.#lengths[current - 1]! < pattern.length) output[state] = index + 1;
-    });
-
-    // 2. Failure links in breadth-first order turn the trie into a complete DFA; a state inherits the
-    //    longest output of its failure chain so a pattern that ends inside a longer one is still seen.
-    const states = goto.length;
-    const transitions = new Int32Array(states * columns);
-    const fail = new Int32Array(states);
-    const queue = new Int32Array(states);
-    let head = 0;
-    let tail = 0;
-    for (let column = 0; column < columns; column++) {
-      const next = goto[0]![column]!;
-      if (next === -1) transitions[column] = 0;
-      else {
-        transitions[column] = next * columns;
-        fail[next] = 0;
-        queue[tail++] = next;
-      }
-    }
-    while (head < tail) {
-      const state = queue[head++]!;
-      const inherited = output[fail[state]!]!;
-      if (
-        inherited !== 0 &&
-        (output[state] === 0 || this.#lengths[output[state]! - 1]! < this.#lengths[inherited - 1]!)
-      )
-        output[state] = inherited;
-      for (let column = 0; column < columns; column++) {
-        const next = goto[state]![column]!;
-        const viaFailure = transitions[fail[state]! * columns + column]!;
-        if (next === -1) transitions[state * columns + column] = viaFailure;
-        else {
-          transitions[state * columns + column] = next * columns;
-          fail[next] = viaFailure / columns;
-          queue[tail++] = next;
-        }
-      }
-    }
-    for (let i = 0; i < transitions.length; i++)
-      if (output[transitions[i]! / columns] !== 0) transitions[i] = ~transitions[i]!;
+    const trie = patternTrie(patterns, alphabet);
+    this.#lengths = trie.lengths;
+    const transitions = completeTransitions(columns, trie);
+    premultiply(transitions, columns, trie.output);
     this.#transitions = transitions;
-    this.#output = Int32Array.from(output);
+    this.#output = trie.output.slice(0, trie.states);
   }
 
   /**
@@ -175,6 +108,41 @@ export class MultiPatternMatcher {
   readonly #found: Found = { list: null };
 }
 
+/**
+ * The DFA's table (next state, not yet pre-multiplied): the trie's edges, then failure links,
+ * breadth-first, turn it into a complete DFA: a missing edge leads where the
+ * failure state's edge leads (its row is complete: it is shallower), and a state inherits the longest
+ * output of its failure state.
+ */
+function completeTransitions(columns: number, trie: PatternTrie): Int32Array {
+  const { order, parent, edge, depth, output, lengths } = trie;
+  const table = new Int32Array(trie.states * columns).fill(-1);
+  for (let state = 1; state < trie.states; state++) table[parent[state]! * columns + edge[state]!] = state;
+  const fail = new Int32Array(trie.states);
+  for (let column = 0; column < columns; column++) if (table[column] === -1) table[column] = 0;
+  for (let i = 0; i < order.length; i++) {
+    const state = order[i]!;
+    if (depth[state]! > 1) fail[state] = table[fail[parent[state]!]! * columns + edge[state]!]!;
+    keepLongest(output, lengths, state, output[fail[state]!]!);
+    const row = state * columns;
+    const failRow = fail[state]! * columns;
+    for (let column = 0; column < columns; column++)
+      if (table[row + column] === -1) table[row + column] = table[failRow + column]!;
+  }
+  return table;
+}
+
+/**
+ * Next states as the hot loop reads them: pre-multiplied by `columns` (no multiply in the loop), and
+ * bit-inverted (negative) when the next state ends a pattern.
+ */
+function premultiply(table: Int32Array, columns: number, output: Int32Array): void {
+  for (let i = 0; i < table.length; i++) {
+    const next = table[i]!;
+    table[i] = output[next] === 0 ? next * columns : ~(next * columns);
+  }
+}
+
 /** The dense automaton's steps with plain fields (a monomorphic call in the scan of parted views). */
 class DenseSteps implements Stepper {
   constructor(
@@ -214,9 +182,7 @@ export const DENSE_TABLE_BUDGET = 8 * 1024 * 1024;
 
 export function compilePatterns(patterns: readonly string[]): PatternMatcher {
   const alphabet = alphabetOf(patterns);
-  let states = 1;
-  for (const pattern of patterns) states += pattern.length;
-  return states * alphabet.columns <= DENSE_TABLE_BUDGET
+  return mostStates(patterns) * alphabet.columns <= DENSE_TABLE_BUDGET
     ? new MultiPatternMatcher(patterns, alphabet)
     : new SparsePatternMatcher(patterns, alphabet);
 }

@@ -1,18 +1,9 @@
-import {
-  ESCAPE_TRIGGERS,
-  scanPartedViews as scanParted,
-  viewsPartAt as partsAt,
-  type Found,
-  type Match,
-  type Stepper,
-} from './decoded-view.js';
+import { partedViewScan, type Found, type Match, type Stepper } from './decoded-view.js';
 import { alphabetOf, type PatternAlphabet } from './pattern-alphabet.js';
+import { keepLongest, patternTrie, type PatternTrie, type TrieEdges } from './pattern-trie.js';
 
-// Local copies: a module loader that compiles imports to getters (tsx does) would otherwise put a
-// function call on every character of the hot loop.
-const triggers = ESCAPE_TRIGGERS;
-const viewsPartAt = partsAt;
-const scanPartedViews = scanParted;
+// Module constants, not imports, in the hot loop: see partedViewScan.
+const { triggers, viewsPartAt, scanPartedViews } = partedViewScan;
 
 /**
  * Aho–Corasick for large pattern sets: trie edges in one open-addressing hash table plus failure
@@ -23,83 +14,19 @@ const scanPartedViews = scanParted;
  */
 export class SparsePatternMatcher {
   readonly #column: Uint16Array;
-  readonly #columns: number;
-  readonly #keys: Float64Array; // state * columns + column (may pass 2^31), -1 = empty slot
-  readonly #values: Int32Array; // child state
-  readonly #mask: number;
+  readonly #edges: TrieEdges;
   readonly #fail: Int32Array;
   /** index+1 of the longest pattern ending in each state (own or inherited through failure links) */
   readonly #output: Int32Array;
   readonly #lengths: Int32Array;
 
   constructor(patterns: readonly string[], alphabet: PatternAlphabet = alphabetOf(patterns)) {
+    const trie = patternTrie(patterns, alphabet);
     this.#column = alphabet.column;
-    this.#columns = alphabet.columns;
-    let totalChars = 0;
-    for (const pattern of patterns) totalChars += pattern.length;
-    this.#lengths = Int32Array.from(patterns, (p) => p.length);
-    let size = 1024;
-    while (size < totalChars * 2) size *= 2;
-    this.#mask = size - 1;
-    this.#keys = new Float64Array(size).fill(-1);
-    this.#values = new Int32Array(size);
-    const capacity = totalChars + 1;
-    const output = new Int32Array(capacity);
-    // Each state's parent, the column of the edge into it and its depth: enough to visit the states
-    // breadth-first (a counting sort by depth) without a JS array per state.
-    const parent = new Int32Array(capacity);
-    const edge = new Int32Array(capacity);
-    const depth = new Int32Array(capacity);
-
-    let states = 1;
-    let maxDepth = 0;
-    patterns.forEach((pattern, index) => {
-      let state = 0;
-      for (let i = 0; i < pattern.length; i++) {
-        const column = this.#column[pattern.charCodeAt(i)]!;
-        let next = this.#child(state, column);
-        if (next < 0) {
-          next = states++;
-          this.#insert(state, column, next);
-          parent[next] = state;
-          edge[next] = column;
-          depth[next] = i + 1;
-          if (i + 1 > maxDepth) maxDepth = i + 1;
-        }
-        state = next;
-      }
-      if (pattern.length > 0 && (output[state] === 0 || this.#lengths[output[state]! - 1]! < pattern.length))
-        output[state] = index + 1;
-    });
-
-    const startOfDepth = new Int32Array(maxDepth + 2);
-    for (let state = 1; state < states; state++) startOfDepth[depth[state]! + 1]!++;
-    for (let d = 1; d <= maxDepth + 1; d++) startOfDepth[d]! += startOfDepth[d - 1]!;
-    const order = new Int32Array(states);
-    for (let state = 1; state < states; state++) order[startOfDepth[depth[state]!]!++] = state;
-
-    const fail = new Int32Array(states);
-    for (let i = 0; i < states - 1; i++) {
-      const state = order[i]!;
-      if (depth[state] !== 1) {
-        const column = edge[state]!;
-        let f = fail[parent[state]!]!;
-        let target = this.#child(f, column);
-        while (target < 0 && f !== 0) {
-          f = fail[f]!;
-          target = this.#child(f, column);
-        }
-        fail[state] = target >= 0 ? target : 0;
-      }
-      const inherited = output[fail[state]!]!;
-      if (
-        inherited !== 0 &&
-        (output[state] === 0 || this.#lengths[output[state]! - 1]! < this.#lengths[inherited - 1]!)
-      )
-        output[state] = inherited;
-    }
-    this.#fail = fail;
-    this.#output = output.subarray(0, states);
+    this.#edges = trie.edges;
+    this.#lengths = trie.lengths;
+    this.#fail = failureLinks(trie);
+    this.#output = trie.output.subarray(0, trie.states);
   }
 
   /** As the dense automaton's: both views of the text (decoded-view.ts) in one pass. */
@@ -154,27 +81,30 @@ export class SparsePatternMatcher {
   #step(state: number, column: number): number {
     if (column === 0) return 0; // a character no pattern contains
     for (;;) {
-      const next = this.#child(state, column);
+      const next = this.#edges.child(state, column);
       if (next >= 0) return next;
       if (state === 0) return 0;
       state = this.#fail[state]!;
     }
   }
+}
 
-  #child(state: number, column: number): number {
-    const key = state * this.#columns + column;
-    for (let slot = Math.imul(key, 0x9e3779b1) & this.#mask; ; slot = (slot + 1) & this.#mask) {
-      const found = this.#keys[slot]!;
-      if (found === key) return this.#values[slot]!;
-      if (found === -1) return -1;
+/** Each state's failure state, breadth-first; a state inherits the longest output of its failure state. */
+function failureLinks({ states, edges, order, parent, edge, depth, output, lengths }: PatternTrie): Int32Array {
+  const fail = new Int32Array(states);
+  for (let i = 0; i < order.length; i++) {
+    const state = order[i]!;
+    if (depth[state] !== 1) {
+      const column = edge[state]!;
+      let f = fail[parent[state]!]!;
+      let target = edges.child(f, column);
+      while (target < 0 && f !== 0) {
+        f = fail[f]!;
+        target = edges.child(f, column);
+      }
+      fail[state] = target >= 0 ? target : 0;
     }
+    keepLongest(output, lengths, state, output[fail[state]!]!);
   }
-
-  #insert(state: number, column: number, child: number): void {
-    const key = state * this.#columns + column;
-    let slot = Math.imul(key, 0x9e3779b1) & this.#mask;
-    while (this.#keys[slot] !== -1) slot = (slot + 1) & this.#mask;
-    this.#keys[slot] = key;
-    this.#values[slot] = child;
-  }
+  return fail;
 }

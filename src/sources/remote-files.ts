@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { ConnectedSource } from './source-definition.js';
+import type { ConnectedSource, ProbeResult } from './source-definition.js';
 
 /**
  * What update() holds of a file server, whichever protocol reaches it (sftp, ftp): one surface, so a
@@ -21,3 +21,19 @@ export interface RemoteFiles<Entry, Stat> extends ConnectedSource {
 }
 
 export type RemoteEntryType = 'file' | 'directory' | 'symlink' | 'other';
+
+/** The probe of a file server: its listing of `probePath` (the login directory by default), counted. */
+export function listingProbed(
+  target: string,
+  protocol: 'FTP' | 'SFTP',
+  probePath: string,
+  entries: number,
+  started: number,
+): ProbeResult {
+  const shown = probePath === '.' ? '. (login directory)' : probePath;
+  return {
+    target,
+    outcome: `${protocol} list ${shown}: ${entries} ${entries === 1 ? 'entry' : 'entries'}`,
+    elapsedMs: performance.now() - started,
+  };
+}

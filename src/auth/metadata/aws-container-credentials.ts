@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { defineAuthMethod } from '../auth-method.js';
-import { awsSessionCredential, type AwsCredential } from '../aws/index.js';
+import type { AwsCredential } from '../aws/index.js';
+import { platformRoleCredential, type PlatformRole } from './aws-document-session.js';
 import { containerCredentialsSession } from './container-credentials-session.js';
 import { localCredentialsUrlKey } from './metadata-endpoint.js';
 
@@ -11,6 +12,12 @@ import { localCredentialsUrlKey } from './metadata-endpoint.js';
  * configuration.json. The platform gives the endpoint's URL (and, for Pod Identity, a token file) in
  * the workload's environment; configuration.json names them, as it names everything else.
  */
+const CONTAINER_ROLE: PlatformRole = {
+  method: 'aws_container_credentials',
+  description: 'aws container role (ECS task / EKS Pod Identity)',
+  signer: "the task's or pod's role",
+};
+
 export default defineAuthMethod({
   name: 'aws_container_credentials',
   summary:
@@ -23,20 +30,12 @@ export default defineAuthMethod({
     aws_region: keys.optionalText(),
   }),
   create(k, context): AwsCredential {
-    const description = 'aws container role (ECS task / EKS Pod Identity)';
     const session = containerCredentialsSession({
       url: k.container_credentials_url,
       authorizationTokenFile: k.container_authorization_token_file?.trim(),
-      description,
+      description: CONTAINER_ROLE.description,
       context,
     });
-    return awsSessionCredential(session, {
-      method: 'aws_container_credentials',
-      description,
-      signer: "the task's or pod's role",
-      // The role is chosen outside configuration.json (the task definition, the Pod Identity association).
-      sessionKey: 'auth_method',
-      region: k.aws_region?.trim(),
-    });
+    return platformRoleCredential(session, CONTAINER_ROLE, k.aws_region);
   },
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { HttpClient } from '../../network/index.js';
 import type { SecretRegistry } from '../../secrets/index.js';
 import type { AuthContext } from '../auth-method.js';
-import { cachedAwsSession, type AwsSession } from '../aws/index.js';
+import { awsSessionCredential, cachedAwsSession, type AwsCredential, type AwsSession } from '../aws/index.js';
 import type { AwsCredentialIdentity } from '../capabilities.js';
 import { createTokenHttpClient } from '../token-endpoint/index.js';
 import type { IssuedToken } from '../tokens/index.js';
@@ -131,4 +131,25 @@ function credentialsOf(
     value: { accessKeyId: AccessKeyId, secretAccessKey: SecretAccessKey, sessionToken: Token, expiration },
     lifetimeMs: expiration.getTime() - requestedAt,
   };
+}
+
+/**
+ * The credential of a role the platform chose (the instance's profile, the task definition, the Pod
+ * Identity association): configuration.json does not name it, so a refusal names `auth_method`,
+ * which is what chose it.
+ */
+export function platformRoleCredential(
+  session: AwsSession,
+  role: PlatformRole,
+  region: string | undefined,
+): AwsCredential {
+  return awsSessionCredential(session, { ...role, sessionKey: 'auth_method', region: region?.trim() });
+}
+
+/** What a platform role's messages call it. */
+export interface PlatformRole {
+  method: string;
+  description: string;
+  /** Who signs, in a refusal: "the instance profile's role". */
+  signer: string;
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { defineAuthMethod } from '../auth-method.js';
-import { awsSessionCredential, type AwsCredential } from '../aws/index.js';
+import type { AwsCredential } from '../aws/index.js';
+import { platformRoleCredential, type PlatformRole } from './aws-document-session.js';
 import { instanceMetadataSession } from './instance-metadata-session.js';
 import { LINK_LOCAL_METADATA_BASE, metadataEndpointKey, metadataUrl } from './metadata-endpoint.js';
 
@@ -11,6 +12,12 @@ import { LINK_LOCAL_METADATA_BASE, metadataEndpointKey, metadataUrl } from './me
  * key in configuration.json. The AWS counterpart of gcp_metadata and azure_managed_identity; on EKS,
  * a pod's own role is aws_web_identity.
  */
+const INSTANCE_PROFILE: PlatformRole = {
+  method: 'aws_instance_profile',
+  description: 'aws instance profile role (EC2 instance metadata)',
+  signer: "the instance profile's role",
+};
+
 export default defineAuthMethod({
   name: 'aws_instance_profile',
   summary:
@@ -22,20 +29,12 @@ export default defineAuthMethod({
     aws_region: keys.optionalText(),
   }),
   create(k, context): AwsCredential {
-    const description = 'aws instance profile role (EC2 instance metadata)';
     const session = instanceMetadataSession({
       base: metadataUrl(k.metadata_endpoint, LINK_LOCAL_METADATA_BASE, ''),
       elsewhere: "use auth_method 'aws_access_key' or 'aws_web_identity'",
-      description,
+      description: INSTANCE_PROFILE.description,
       context,
     });
-    return awsSessionCredential(session, {
-      method: 'aws_instance_profile',
-      description,
-      signer: "the instance profile's role",
-      // The role is chosen outside configuration.json (the instance's profile): auth_method is what chose it.
-      sessionKey: 'auth_method',
-      region: k.aws_region?.trim(),
-    });
+    return platformRoleCredential(session, INSTANCE_PROFILE, k.aws_region);
   },
 });

@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
 import { defineAuthMethod } from '../auth-method.js';
-import { LINK_LOCAL_METADATA_BASE, metadataEndpointKey, metadataUrl } from './metadata-endpoint.js';
-import { tokenCredential } from '../tokens/index.js';
-import { RETRY_STATUSES, tokenEndpointFor } from '../token-endpoint/index.js';
-import { HeaderList } from '../../network/index.js';
+import { metadataEndpointKey } from './metadata-endpoint.js';
+import {
+  metadataTokenCredential,
+  type MetadataTokenRequest,
+  type MetadataTokenService,
+} from './metadata-token-client.js';
+import { RETRY_STATUSES } from '../token-endpoint/index.js';
 
 /**
  * The managed identity of the Azure virtual machine or scale set the connector runs on: access
@@ -18,6 +21,13 @@ import { HeaderList } from '../../network/index.js';
  * machine). As Azure documents and Azure Identity does, 404 (IMDS is being updated) and 410 (it is
  * restarting) are retried with 429 and 5xx, within the budget of timeout_seconds.
  */
+const AZURE_IMDS: MetadataTokenService = {
+  method: 'azure_managed_identity',
+  requestHeader: { metadata: 'true' },
+  retryStatuses: new Set([...RETRY_STATUSES, 404, 410]),
+  unreachableHint:
+    "IMDS answers only on Azure virtual machines and scale sets; elsewhere use auth_method 'oauth2_client_credentials' with the app registration's client secret",
+};
 
 const IDENTITY_KEYS = [
   ['azure_client_id', 'client_id'],
@@ -44,22 +54,21 @@ export default defineAuthMethod({
       message:
         'names a user-assigned identity, and so do azure_object_id or azure_resource_id: give only one of the three',
     }),
-  async create(k, context) {
-    const url = metadataUrl(k.metadata_endpoint, LINK_LOCAL_METADATA_BASE, 'metadata/identity/oauth2/token');
+  create(k, context) {
     const chosen = IDENTITY_KEYS.find(([key]) => k[key] !== undefined);
     // With no identity key, IMDS uses the system-assigned identity; "Identity not found" then means
     // there is none, and naming a user-assigned one is the other fix.
     const identityKey = chosen?.[0] ?? 'azure_client_id';
-    const description = chosen
-      ? `Azure managed identity ${chosen[1]} '${k[chosen[0]]}'`
-      : 'Azure system-assigned managed identity';
-    const query = new URLSearchParams({ 'api-version': '2018-02-01', resource: k.resource });
-    if (chosen) query.set(chosen[1], k[chosen[0]]!.trim());
-    const endpoint = await tokenEndpointFor(context, {
-      url,
-      urlKey: 'metadata_endpoint',
-      credential: description,
-      method: 'GET',
+    const request: MetadataTokenRequest = {
+      path: 'metadata/identity/oauth2/token',
+      query: {
+        'api-version': '2018-02-01',
+        resource: k.resource,
+        ...(chosen ? { [chosen[1]]: k[chosen[0]]!.trim() } : {}),
+      },
+      description: chosen
+        ? `Azure managed identity ${chosen[1]} '${k[chosen[0]]}'`
+        : 'Azure system-assigned managed identity',
       errorKeys: {
         invalid_client: identityKey,
         invalid_grant: identityKey,
@@ -69,18 +78,9 @@ export default defineAuthMethod({
         invalid_scope: 'resource',
         other: identityKey,
       },
-      retryStatuses: new Set([...RETRY_STATUSES, 404, 410]),
-      unreachableHint:
-        "IMDS answers only on Azure virtual machines and scale sets; elsewhere use auth_method 'oauth2_client_credentials' with the app registration's client secret",
-    });
-    return tokenCredential({
-      method: 'azure_managed_identity',
-      description,
       // An API refuses a token issued for another audience: 'resource' is what to check first.
       rejectedKey: 'resource',
-      endpoint,
-      context,
-      obtain: () => endpoint.get(new URLSearchParams(query), new HeaderList({ metadata: 'true' })),
-    });
+    };
+    return metadataTokenCredential(AZURE_IMDS, request, k.metadata_endpoint, context);
   },
 });

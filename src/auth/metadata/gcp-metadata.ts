@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { keys } from '../../config/index.js';
-import { SourceUnreachableError } from '../../errors/index.js';
-import { describeUrl, HeaderList } from '../../network/index.js';
 import { defineAuthMethod } from '../auth-method.js';
-import { LINK_LOCAL_METADATA_BASE, metadataEndpointKey, metadataUrl } from './metadata-endpoint.js';
-import { tokenCredential } from '../tokens/index.js';
-import { tokenEndpointFor } from '../token-endpoint/index.js';
+import { metadataEndpointKey } from './metadata-endpoint.js';
+import {
+  metadataTokenCredential,
+  type MetadataTokenRequest,
+  type MetadataTokenService,
+} from './metadata-token-client.js';
 
 /**
  * The service account attached to the Google Cloud workload (Compute Engine, GKE with workload
@@ -18,6 +19,14 @@ import { tokenEndpointFor } from '../token-endpoint/index.js';
  * it comes from something else listening at that address and is not trusted (google-auth-library does
  * the same). A 404 means the account is not attached to this workload.
  */
+const GCE_METADATA_SERVER: MetadataTokenService = {
+  method: 'gcp_metadata',
+  requestHeader: { 'metadata-flavor': 'Google' },
+  answerHeader: { name: 'Metadata-Flavor', value: 'Google', service: 'GCE metadata server', platform: 'Google Cloud' },
+  unreachableHint:
+    "the metadata server answers only on Google Cloud (Compute Engine, GKE, Cloud Run, Cloud Functions); elsewhere use auth_method 'service_account_key'",
+};
+
 export default defineAuthMethod({
   name: 'gcp_metadata',
   // No secret in configuration.json: the platform issues and rotates what it signs with.
@@ -29,22 +38,15 @@ export default defineAuthMethod({
     scope: keys.optionalText(),
     metadata_endpoint: metadataEndpointKey(),
   }),
-  async create(k, context) {
+  create(k, context) {
     const account = k.gcp_service_account.trim();
-    const url = metadataUrl(
-      k.metadata_endpoint,
-      LINK_LOCAL_METADATA_BASE,
-      `computeMetadata/v1/instance/service-accounts/${encodeURIComponent(account)}/token`,
-    );
     // OAuth writes scopes space-separated, the metadata server wants them comma-separated: take either.
     const scopes = (k.scope ?? '').split(/[\s,]+/).filter(Boolean);
-    const description = `GCP metadata identity '${account}'`;
     const scopeOrAccount = scopes.length > 0 ? 'scope' : 'gcp_service_account';
-    const endpoint = await tokenEndpointFor(context, {
-      url,
-      urlKey: 'metadata_endpoint',
-      credential: description,
-      method: 'GET',
+    const request: MetadataTokenRequest = {
+      path: `computeMetadata/v1/instance/service-accounts/${encodeURIComponent(account)}/token`,
+      query: scopes.length > 0 ? { scopes: scopes.join(',') } : {},
+      description: `GCP metadata identity '${account}'`,
       errorKeys: {
         invalid_client: 'gcp_service_account',
         invalid_grant: 'gcp_service_account',
@@ -53,32 +55,9 @@ export default defineAuthMethod({
         other: 'gcp_service_account',
       },
       refusalStatuses: { 400: scopeOrAccount, 403: 'gcp_service_account', 404: 'gcp_service_account' },
-      checkAnswer: (response) =>
-        response.headers.get('metadata-flavor') === 'Google'
-          ? undefined
-          : new SourceUnreachableError(
-              `${description}: ${describeUrl(url)} answered HTTP ${response.status} without 'Metadata-Flavor: Google'; it is not the GCE metadata server`,
-              {
-                code: 'not_a_metadata_server',
-                key: 'metadata_endpoint',
-                hint: "leave 'metadata_endpoint' out on Google Cloud, or point it at the metadata server",
-              },
-            ),
-      unreachableHint:
-        "the metadata server answers only on Google Cloud (Compute Engine, GKE, Cloud Run, Cloud Functions); elsewhere use auth_method 'service_account_key'",
-    });
-    return tokenCredential({
-      method: 'gcp_metadata',
-      description,
       // A token the API refuses is one without the right scope, or of an account without the role.
       rejectedKey: scopeOrAccount,
-      endpoint,
-      context,
-      obtain: () =>
-        endpoint.get(
-          new URLSearchParams(scopes.length > 0 ? { scopes: scopes.join(',') } : {}),
-          new HeaderList({ 'metadata-flavor': 'Google' }),
-        ),
-    });
+    };
+    return metadataTokenCredential(GCE_METADATA_SERVER, request, k.metadata_endpoint, context);
   },
 });

@@ -49,11 +49,23 @@ export interface InstanceMetadataSession extends AwsSession {
 }
 
 export function instanceMetadataSession(o: InstanceMetadataOptions): InstanceMetadataSession {
+  const imds = imdsClient(o);
+  const { ask, ...credentials } = awsDocumentSession({
+    description: o.description,
+    noun: 'instance profile credentials',
+    context: o.context,
+    urlKey: imds.addressKey,
+    unreachableHint: o.elsewhere ? `${NOT_ON_EC2}; elsewhere ${o.elsewhere}` : NOT_ON_EC2,
+    fetchDocument: (ask) => roleCredentials(imds, ask),
+  });
+  return { ...credentials, region: regionOnce(imds, ask) };
+}
+
+/** IMDSv2 as the session uses it: calls below the root, their sessions, and what an odd answer means. */
+function imdsClient(o: InstanceMetadataOptions) {
   const { context, description } = o;
   const addressKey = o.addressKey ?? 'metadata_endpoint';
   const onEc2 = o.onEc2 ?? "leave 'metadata_endpoint' out on EC2";
-  const notOnEc2 = o.elsewhere ? `${NOT_ON_EC2}; elsewhere ${o.elsewhere}` : NOT_ON_EC2;
-
   /** A GET or PUT of `path` below the metadata service's root. */
   const call = (ask: AskEndpoint, method: 'GET' | 'PUT', path: string, headers: Record<string, string>) =>
     ask(method, new URL(path, o.base), headers);
@@ -73,52 +85,49 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): InstanceMet
     context.secrets.register('imds_session_token', session.text);
     return { 'x-aws-ec2-metadata-token': session.text };
   };
+  return { description, addressKey, elsewhere: o.elsewhere, call, unexpected, openSession };
+}
+type ImdsClient = ReturnType<typeof imdsClient>;
 
-  const { ask, ...credentials } = awsDocumentSession({
-    description,
-    noun: 'instance profile credentials',
-    context,
-    urlKey: addressKey,
-    unreachableHint: notOnEc2,
-    fetchDocument: async (ask) => {
-      const withSession = await openSession(ask);
+/** The instance profile role's name, then its credentials document. */
+async function roleCredentials(
+  { description, elsewhere, call, unexpected, openSession }: ImdsClient,
+  ask: AskEndpoint,
+) {
+  const withSession = await openSession(ask);
+  const roles = await call(ask, 'GET', 'latest/meta-data/iam/security-credentials/', withSession);
+  if (roles.status === 404)
+    throw new AuthenticationError(`${description}: this instance has no IAM role (no instance profile is attached)`, {
+      code: 'instance_profile_missing',
+      key: 'auth_method',
+      hint: `attach an instance profile with the role to the instance (EC2 console: Actions, Security, Modify IAM role)${elsewhere ? `, or ${elsewhere}` : ''}`,
+    });
+  const role = roles.text.split('\n')[0]?.trim();
+  if (roles.status !== 200 || !role) throw unexpected(roles, 'for the instance profile role');
 
-      const roles = await call(ask, 'GET', 'latest/meta-data/iam/security-credentials/', withSession);
-      if (roles.status === 404)
-        throw new AuthenticationError(
-          `${description}: this instance has no IAM role (no instance profile is attached)`,
-          {
-            code: 'instance_profile_missing',
-            key: 'auth_method',
-            hint: `attach an instance profile with the role to the instance (EC2 console: Actions, Security, Modify IAM role)${o.elsewhere ? `, or ${o.elsewhere}` : ''}`,
-          },
-        );
-      const role = roles.text.split('\n')[0]?.trim();
-      if (roles.status !== 200 || !role) throw unexpected(roles, 'for the instance profile role');
+  const path = `latest/meta-data/iam/security-credentials/${encodeURIComponent(role)}`;
+  const answer = await call(ask, 'GET', path, withSession);
+  if (answer.status !== 200) throw unexpected(answer, `for the credentials of role '${role}'`);
+  const document = parseCredentialsDocument(answer.text);
+  if (!document) throw unexpected(answer, `with something other than the credentials of role '${role}'`);
+  if (document.Code !== 'Success')
+    throw new AuthenticationError(
+      `${description}: IMDS has no credentials for role '${role}' (${document.Code}${document.Message ? `: ${document.Message}` : ''})`,
+      {
+        code: 'instance_profile_credentials_unavailable',
+        key: 'auth_method',
+        hint: "check the instance profile's role in IAM (it must exist and trust ec2.amazonaws.com)",
+      },
+    );
+  return {
+    document,
+    whose: ` of role '${role}'`,
+    incomplete: () => unexpected(answer, `with incomplete credentials of role '${role}'`),
+  };
+}
 
-      const path = `latest/meta-data/iam/security-credentials/${encodeURIComponent(role)}`;
-      const answer = await call(ask, 'GET', path, withSession);
-      if (answer.status !== 200) throw unexpected(answer, `for the credentials of role '${role}'`);
-      const document = parseCredentialsDocument(answer.text);
-      if (!document) throw unexpected(answer, `with something other than the credentials of role '${role}'`);
-      if (document.Code !== 'Success')
-        throw new AuthenticationError(
-          `${description}: IMDS has no credentials for role '${role}' (${document.Code}${document.Message ? `: ${document.Message}` : ''})`,
-          {
-            code: 'instance_profile_credentials_unavailable',
-            key: 'auth_method',
-            hint: "check the instance profile's role in IAM (it must exist and trust ec2.amazonaws.com)",
-          },
-        );
-      return {
-        document,
-        whose: ` of role '${role}'`,
-        incomplete: () => unexpected(answer, `with incomplete credentials of role '${role}'`),
-      };
-    },
-  });
-
-  // An instance does not change region: asked once, asked again only after a failure.
+/** The instance's region: an instance does not change region, so asked once, again only after a failure. */
+function regionOnce({ call, unexpected, openSession }: ImdsClient, ask: AskEndpoint): () => Promise<string> {
   let region: Promise<string> | undefined;
   const readRegion = async () => {
     // placement/region, not the availability zone minus its last letter: a Local Zone's name
@@ -128,12 +137,9 @@ export function instanceMetadataSession(o: InstanceMetadataOptions): InstanceMet
     if (answer.status !== 200 || !REGION.test(name)) throw unexpected(answer, "for the instance's region");
     return name;
   };
-  return {
-    ...credentials,
-    region: () =>
-      (region ??= readRegion().catch((error: unknown) => {
-        region = undefined;
-        throw error;
-      })),
-  };
+  return () =>
+    (region ??= readRegion().catch((error: unknown) => {
+      region = undefined;
+      throw error;
+    }));
 }

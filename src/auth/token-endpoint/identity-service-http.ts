@@ -1,6 +1,6 @@
 import type { AuthContext, ConfiguredTls } from '../auth-method.js';
 import { ConfigurationError } from '../../errors/index.js';
-import { HttpClient, describeUrl, isLoopbackHost, type TlsSettings } from '../../network/index.js';
+import { HttpClient, describeUrl, encryptedOrLoopback, type TlsSettings } from '../../network/index.js';
 
 /**
  * How the connector talks to an identity service (an OAuth token endpoint, a cloud's STS): where it
@@ -22,7 +22,7 @@ export function checkTokenEndpointUrl(
   exposed = 'send the client credentials',
   endpoint = 'the token endpoint',
 ): void {
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return;
+  if (encryptedOrLoopback(url)) return;
   throw new ConfigurationError(
     `invalid configuration for ${scope}: key '${key}' must use https:// (${describeUrl(url)} would ${exposed} in clear; http:// is accepted only on a loopback host)`,
     { code: 'token_url_not_https', key, hint: `use the https:// address of ${endpoint} in '${key}'` },

@@ -1,6 +1,5 @@
 import {
   AuthenticationError,
-  SourceIdentityError,
   SourceUnreachableError,
   isConnectorAuthError,
   type ConnectorAuthError,
@@ -10,6 +9,7 @@ import { describeCertificate } from '../tls/index.js';
 import type { ClientCertificateSummary } from '../tls/index.js';
 import { CLIENT_CERTIFICATE_ALERT } from './server-certificate.js';
 import { describeUrl } from '../target.js';
+import { certificateForAnotherHost, untrustedCertificate } from './tls-identity-errors.js';
 
 /**
  * Turns whatever a failed request threw (a system or TLS error, perhaps as the cause of
@@ -82,27 +82,10 @@ export function classifyNetworkError(error: unknown, context: RequestContext): C
     });
   }
   const mismatch = codes.find((c) => HOST_MISMATCH.has(c));
-  if (mismatch) {
-    // The CA is trusted; what does not match is the name the URL uses: that is the key to fix.
-    return new SourceIdentityError(
-      `${target} failed: the server's TLS certificate is not valid for host '${context.url.hostname}' (${mismatch})`,
-      {
-        code: 'tls_host_mismatch',
-        key: context.urlKey,
-        hint: `use in '${context.urlKey}' a host name the certificate lists, or get a certificate that names '${context.url.hostname}'`,
-        cause: error,
-      },
-    );
-  }
+  if (mismatch)
+    return certificateForAnotherHost(target, context.url.hostname, error, { key: context.urlKey, why: mismatch });
   const untrusted = codes.find((c) => UNTRUSTED.has(c));
-  if (untrusted) {
-    return new SourceIdentityError(`${target} failed: the server's TLS certificate is not trusted (${untrusted})`, {
-      code: 'tls_untrusted',
-      key: 'tls_ca_certificate',
-      hint: "set 'tls_ca_certificate' to the PEM of the CA that signs the server certificate, or check the host name",
-      cause: error,
-    });
-  }
+  if (untrusted) return untrustedCertificate(target, untrusted, error, undefined, context.urlKey);
   const alert = codes.find((c) => CLIENT_CERTIFICATE_ALERT.test(c));
   if (alert)
     return clientCertificateRefused(target, `during the TLS handshake (${alert})`, context.clientCertificate, error);

@@ -19,3 +19,5 @@ export {
   describeServerCertificate,
 } from './tls-failure.js';
 export type { TlsFailureContext } from './tls-failure.js';
+export { certificateForAnotherHost, untrustedCertificate } from './tls-identity-errors.js';
+export type { HostMismatchDetail, PresentedCertificate } from './tls-identity-errors.js';

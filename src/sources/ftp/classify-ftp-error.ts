@@ -5,12 +5,12 @@ import {
   SourceIdentityError,
   SourceUnreachableError,
   type ConnectorAuthError,
-  systemErrorCode,
 } from '../../errors/index.js';
 import {
   CLIENT_CERTIFICATE_ALERT,
+  certificateForAnotherHost,
+  untrustedCertificate,
   HOST_MISMATCH_CODES,
-  SYSTEM_ERROR_DESCRIPTIONS,
   UNTRUSTED_CERTIFICATE_CODES,
   causeChain,
   clientCertificateRefused,
@@ -18,7 +18,7 @@ import {
   type TlsSettings,
 } from '../../network/index.js';
 import { classifyUnlessOurs } from '../classify-failure.js';
-import { certificateForAnotherHost, untrustedCertificate } from '../tls-identity-errors.js';
+import { noAnswerInTime, socketFailure } from '../unreachable-errors.js';
 import { describeEndpoint, type FtpEndpoint } from './ftp-settings.js';
 
 /**
@@ -128,23 +128,14 @@ function fromConnection(
       cause,
     );
   if (/timeout/i.test(said))
-    return new SourceUnreachableError(`${target} failed: no answer within ${timeoutSeconds}s`, {
-      code: 'timeout',
-      key: 'timeout_seconds',
+    return noAnswerInTime(target, timeoutSeconds, cause, {
       hint:
         endpoint.tls === 'implicit'
           ? `check 'host' and 'port' (implicit FTPS listens on its own port, usually 990), or raise 'timeout_seconds'`
           : `check 'host' and 'port' and that no firewall drops the connection, or raise 'timeout_seconds'; a server that speaks TLS from the first byte needs 'ftp_tls' implicit`,
-      cause,
     });
-  const system = codes.find((c) => SYSTEM_ERROR_DESCRIPTIONS[c]);
-  if (system)
-    return new SourceUnreachableError(`${target} failed: ${SYSTEM_ERROR_DESCRIPTIONS[system]}`, {
-      code: systemErrorCode(system),
-      key: 'host',
-      hint: `check 'host' and 'port', and that an FTP server runs and accepts connections there`,
-      cause,
-    });
+  const socket = socketFailure(codes, target, 'an FTP server runs and accepts connections', cause);
+  if (socket) return socket;
   if (codes.some((c) => c.startsWith('ERR_SSL_')) || /wrong version number|packet length too long/i.test(said))
     return new SourceUnreachableError(`${target} failed: the TLS handshake failed (${said})`, {
       code: 'ftp_tls_handshake_failed',

@@ -3,6 +3,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type { Client, FileInfo } from 'basic-ftp';
 import type { SshTunnel } from '../../network/index.js';
 import type { CredentialFor, ProbeResult } from '../source-definition.js';
+import { listingProbed } from '../remote-files.js';
 import { classifyFileError, classifyFtpError, type FtpFailureContext, type FtpStep } from './classify-ftp-error.js';
 import type { FtpEntry, FtpEntryType, FtpSource, FtpStat } from './ftp-files.js';
 import type { FtpEndpoint } from './ftp-settings.js';
@@ -54,12 +55,7 @@ export class FtpConnection implements FtpSource {
     const started = performance.now();
     await credential.prepare?.();
     const entries = await this.queued(() => this.countEntries(probePath));
-    const shown = probePath === '.' ? '. (login directory)' : probePath;
-    return {
-      target: this.target,
-      outcome: `FTP list ${shown}: ${entries} ${entries === 1 ? 'entry' : 'entries'}`,
-      elapsedMs: performance.now() - started,
-    };
+    return listingProbed(this.target, 'FTP', probePath, entries, started);
   };
 
   list = (path = '.'): Promise<FtpEntry[]> =>

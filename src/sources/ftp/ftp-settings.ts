@@ -5,6 +5,7 @@ import { keys } from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { bracketed, sshTunnelKeys, warnTlsUnverified, warnUnencrypted, type TlsSettings } from '../../network/index.js';
+import { refuseTlsOnlyKeys } from '../tls-off-refusals.js';
 
 /**
  * The ftp source's keys, named as the sftp source names them (`host`, `port`, `username`,
@@ -70,20 +71,10 @@ export function ftpTlsOptions(
   log: Pick<Logger, 'warning'>,
 ): ConnectionOptions | undefined {
   if (endpoint.tls === 'none') {
-    if (tls.cert)
-      throw new ConfigurationError(
-        `invalid configuration for the ftp source: a client certificate is configured but ftp_tls=none; it is presented only inside TLS`,
-        {
-          code: 'client_certificate_without_tls',
-          key: 'ftp_tls',
-          hint: "set 'ftp_tls' to explicit or implicit, or remove the 'tls_client_*' keys",
-        },
-      );
-    if (!tls.verify)
-      throw new ConfigurationError(
-        `invalid configuration for the ftp source: 'tls_skip_verify' with ftp_tls=none; there is no TLS to verify`,
-        { code: 'tls_skip_verify_without_tls', key: 'tls_skip_verify', hint: "remove 'tls_skip_verify'" },
-      );
+    refuseTlsOnlyKeys(
+      { source: 'ftp', key: 'ftp_tls', value: 'none', turnOn: "set 'ftp_tls' to explicit or implicit" },
+      { clientCertificate: Boolean(tls.cert), skipVerify: !tls.verify },
+    );
     warnUnencrypted(log, endpoint.host, 'the password and every file', 'ftp_tls=none');
     return undefined;
   }

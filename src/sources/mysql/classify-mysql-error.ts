@@ -4,11 +4,11 @@ import {
   SourceIdentityError,
   SourceUnreachableError,
   type ConnectorAuthError,
-  systemErrorCode,
 } from '../../errors/index.js';
 import {
   CLIENT_CERTIFICATE_ALERT,
-  SYSTEM_ERROR_DESCRIPTIONS,
+  certificateForAnotherHost,
+  untrustedCertificate,
   causeChain,
   clientCertificateRefused,
   oneLine,
@@ -16,7 +16,7 @@ import {
 } from '../../network/index.js';
 import type { MysqlLoginSecret } from './login-secret.js';
 import { classifyUnlessOurs } from '../classify-failure.js';
-import { certificateForAnotherHost, untrustedCertificate } from '../tls-identity-errors.js';
+import { closedDuringLogin, noAnswerInTime, socketFailure } from '../unreachable-errors.js';
 import { describeEndpoint, type MysqlEndpoint } from './mysql-settings.js';
 
 /**
@@ -169,12 +169,7 @@ function fromConnection(
   const messages = chain.map((e) => (e instanceof Error ? e.message : ''));
   const cause = chain[0];
   if (codes.includes('ETIMEDOUT') || messages.some((m) => /connect ETIMEDOUT|timed? ?out/i.test(m))) {
-    return new SourceUnreachableError(`${target} failed: no answer within ${timeoutSeconds}s`, {
-      code: 'timeout',
-      key: 'timeout_seconds',
-      hint: `check 'host' and 'port' and that no firewall drops the connection, or raise 'timeout_seconds'`,
-      cause,
-    });
+    return noAnswerInTime(target, timeoutSeconds, cause);
   }
   if (codes.includes('HANDSHAKE_NO_SSL_SUPPORT')) {
     return new SourceIdentityError(`${target} failed: the server does not accept TLS connections`, {
@@ -197,23 +192,10 @@ function fromConnection(
   }
   const identity = fromTlsIdentity(codes, messages, target, context, cause);
   if (identity) return identity;
-  const system = codes.find((c) => SYSTEM_ERROR_DESCRIPTIONS[c]);
-  if (system) {
-    return new SourceUnreachableError(`${target} failed: ${SYSTEM_ERROR_DESCRIPTIONS[system]}`, {
-      code: systemErrorCode(system),
-      key: 'host',
-      hint: `check 'host' and 'port', and that MySQL or MariaDB is running and accepts TCP connections there`,
-      cause,
-    });
-  }
-  if (codes.some((c) => /^PROTOCOL_/.test(c)) || codes.includes('HANDSHAKE_SSL_ERROR')) {
-    return new SourceUnreachableError(`${target} failed: the server closed the connection during login`, {
-      code: 'mysql_connection_closed',
-      key: 'host',
-      hint: `check that 'host' and 'port' point at a MySQL or MariaDB server`,
-      cause,
-    });
-  }
+  const socket = socketFailure(codes, target, 'MySQL or MariaDB is running and accepts TCP connections', cause);
+  if (socket) return socket;
+  if (codes.some((c) => /^PROTOCOL_/.test(c)) || codes.includes('HANDSHAKE_SSL_ERROR'))
+    return closedDuringLogin(target, 'mysql_connection_closed', 'a MySQL or MariaDB server', cause);
   return undefined;
 }
 

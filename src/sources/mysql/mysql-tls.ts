@@ -3,6 +3,7 @@ import type { Logger } from '../../log/index.js';
 import { warnTlsUnverified, warnUnencrypted, type TlsSettings } from '../../network/index.js';
 import type { MysqlLoginSecret } from './login-secret.js';
 import type { MysqlEndpoint } from './mysql-settings.js';
+import { refuseTlsOnlyKeys } from '../tls-off-refusals.js';
 
 /** mysql2's `ssl` option: Node's TLS material plus whether the chain and the host name are checked. */
 export interface MysqlSslOptions {
@@ -26,22 +27,10 @@ export function mysqlSslOptions(
 ): MysqlSslOptions | undefined {
   const { host } = endpoint;
   if (endpoint.tls === 'none') {
-    if (tls.cert) {
-      throw new ConfigurationError(
-        `invalid configuration for the mysql source: a client certificate is configured but mysql_tls=none; it is presented only inside TLS`,
-        {
-          code: 'client_certificate_without_tls',
-          key: 'mysql_tls',
-          hint: "set 'mysql_tls' to required, or remove the 'tls_client_*' keys",
-        },
-      );
-    }
-    if (!tls.verify) {
-      throw new ConfigurationError(
-        `invalid configuration for the mysql source: 'tls_skip_verify' with mysql_tls=none; there is no TLS to verify`,
-        { code: 'tls_skip_verify_without_tls', key: 'tls_skip_verify', hint: "remove 'tls_skip_verify'" },
-      );
-    }
+    refuseTlsOnlyKeys(
+      { source: 'mysql', key: 'mysql_tls', value: 'none', turnOn: "set 'mysql_tls' to required" },
+      { clientCertificate: Boolean(tls.cert), skipVerify: !tls.verify },
+    );
     if (login.kind === 'access_token' || login.kind === 'iam_token') {
       // A token reaches the server in clear text (mysql_clear_password): never outside TLS.
       throw new ConfigurationError(

@@ -1,14 +1,9 @@
-import {
-  AuthenticationError,
-  SourceIdentityError,
-  SourceUnreachableError,
-  type ConnectorAuthError,
-  systemErrorCode,
-} from '../../errors/index.js';
+import { AuthenticationError, SourceIdentityError, type ConnectorAuthError } from '../../errors/index.js';
 import {
   CLIENT_CERTIFICATE_ALERT,
+  certificateForAnotherHost,
+  untrustedCertificate,
   HOST_MISMATCH_CODES,
-  SYSTEM_ERROR_DESCRIPTIONS,
   UNTRUSTED_CERTIFICATE_CODES,
   clientCertificateRefused,
   describeServerCertificate,
@@ -16,7 +11,7 @@ import {
 } from '../../network/index.js';
 import type { PostgresEndpoint } from './connection-settings.js';
 import { inspectServerCertificate } from './server-certificate.js';
-import { certificateForAnotherHost, untrustedCertificate } from '../tls-identity-errors.js';
+import { closedDuringLogin, noAnswerInTime, socketFailure } from '../unreachable-errors.js';
 
 /**
  * The failures of a PostgreSQL connection that carry no SQLSTATE, because the server never got to
@@ -47,12 +42,7 @@ export async function fromConnectionFailure(
   const cause = chain[0];
 
   if (messages.some((m) => /timeout expired|due to connection timeout/i.test(m))) {
-    return new SourceUnreachableError(`${target} failed: no answer within ${timeoutSeconds}s`, {
-      code: 'timeout',
-      key: 'timeout_seconds',
-      hint: `check 'host' and 'port' and that no firewall drops the connection, or raise 'timeout_seconds'`,
-      cause,
-    });
+    return noAnswerInTime(target, timeoutSeconds, cause);
   }
   if (messages.some((m) => /server does not support SSL connections/i.test(m))) {
     return new SourceIdentityError(
@@ -69,23 +59,10 @@ export async function fromConnectionFailure(
   if (certificate) return certificate;
   const exchange = fromLoginExchange(messages, target, context, cause);
   if (exchange) return exchange;
-  const system = codes.find((c) => SYSTEM_ERROR_DESCRIPTIONS[c]);
-  if (system) {
-    return new SourceUnreachableError(`${target} failed: ${SYSTEM_ERROR_DESCRIPTIONS[system]}`, {
-      code: systemErrorCode(system),
-      key: 'host',
-      hint: `check 'host' and 'port', and that PostgreSQL is running and accepts TCP connections there`,
-      cause,
-    });
-  }
-  if (messages.some((m) => /Connection terminated|error establishing an SSL connection/i.test(m))) {
-    return new SourceUnreachableError(`${target} failed: the server closed the connection during login`, {
-      code: 'postgres_connection_closed',
-      key: 'host',
-      hint: `check that 'host' and 'port' point at a PostgreSQL server`,
-      cause,
-    });
-  }
+  const socket = socketFailure(codes, target, 'PostgreSQL is running and accepts TCP connections', cause);
+  if (socket) return socket;
+  if (messages.some((m) => /Connection terminated|error establishing an SSL connection/i.test(m)))
+    return closedDuringLogin(target, 'postgres_connection_closed', 'a PostgreSQL server', cause);
   return undefined;
 }
 

@@ -3,6 +3,7 @@ import type { Credential } from '../../auth/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { Logger } from '../../log/index.js';
 import { bracketed, warnTlsUnverified, warnUnencrypted, type TlsSettings } from '../../network/index.js';
+import { refuseTlsOnlyKeys } from '../tls-off-refusals.js';
 
 /**
  * libpq's sslmode values that connector-auth supports, with libpq's meanings:
@@ -82,16 +83,11 @@ function withoutTls(
   credential: Credential,
   log: Pick<Logger, 'warning'>,
 ): false {
-  if (tls.cert || credential.clientCertificate) {
-    throw new ConfigurationError(
-      `invalid configuration for the postgres source: a client certificate is configured but sslmode=disable; it is presented only inside TLS`,
-      {
-        code: 'client_certificate_without_tls',
-        key: 'sslmode',
-        hint: "set 'sslmode' to verify-full (or verify-ca), or remove the 'tls_client_*' keys",
-      },
-    );
-  }
+  // tls_skip_verify is refused for postgres whatever the sslmode (tlsOptionsFor).
+  refuseTlsOnlyKeys(
+    { source: 'postgres', key: 'sslmode', value: 'disable', turnOn: "set 'sslmode' to verify-full (or verify-ca)" },
+    { clientCertificate: Boolean(tls.cert || credential.clientCertificate), skipVerify: false },
+  );
   if (loginCapability(credential) === 'awsKeys') {
     // RDS refuses an IAM database login without TLS; the token would cross the network in clear.
     throw new ConfigurationError(

@@ -4,10 +4,8 @@ import {
   ConnectorError,
   SourceUnreachableError,
   type ConnectorAuthError,
-  systemErrorCode,
 } from '../../errors/index.js';
 import {
-  SYSTEM_ERROR_DESCRIPTIONS,
   hostKeyMismatch,
   loginRefused,
   type HostKeyCheck,
@@ -15,6 +13,7 @@ import {
   type LoginRecord,
 } from '../../network/index.js';
 import { classifyUnlessOurs } from '../classify-failure.js';
+import { noAnswerInTime, socketFailure } from '../unreachable-errors.js';
 import { sftpLoginTerms } from './login-secret.js';
 import { describeEndpoint, type SftpEndpoint } from './sftp-settings.js';
 
@@ -61,22 +60,10 @@ function fromConnectFailure(error: unknown, target: string, context: SftpFailure
   if (e.level === 'client-authentication')
     return loginRefused(target, context, sftpLoginTerms(endpoint, credential), error);
   if (e.level === 'client-timeout' || /timed out/i.test(message)) {
-    return new SourceUnreachableError(`${target} failed: no SSH answer within ${context.timeoutSeconds}s`, {
-      code: 'timeout',
-      key: 'timeout_seconds',
-      hint: `check 'host' and 'port' and that no firewall drops the connection, or raise 'timeout_seconds'`,
-      cause: error,
-    });
+    return noAnswerInTime(target, context.timeoutSeconds, error, { what: 'SSH ' });
   }
-  const system = SYSTEM_ERROR_DESCRIPTIONS[code];
-  if (system) {
-    return new SourceUnreachableError(`${target} failed: ${system}`, {
-      code: systemErrorCode(code),
-      key: 'host',
-      hint: `check 'host' and 'port', and that an SSH server runs and accepts connections there`,
-      cause: error,
-    });
-  }
+  const socket = socketFailure([code], target, 'an SSH server runs and accepts connections', error);
+  if (socket) return socket;
   return fromSshMessage(error, message, target, endpoint);
 }
 

@@ -4,6 +4,7 @@ import type { Logger } from '../../log/index.js';
 import { firstLineOf, hostKeyCheck, type HostKeyRule, type sshLogin, type SshTunnel } from '../../network/index.js';
 import { classifiedStream } from '../classified-stream.js';
 import type { CredentialFor, ProbeResult } from '../source-definition.js';
+import { listingProbed } from '../remote-files.js';
 import {
   classifyConnectError,
   classifyFileError,
@@ -63,12 +64,7 @@ export class SftpConnection implements SftpSource {
     } catch (error) {
       throw classifyProbeError(error, probePath, this.#failure);
     }
-    const shown = probePath === '.' ? '. (login directory)' : probePath;
-    return {
-      target: this.target,
-      outcome: `SFTP list ${shown}: ${entries} ${entries === 1 ? 'entry' : 'entries'}`,
-      elapsedMs: performance.now() - started,
-    };
+    return listingProbed(this.target, 'SFTP', probePath, entries, started);
   };
 
   list = (path = '.'): Promise<SftpEntry[]> =>
