@@ -34,6 +34,8 @@ export { staticHeaderCredential } from './static/index.js';
 export {
   quietAwsSdkNodeVersionWarning,
   sigv4Signer,
+  awsAnswerSaid,
+  awsServiceUnavailable,
   clockTooFarOff,
   sdkNetworkFailure,
   secretNotTheKeys,

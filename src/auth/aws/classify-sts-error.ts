@@ -5,7 +5,8 @@ import {
   isConnectorAuthError,
   type ConnectorAuthError,
 } from '../../errors/index.js';
-import { oneLine, type TlsSettings } from '../../network/index.js';
+import type { TlsSettings } from '../../network/index.js';
+import { awsAnswerSaid, awsServiceUnavailable } from './aws-answer.js';
 import { sdkNetworkFailure } from './sdk-network-failure.js';
 import { clockTooFarOff, secretNotTheKeys, type SignatureRefusal } from './signature-refusals.js';
 
@@ -67,7 +68,7 @@ function stsRefusal(error: Error, status: number, target: string, context: StsFa
   // code in `Code` (InvalidIdentityToken is thrown as InvalidIdentityTokenException).
   const code =
     typeof (error as { Code?: unknown }).Code === 'string' ? String((error as { Code?: unknown }).Code) : error.name;
-  const said = `${code}${error.message && error.message !== code ? `: ${oneLine(error.message)}` : ''} (HTTP ${status})`;
+  const said = awsAnswerSaid(code, error.message, status);
   return {
     error,
     status,
@@ -207,7 +208,7 @@ function requestInvalid({ target, said, error }: StsRefusal): ConnectorAuthError
 
 /** Any other answer: STS failing or throttling, or an endpoint that is not STS. */
 function stsAnswered({ target, said, error, status, code, context }: StsRefusal): ConnectorAuthError {
-  const unavailable = status >= 500 || status === 429 || code === 'Throttling';
+  const unavailable = awsServiceUnavailable(status) || code === 'Throttling';
   return new SourceUnreachableError(`${target} failed: STS answered ${said}`, {
     code: unavailable ? 'sts_unavailable' : 'sts_error',
     key: context.urlKey,

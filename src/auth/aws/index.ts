@@ -5,5 +5,6 @@ export { quietAwsSdkNodeVersionWarning } from './aws-sdk-warning.js';
 export { sigv4Signer } from './aws-sigv4.js';
 export { clockTooFarOff, secretNotTheKeys } from './signature-refusals.js';
 export { sdkNetworkFailure } from './sdk-network-failure.js';
+export { awsAnswerSaid, awsServiceUnavailable } from './aws-answer.js';
 export type { SignatureRefusal } from './signature-refusals.js';
 export type { SigV4Signer, SignableRequest } from './aws-sigv4.js';

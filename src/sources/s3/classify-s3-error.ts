@@ -1,11 +1,18 @@
-import { clockTooFarOff, sdkNetworkFailure, secretNotTheKeys, type CredentialWith } from '../../auth/index.js';
+import {
+  awsAnswerSaid,
+  awsServiceUnavailable,
+  clockTooFarOff,
+  sdkNetworkFailure,
+  secretNotTheKeys,
+  type CredentialWith,
+} from '../../auth/index.js';
 import {
   AuthenticationError,
   ConnectorError,
   SourceUnreachableError,
   type ConnectorAuthError,
 } from '../../errors/index.js';
-import { oneLine, type HttpRoute, type TlsSettings } from '../../network/index.js';
+import type { HttpRoute, TlsSettings } from '../../network/index.js';
 import { classifyUnlessOurs } from '../classify-failure.js';
 import { describeLocation, type S3Location } from './s3-settings.js';
 
@@ -66,7 +73,7 @@ export async function classifyS3Error(
 async function fromS3Failure(error: unknown, target: string, context: S3FailureContext): Promise<ConnectorAuthError> {
   const service = serviceError(error);
   if (!service) return networkFailure(error, target, context);
-  const said = `${service.name}${service.message && service.message !== service.name ? `: ${oneLine(service.message)}` : ''} (HTTP ${service.status})`;
+  const said = awsAnswerSaid(service.name, service.message, service.status);
   const { bucket } = context.location;
   const { signer, sessionKey } = context.credential.awsKeys;
   const refusal = { service: { code: 's3' as const, name: 'S3' }, failed: `${target} failed`, said, cause: error };
@@ -143,12 +150,11 @@ function roleCredentialsRefused({ service, said, target, context, error }: S3Ans
 /** Any other answer: S3 failing or throttling, or a request it did not take. */
 function s3Answered({ service, said, target, context, error }: S3Answer): ConnectorAuthError {
   return new SourceUnreachableError(`${target} failed: S3 answered ${said}`, {
-    code: service.status >= 500 || service.status === 429 ? 's3_unavailable' : 's3_error',
+    code: awsServiceUnavailable(service.status) ? 's3_unavailable' : 's3_error',
     key: context.urlKey === 'endpoint' ? 'endpoint' : 'bucket',
-    hint:
-      service.status >= 500 || service.status === 429
-        ? 'S3 failed or is throttling this key after retries; try again later'
-        : `check 'bucket' and 'prefix'${context.urlKey === 'endpoint' ? ", and that 'endpoint' is an S3 API" : ''}`,
+    hint: awsServiceUnavailable(service.status)
+      ? 'S3 failed or is throttling this key after retries; try again later'
+      : `check 'bucket' and 'prefix'${context.urlKey === 'endpoint' ? ", and that 'endpoint' is an S3 API" : ''}`,
     cause: error,
   });
 }

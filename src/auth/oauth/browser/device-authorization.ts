@@ -1,6 +1,6 @@
 import { AuthenticationError, SourceUnreachableError, isConnectorAuthError } from '../../../errors/index.js';
 import type { Logger } from '../../../log/index.js';
-import { isLoopbackHost, HeaderList } from '../../../network/index.js';
+import { encryptedOrLoopback, HeaderList } from '../../../network/index.js';
 import type { SecretRegistry } from '../../../secrets/index.js';
 import type { BrowserHandoff, Timers } from '../../auth-method.js';
 import { DECLINED_HINT } from './authorization-code.js';
@@ -144,9 +144,7 @@ function readDeviceAuthorization(
 /** A URL the person is sent to: https, or http on this machine (a local server). */
 function httpsUrl(value: unknown): URL | undefined {
   const url = typeof value === 'string' ? URL.parse(value) : null;
-  return url && (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname)))
-    ? url
-    : undefined;
+  return url && encryptedOrLoopback(url) ? url : undefined;
 }
 
 function notApproved(o: DeviceAuthorizationOptions, device: DeviceAuthorization, waitMs: number): AuthenticationError {
