@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
  * (issue 39). Each layer (a folder right under src/) has a README.md; a folder without one is listed
  * in its nearest ancestor's, the README that covers it. A README names a file in inline code, by its
  * name (`token-cache.ts`) or by a path ending in it (`tokens/token-cache.ts`), and a folder by its
- * name and a slash (`tokens/`); so a name shared by files of several subfolders (each family's
+ * name and a slash (`tokens/`), in inline code or heading a section (`## tokens/ (…)`); so a name shared by files of several subfolders (each family's
  * `index.ts`) is named once for all of them. A name that no longer matches a file or folder under the
  * README's folder, or one of src/ by its path from src/ (`connector/run/host.ts`), the project's root
  * (`src/…`) or the README (`../…`), is a stale line. Names in `bin/`, `docs/`, `scripts/` and `test/` are
@@ -20,11 +20,11 @@ import { describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SRC = join(ROOT, 'src');
 
-/** The files and folders a README names in inline code: `x.ts`, `a/x.ts`, `x/`, `a/x/`. */
+/** The files and folders a README names in inline code (`x.ts`, `a/x.ts`, `x/`, `a/x/`), and folders it heads a section with (`## x/`). */
 export function namesIn(text: string): string[] {
-  return [...text.matchAll(/`([^`\n]+)`/g)]
-    .map((match) => match[1]!)
-    .filter((name) => /^[\w.-]+(\/[\w.-]+)*(\.ts|\/)$/.test(name));
+  const inline = [...text.matchAll(/`([^`\n]+)`/g)].map((match) => match[1]!);
+  const headings = [...text.matchAll(/^#+ ([\w.-]+(?:\/[\w.-]+)*\/)(?:\s|$)/gm)].map((match) => match[1]!);
+  return [...inline, ...headings].filter((name) => /^[\w.-]+(\/[\w.-]+)*(\.ts|\/)$/.test(name));
 }
 
 /** Folders of the project's root, besides src/, that READMEs point to. */
@@ -96,7 +96,7 @@ function tsFiles(dir: string): string[] {
 describe("each folder's README.md names its files and folders, and nothing that is gone (issue 39)", () => {
   it('finds a file, a folder and a layer left out, and a stale name, on an inline tree', () => {
     const files = ['index.ts', 'auth/index.ts', 'auth/a.ts', 'auth/static/b.ts', 'auth/own/c.ts', 'log/d.ts'];
-    const readmes = { auth: '- `index.ts`, `a.ts`\n\n`static/`: `b.ts`\n', 'auth/own': '`c.ts`' };
+    const readmes = { auth: '- `index.ts`, `a.ts`\n\n## static/ (b)\n\n`b.ts`\n', 'auth/own': '`c.ts`' };
     expect(readmeFindings(files, readmes)).toEqual([
       'src/log/ has no README.md',
       'src/auth/own/ is not named in src/auth/README.md',
