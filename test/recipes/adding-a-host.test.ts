@@ -5,8 +5,8 @@ import { copyProject, type ProjectCopy } from './project-copy.js';
 
 /**
  * docs/recipes/adding-a-host.md, followed step by step on a copy of the project: a toy host that
- * keeps rows, states and rotated values in memory and its log lines in a list. Its folder and its line
- * in src/hosts/README.md are the only edits; the copy passes the type-check, the lint, the house tests
+ * keeps rows, states and rotated values in memory and its log lines in a list. Its folder (its README
+ * naming its files) and its row in src/hosts/README.md are the only edits; the copy passes the type-check, the lint, the house tests
  * and the doc tests, and the run gives the host the probe line, the summary line and the state guard's
  * one message, against a real REST peer. Leaving out the folder's door (index.ts) fails the copy's
  * house test.
@@ -88,12 +88,15 @@ beforeAll(async () => {
     'src/hosts/memory/index.ts',
     "export { runMemory } from './run-memory.js';\nexport type { MemoryRun } from './run-memory.js';\n",
   );
-  await copy.add('src/hosts/memory/README.md', '# src/hosts/memory\n\n- `run-memory.ts`: a run kept in memory.\n');
-  // 2. Its row in the host table.
+  await copy.add(
+    'src/hosts/memory/README.md',
+    '# src/hosts/memory\n\n- `run-memory.ts`: a run kept in memory.\n- `index.ts`: the door.\n',
+  );
+  // 2. Its row in the host table, by its folder.
   await copy.insertAfter(
     'src/hosts/README.md',
     '| host | destination | state | rotated secret (`RotationKeeper`) |\n| --- | --- | --- | --- |\n',
-    '| memory | a list | a list | a map |\n',
+    '| `memory/` | a list | a list | a map |\n',
   );
   host = await copy.load<Host>('hosts/memory/index.ts');
   library = await copy.load<Library>('index.ts');

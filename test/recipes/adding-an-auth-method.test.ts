@@ -5,11 +5,12 @@ import { copyProject, type ProjectCopy } from './project-copy.js';
 
 /**
  * docs/recipes/adding-an-auth-method.md, followed step by step on a copy of the project: a toy
- * method that sends its key in an `X-Toy-Key` header. Its file, its line in the built-in methods, its
- * key and the regenerated docs/configuration.md are the only edits; the copy then passes the
- * type-check, the lint, the house tests and the doc tests, the rest source (which needs
- * `httpRequest`) accepts the method against a real HTTP API, and the sources that cannot use it list
- * it nowhere. Leaving out the doc step fails the copy's key-catalogue test.
+ * method that sends its key in an `X-Toy-Key` header. Its file and its name in src/auth/README.md, its
+ * line in the built-in methods, its key and the regenerated docs/configuration.md are the only edits;
+ * the copy then passes the type-check, the lint, the house tests and the doc tests, the rest source
+ * (which needs `httpRequest`) accepts the method against a real HTTP API, and the sources that cannot
+ * use it list it nowhere. Leaving out the doc step fails the copy's key-catalogue test, and leaving out
+ * the README's name its house test.
  */
 
 const TOY_METHOD = `import { z } from 'zod';
@@ -47,8 +48,9 @@ const KEY = 'toy-key-4f1d9a7c2b';
 
 beforeAll(async () => {
   copy = await copyProject('auth-method');
-  // 1. The method's file, in the family it belongs to.
+  // 1. The method's file, in the family it belongs to, and its name in the family's README line.
   await copy.add('src/auth/static/toy-key.ts', TOY_METHOD);
+  await copy.insertAfter('src/auth/README.md', '- Methods: `basic.ts`, ', '`toy-key.ts`, ');
   // 2. One line in the built-in methods.
   await copy.insertAfter(
     'src/auth/built-in-methods.ts',
@@ -91,6 +93,11 @@ describe('recipe: adding an auth method', () => {
       expect(report).toContain('toy_key');
     },
   );
+
+  it("without its name in its family's README line, the copy fails its house test", { timeout: 300_000 }, async () => {
+    const report = await copy.without('src/auth/README.md', () => copy.test(['test/house/readme-lists.test.ts']));
+    expect(report).toContain('src/auth/static/toy-key.ts is not named in src/auth/README.md');
+  });
 
   it('the rest source takes the new method through httpRequest: the probe passes, a wrong key is exit 3 naming it', async () => {
     const configuration = { auth_method: 'toy_key', toy_key: KEY, base_url: peer.url, probe_path: 'health' };
