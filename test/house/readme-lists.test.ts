@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
  * (issue 39). Each layer (a folder right under src/) has a README.md; a folder without one is listed
  * in its nearest ancestor's, the README that covers it. A README names a file in inline code, by its
  * name (`token-cache.ts`) or by a path ending in it (`tokens/token-cache.ts`), and a folder by its
- * name and a slash (`tokens/`), in inline code or heading a section (`## tokens/ (…)`); so a name shared by files of several subfolders (each family's
- * `index.ts`) is named once for all of them. A name that no longer matches a file or folder under the
+ * name and a slash (`tokens/`), in inline code or heading a section (`## tokens/ (…)`); so a name
+ * shared by files of several subfolders (each family's `index.ts`) is named once for all of them. A name that no longer matches a file or folder under the
  * README's folder, or one of src/ by its path from src/ (`connector/run/host.ts`), the project's root
  * (`src/…`) or the README (`../…`), is a stale line. Names in `bin/`, `docs/`, `scripts/` and `test/` are
  * outside src/, and a name with a placeholder (`<project>/connector.ts`) is no file of ours.
@@ -20,7 +20,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SRC = join(ROOT, 'src');
 
-/** The files and folders a README names in inline code (`x.ts`, `a/x.ts`, `x/`, `a/x/`), and folders it heads a section with (`## x/`). */
+/** What a README names: files and folders in inline code (`x.ts`, `a/x.ts`, `x/`, `a/x/`), folders heading a section (`## x/`). */
 export function namesIn(text: string): string[] {
   const inline = [...text.matchAll(/`([^`\n]+)`/g)].map((match) => match[1]!);
   const headings = [...text.matchAll(/^#+ ([\w.-]+(?:\/[\w.-]+)*\/)(?:\s|$)/gm)].map((match) => match[1]!);
@@ -81,7 +81,10 @@ export function readmeFindings(files: readonly string[], readmes: Readonly<Recor
 function isThere(readme: string, name: string, paths: readonly string[]): boolean {
   if (name.startsWith('src/')) return paths.includes(name.slice('src/'.length));
   if (name.startsWith('../')) return paths.includes(posix.join(readme, name));
-  return paths.includes(name) || paths.some((path) => path.startsWith(`${readme}/`) && names(readme, path, name));
+  return (
+    (name.includes('/') && paths.includes(name)) ||
+    paths.some((path) => path.startsWith(`${readme}/`) && names(readme, path, name))
+  );
 }
 
 /** The .ts files under `dir`, by their paths from src/. */
@@ -114,6 +117,9 @@ describe("each folder's README.md names its files and folders, and nothing that 
       'src/auth/own/README.md names `src/log/`, which is not there',
     ]);
     expect(readmeFindings(['auth/static/b.ts'], { auth: '`static/b.ts` and `static/`' })).toEqual([]);
+    expect(readmeFindings(['index.ts', 'auth/a.ts'], { auth: '`a.ts`, `index.ts`' })).toEqual([
+      'src/auth/README.md names `index.ts`, which is not there',
+    ]);
     expect(readmeFindings(['auth/static/b.ts'], { auth: '`b.ts` in `static`' })).toEqual([
       'src/auth/static/ is not named in src/auth/README.md',
     ]);
