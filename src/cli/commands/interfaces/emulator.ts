@@ -2,6 +2,7 @@ import type { RunningEmulator } from '../../../emulator/index.js';
 import { isLoopbackHost } from '../../../network/index.js';
 import type { CliIO, Command } from '../../cli-io.js';
 import { parseCommandArgs, portOption } from '../../parse-command-args.js';
+import { stopSignal } from '../../stop-signal.js';
 
 const HELP = `Usage: connector-auth emulator [--port N] [--host H] [--data FILE]
        connector-auth emulator --print-data > data.json
@@ -88,17 +89,4 @@ function announce(io: CliIO, emulator: RunningEmulator): void {
         'Ctrl-C stops it.',
       ].join('\n'),
     );
-}
-
-/** Resolves with the first SIGINT or SIGTERM, its listeners removed. */
-function stopSignal(): Promise<NodeJS.Signals> {
-  return new Promise<NodeJS.Signals>((resolve) => {
-    const stop = (s: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(s);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
