@@ -75,6 +75,12 @@ export interface OperationCounts {
   upsertPaths?: UpsertPaths;
 }
 
+/** What createOperations takes beside the destination, the state store and the registry. */
+export interface OperationsOptions {
+  signal?: AbortSignal;
+  log?: Pick<Logger, 'warning' | 'error'>;
+}
+
 /**
  * Wraps a destination with the counts of the run summary and the guards: a row that holds a
  * registered secret is refused (exit 1) instead of being written where no redactor reaches
@@ -85,16 +91,29 @@ export function createOperations(
   destination: Destination,
   stateStore: StateStore,
   registry: SecretRegistry,
-  options: { signal?: AbortSignal; log?: Pick<Logger, 'warning' | 'error'> } = {},
+  options: OperationsOptions = {},
 ) {
-  // Once the run is stopped (a signal), every further operation is refused, a checkpoint included:
-  // the state must stay the last one saved before the stop was announced.
-  const { signal } = options;
-  const refuseWhenStopped = () => {
-    if (signal?.aborted) throw signal.reason;
+  const run = new OperationsRun(destination, stateStore, registry, options);
+  return {
+    op: run.op,
+    counts: (): OperationCounts => run.counts(),
+    /** Resolves when no checkpoint is being saved: a stopped run closes only after the one in flight. */
+    idle: (): Promise<unknown> => run.idle(),
   };
-  let checkpointing: Promise<unknown> = Promise.resolve();
-  const counts: Omit<OperationCounts, 'schemaChanges' | 'tables'> = {
+}
+
+/** One run's operations with what they keep: the counts, the checkpoint in flight, the stop signal. */
+class OperationsRun {
+  /** The connector's `op`: an object of its own, its functions usable detached. */
+  readonly op: Operations;
+  readonly #destination: Destination;
+  readonly #stateStore: StateStore;
+  readonly #registry: SecretRegistry;
+  readonly #options: OperationsOptions;
+  readonly #signal: AbortSignal | undefined;
+  readonly #guard: RowGuard;
+  #checkpointing: Promise<unknown> = Promise.resolve();
+  readonly #counts: Omit<OperationCounts, 'schemaChanges' | 'tables'> = {
     upserts: 0,
     updates: 0,
     deletes: 0,
@@ -102,94 +121,137 @@ export function createOperations(
     checkpoints: 0,
   };
   // One map lookup per row: cheap beside the guard, and what a progress line names.
-  const rowsByTable = new Map<string, number>();
-  const countRow = (table: string) => void rowsByTable.set(table, (rowsByTable.get(table) ?? 0) + 1);
-  const guard = new RowGuard(registry);
-  // Not async functions: a row costs no promise of its own, the destination's is handed back
-  // (one already resolved while a batch fills); a refusal is still a rejection, never a throw.
-  const op: Operations = {
-    upsert(table, data) {
-      try {
-        refuseWhenStopped();
-        guard.row(table, data);
-        counts.upserts++;
-        countRow(table);
-        return destination.upsert(table, data);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    },
-    update(table, modified) {
-      try {
-        refuseWhenStopped();
-        guard.row(table, modified);
-        counts.updates++;
-        countRow(table);
-        return destination.update(table, modified);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    },
-    delete(table, keys) {
-      try {
-        refuseWhenStopped();
-        guard.row(table, keys);
-        counts.deletes++;
-        countRow(table);
-        return destination.delete(table, keys);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    },
-    async truncate(table) {
-      refuseWhenStopped();
-      guard.table(table);
-      counts.truncates++;
-      await destination.truncate(table);
-    },
-    async checkpoint(state) {
-      refuseWhenStopped();
-      const json = checkedStateJson(state, registry);
-      const saving = (async () => {
-        // The warehouse must never be behind the state that says how far the sync got.
-        await destination.flush();
-        await stateStore.save(state, json);
-        counts.checkpoints++;
-      })();
-      checkpointing = saving.catch(() => undefined);
-      await saving;
-    },
-    async warning(message) {
-      refuseWhenStopped();
-      await alert('warning', message);
-    },
-    async task(message) {
-      refuseWhenStopped();
-      // What was written before the task reaches the destination first, in order.
-      await destination.flush();
-      const text = await alert('task', message);
-      throw new ConnectorError(`the connector stopped the sync with a task for the user: ${text}`, {
-        code: 'connector_task',
-        hint: 'do what the task asks, then sync again',
-      });
-    },
-  };
-  // An alert's text goes where no redactor runs after us (a dashboard): redacted here.
-  const alert = async (kind: AlertKind, message: unknown): Promise<string> => {
-    const text = registry.redact(String(message));
-    if (destination.alert) await destination.alert(kind, text);
-    else if (kind === 'warning') options.log?.warning(`warning from the connector: ${text}`);
-    return text;
-  };
-  return {
-    op,
-    counts: (): OperationCounts => ({
-      ...counts,
+  readonly #rowsByTable = new Map<string, number>();
+
+  constructor(destination: Destination, stateStore: StateStore, registry: SecretRegistry, options: OperationsOptions) {
+    this.#destination = destination;
+    this.#stateStore = stateStore;
+    this.#registry = registry;
+    this.#options = options;
+    this.#signal = options.signal;
+    this.#guard = new RowGuard(registry);
+    this.op = this.#operations();
+  }
+
+  counts(): OperationCounts {
+    const destination = this.#destination;
+    return {
+      ...this.#counts,
       schemaChanges: destination.schemaChanges,
-      tables: Object.fromEntries(rowsByTable),
+      tables: Object.fromEntries(this.#rowsByTable),
       ...(destination.upsertPaths ? { upsertPaths: { ...destination.upsertPaths } } : {}),
-    }),
-    /** Resolves when no checkpoint is being saved: a stopped run closes only after the one in flight. */
-    idle: (): Promise<unknown> => checkpointing,
-  };
+    };
+  }
+
+  idle(): Promise<unknown> {
+    return this.#checkpointing;
+  }
+
+  /**
+   * Row operations are not async functions: a row costs no promise of its own, the destination's is
+   * handed back (one already resolved while a batch fills); a refusal is still a rejection, never a throw.
+   */
+  #operations(): Operations {
+    const destination = this.#destination;
+    const counts = this.#counts;
+    return {
+      upsert: (table, data) => {
+        try {
+          this.#admitRow(table, data);
+          counts.upserts++;
+          this.#countRow(table);
+          return destination.upsert(table, data);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      },
+      update: (table, modified) => {
+        try {
+          this.#admitRow(table, modified);
+          counts.updates++;
+          this.#countRow(table);
+          return destination.update(table, modified);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      },
+      delete: (table, keys) => {
+        try {
+          this.#admitRow(table, keys);
+          counts.deletes++;
+          this.#countRow(table);
+          return destination.delete(table, keys);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      },
+      truncate: (table) => this.#truncate(table),
+      checkpoint: (state) => this.#checkpoint(state),
+      warning: (message) => this.#warning(message),
+      task: (message) => this.#task(message),
+    };
+  }
+
+  // Once the run is stopped (a signal), every further operation is refused, a checkpoint included:
+  // the state must stay the last one saved before the stop was announced.
+  #refuseWhenStopped(): void {
+    const signal = this.#signal;
+    if (signal?.aborted) throw signal.reason;
+  }
+
+  /** A row may be written: the run goes on and the row holds no secret. */
+  #admitRow(table: string, row: Record<string, unknown>): void {
+    this.#refuseWhenStopped();
+    this.#guard.row(table, row);
+  }
+
+  #countRow(table: string): void {
+    this.#rowsByTable.set(table, (this.#rowsByTable.get(table) ?? 0) + 1);
+  }
+
+  async #truncate(table: string): Promise<void> {
+    this.#refuseWhenStopped();
+    this.#guard.table(table);
+    this.#counts.truncates++;
+    await this.#destination.truncate(table);
+  }
+
+  async #checkpoint(state: State): Promise<void> {
+    this.#refuseWhenStopped();
+    const json = checkedStateJson(state, this.#registry);
+    const saving = this.#save(state, json);
+    this.#checkpointing = saving.catch(() => undefined);
+    await saving;
+  }
+
+  async #save(state: State, json: string): Promise<void> {
+    // The warehouse must never be behind the state that says how far the sync got.
+    await this.#destination.flush();
+    await this.#stateStore.save(state, json);
+    this.#counts.checkpoints++;
+  }
+
+  async #warning(message: string): Promise<void> {
+    this.#refuseWhenStopped();
+    await this.#alert('warning', message);
+  }
+
+  async #task(message: string): Promise<never> {
+    this.#refuseWhenStopped();
+    // What was written before the task reaches the destination first, in order.
+    await this.#destination.flush();
+    const text = await this.#alert('task', message);
+    throw new ConnectorError(`the connector stopped the sync with a task for the user: ${text}`, {
+      code: 'connector_task',
+      hint: 'do what the task asks, then sync again',
+    });
+  }
+
+  // An alert's text goes where no redactor runs after us (a dashboard): redacted here.
+  async #alert(kind: AlertKind, message: unknown): Promise<string> {
+    const text = this.#registry.redact(String(message));
+    if (this.#destination.alert) await this.#destination.alert(kind, text);
+    else if (kind === 'warning') this.#options.log?.warning(`warning from the connector: ${text}`);
+    return text;
+  }
 }

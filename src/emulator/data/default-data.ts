@@ -167,6 +167,19 @@ function defaultTransformations(): EmulatorDataInput['transformations'] {
   ];
 }
 
+/** A connector's state in the data: every state of section 3 appears, mostly healthy. */
+type ConnectorKind = 'healthy' | 'paused' | 'broken' | 'delayed' | 'incomplete' | 'rescheduled' | 'syncing';
+
+/** The states other than healthy, by the connector's number modulo 25. */
+const KIND_BY_REMAINDER: Partial<Record<number, ConnectorKind>> = {
+  3: 'paused',
+  7: 'broken',
+  11: 'delayed',
+  13: 'incomplete',
+  17: 'rescheduled',
+  21: 'syncing',
+};
+
 function connectorRecord(a: {
   id: string;
   group: Group;
@@ -178,21 +191,7 @@ function connectorRecord(a: {
 }): Connector {
   const { id, group, service, schema, n, random, base } = a;
   const created = base + n * 3_600_000 + Math.floor(random() * 999);
-  // Every state of section 3 appears: mostly healthy, some paused, broken, delayed, incomplete.
-  const kind =
-    n % 25 === 3
-      ? 'paused'
-      : n % 25 === 7
-        ? 'broken'
-        : n % 25 === 11
-          ? 'delayed'
-          : n % 25 === 13
-            ? 'incomplete'
-            : n % 25 === 17
-              ? 'rescheduled'
-              : n % 25 === 21
-                ? 'syncing'
-                : 'healthy';
+  const kind = KIND_BY_REMAINDER[n % 25] ?? 'healthy';
   const frequency = FREQUENCIES[n % FREQUENCIES.length]!;
   const synced = kind !== 'incomplete';
   const connector: Connector = {
@@ -202,27 +201,7 @@ function connectorRecord(a: {
     service_version: 1 + (n % 3),
     schema,
     paused: kind === 'paused',
-    status: {
-      setup_state: kind === 'incomplete' ? 'incomplete' : kind === 'broken' ? 'broken' : 'connected',
-      schema_status: 'ready',
-      sync_state:
-        kind === 'paused'
-          ? 'paused'
-          : kind === 'rescheduled'
-            ? 'rescheduled'
-            : kind === 'syncing'
-              ? 'syncing'
-              : 'scheduled',
-      update_state: kind === 'delayed' || kind === 'broken' ? 'delayed' : 'on_schedule',
-      is_historical_sync: n % 40 === 5,
-      tasks:
-        kind === 'broken'
-          ? [{ code: 'reconnect', message: 'Reconnect the connector: the source rejected its credentials' }]
-          : [],
-      warnings:
-        kind === 'delayed' ? [{ code: 'slow_source', message: 'The source answered slowly during the last sync' }] : [],
-      rescheduled_for: kind === 'rescheduled' ? iso(base + 400 * 86_400_000) : null,
-    },
+    status: connectorStatus(kind, n, base),
     config: {
       region: n % 2 === 0 ? 'us-east-1' : 'eu-west-1',
       ...(service === 'postgres' || service === 'mysql'
@@ -234,26 +213,7 @@ function connectorRecord(a: {
     sync_frequency: frequency,
     pause_after_trial: n % 9 === 0,
     connected_by: `user_${(n % 7) + 1}`,
-    setup_tests: synced
-      ? [
-          { title: 'Connecting to the source', status: 'PASSED', message: '', details: '' },
-          n % 10 === 4
-            ? {
-                title: 'Validating permissions',
-                status: 'WARNING',
-                message: 'Read access to 2 tables is missing',
-                details: 'SELECT denied on public.invoices, public.refunds',
-              }
-            : { title: 'Validating permissions', status: 'PASSED', message: '', details: '' },
-        ]
-      : [
-          {
-            title: 'Connecting to the source',
-            status: 'FAILED',
-            message: 'Setup has not been completed',
-            details: 'no credentials were entered',
-          },
-        ],
+    setup_tests: synced ? passedSetupTests(n) : failedSetupTests(),
     source_sync_details: service === 'postgres' ? { last_lsn: 1000 + n } : {},
     created_at: iso(created),
     schedule_type: n % 12 === 6 ? 'manual' : 'auto',
@@ -269,4 +229,56 @@ function connectorRecord(a: {
       uri: `https://connect.example.com/card/${id}`,
     };
   return connector;
+}
+
+/** A connector's status as its kind shows it. */
+function connectorStatus(kind: ConnectorKind, n: number, base: number): Connector['status'] {
+  return {
+    setup_state: kind === 'incomplete' ? 'incomplete' : kind === 'broken' ? 'broken' : 'connected',
+    schema_status: 'ready',
+    sync_state:
+      kind === 'paused'
+        ? 'paused'
+        : kind === 'rescheduled'
+          ? 'rescheduled'
+          : kind === 'syncing'
+            ? 'syncing'
+            : 'scheduled',
+    update_state: kind === 'delayed' || kind === 'broken' ? 'delayed' : 'on_schedule',
+    is_historical_sync: n % 40 === 5,
+    tasks:
+      kind === 'broken'
+        ? [{ code: 'reconnect', message: 'Reconnect the connector: the source rejected its credentials' }]
+        : [],
+    warnings:
+      kind === 'delayed' ? [{ code: 'slow_source', message: 'The source answered slowly during the last sync' }] : [],
+    rescheduled_for: kind === 'rescheduled' ? iso(base + 400 * 86_400_000) : null,
+  };
+}
+
+/** The setup tests of a connector set up: one in ten has a permission missing. */
+function passedSetupTests(n: number): Connector['setup_tests'] {
+  return [
+    { title: 'Connecting to the source', status: 'PASSED', message: '', details: '' },
+    n % 10 === 4
+      ? {
+          title: 'Validating permissions',
+          status: 'WARNING',
+          message: 'Read access to 2 tables is missing',
+          details: 'SELECT denied on public.invoices, public.refunds',
+        }
+      : { title: 'Validating permissions', status: 'PASSED', message: '', details: '' },
+  ];
+}
+
+/** The setup test of a connector whose setup was never completed. */
+function failedSetupTests(): Connector['setup_tests'] {
+  return [
+    {
+      title: 'Connecting to the source',
+      status: 'FAILED',
+      message: 'Setup has not been completed',
+      details: 'no credentials were entered',
+    },
+  ];
 }

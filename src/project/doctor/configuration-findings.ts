@@ -46,11 +46,27 @@ export function configurationFindings(options: {
   raw: RawConfiguration;
   registry: SecretRegistry;
   /** `rotationDays` null: the method keeps no long-lived secret, so there is no rotation to track. */
-  credential: { method: string; rotationDays: number | null; issuedAt: Date | undefined } | undefined;
+  credential: CredentialFacts | undefined;
   unknownKeys: readonly string[];
   now: number;
 }): Finding[] {
-  const { raw } = options;
+  return [
+    ...relaxedFindings(options.raw),
+    ...[...options.registry.tooShort].map(tooShortFinding),
+    ...options.unknownKeys.map(unknownKeyFinding),
+    ...rotationFindings(options.credential, options.now),
+  ];
+}
+
+/** A validated configuration's credential: its method, the method's rotation rule, its issue date. */
+interface CredentialFacts {
+  method: string;
+  rotationDays: number | null;
+  issuedAt: Date | undefined;
+}
+
+/** Verification relaxed, then encryption turned off. */
+function relaxedFindings(raw: RawConfiguration): Finding[] {
   const findings: Finding[] = [];
   for (const { key, what } of RELAXED_CHECKS)
     // Read as the configuration reads it: "yes", "1" and "on" turn the check off too.
@@ -62,7 +78,6 @@ export function configurationFindings(options: {
         key,
         hint: `remove '${key}' and trust the server properly`,
       });
-
   for (const { key, value, what, hint } of PLAIN_TEXT_CHOICES)
     if (raw[key]?.trim().toLowerCase() === value)
       findings.push({
@@ -72,44 +87,51 @@ export function configurationFindings(options: {
         key,
         hint,
       });
-
-  for (const key of options.registry.tooShort)
-    findings.push({
-      severity: 'warning',
-      check: 'secret-too-short',
-      message: `the value of '${key}' is too short to be redacted from logs safely`,
-      key,
-      hint: 'a real credential is longer; check the value',
-    });
-
-  for (const key of options.unknownKeys)
-    findings.push({
-      severity: 'warning',
-      check: 'unknown-key',
-      message: `configuration key '${key}' is not read by any schema (a typo?)`,
-      key,
-    });
-
-  const credential = options.credential;
-  const rotationDays = credential?.rotationDays;
-  if (credential && rotationDays != null && !credential.issuedAt)
-    findings.push({
-      severity: 'note',
-      check: 'credential-age-unknown',
-      message: `no credential_issued_at: runs cannot warn when the ${credential.method} credential is due for rotation (every ${rotationDays} days)`,
-      key: 'credential_issued_at',
-      hint: "set 'credential_issued_at' to the date the credential was issued (YYYY-MM-DD)",
-    });
-  else if (credential?.issuedAt && rotationDays != null) {
-    const ageDays = overdueAgeDays(credential.issuedAt, rotationDays, options.now);
-    if (ageDays !== undefined)
-      findings.push({
-        severity: 'warning',
-        check: 'credential-due-for-rotation',
-        message: `the ${credential.method} credential is ${ageDays} days old; the rule for it is every ${rotationDays} days`,
-        key: 'credential_issued_at',
-        hint: "rotate the credential, then update 'credential_issued_at'",
-      });
-  }
   return findings;
+}
+
+function tooShortFinding(key: string): Finding {
+  return {
+    severity: 'warning',
+    check: 'secret-too-short',
+    message: `the value of '${key}' is too short to be redacted from logs safely`,
+    key,
+    hint: 'a real credential is longer; check the value',
+  };
+}
+
+function unknownKeyFinding(key: string): Finding {
+  return {
+    severity: 'warning',
+    check: 'unknown-key',
+    message: `configuration key '${key}' is not read by any schema (a typo?)`,
+    key,
+  };
+}
+
+/** A credential with a rotation rule: its issue date missing, or its age past the rule. */
+function rotationFindings(credential: CredentialFacts | undefined, now: number): Finding[] {
+  const rotationDays = credential?.rotationDays;
+  if (credential === undefined || rotationDays == null) return [];
+  if (!credential.issuedAt)
+    return [
+      {
+        severity: 'note',
+        check: 'credential-age-unknown',
+        message: `no credential_issued_at: runs cannot warn when the ${credential.method} credential is due for rotation (every ${rotationDays} days)`,
+        key: 'credential_issued_at',
+        hint: "set 'credential_issued_at' to the date the credential was issued (YYYY-MM-DD)",
+      },
+    ];
+  const ageDays = overdueAgeDays(credential.issuedAt, rotationDays, now);
+  if (ageDays === undefined) return [];
+  return [
+    {
+      severity: 'warning',
+      check: 'credential-due-for-rotation',
+      message: `the ${credential.method} credential is ${ageDays} days old; the rule for it is every ${rotationDays} days`,
+      key: 'credential_issued_at',
+      hint: "rotate the credential, then update 'credential_issued_at'",
+    },
+  ];
 }

@@ -37,68 +37,98 @@ export async function doctorProject(
   options: { project?: string; configurationPath?: string; now?: number } = {},
 ): Promise<DoctorReport> {
   const paths = projectPaths(options.project, options.configurationPath);
-  const shownConfiguration = shown(paths.project, paths.configuration);
   const findings: Finding[] = [];
+  const raw = await readRaw(paths.configuration, findings);
+  const checked = raw && (await validated(paths, findings));
+  const registry = new SecretRegistry();
+  if (raw) findings.push(...registerAndReview(raw, checked, registry, options.now ?? Date.now()));
+  findings.push(...(await projectFindings(paths, raw, registry)));
+  findings.sort(bySeverity);
+  return {
+    project: paths.project,
+    configuration: paths.configuration,
+    findings,
+    healthy: !findings.some((f) => f.severity === 'error'),
+  };
+}
 
-  let raw: RawConfiguration | undefined;
+type Paths = ReturnType<typeof projectPaths>;
+type Checked = Awaited<ReturnType<typeof checkConfiguration>>;
+
+/** The configuration file as written, or a finding saying why it cannot be read. */
+async function readRaw(path: string, findings: Finding[]): Promise<RawConfiguration | undefined> {
   try {
-    raw = await readConfigurationFile(paths.configuration);
+    return await readConfigurationFile(path);
   } catch (error) {
     findings.push(asFinding(error, 'configuration-unreadable'));
+    return undefined;
   }
+}
 
-  let checked: Awaited<ReturnType<typeof checkConfiguration>> | undefined;
-  if (raw) {
-    try {
-      // Silent: what validation would log (an old credential, verification off) is reported as findings below.
-      checked = await checkConfiguration({
-        project: paths.project,
-        configurationPath: paths.configuration,
-        log: silentLogger,
-      });
-    } catch (error) {
-      findings.push(asFinding(error, 'configuration-invalid'));
-    }
+/** The configuration validated, or a finding saying why it is invalid. */
+async function validated(paths: Paths, findings: Finding[]): Promise<Checked | undefined> {
+  try {
+    // Silent: what validation would log (an old credential, verification off) is reported as findings below.
+    return await checkConfiguration({
+      project: paths.project,
+      configurationPath: paths.configuration,
+      log: silentLogger,
+    });
+  } catch (error) {
+    findings.push(asFinding(error, 'configuration-invalid'));
+    return undefined;
   }
+}
 
-  const registry = new SecretRegistry();
-  if (raw) {
-    // The keys validation found secret (the connector's own among them), else the catalogue's.
-    const connectorSecretKeys = new Set(checked?.report.secretKeys);
-    // A public demo value (the emulator's, MinIO's default) shown in a template's own files is no
-    // leak: it is noted as a demo value instead, and left out of the scan.
-    const demoKeys = Object.keys(raw).filter(
-      (key) => isSecretKey(key, connectorSecretKeys) && isPublicDemoValue(raw![key]!),
-    );
-    const scanned = Object.fromEntries(Object.entries(raw).filter(([key]) => !demoKeys.includes(key)));
-    // Read again into doctor's own registry, the public demo values left out (they are noted, not scanned for).
-    readConfiguration(scanned, { registry, connectorSecretKeys });
-    for (const key of demoKeys)
-      findings.push({
-        severity: 'note',
-        check: 'demo-credential',
-        message: `'${key}' holds a public demo value (the emulator's, or a local server's default): right for a local target, never for a real source`,
-        key,
-        hint: `put the real credential in '${key}' before pointing the configuration at a real source`,
-      });
-    const credential = checked && {
-      method: checked.resolved.method.name,
-      rotationDays: rotationDaysOf(checked.resolved.method, checked.resolved.methodKeys),
-      issuedAt: checked.resolved.common.credential_issued_at,
-    };
-    findings.push(
-      ...configurationFindings({
-        raw,
-        registry,
-        credential,
-        unknownKeys: checked?.report.unknownKeys ?? [],
-        now: options.now ?? Date.now(),
-      }),
-    );
-  }
+/**
+ * The configuration read again into doctor's own `registry` (the scans below match its secrets),
+ * and the findings about its values: public demo values noted, then the configuration's checks.
+ */
+function registerAndReview(
+  raw: RawConfiguration,
+  checked: Checked | undefined,
+  registry: SecretRegistry,
+  now: number,
+): Finding[] {
+  // The keys validation found secret (the connector's own among them), else the catalogue's.
+  const connectorSecretKeys = new Set(checked?.report.secretKeys);
+  // A public demo value (the emulator's, MinIO's default) shown in a template's own files is no
+  // leak: it is noted as a demo value instead, and left out of the scan.
+  const demoKeys = Object.keys(raw).filter(
+    (key) => isSecretKey(key, connectorSecretKeys) && isPublicDemoValue(raw[key]!),
+  );
+  const scanned = Object.fromEntries(Object.entries(raw).filter(([key]) => !demoKeys.includes(key)));
+  // Read again into doctor's own registry, the public demo values left out (they are noted, not scanned for).
+  readConfiguration(scanned, { registry, connectorSecretKeys });
+  const credential = checked && {
+    method: checked.resolved.method.name,
+    rotationDays: rotationDaysOf(checked.resolved.method, checked.resolved.methodKeys),
+    issuedAt: checked.resolved.common.credential_issued_at,
+  };
+  return [
+    ...demoKeys.map(demoValueFinding),
+    ...configurationFindings({ raw, registry, credential, unknownKeys: checked?.report.unknownKeys ?? [], now }),
+  ];
+}
 
-  findings.push(
-    ...(await fileModeFindings({ path: paths.configuration, shown: shownConfiguration })),
+function demoValueFinding(key: string): Finding {
+  return {
+    severity: 'note',
+    check: 'demo-credential',
+    message: `'${key}' holds a public demo value (the emulator's, or a local server's default): right for a local target, never for a real source`,
+    key,
+    hint: `put the real credential in '${key}' before pointing the configuration at a real source`,
+  };
+}
+
+/** The project's files: their modes, git, secrets written in them or in the state, secret defaults. */
+async function projectFindings(
+  paths: Paths,
+  raw: RawConfiguration | undefined,
+  registry: SecretRegistry,
+): Promise<Finding[]> {
+  return [
+    ...(await fileModeFindings({ path: paths.configuration, shown: shown(paths.project, paths.configuration) })),
     // A keytab is a password in a file: the same rule (read where the run reads it, from the working directory).
     ...(raw?.kerberos_keytab_path
       ? await fileModeFindings({ path: raw.kerberos_keytab_path, shown: raw.kerberos_keytab_path })
@@ -112,14 +142,7 @@ export async function doctorProject(
     })),
     ...(await stateFindings({ project: paths.project, state: paths.state, registry })),
     ...(await secretDefaultFindings(paths.project)),
-  );
-  findings.sort(bySeverity);
-  return {
-    project: paths.project,
-    configuration: paths.configuration,
-    findings,
-    healthy: !findings.some((f) => f.severity === 'error'),
-  };
+  ];
 }
 
 /** A configuration that cannot be read or validated is a finding like the others, with the error's own key and hint. */

@@ -26,6 +26,11 @@ import { TARGET, cacheKey, readCached, writeCached } from './typescript-cache.js
 
 type Esbuild = typeof import('esbuild');
 type Plugin = import('esbuild').Plugin;
+type PluginBuild = import('esbuild').PluginBuild;
+type OnResolveArgs = import('esbuild').OnResolveArgs;
+type OnResolveResult = import('esbuild').OnResolveResult;
+type OnLoadResult = import('esbuild').OnLoadResult;
+type BuildResult = import('esbuild').BuildResult<{ write: false; metafile: true }>;
 type Message = import('esbuild').Message;
 
 const load = createRequire(import.meta.url);
@@ -98,54 +103,83 @@ export async function bundleConnector(
   const cached = upToDate(directory, readManifest(directory, key));
   if (cached !== undefined) return cached;
 
-  esbuild ??= load('esbuild') as Esbuild;
-  const inputs: [string, string][] = [];
-  const missing: UnresolvedImport[] = [];
-  let bundlable = true;
-  const plugin: Plugin = {
+  const project: ProjectFiles = { inputs: [], missing: [], bundlable: true };
+  const result = await build(file, directory, projectPlugin(self, project));
+  if (project.missing.length > 0) throw unresolvedImports(project.missing);
+  if (!project.bundlable) return undefined;
+  const text = bundleText(result, directory);
+  return text === undefined ? undefined : cacheBundle(directory, key, project.inputs, text);
+}
+
+/** What the plugin learns of the project while esbuild builds it. */
+interface ProjectFiles {
+  /** each project file read, with its hash (the manifest's inputs) */
+  inputs: [string, string][];
+  /** static imports of packages that cannot be resolved */
+  missing: UnresolvedImport[];
+  /** no file uses what a bundle cannot keep */
+  bundlable: boolean;
+}
+
+/** Keeps packages outside the bundle (this package's exports as they are) and reads the project's files. */
+function projectPlugin(self: Record<string, string>, project: ProjectFiles): Plugin {
+  return {
     name: 'connector-project',
     setup(build) {
-      build.onResolve({ filter: /^[^./]/ }, async (args) => {
-        // build.resolve below calls this hook again for the same specifier: that call is esbuild's.
-        if (args.kind === 'entry-point' || isAbsolute(args.path) || args.pluginData === RESOLVING) return undefined;
-        const own = self[args.path];
-        if (own) return { path: own, external: true };
-        if (args.path.startsWith('node:') || isBuiltin(args.path)) return { path: args.path, external: true };
-        // A package: the file Node would load, by absolute URL (the bundle is not beside the project).
-        const found = await build.resolve(args.path, {
-          kind: args.kind,
-          resolveDir: args.resolveDir,
-          importer: args.importer,
-          pluginData: RESOLVING,
-        });
-        if (found.errors.length > 0 || !found.path) {
-          // A static import cannot be guarded: it fails the load. A require() or import() may sit in
-          // a try for an optional package, so it is left for Node to try when it runs.
-          if (args.kind === 'import-statement') missing.push({ specifier: args.path, importer: args.importer });
-          return { path: args.path, external: true };
-        }
-        if (found.external) return { path: found.path, external: true };
-        // A package's JSON is data, taken into the bundle: esbuild does not keep the `with { type:
-        // 'json' }` that Node needs to import it from there.
-        if (found.path.endsWith('.json')) return { path: found.path };
-        return { path: pathToFileURL(found.path).href, external: true };
-      });
-      build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, (args) => {
-        if (args.path.includes('/node_modules/') || args.path.includes('\\node_modules\\')) return undefined;
-        const source = readFileSync(args.path, 'utf8');
-        inputs.push([args.path, hash(source)]);
-        if (UNBUNDLABLE.test(source)) bundlable = false;
-        const ext = extname(args.path);
-        const loader = ext === '.tsx' ? 'tsx' : ext === '.jsx' ? 'jsx' : /ts$/.test(ext) ? 'ts' : 'js';
-        return { contents: metaPrefix(args.path) + source, loader };
-      });
+      build.onResolve({ filter: /^[^./]/ }, (args) => resolveImport(build, args, self, project));
+      build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, (args) => loadProjectFile(args.path, project));
     },
   };
+}
 
-  let result: import('esbuild').BuildResult<{ write: false; metafile: true }>;
-  const outfile = join(directory, 'connector-bundle.js');
+/** A bare import: this package's own file, a builtin, or the package file Node would load. */
+async function resolveImport(
+  build: PluginBuild,
+  args: OnResolveArgs,
+  self: Record<string, string>,
+  project: ProjectFiles,
+): Promise<OnResolveResult | undefined> {
+  // build.resolve below calls this hook again for the same specifier: that call is esbuild's.
+  if (args.kind === 'entry-point' || isAbsolute(args.path) || args.pluginData === RESOLVING) return undefined;
+  const own = self[args.path];
+  if (own) return { path: own, external: true };
+  if (args.path.startsWith('node:') || isBuiltin(args.path)) return { path: args.path, external: true };
+  // A package: the file Node would load, by absolute URL (the bundle is not beside the project).
+  const found = await build.resolve(args.path, {
+    kind: args.kind,
+    resolveDir: args.resolveDir,
+    importer: args.importer,
+    pluginData: RESOLVING,
+  });
+  if (found.errors.length > 0 || !found.path) {
+    // A static import cannot be guarded: it fails the load. A require() or import() may sit in
+    // a try for an optional package, so it is left for Node to try when it runs.
+    if (args.kind === 'import-statement') project.missing.push({ specifier: args.path, importer: args.importer });
+    return { path: args.path, external: true };
+  }
+  if (found.external) return { path: found.path, external: true };
+  // A package's JSON is data, taken into the bundle: esbuild does not keep the `with { type:
+  // 'json' }` that Node needs to import it from there.
+  if (found.path.endsWith('.json')) return { path: found.path };
+  return { path: pathToFileURL(found.path).href, external: true };
+}
+
+/** A project file (not a package's), hashed for the manifest, its `import.meta` values prefixed. */
+function loadProjectFile(path: string, project: ProjectFiles): OnLoadResult | undefined {
+  if (path.includes('/node_modules/') || path.includes('\\node_modules\\')) return undefined;
+  const source = readFileSync(path, 'utf8');
+  project.inputs.push([path, hash(source)]);
+  if (UNBUNDLABLE.test(source)) project.bundlable = false;
+  const ext = extname(path);
+  const loader = ext === '.tsx' ? 'tsx' : ext === '.jsx' ? 'jsx' : /ts$/.test(ext) ? 'ts' : 'js';
+  return { contents: metaPrefix(path) + source, loader };
+}
+
+/** esbuild's bundle of `file`, in memory; a compile error named by file and line. */
+async function build(file: string, directory: string, plugin: Plugin): Promise<BuildResult> {
+  esbuild ??= load('esbuild') as Esbuild;
   try {
-    result = await esbuild.build({
+    return await esbuild.build({
       entryPoints: [file],
       bundle: true,
       write: false,
@@ -157,7 +191,7 @@ export async function bundleConnector(
       conditions: ['node', 'node-addons'],
       mainFields: ['main'],
       target: TARGET,
-      outfile,
+      outfile: join(directory, 'connector-bundle.js'),
       sourcemap: 'external',
       logLevel: 'silent',
       plugins: [plugin],
@@ -173,8 +207,10 @@ export async function bundleConnector(
     // One build per process: its service (a child process) is not kept waiting for another.
     stopCompiler();
   }
-  if (missing.length > 0) throw unresolvedImports(missing);
-  if (!bundlable) return undefined;
+}
+
+/** The bundle's code with its source map inline, naming the project's files by absolute path. */
+function bundleText(result: BuildResult, directory: string): string | undefined {
   const code = result.outputFiles.find((output) => output.path.endsWith('.js'))?.text;
   const mapText = result.outputFiles.find((output) => output.path.endsWith('.map'))?.text;
   if (code === undefined || mapText === undefined) return undefined;
@@ -182,8 +218,11 @@ export async function bundleConnector(
   // Absolute paths, as the per-file transform writes them: a stack names the project's own file.
   map.sources = map.sources.map((source) => resolvePath(directory, source));
   const body = code.replace(/\/\/# sourceMappingURL=\S+\s*$/, '');
-  const text = `${body}//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}\n`;
+  return `${body}//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}\n`;
+}
 
+/** The bundle written to the cache under its manifest; undefined when the cache cannot be written. */
+function cacheBundle(directory: string, key: string, inputs: [string, string][], text: string): string | undefined {
   const bundleKey = hash(`${key}\0${inputs.map(([name, sum]) => `${name}\0${sum}`).join('\0')}`);
   markModules(directory);
   writeCached(directory, bundleKey, text);

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { ExitCode } from '../../../errors/index.js';
 import type { CliIO, Command } from '../../cli-io.js';
 import { argumentError, parseCommandArgs, portOption } from '../../parse-command-args.js';
+import { stopSignal } from '../../stop-signal.js';
 
 const HELP = `Usage: connector-auth serve [project] [--port N] [--host H] [--grace-seconds S]
 
@@ -39,15 +40,7 @@ const command: Command = {
       throw argumentError('serve', '--grace-seconds must be a number of seconds from 0 to 3600');
 
     // Listening for the signals before the server says it listens: a platform may stop it at once.
-    const stopped = new Promise<NodeJS.Signals>((resolve) => {
-      const stop = (s: NodeJS.Signals) => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        resolve(s);
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    const stopped = stopSignal();
     const { serve } = await import('../../../hosts/fivetran/index.js');
     const starting = serve({
       project: positionals[0] ?? '.',

@@ -1,6 +1,8 @@
+import type { RunningEmulator } from '../../../emulator/index.js';
 import { isLoopbackHost } from '../../../network/index.js';
 import type { CliIO, Command } from '../../cli-io.js';
 import { parseCommandArgs, portOption } from '../../parse-command-args.js';
+import { stopSignal } from '../../stop-signal.js';
 
 const HELP = `Usage: connector-auth emulator [--port N] [--host H] [--data FILE]
        connector-auth emulator --print-data > data.json
@@ -43,52 +45,48 @@ const command: Command = {
       );
 
     const emulator = await startEmulator({ port, host, ...(values.data ? { data: values.data } : {}) });
-    const c = emulator.credentials;
-    const summary = {
-      url: emulator.url,
-      pipeline_base_url: emulator.pipelineUrl,
-      webhook_base_url: emulator.webhookUrl,
-      control_url: emulator.controlUrl,
-      example_api_base_url: emulator.exampleApiUrl,
-      // Demo credentials of a local emulator, printed on purpose so that they can be pasted.
-      credentials: {
-        api_key: c.apiKey,
-        api_secret: c.apiSecret,
-        webhook_token: c.webhookToken,
-        example_api_token: emulator.exampleApiToken,
-      },
-      groups: emulator.store.groupCount,
-      connectors: emulator.store.connectorCount,
-    };
-    if (io.json) io.out(JSON.stringify({ ok: true, ...summary }));
-    else
-      io.out(
-        [
-          `emulator listening on ${emulator.url}  (${summary.groups} groups, ${summary.connectors} connectors)`,
-          `  pipeline base_url   ${emulator.pipelineUrl}     Basic  username=${c.apiKey}  password=${c.apiSecret}`,
-          `  webhook base_url    ${emulator.webhookUrl}     Bearer token=${c.webhookToken}  (or Basic as above)`,
-          `  example REST API    ${emulator.exampleApiUrl}     Bearer token=${emulator.exampleApiToken}  (the rest-api template's local target)`,
-          `  control routes      ${emulator.controlUrl}/   (emulator only, no credentials)`,
-          '',
-          'try:',
-          `  CONNECTOR_AUTH_BASE_URL=${emulator.url} CONNECTOR_AUTH_API_KEY=${c.apiKey} CONNECTOR_AUTH_API_SECRET=${c.apiSecret} connector-auth pipeline groups`,
-          `  CONNECTOR_AUTH_BASE_URL=${emulator.url} CONNECTOR_AUTH_WEBHOOK_TOKEN=${c.webhookToken} connector-auth webhooks list`,
-          'Ctrl-C stops it.',
-        ].join('\n'),
-      );
-
-    const signal = await new Promise<NodeJS.Signals>((resolve) => {
-      const stop = (s: NodeJS.Signals) => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        resolve(s);
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    announce(io, emulator);
+    const signal = await stopSignal();
     await emulator.stop();
     io.err(`emulator stopped (${signal})`);
     return 0;
   },
 };
 export default command;
+
+/** Where the emulator listens and the credentials to paste: one JSON object, or lines to read. */
+function announce(io: CliIO, emulator: RunningEmulator): void {
+  const c = emulator.credentials;
+  const summary = {
+    url: emulator.url,
+    pipeline_base_url: emulator.pipelineUrl,
+    webhook_base_url: emulator.webhookUrl,
+    control_url: emulator.controlUrl,
+    example_api_base_url: emulator.exampleApiUrl,
+    // Demo credentials of a local emulator, printed on purpose so that they can be pasted.
+    credentials: {
+      api_key: c.apiKey,
+      api_secret: c.apiSecret,
+      webhook_token: c.webhookToken,
+      example_api_token: emulator.exampleApiToken,
+    },
+    groups: emulator.store.groupCount,
+    connectors: emulator.store.connectorCount,
+  };
+  if (io.json) io.out(JSON.stringify({ ok: true, ...summary }));
+  else
+    io.out(
+      [
+        `emulator listening on ${emulator.url}  (${summary.groups} groups, ${summary.connectors} connectors)`,
+        `  pipeline base_url   ${emulator.pipelineUrl}     Basic  username=${c.apiKey}  password=${c.apiSecret}`,
+        `  webhook base_url    ${emulator.webhookUrl}     Bearer token=${c.webhookToken}  (or Basic as above)`,
+        `  example REST API    ${emulator.exampleApiUrl}     Bearer token=${emulator.exampleApiToken}  (the rest-api template's local target)`,
+        `  control routes      ${emulator.controlUrl}/   (emulator only, no credentials)`,
+        '',
+        'try:',
+        `  CONNECTOR_AUTH_BASE_URL=${emulator.url} CONNECTOR_AUTH_API_KEY=${c.apiKey} CONNECTOR_AUTH_API_SECRET=${c.apiSecret} connector-auth pipeline groups`,
+        `  CONNECTOR_AUTH_BASE_URL=${emulator.url} CONNECTOR_AUTH_WEBHOOK_TOKEN=${c.webhookToken} connector-auth webhooks list`,
+        'Ctrl-C stops it.',
+      ].join('\n'),
+    );
+}

@@ -42,71 +42,93 @@ const command: Command = {
     }
     const { action, id, values } = parsed;
     const limit = parseLimit(values.limit);
-
-    const file = await interfaceConfiguration(values, io);
-    const settings = resolvePipelineSettings({
-      file,
-      env: process.env,
-      ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
-    });
-    const client = await createPipelineClient(
-      { ...settings.connection, log: io.log },
-      { rejectedKey: settings.rejectedKey, ...(values.connections ? { collection: 'connections' } : {}) },
-    );
+    const client = await openClient(values, io);
     try {
-      if (action === 'upgrade') {
-        const result = await client.upgradeTransformation(id!);
-        io.out(
-          io.json
-            ? JSON.stringify({ ok: true, transformation_id: id, ...result })
-            : `${result.code}: ${result.message}`,
-        );
-        return 0;
-      }
+      if (action === 'upgrade') return await upgrade(io, client, id!);
       const page = { ...(limit !== undefined ? { limit } : {}) };
-      if (action === 'groups') {
-        const { items, nextCursor } = await collect(
-          io,
-          'groups',
-          values.cursor,
-          (cursor) => client.listGroups({ ...page, cursor }),
-          () => client.groups(page),
-        );
-        print(io, items, nextCursor, ['ID', 'NAME', 'CREATED_AT'], (g) => [g.id, g.name, g.created_at]);
-        return 0;
-      }
+      if (action === 'groups') return await listGroups(io, client, page, values.cursor);
       const filter = { ...page, ...(values.schema ? { schema: values.schema } : {}) };
-      const { items, nextCursor } = await collect(
-        io,
-        'connectors',
-        values.cursor,
-        (cursor) => client.listConnectors(id!, { ...filter, cursor }),
-        () => client.connectors(id!, filter),
-      );
-      print(
-        io,
-        items.map(hideConnectCardToken),
-        nextCursor,
-        ['ID', 'SCHEMA', 'SERVICE', 'SETUP', 'SYNC', 'UPDATE', 'PAUSED', 'FREQ_MIN', 'SUCCEEDED_AT'],
-        (c) => [
-          c.id,
-          c.schema,
-          c.service,
-          c.status.setup_state,
-          c.status.sync_state,
-          c.status.update_state,
-          c.paused ? 'yes' : 'no',
-          c.sync_frequency,
-          c.succeeded_at ?? '-',
-        ],
-      );
-      return 0;
+      return await listConnectors(io, client, id!, filter, values.cursor);
     } finally {
       await client.close();
     }
   },
 };
 export default command;
+
+type PipelineClient = Awaited<ReturnType<typeof createPipelineClient>>;
+type Page = { limit?: number };
+
+/** The client, its credentials from --base-url, the --configuration file, then the environment. */
+async function openClient(
+  values: { configuration?: string | undefined; 'base-url'?: string | undefined; connections?: boolean | undefined },
+  io: CliIO,
+): Promise<PipelineClient> {
+  const file = await interfaceConfiguration(values, io);
+  const settings = resolvePipelineSettings({
+    file,
+    env: process.env,
+    ...(values['base-url'] ? { baseUrl: values['base-url'] } : {}),
+  });
+  return createPipelineClient(
+    { ...settings.connection, log: io.log },
+    { rejectedKey: settings.rejectedKey, ...(values.connections ? { collection: 'connections' } : {}) },
+  );
+}
+
+async function upgrade(io: CliIO, client: PipelineClient, id: string): Promise<number> {
+  const result = await client.upgradeTransformation(id);
+  io.out(
+    io.json ? JSON.stringify({ ok: true, transformation_id: id, ...result }) : `${result.code}: ${result.message}`,
+  );
+  return 0;
+}
+
+async function listGroups(io: CliIO, client: PipelineClient, page: Page, cursor: string | undefined): Promise<number> {
+  const { items, nextCursor } = await collect(
+    io,
+    'groups',
+    cursor,
+    (at) => client.listGroups({ ...page, cursor: at }),
+    () => client.groups(page),
+  );
+  print(io, items, nextCursor, ['ID', 'NAME', 'CREATED_AT'], (g) => [g.id, g.name, g.created_at]);
+  return 0;
+}
+
+async function listConnectors(
+  io: CliIO,
+  client: PipelineClient,
+  groupId: string,
+  filter: Page & { schema?: string },
+  cursor: string | undefined,
+): Promise<number> {
+  const { items, nextCursor } = await collect(
+    io,
+    'connectors',
+    cursor,
+    (at) => client.listConnectors(groupId, { ...filter, cursor: at }),
+    () => client.connectors(groupId, filter),
+  );
+  print(
+    io,
+    items.map(hideConnectCardToken),
+    nextCursor,
+    ['ID', 'SCHEMA', 'SERVICE', 'SETUP', 'SYNC', 'UPDATE', 'PAUSED', 'FREQ_MIN', 'SUCCEEDED_AT'],
+    (c) => [
+      c.id,
+      c.schema,
+      c.service,
+      c.status.setup_state,
+      c.status.sync_state,
+      c.status.update_state,
+      c.paused ? 'yes' : 'no',
+      c.sync_frequency,
+      c.succeeded_at ?? '-',
+    ],
+  );
+  return 0;
+}
 
 /** One page at --cursor, or every page, with a progress line while they come (a large group is many pages). */
 async function collect<T>(

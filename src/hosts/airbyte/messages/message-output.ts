@@ -37,107 +37,139 @@ const CHUNK = 64 * 1024;
 const TAIL = ',"emitted_at":';
 
 export function openMessageOutput(options: { registry: SecretRegistry; stream?: NodeJS.WriteStream }): MessageOutput {
-  const { registry } = options;
-  const stream = options.stream ?? process.stdout;
-  let pending = '';
+  return new StdoutMessages(options.registry, options.stream ?? process.stdout);
+}
+
+/** The output from open to close: the chunk being filled, what of it is checked, the captured write. */
+class StdoutMessages implements MessageOutput {
+  readonly #registry: SecretRegistry;
+  readonly #stream: NodeJS.WriteStream;
+  #pending = '';
   // The leading characters of `pending` that are checked RECORD lines, and the registry's generation
   // when they were checked: a secret registered since means they are scanned after all.
-  let checkedLength = 0;
-  let checkedAt = -1;
+  #checkedLength = 0;
+  #checkedAt = -1;
   // The start of a RECORD line, per stream: the name is encoded once, not once per record.
-  const heads = new Map<string, string>();
-  let drained: Promise<void> | undefined;
+  readonly #heads = new Map<string, string>();
+  #drained: Promise<void> | undefined;
+  // The registry's answer for the last head asked about, and its generation then.
+  #askedHead = '';
+  #askedAt = -1;
+  #answer = false;
+  /** An unfinished stray line, waiting for its end (or close). */
+  #stray = '';
+  readonly #original: NodeJS.WriteStream['write'];
+  readonly #capture: NodeJS.WriteStream['write'];
 
-  const writeChunk = (): void => {
+  constructor(registry: SecretRegistry, stream: NodeJS.WriteStream) {
+    this.#registry = registry;
+    this.#stream = stream;
+    this.#original = stream.write;
+    this.#capture = this.#captureWrites();
+    stream.write = this.#capture;
+  }
+
+  send(message: AirbyteMessage): void {
+    this.#pending += `${JSON.stringify(message)}\n`;
+    this.#writeChunk();
+  }
+
+  record(name: string, data: JsonObject | string, emittedAt: number, checked = false): Promise<void> | undefined {
+    const json = typeof data === 'string' ? data : JSON.stringify(data);
+    let head = this.#heads.get(name);
+    if (head === undefined)
+      this.#heads.set(name, (head = `{"type":"RECORD","record":{"stream":${JSON.stringify(name)},"data":`));
+    const line = `${head}${json}${TAIL}${emittedAt}}}\n`;
+    if (checked && this.#checkedLength === this.#pending.length && this.#cleanAfterCheck(head))
+      this.#checkedLength += line.length;
+    this.#append(line);
+    return this.#drained;
+  }
+
+  async control(config: JsonObject): Promise<void> {
+    await this.flush();
+    const line = `${JSON.stringify({ type: 'CONTROL', control: { type: 'CONNECTOR_CONFIG', emitted_at: Date.now(), connectorConfig: { config } } } satisfies AirbyteMessage)}\n`;
+    await new Promise<void>((resolve, reject) =>
+      writeUnredacted(this.#stream, line, (error) => (error ? reject(error) : resolve())),
+    );
+  }
+
+  async flush(): Promise<void> {
+    this.#writeChunk();
+    while (this.#drained) await this.#drained;
+  }
+
+  async close(): Promise<void> {
+    if (this.#stray !== '') this.#strayLog(this.#stray);
+    this.#stray = '';
+    await this.flush();
+    if (this.#stream.write === this.#capture) this.#stream.write = this.#original;
+  }
+
+  #writeChunk(): void {
+    const pending = this.#pending;
     if (pending === '') return;
-    const clean = registry.generation === checkedAt ? checkedLength : 0;
+    const registry = this.#registry;
+    const clean = registry.generation === this.#checkedAt ? this.#checkedLength : 0;
     const chunk =
       registry.size === 0 || clean === pending.length
         ? pending
         : pending.slice(0, clean) + registry.redact(pending.slice(clean));
-    pending = '';
-    checkedLength = 0;
-    if (!writeUnredacted(stream, chunk) && !drained) {
-      drained = new Promise<void>((resolve) => stream.once('drain', () => ((drained = undefined), resolve())));
-    }
-  };
-  const append = (line: string): void => {
-    pending += line;
-    if (pending.length >= CHUNK) writeChunk();
-  };
-  /** Whether a line checked now can skip the scan; the first in a chunk sets the generation. */
-  const cleanAfterCheck = (head: string): boolean => {
-    if (checkedLength === 0) checkedAt = registry.generation;
-    if (checkedAt !== registry.generation) return false;
-    // Asked once per stream and registry: the same head string comes back for every record.
-    if (head !== askedHead || askedAt !== checkedAt) {
-      askedHead = head;
-      askedAt = checkedAt;
-      answer = registry.cleanAroundCheckedValues(head + TAIL);
-    }
-    return answer;
-  };
-  let askedHead = '';
-  let askedAt = -1;
-  let answer = false;
-  const send = (message: AirbyteMessage): void => {
-    pending += `${JSON.stringify(message)}\n`;
-    writeChunk();
-  };
-
-  // A stray print is one LOG message per write that ends a line: one console.log call, however many
-  // lines it holds, is one message (its line breaks JSON-escaped). An unfinished line waits for its
-  // end (or close).
-  let stray = '';
-  const original = stream.write;
-  const capture = function (chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
-    const text =
-      typeof chunk === 'string'
-        ? typeof encoding === 'string' && Buffer.isEncoding(encoding)
-          ? Buffer.from(chunk, encoding).toString('utf8')
-          : chunk
-        : Buffer.from(chunk as Uint8Array).toString('utf8');
-    stray += text;
-    const end = stray.lastIndexOf('\n');
-    if (end >= 0) {
-      send({ type: 'LOG', log: { level: 'INFO', message: registry.redact(stray.slice(0, end)) } });
-      stray = stray.slice(end + 1);
-    }
-    const done = typeof encoding === 'function' ? encoding : callback;
-    if (typeof done === 'function') process.nextTick(done as () => void);
-    return true;
-  } as typeof stream.write;
-  stream.write = capture;
-
-  const flush = async (): Promise<void> => {
-    writeChunk();
-    while (drained) await drained;
-  };
-  return {
-    send,
-    record(name, data, emittedAt, checked = false) {
-      const json = typeof data === 'string' ? data : JSON.stringify(data);
-      let head = heads.get(name);
-      if (head === undefined)
-        heads.set(name, (head = `{"type":"RECORD","record":{"stream":${JSON.stringify(name)},"data":`));
-      const line = `${head}${json}${TAIL}${emittedAt}}}\n`;
-      if (checked && checkedLength === pending.length && cleanAfterCheck(head)) checkedLength += line.length;
-      append(line);
-      return drained;
-    },
-    async control(config) {
-      await flush();
-      const line = `${JSON.stringify({ type: 'CONTROL', control: { type: 'CONNECTOR_CONFIG', emitted_at: Date.now(), connectorConfig: { config } } } satisfies AirbyteMessage)}\n`;
-      await new Promise<void>((resolve, reject) =>
-        writeUnredacted(stream, line, (error) => (error ? reject(error) : resolve())),
+    this.#pending = '';
+    this.#checkedLength = 0;
+    if (!writeUnredacted(this.#stream, chunk) && !this.#drained) {
+      this.#drained = new Promise<void>((resolve) =>
+        this.#stream.once('drain', () => ((this.#drained = undefined), resolve())),
       );
-    },
-    flush,
-    async close() {
-      if (stray !== '') send({ type: 'LOG', log: { level: 'INFO', message: registry.redact(stray) } });
-      stray = '';
-      await flush();
-      if (stream.write === capture) stream.write = original;
-    },
-  };
+    }
+  }
+
+  #append(line: string): void {
+    this.#pending += line;
+    if (this.#pending.length >= CHUNK) this.#writeChunk();
+  }
+
+  /** Whether a line checked now can skip the scan; the first in a chunk sets the generation. */
+  #cleanAfterCheck(head: string): boolean {
+    if (this.#checkedLength === 0) this.#checkedAt = this.#registry.generation;
+    if (this.#checkedAt !== this.#registry.generation) return false;
+    // Asked once per stream and registry: the same head string comes back for every record.
+    if (head !== this.#askedHead || this.#askedAt !== this.#checkedAt) {
+      this.#askedHead = head;
+      this.#askedAt = this.#checkedAt;
+      this.#answer = this.#registry.cleanAroundCheckedValues(head + TAIL);
+    }
+    return this.#answer;
+  }
+
+  #strayLog(text: string): void {
+    this.send({ type: 'LOG', log: { level: 'INFO', message: this.#registry.redact(text) } });
+  }
+
+  /**
+   * The stream's write while the output is open. A stray print is one LOG message per write that
+   * ends a line: one console.log call, however many lines it holds, is one message (its line breaks
+   * JSON-escaped).
+   */
+  #captureWrites(): NodeJS.WriteStream['write'] {
+    return ((chunk: unknown, encoding?: unknown, callback?: unknown): boolean => {
+      this.#stray += strayText(chunk, encoding);
+      const end = this.#stray.lastIndexOf('\n');
+      if (end >= 0) {
+        this.#strayLog(this.#stray.slice(0, end));
+        this.#stray = this.#stray.slice(end + 1);
+      }
+      const done = typeof encoding === 'function' ? encoding : callback;
+      if (typeof done === 'function') process.nextTick(done as () => void);
+      return true;
+    }) as NodeJS.WriteStream['write'];
+  }
+}
+
+/** A written chunk as text, decoded from its encoding (or as UTF-8 bytes). */
+function strayText(chunk: unknown, encoding: unknown): string {
+  if (typeof chunk !== 'string') return Buffer.from(chunk as Uint8Array).toString('utf8');
+  return typeof encoding === 'string' && Buffer.isEncoding(encoding)
+    ? Buffer.from(chunk, encoding).toString('utf8')
+    : chunk;
 }

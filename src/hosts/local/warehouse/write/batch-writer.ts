@@ -195,7 +195,7 @@ export class BatchWriter {
     }
     let plan = planRun(state, run);
     const staged = [...plan.types].map(([name, type]) =>
-      stageColumn(this.#api, state.name, name, type, run.columns.get(name) as unknown[], false),
+      this.#stage(state, name, type, run.columns.get(name) as unknown[]),
     );
     if (!state.merges) {
       if (await this.#appendUpserts(state, plan, staged, run.n)) return;
@@ -244,6 +244,11 @@ export class BatchWriter {
     await this.#appending.append(state, names, n, (types) => buildChunks(this.#api, names, types, given, n, synced));
   }
 
+  /** One of a run's columns staged strictly for its table. */
+  #stage(state: TableState, name: string, target: string, source: unknown[]): StagedColumn {
+    return stageColumn({ api: this.#api, table: state.name, name, target, source, lenient: false });
+  }
+
   async #writeUpdates(state: TableState, run: Run): Promise<void> {
     const plan = planRun(state, run);
     const column = (name: string): unknown[] => run.columns.get(name) as unknown[];
@@ -251,7 +256,7 @@ export class BatchWriter {
     // Key columns first, then the data columns given in the run.
     const staged: StagedColumn[] = [];
     for (const key of state.keys) {
-      staged.push(stageColumn(this.#api, state.name, key, plan.types.get(key) as string, column(key), false));
+      staged.push(this.#stage(state, key, plan.types.get(key) as string, column(key)));
     }
     for (const name of plan.present) {
       if (keys.has(name)) continue;
@@ -259,7 +264,7 @@ export class BatchWriter {
       // that does not exist yet is NULL already.
       const existing = state.columns.get(name);
       const type = plan.types.get(name) ?? (existing?.exists ? existing.type : undefined);
-      if (type !== undefined) staged.push(stageColumn(this.#api, state.name, name, type, column(name), false));
+      if (type !== undefined) staged.push(this.#stage(state, name, type, column(name)));
     }
     const data = staged.slice(state.keys.length);
     const masks = data.map((staging) => {
@@ -277,16 +282,11 @@ export class BatchWriter {
 
   async #writeDeletes(state: TableState, run: Run): Promise<void> {
     if (!state.exists) return;
-    const staged = state.keys.map((key) =>
-      stageColumn(
-        this.#api,
-        state.name,
-        key,
-        state.columns.get(key)?.type ?? 'VARCHAR',
-        run.columns.get(key) ?? [],
-        true,
-      ),
-    );
+    const staged = state.keys.map((name) => {
+      const target = state.columns.get(name)?.type ?? 'VARCHAR';
+      const source = run.columns.get(name) ?? [];
+      return stageColumn({ api: this.#api, table: state.name, name, target, source, lenient: true });
+    });
     await this.#staging.load(staged, run.n, undefined, false);
     await this.#execute([deleteStatement(state, staged)], this.#staging.emptyStatements());
   }

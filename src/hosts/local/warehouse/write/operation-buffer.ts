@@ -61,76 +61,91 @@ function appendToRun(state: TableState, run: Run, row: unknown): void {
   if (row === null || typeof row !== 'object' || Array.isArray(row)) {
     throw warehouseError(`${tableLabel(state.name)}: ${run.kind === 'delete' ? 'keys' : 'a row'} must be an object`);
   }
-  const source = row as Row;
   const n = run.n;
-  const columns = run.columns;
-  const keysOnly = run.kind === 'delete';
-  const shape = keysOnly ? undefined : (run.shape ??= { keys: [], names: [], arrays: [] });
   try {
-    // for…in over own keys: the same keys in the same order as Object.keys, without an array per row.
-    let k = 0;
-    for (const key in source) {
-      if (!Object.hasOwn(source, key)) continue;
-      let value = source[key];
-      if (value === undefined) continue;
-      let name: string;
-      let values: unknown[] | undefined;
-      if (shape !== undefined && shape.keys[k] === key) {
-        name = shape.names[k] as string;
-        values = shape.arrays[k] as unknown[];
-      } else {
-        name = state.rawNames.get(key) ?? columnName(state, key);
-        if (keysOnly && !state.keys.includes(name)) continue;
-        values = columns.get(name);
-        if (values === undefined) {
-          values = n === 0 ? [] : new Array(n);
-          columns.set(name, values);
-        }
-        if (shape !== undefined) {
-          shape.keys[k] = key;
-          shape.names[k] = name;
-          shape.arrays[k] = values;
-        }
-      }
-      k++;
-      if (typeof value === 'object') {
-        if (value !== null) value = copyObjectValue(value, state.name, name);
-      } else if (typeof value === 'function' || typeof value === 'symbol') {
-        throw warehouseError(`${columnLabel(state.name, name)}: values of type ${typeof value} cannot be stored`);
-      }
-      if (values.length > n) {
-        throw warehouseError(
-          `${columnLabel(state.name, name)}: given twice in one row (column names are case-insensitive)`,
-        );
-      }
-      values[n] = value;
-    }
-    if (state.keyless) {
-      let values = columns.get(FIVETRAN_ID);
-      const given = values?.[n];
-      if (given === undefined || given === null) {
-        const id = rowHash(state, source);
-        if (values === undefined) {
-          values = n === 0 ? [] : new Array(n);
-          columns.set(FIVETRAN_ID, values);
-        }
-        values[n] = id;
-      } else if (typeof given !== 'string') {
-        throw warehouseError(`${columnLabel(state.name, FIVETRAN_ID)}: must be a string`);
-      }
-    } else {
-      for (const key of state.keys) {
-        const value = columns.get(key)?.[n];
-        if (value === undefined || value === null) {
-          throw warehouseError(`${columnLabel(state.name, key)}: the primary key value is missing or null`);
-        }
-      }
-    }
+    appendValues(state, run, row as Row);
+    if (state.keyless) appendFivetranId(state, run.columns, row as Row, n);
+    else checkKeys(state, run.columns, n);
   } catch (error) {
-    for (const values of columns.values()) if (values.length > n) values.length = n;
+    for (const values of run.columns.values()) if (values.length > n) values.length = n;
     throw error;
   }
   run.n = n + 1;
+}
+
+/**
+ * The row's values as the run's next entry of their columns. The run's shape remembers the
+ * last row's keys with their columns, so a row shaped as the one before looks up no name.
+ */
+function appendValues(state: TableState, run: Run, source: Row): void {
+  const n = run.n;
+  const keysOnly = run.kind === 'delete';
+  const shape = keysOnly ? undefined : (run.shape ??= { keys: [], names: [], arrays: [] });
+  // for…in over own keys: the same keys in the same order as Object.keys, without an array per row.
+  let k = 0;
+  for (const key in source) {
+    if (!Object.hasOwn(source, key)) continue;
+    let value = source[key];
+    if (value === undefined) continue;
+    let name: string;
+    let values: unknown[];
+    if (shape !== undefined && shape.keys[k] === key) {
+      name = shape.names[k] as string;
+      values = shape.arrays[k] as unknown[];
+    } else {
+      name = state.rawNames.get(key) ?? columnName(state, key);
+      if (keysOnly && !state.keys.includes(name)) continue;
+      values = columnValues(run.columns, name, n);
+      if (shape !== undefined) {
+        shape.keys[k] = key;
+        shape.names[k] = name;
+        shape.arrays[k] = values;
+      }
+    }
+    k++;
+    if (typeof value === 'object') {
+      if (value !== null) value = copyObjectValue(value, state.name, name);
+    } else if (typeof value === 'function' || typeof value === 'symbol') {
+      throw warehouseError(`${columnLabel(state.name, name)}: values of type ${typeof value} cannot be stored`);
+    }
+    if (values.length > n) {
+      throw warehouseError(
+        `${columnLabel(state.name, name)}: given twice in one row (column names are case-insensitive)`,
+      );
+    }
+    values[n] = value;
+  }
+}
+
+/** A column of the run, created (as long as the run, empty) the first time it is given. */
+function columnValues(columns: Run['columns'], name: string, n: number): unknown[] {
+  let values = columns.get(name);
+  if (values === undefined) {
+    values = n === 0 ? [] : new Array(n);
+    columns.set(name, values);
+  }
+  return values;
+}
+
+/** A keyless table's row: its `_fivetran_id` as given (a string), or computed from its data. */
+function appendFivetranId(state: TableState, columns: Run['columns'], source: Row, n: number): void {
+  const given = columns.get(FIVETRAN_ID)?.[n];
+  if (given === undefined || given === null) {
+    const id = rowHash(state, source);
+    columnValues(columns, FIVETRAN_ID, n)[n] = id;
+  } else if (typeof given !== 'string') {
+    throw warehouseError(`${columnLabel(state.name, FIVETRAN_ID)}: must be a string`);
+  }
+}
+
+/** Every primary key column has a value in the row. */
+function checkKeys(state: TableState, columns: Run['columns'], n: number): void {
+  for (const key of state.keys) {
+    const value = columns.get(key)?.[n];
+    if (value === undefined || value === null) {
+      throw warehouseError(`${columnLabel(state.name, key)}: the primary key value is missing or null`);
+    }
+  }
 }
 
 /** `_fivetran_id` of a row as given: its non-null data under canonical names. */

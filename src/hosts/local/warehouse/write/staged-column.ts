@@ -8,10 +8,7 @@ import {
   categoryOf,
   type Api,
   type DuckDBType,
-  INT64_MAX,
-  INT64_MIN,
   JsonText,
-  TWO_POW_63,
   base64,
   describeType,
   isJsonText,
@@ -19,6 +16,7 @@ import {
   columnLabel,
   warehouseError,
 } from '../base/index.js';
+import { takeCensus, type ColumnCensus } from './column-census.js';
 
 /** One staged column: its values converted for a staging column type. */
 export interface StagedColumn {
@@ -56,157 +54,166 @@ function castExpr(target: string): (ref: string) => string {
 
 const identity = (ref: string): string => ref;
 
+/** One column of a run to stage. */
+export interface ColumnToStage {
+  api: Api;
+  table: string;
+  name: string;
+  /** the column's type in the table */
+  target: string;
+  /** the run's column (shorter than the run when its last operations lack it) */
+  source: unknown[];
+  /** never throw and cast with TRY_CAST (keys of deletes: a key that cannot exist matches nothing) */
+  lenient: boolean;
+}
+
+/** Converts one column's values for staging. */
+export function stageColumn(column: ColumnToStage): StagedColumn {
+  const staging = new ColumnStaging(column);
+  return column.lenient ? staging.lenient() : staging.strict();
+}
+
 /**
- * Converts one column's values for staging. `source` is the run's column
- * (shorter than the run when its last operations lack it); `lenient` never
- * throws and casts with TRY_CAST (keys of deletes: a key that cannot exist
- * matches nothing).
+ * The staging of one column: its census picks the staging type per category of the target
+ * type; a category whose values do not fit its fast staging falls back to text and a checked cast.
  */
-export function stageColumn(
-  api: Api,
-  table: string,
-  name: string,
-  target: string,
-  source: unknown[],
-  lenient: boolean,
-): StagedColumn {
-  const n = source.length;
-  const fail = (message: string): never => {
-    throw warehouseError(`${columnLabel(table, name)}: ${message}`);
+class ColumnStaging {
+  readonly #column: ColumnToStage;
+
+  constructor(column: ColumnToStage) {
+    this.#column = column;
+  }
+
+  /** Throws the column's error. */
+  readonly fail = (message: string): never => {
+    throw warehouseError(`${columnLabel(this.#column.table, this.#column.name)}: ${message}`);
   };
-  const convert = (to: (value: unknown) => unknown): unknown[] => {
+
+  /** A value's text form, or the column's error. */
+  readonly asText = (value: unknown): string => toText(this.#column.api, value, this.fail) as string;
+
+  /** Every value converted by `to`, a missing one as null. */
+  convert(to: (value: unknown) => unknown): unknown[] {
+    const source = this.#column.source;
+    const n = source.length;
     const values: unknown[] = new Array(n);
     for (let i = 0; i < n; i++) {
       const value = source[i];
       values[i] = value === undefined || value === null ? null : to(value);
     }
     return values;
-  };
-  const staged = (
+  }
+
+  staged(
     stageType: StagedColumn['stageType'],
     values: unknown[],
     expr: (ref: string) => string,
     check: boolean,
-  ): StagedColumn => ({ name, target, stageType, values, expr, check });
-  if (lenient) {
-    const values = convert((value) => toText(api, value, () => null));
-    return staged('VARCHAR', values, (ref) => `TRY_CAST(${ref} AS ${target})`, false);
+  ): StagedColumn {
+    return { name: this.#column.name, target: this.#column.target, stageType, values, expr, check };
   }
-  // What the column holds: one pass to pick the fastest faithful staging.
-  let numbers = 0;
-  let integers = true;
-  let bigints = 0;
-  let int64 = true;
-  let booleans = 0;
-  let strings = 0;
-  let dates = 0;
-  let nonNull = 0;
-  for (let i = 0; i < n; i++) {
-    const value = source[i];
-    if (value === undefined || value === null) continue;
-    nonNull++;
-    switch (typeof value) {
-      case 'number':
-        numbers++;
-        if (integers && !(Number.isInteger(value) && value >= -TWO_POW_63 && value < TWO_POW_63)) integers = false;
-        break;
-      case 'bigint':
-        bigints++;
-        if (value < INT64_MIN || value > INT64_MAX) int64 = false;
-        break;
-      case 'boolean':
-        booleans++;
-        break;
-      case 'string':
-        strings++;
-        break;
-      case 'object':
-        if (value instanceof Date) {
-          if (!isValidDate(value)) fail('an invalid Date cannot be stored');
-          dates++;
-        }
-        break;
-    }
-  }
-  const asText = (value: unknown): string => toText(api, value, fail) as string;
 
-  switch (categoryOf(target)) {
-    case 'bool':
-      if (booleans === nonNull) return staged('BOOLEAN', source, identity, false);
-      break;
-    case 'int':
-      if (numbers > 0 && !integers) {
-        // DuckDB would round a fraction into an integer column.
-        for (const value of source) {
-          if (typeof value === 'number' && !Number.isInteger(value))
-            fail(`a non-integer number cannot be stored as ${target}`);
-        }
-        fail(`a number out of range cannot be stored as ${target}`);
-      }
-      if (numbers === nonNull) {
-        // Exact: integers below 2^63 in magnitude convert from DOUBLE as they are.
-        return staged('DOUBLE', source, castExpr(target), target !== 'BIGINT' && target !== 'HUGEINT');
-      }
-      if (numbers + bigints === nonNull && int64) {
-        const values = convert((value) => (typeof value === 'bigint' ? value : BigInt(value as number)));
-        return staged(
-          'BIGINT',
-          values,
-          target === 'BIGINT' ? identity : castExpr(target),
-          target !== 'BIGINT' && target !== 'HUGEINT',
-        );
-      }
-      return staged(
-        'VARCHAR',
-        convert((value) => (typeof value === 'number' ? BigInt(value).toString() : asText(value))),
-        castExpr(target),
-        true,
-      );
-    case 'float':
-      if (numbers === nonNull) {
-        return target === 'DOUBLE'
-          ? staged('DOUBLE', source, identity, false)
-          : staged('DOUBLE', source, castExpr(target), true);
-      }
-      break;
-    case 'decimal':
-      if (numbers === nonNull) return staged('DOUBLE', source, castExpr(target), true);
-      break;
-    case 'temporal':
-      if (dates === nonNull) {
-        // Epoch milliseconds: no string formatting or parsing on the way.
-        const values = convert((value) => (value as Date).getTime());
-        const epoch = (ref: string): string => `epoch_ms(CAST(${ref} AS BIGINT))`;
-        return staged(
-          'DOUBLE',
-          values,
-          target === 'TIMESTAMP' ? epoch : (ref) => `CAST(${epoch(ref)} AS ${target})`,
-          false,
-        );
-      }
-      break;
-    case 'blob': {
-      const Blob = api.DuckDBBlobValue;
-      const values = convert((value) => {
-        if (value instanceof Uint8Array) return new Blob(value);
-        if (typeof value === 'string') return new Blob(Buffer.from(value, 'utf8'));
-        return fail(`a ${describeType(value)} value cannot be stored as BLOB`);
-      });
-      return staged('BLOB', values, identity, false);
-    }
-    case 'text':
-      return staged('VARCHAR', strings === nonNull ? source : convert(asText), identity, false);
-    case 'json':
-      return staged(
-        'VARCHAR',
-        convert((value) => toJsonText(value)),
-        castExpr('JSON'),
-        false,
-      );
-    default:
-      break;
+  /** As text, cast with TRY_CAST: nothing fails. */
+  lenient(): StagedColumn {
+    const { api, target } = this.#column;
+    const values = this.convert((value) => toText(api, value, () => null));
+    return this.staged('VARCHAR', values, (ref) => `TRY_CAST(${ref} AS ${target})`, false);
   }
-  return staged('VARCHAR', strings === nonNull ? source : convert(asText), castExpr(target), true);
+
+  /** The fastest faithful staging for what the column holds. */
+  strict(): StagedColumn {
+    const census = takeCensus(this.#column.source, this.fail);
+    return this.#byCategory(census) ?? this.#asCheckedText(census);
+  }
+
+  #byCategory(census: ColumnCensus): StagedColumn | undefined {
+    const { source, target } = this.#column;
+    const numbersOnly = census.numbers === census.nonNull;
+    switch (categoryOf(target)) {
+      case 'bool':
+        return census.booleans === census.nonNull ? this.staged('BOOLEAN', source, identity, false) : undefined;
+      case 'int':
+        return this.#integers(census);
+      case 'float':
+        if (!numbersOnly) return undefined;
+        return target === 'DOUBLE'
+          ? this.staged('DOUBLE', source, identity, false)
+          : this.staged('DOUBLE', source, castExpr(target), true);
+      case 'decimal':
+        return numbersOnly ? this.staged('DOUBLE', source, castExpr(target), true) : undefined;
+      case 'temporal':
+        return census.dates === census.nonNull ? this.#epochMilliseconds() : undefined;
+      case 'blob':
+        return this.#blobs();
+      case 'text':
+        return this.staged('VARCHAR', this.#texts(census), identity, false);
+      case 'json':
+        return this.staged('VARCHAR', this.convert(toJsonText), castExpr('JSON'), false);
+      default:
+        return undefined;
+    }
+  }
+
+  /** Any other column: its text, cast and checked. */
+  #asCheckedText(census: ColumnCensus): StagedColumn {
+    return this.staged('VARCHAR', this.#texts(census), castExpr(this.#column.target), true);
+  }
+
+  /** The values as text: the column itself when it holds only strings. */
+  #texts(census: ColumnCensus): unknown[] {
+    return census.strings === census.nonNull ? this.#column.source : this.convert(this.asText);
+  }
+
+  /** An integer column: as DOUBLE when numbers, as BIGINT when they fit INT64, else as text. */
+  #integers(census: ColumnCensus): StagedColumn {
+    const { source, target } = this.#column;
+    if (census.numbers > 0 && !census.integers) this.#rejectNumbers();
+    const checked = target !== 'BIGINT' && target !== 'HUGEINT';
+    if (census.numbers === census.nonNull) {
+      // Exact: integers below 2^63 in magnitude convert from DOUBLE as they are.
+      return this.staged('DOUBLE', source, castExpr(target), checked);
+    }
+    if (census.numbers + census.bigints === census.nonNull && census.int64) {
+      const values = this.convert((value) => (typeof value === 'bigint' ? value : BigInt(value as number)));
+      return this.staged('BIGINT', values, target === 'BIGINT' ? identity : castExpr(target), checked);
+    }
+    const values = this.convert((value) => (typeof value === 'number' ? BigInt(value).toString() : this.asText(value)));
+    return this.staged('VARCHAR', values, castExpr(target), true);
+  }
+
+  /** DuckDB would round a fraction into an integer column: a fraction or an out-of-range number fails. */
+  #rejectNumbers(): never {
+    const target = this.#column.target;
+    for (const value of this.#column.source) {
+      if (typeof value === 'number' && !Number.isInteger(value))
+        this.fail(`a non-integer number cannot be stored as ${target}`);
+    }
+    return this.fail(`a number out of range cannot be stored as ${target}`);
+  }
+
+  /** Dates as epoch milliseconds: no string formatting or parsing on the way. */
+  #epochMilliseconds(): StagedColumn {
+    const target = this.#column.target;
+    const values = this.convert((value) => (value as Date).getTime());
+    const epoch = (ref: string): string => `epoch_ms(CAST(${ref} AS BIGINT))`;
+    return this.staged(
+      'DOUBLE',
+      values,
+      target === 'TIMESTAMP' ? epoch : (ref) => `CAST(${epoch(ref)} AS ${target})`,
+      false,
+    );
+  }
+
+  /** Bytes as they are, a string as its UTF-8 bytes. */
+  #blobs(): StagedColumn {
+    const Blob = this.#column.api.DuckDBBlobValue;
+    const values = this.convert((value) => {
+      if (value instanceof Uint8Array) return new Blob(value);
+      if (typeof value === 'string') return new Blob(Buffer.from(value, 'utf8'));
+      return this.fail(`a ${describeType(value)} value cannot be stored as BLOB`);
+    });
+    return this.staged('BLOB', values, identity, false);
+  }
 }
 
 /** A value as VARCHAR text; `fail` decides what a value without a text form becomes. */

@@ -5,7 +5,15 @@
  * table and column, never by value. Also names the TEMP table the merge of
  * an update run goes through, so both are dropped together after a failure.
  */
-import { type Api, type Connection, type DuckDBType, quoteIdent, columnLabel, warehouseError } from '../base/index.js';
+import {
+  type Api,
+  type Connection,
+  type DataChunk,
+  type DuckDBType,
+  quoteIdent,
+  columnLabel,
+  warehouseError,
+} from '../base/index.js';
 import { stageVectorType, type StagedColumn } from './staged-column.js';
 
 const STAGE = '__connector_auth_stage';
@@ -43,68 +51,37 @@ export class StagingTable {
     masks: boolean[][] | undefined,
     sequence: boolean,
   ): Promise<string | undefined> {
+    const layout = stagingLayout(this.#api, columns, masks, sequence);
+    await this.#ensureLayout(layout.sql);
+    await this.#append(layout, n);
+    return castCheck(columns);
+  }
+
+  /** The staging table recreated, empty, when the run's layout differs from the last one's. */
+  async #ensureLayout(sql: string): Promise<void> {
+    if (this.#layout === sql) return;
+    this.#layout = undefined;
+    await this.#conn.run(`CREATE OR REPLACE TEMP TABLE ${quoteIdent(STAGE)} (${sql})`);
+    this.#layout = sql;
+  }
+
+  /** The run's values appended chunk by chunk, a sequence number last when the layout has one. */
+  async #append(layout: StagingLayout, n: number): Promise<void> {
     const api = this.#api;
-    const stageTypes: DuckDBType[] = [];
-    const defs: string[] = [];
-    const sources: unknown[][] = [];
-    columns.forEach((column, i) => {
-      defs.push(`c${i} ${column.stageType}`);
-      stageTypes.push(stageVectorType(api, column.stageType));
-      sources.push(column.values);
-    });
-    masks?.forEach((mask, i) => {
-      defs.push(`p${i} BOOLEAN`);
-      stageTypes.push(api.BOOLEAN);
-      sources.push(mask);
-    });
-    if (sequence) {
-      defs.push('__seq INTEGER');
-      stageTypes.push(api.INTEGER);
-    }
-    const layout = defs.join(', ');
-    if (this.#layout !== layout) {
-      this.#layout = undefined;
-      await this.#conn.run(`CREATE OR REPLACE TEMP TABLE ${quoteIdent(STAGE)} (${layout})`);
-      this.#layout = layout;
-    }
     // Resolves without a round trip: the appender is created synchronously.
     const appender = await this.#conn.createAppender(STAGE, 'main', 'temp');
     try {
       const chunkSize = api.DuckDBVector.standardSize();
       for (let offset = 0; offset < n; offset += chunkSize) {
         const size = Math.min(chunkSize, n - offset);
-        const chunk = api.DuckDBDataChunk.create(stageTypes, size);
-        for (let c = 0; c < sources.length; c++) {
-          const vector = chunk.getColumnVector(c) as unknown as { setItem(i: number, v: unknown): void; flush(): void };
-          const source = sources[c] as unknown[];
-          for (let j = 0; j < size; j++) vector.setItem(j, source[offset + j] ?? null);
-          vector.flush();
-        }
-        if (sequence) {
-          const vector = chunk.getColumnVector(sources.length) as unknown as {
-            setItem(i: number, v: number): void;
-            flush(): void;
-          };
-          for (let j = 0; j < size; j++) vector.setItem(j, offset + j);
-          vector.flush();
-        }
+        const chunk = api.DuckDBDataChunk.create(layout.types, size);
+        fillChunk(chunk, layout, offset, size);
         appender.appendDataChunk(chunk);
       }
       appender.flushSync();
     } finally {
       appender.closeSync();
     }
-
-    const checked: string[] = [];
-    const failures: string[] = [];
-    columns.forEach((column, i) => {
-      if (!column.check) return;
-      const k = checked.length;
-      checked.push(`count_if(c${i} IS NOT NULL AND TRY_CAST(c${i} AS ${column.target}) IS NULL) AS b${k}`);
-      failures.push(`WHEN b${k} > 0 THEN error('${CHECK_MARK}:${i}:' || b${k})`);
-    });
-    if (checked.length === 0) return undefined;
-    return `SELECT CASE ${failures.join(' ')} END FROM (SELECT ${checked.join(', ')} FROM ${STAGE_REF})`;
   }
 
   /** Statements that leave the staging table empty, its memory freed. */
@@ -133,4 +110,79 @@ export function castCheckError(error: unknown, table: string, staged: StagedColu
     );
   }
   return undefined;
+}
+
+/** The staging table's columns: their SQL definitions, DuckDB types and values. */
+interface StagingLayout {
+  sql: string;
+  types: DuckDBType[];
+  /** each column's values, masks after the staged columns; the sequence column has none */
+  sources: unknown[][];
+  sequence: boolean;
+}
+
+/** Staged columns as `c<i>`, presence masks as `p<i>`, then `__seq` when the run is sequenced. */
+function stagingLayout(
+  api: Api,
+  columns: StagedColumn[],
+  masks: boolean[][] | undefined,
+  sequence: boolean,
+): StagingLayout {
+  const types: DuckDBType[] = [];
+  const defs: string[] = [];
+  const sources: unknown[][] = [];
+  columns.forEach((column, i) => {
+    defs.push(`c${i} ${column.stageType}`);
+    types.push(stageVectorType(api, column.stageType));
+    sources.push(column.values);
+  });
+  masks?.forEach((mask, i) => {
+    defs.push(`p${i} BOOLEAN`);
+    types.push(api.BOOLEAN);
+    sources.push(mask);
+  });
+  if (sequence) {
+    defs.push('__seq INTEGER');
+    types.push(api.INTEGER);
+  }
+  return { sql: defs.join(', '), types, sources, sequence };
+}
+
+/** A vector of a data chunk as the appender fills it. */
+interface ItemVector {
+  setItem(i: number, v: unknown): void;
+  flush(): void;
+}
+
+/** One chunk's rows, `offset` to `offset + size`, of every staging column. */
+function fillChunk(chunk: DataChunk, layout: StagingLayout, offset: number, size: number): void {
+  const sources = layout.sources;
+  for (let c = 0; c < sources.length; c++) {
+    const vector = chunk.getColumnVector(c) as unknown as ItemVector;
+    const source = sources[c] as unknown[];
+    for (let j = 0; j < size; j++) vector.setItem(j, source[offset + j] ?? null);
+    vector.flush();
+  }
+  if (layout.sequence) {
+    const vector = chunk.getColumnVector(sources.length) as unknown as ItemVector;
+    for (let j = 0; j < size; j++) vector.setItem(j, offset + j);
+    vector.flush();
+  }
+}
+
+/**
+ * The statement that checks every cast that can fail (DuckDB's error() aborts the transaction;
+ * the message carries only column indexes), or undefined.
+ */
+function castCheck(columns: StagedColumn[]): string | undefined {
+  const checked: string[] = [];
+  const failures: string[] = [];
+  columns.forEach((column, i) => {
+    if (!column.check) return;
+    const k = checked.length;
+    checked.push(`count_if(c${i} IS NOT NULL AND TRY_CAST(c${i} AS ${column.target}) IS NULL) AS b${k}`);
+    failures.push(`WHEN b${k} > 0 THEN error('${CHECK_MARK}:${i}:' || b${k})`);
+  });
+  if (checked.length === 0) return undefined;
+  return `SELECT CASE ${failures.join(' ')} END FROM (SELECT ${checked.join(', ')} FROM ${STAGE_REF})`;
 }
