@@ -4,6 +4,7 @@ export {
   checkFlatStringObject,
   MAX_CONFIGURATION_KEYS,
   readTextFile,
+  withoutByteOrderMark,
 } from './file/index.js';
 export type { RawConfiguration } from './file/index.js';
 export { KEY_CATALOGUE, SECRET_NAME_PATTERN, isSecretKey } from './keys/index.js';

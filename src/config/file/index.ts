@@ -8,3 +8,4 @@ export {
 } from './read-configuration-file.js';
 export type { RawConfiguration } from './read-configuration-file.js';
 export { readTextFile } from './read-text-file.js';
+export { withoutByteOrderMark } from './byte-order-mark.js';

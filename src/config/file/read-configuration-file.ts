@@ -1,3 +1,4 @@
+import { withoutByteOrderMark } from './byte-order-mark.js';
 import { readTextFile } from './read-text-file.js';
 import { ConfigurationError } from '../../errors/index.js';
 import { jsonErrorPosition } from './json-error-position.js';
@@ -17,10 +18,7 @@ export async function readConfigurationFile(path: string): Promise<RawConfigurat
 }
 
 export function parseConfigurationText(text: string, origin = 'configuration'): RawConfiguration {
-  // Windows editors (Notepad, PowerShell's Out-File) start UTF-8 files with a byte order mark,
-  // which readFile keeps as U+FEFF and JSON.parse refuses. It is not content: drop it, so the file
-  // parses and error positions count columns as the editor shows them.
-  if (text.startsWith('\uFEFF')) text = text.slice(1);
+  text = withoutByteOrderMark(text);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { connectorSchema, groupSchema, webhookSchema, type Connector, type Group } from '../../clients/index.js';
+import { withoutByteOrderMark } from '../../config/index.js';
 import { ConfigurationError } from '../../errors/index.js';
 import type { EmulatorStore, Transformation } from '../store/index.js';
 import { utcConnector, utcGroup } from './utc-timestamps.js';
@@ -59,8 +60,7 @@ export async function readEmulatorData(path: string): Promise<EmulatorData> {
       },
     );
   }
-  // A byte order mark (a data file saved by a Windows editor) is not content; JSON.parse would refuse it.
-  if (text.startsWith('\uFEFF')) text = text.slice(1);
+  text = withoutByteOrderMark(text);
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { withoutByteOrderMark } from '../../config/index.js';
 
 function errorCode(error: unknown): string | undefined {
   return error !== null && typeof error === 'object' && 'code' in error ? String(error.code) : undefined;
@@ -32,8 +33,7 @@ export async function readState(path: string): Promise<Record<string, unknown>> 
       throw new Error(`the state file ${path} is a directory, not a file`, { cause: error });
     throw new Error(`cannot read the state file ${path} (${errorCode(error) ?? 'unknown error'})`, { cause: error });
   }
-  // A byte order mark (a state file edited on Windows) is not content; JSON.parse would refuse it.
-  if (text.startsWith('\uFEFF')) text = text.slice(1);
+  text = withoutByteOrderMark(text);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -113,6 +113,21 @@ describe('airbyte spec / check / discover (rest-api template)', () => {
     for (const run of [good, bad]) expectNoSecretOutsideControl(run, [...leakForms(TOKEN), ...leakForms(WRONG)]);
   });
 
+  it('check and discover with --config and --catalog saved by a Windows editor (a byte order mark first): read as JSON', async () => {
+    const dir = await project();
+    const withMark = async (name: string, value: unknown) => {
+      const path = join(dir, name);
+      await writeFile(path, `\uFEFF${JSON.stringify(value)}`);
+      return path;
+    };
+    const check = await airbyte(['check', dir, '--config', await withMark('bom-config.json', flat())]);
+    expect(check.of('CONNECTION_STATUS')[0]?.connectionStatus.status, check.stdout).toBe('SUCCEEDED');
+    const catalog = await withMark('bom-catalog.json', configuredCatalog([{ name: 'items' }]));
+    const read = await airbyte(['read', dir, '--config', await config(dir, flat()), '--catalog', catalog]);
+    expect(read.code, read.stderr).toBe(0);
+    expect(read.of('RECORD').length).toBeGreaterThan(0);
+  });
+
   it("check with Airbyte's nested form and non-string scalars: the method's keys flattened, a number taken as its text", async () => {
     const dir = await project();
     const nested = {

@@ -364,6 +364,31 @@ describe('the path each upsert took', () => {
     expect(w.upsertPaths).toEqual({ appended: 0, merged: 20 });
   });
 
+  it('declared INT and SHORT columns whose values fit, their bounds included: appended in both runs, stored exactly', async () => {
+    const w = await openWarehouse();
+    await w.declare([{ table: 't', primary_key: ['id'], columns: { id: 'INT', n: 'SHORT', m: 'INT' } }]);
+    const edges = [-(2 ** 15), 2 ** 15 - 1];
+    const wide = [-(2 ** 31), 2 ** 31 - 1];
+    // The first run (4,096 rows) is staged and appended; the later ones fit the columns as they are.
+    for (let i = 0; i < 10_000; i++)
+      await w.upsert('t', { id: i, n: edges[i % 2]!, m: wide[i % 2]! + (i % 2 ? -i : i) });
+    await w.flush();
+    expect(w.upsertPaths).toEqual({ appended: 10_000, merged: 0 });
+    const rows = data(await w.read('t'));
+    expect(rows[0]).toEqual({ id: 0, n: -(2 ** 15), m: -(2 ** 31) });
+    expect(rows[9_999]).toEqual({ id: 9_999, n: 2 ** 15 - 1, m: 2 ** 31 - 1 - 9_999 });
+  });
+
+  it('a run that adds a column to a table with INT columns: staged, its INTs unchecked in range, still appended', async () => {
+    const w = await openWarehouse();
+    await w.declare([{ table: 't', primary_key: ['id'], columns: { id: 'INT', n: 'INT' } }]);
+    // `note` is new in every run's first rows: the run cannot fit the table as it is, and is staged.
+    for (let i = 0; i < 100; i++) await w.upsert('t', { id: i, n: 2 ** 31 - 1 - i, note: `row ${i}` });
+    await w.flush();
+    expect(w.upsertPaths).toEqual({ appended: 100, merged: 0 });
+    expect(data(await w.read('t'))[99]).toEqual({ id: 99, n: 2 ** 31 - 100, note: 'row 99' });
+  });
+
   it('every upsert is counted on one path, a run whose values need a checked cast included', async () => {
     const w = await openWarehouse();
     await w.declare([{ table: 't', primary_key: ['id'], columns: { id: 'INT', n: 'SHORT' } }]);

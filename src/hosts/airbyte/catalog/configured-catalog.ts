@@ -1,4 +1,4 @@
-import { readTextFile } from '../../../config/index.js';
+import { readTextFile, withoutByteOrderMark } from '../../../config/index.js';
 import { ConfigurationError } from '../../../errors/index.js';
 import type { SyncMode } from '../messages/index.js';
 
@@ -34,7 +34,7 @@ export function readJsonFile(path: string, flag: string, what: string): unknown 
     hint: `pass ${flag} FILE: ${what}`,
   });
   try {
-    return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+    return JSON.parse(withoutByteOrderMark(text));
   } catch {
     throw new ConfigurationError(`${flag} file ${path} is not valid JSON`, {
       code: 'input_not_json',

@@ -2,6 +2,7 @@ import {
   checkFlatStringObject,
   parseConfigurationText,
   readTextFile,
+  withoutByteOrderMark,
   type RawConfiguration,
 } from '../../../config/index.js';
 import { ConfigurationError } from '../../../errors/index.js';
@@ -33,7 +34,7 @@ export function readAirbyteConfiguration(path: string): AirbyteConfiguration {
     code: 'configuration_unreadable',
     hint: 'pass --config FILE: the connector configuration as JSON',
   });
-  if (text.startsWith('\uFEFF')) text = text.slice(1);
+  text = withoutByteOrderMark(text);
   let given: unknown;
   try {
     given = JSON.parse(text);

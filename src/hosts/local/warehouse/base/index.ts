@@ -13,6 +13,7 @@ export {
   INT64_MAX,
   INT64_MIN,
   JsonText,
+  NARROW_INTEGER_RANGES,
   TWO_POW_63,
   base64,
   copyObjectValue,

@@ -14,6 +14,15 @@ const INT128_MIN = -(2n ** 127n);
 const INT128_MAX = 2n ** 127n - 1n;
 export const TWO_POW_63 = 2 ** 63;
 
+/**
+ * The integer types narrower than BIGINT, with the numbers each holds: a column of them whose
+ * values all lie inside is stored as it is, without a checked cast (Fivetran's SHORT and INT).
+ */
+export const NARROW_INTEGER_RANGES: ReadonlyMap<string, readonly [min: number, max: number]> = new Map([
+  ['SMALLINT', [-(2 ** 15), 2 ** 15 - 1]],
+  ['INTEGER', [-(2 ** 31), 2 ** 31 - 1]],
+]);
+
 /** An object or array value, serialized when it was written. */
 export class JsonText {
   constructor(readonly text: string) {}

@@ -1,6 +1,7 @@
 /**
  * What one column of a run holds, counted in one pass before it is staged: how many numbers,
- * bigints, booleans, strings and dates, and whether the numbers are integers and the bigints fit INT64.
+ * bigints, booleans, strings and dates, whether the numbers are integers and their range, and whether
+ * the bigints fit INT64.
  */
 import { INT64_MAX, INT64_MIN, TWO_POW_63, isValidDate } from '../base/index.js';
 
@@ -9,6 +10,9 @@ export interface ColumnCensus {
   numbers: number;
   /** every number is an integer below 2^63 in magnitude */
   integers: boolean;
+  /** the smallest and largest number (Infinity and -Infinity when there is none) */
+  min: number;
+  max: number;
   bigints: number;
   /** every bigint fits INT64 */
   int64: boolean;
@@ -23,6 +27,8 @@ export function takeCensus(source: unknown[], fail: (message: string) => never):
   const census: ColumnCensus = {
     numbers: 0,
     integers: true,
+    min: Infinity,
+    max: -Infinity,
     bigints: 0,
     int64: true,
     booleans: 0,
@@ -37,6 +43,8 @@ export function takeCensus(source: unknown[], fail: (message: string) => never):
     switch (typeof value) {
       case 'number':
         census.numbers++;
+        if (value < census.min) census.min = value;
+        if (value > census.max) census.max = value;
         if (census.integers && !(Number.isInteger(value) && value >= -TWO_POW_63 && value < TWO_POW_63))
           census.integers = false;
         break;

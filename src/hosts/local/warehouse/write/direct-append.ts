@@ -8,7 +8,7 @@
  * as long again as appending the rows.
  *
  * Only values whose conversion to the column's type cannot fail are appended directly (booleans,
- * numbers into DOUBLE and BIGINT, text, bytes, JSON text, Dates into timestamps); a run with any
+ * numbers into DOUBLE and BIGINT, and into SMALLINT and INTEGER when in range, text, bytes, JSON text, Dates into timestamps); a run with any
  * other column is merged, where every cast is checked and a bad value named by column.
  */
 import {
@@ -20,6 +20,7 @@ import {
   INT64_MAX,
   INT64_MIN,
   JsonText,
+  NARROW_INTEGER_RANGES,
   type Run,
   tableRef,
   SYNCED,
@@ -61,6 +62,9 @@ export function directColumns(api: Api, staged: StagedColumn[]): Map<string, Chu
     } else if (column.target === 'JSON' && column.stageType === 'VARCHAR') {
       // JSON text already made valid by the staging (toJsonText); the appender casts VARCHAR to JSON.
       columns.set(column.name, { type: api.VARCHAR, values: column.values });
+    } else if (NARROW_INTEGER_RANGES.has(column.target) && column.stageType === 'DOUBLE') {
+      // Integers in the column's range, checked by the staging (no check asked).
+      columns.set(column.name, { type: narrowIntegerVector(api, column.target), values: column.values });
     } else if (column.target === 'BIGINT' && column.stageType === 'DOUBLE') {
       // Integers below 2^63 in magnitude, checked by the staging.
       columns.set(column.name, {
@@ -117,6 +121,13 @@ function fittingColumn(api: Api, type: string, values: unknown[]): ChunkColumn |
       return every((value) => typeof value === 'number') ? { type: api.DOUBLE, values } : undefined;
     case 'VARCHAR':
       return every((value) => typeof value === 'string') ? { type: api.VARCHAR, values } : undefined;
+    case 'SMALLINT':
+    case 'INTEGER': {
+      const [min, max] = NARROW_INTEGER_RANGES.get(type)!;
+      return every((value) => typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max)
+        ? { type: narrowIntegerVector(api, type), values }
+        : undefined;
+    }
     case 'BIGINT':
       return every((value) =>
         typeof value === 'number'
@@ -145,6 +156,11 @@ function fittingColumn(api: Api, type: string, values: unknown[]): ChunkColumn |
     default:
       return undefined;
   }
+}
+
+/** The vector type of SMALLINT or INTEGER. */
+function narrowIntegerVector(api: Api, type: string): DuckDBType {
+  return type === 'SMALLINT' ? api.SMALLINT : api.INTEGER;
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   type Api,
   type DuckDBType,
   JsonText,
+  NARROW_INTEGER_RANGES,
   base64,
   describeType,
   isJsonText,
@@ -170,8 +171,11 @@ class ColumnStaging {
     if (census.numbers > 0 && !census.integers) this.#rejectNumbers();
     const checked = target !== 'BIGINT' && target !== 'HUGEINT';
     if (census.numbers === census.nonNull) {
-      // Exact: integers below 2^63 in magnitude convert from DOUBLE as they are.
-      return this.staged('DOUBLE', source, castExpr(target), checked);
+      // Exact: integers below 2^63 in magnitude convert from DOUBLE as they are; into SMALLINT or
+      // INTEGER without a check when every one is in its range.
+      const range = NARROW_INTEGER_RANGES.get(target);
+      const fits = range !== undefined && census.min >= range[0] && census.max <= range[1];
+      return this.staged('DOUBLE', source, castExpr(target), checked && !fits);
     }
     if (census.numbers + census.bigints === census.nonNull && census.int64) {
       const values = this.convert((value) => (typeof value === 'bigint' ? value : BigInt(value as number)));
