@@ -15,8 +15,15 @@ import { join } from 'node:path';
 /** The built-ins whose ES facade costs more than the module itself. */
 const FACADE_COSTS = new Set(['node:fs', 'node:util', 'node:crypto', 'node:net']);
 
+/**
+ * The built-ins loaded at the first call of one of their functions instead: fs/promises loads
+ * readline and the REPL's history with it (~2 ms), and a start that reads its files synchronously
+ * (`airbyte spec`) calls none of them. Each export our sources import from it is a function.
+ */
+const FIRST_CALL = new Set(['node:fs/promises']);
+
 /** Whether the bundle must leave `id` to this plugin rather than keep it an import of its own. */
-export const facadeFreeBuiltin = (id) => FACADE_COSTS.has(id);
+export const facadeFreeBuiltin = (id) => FACADE_COSTS.has(id) || FIRST_CALL.has(id);
 
 /** The id our imports of a built-in resolve to; start-chunks.js puts it with its first importer. */
 export const BUILTIN_PREFIX = '\0connector-auth:builtin:';
@@ -43,15 +50,32 @@ function facadeFree(specifier) {
   ].join('\n');
 }
 
+/** The module standing for `specifier` in FIRST_CALL: each function loads the built-in when called. */
+function loadedAtFirstCall(specifier) {
+  const builtin = process.getBuiltinModule(specifier);
+  const names = Object.keys(builtin).filter((name) => typeof builtin[name] === 'function' && identifier(name));
+  return [
+    'let $builtin;',
+    `const $load = () => ($builtin ??= process.getBuiltinModule(${JSON.stringify(specifier)}));`,
+    'const $call = /* @__NO_SIDE_EFFECTS__ */ (name) => (...args) => $load()[name](...args);',
+    ...names.map((name, index) => `const $${index} = /* @__PURE__ */ $call(${JSON.stringify(name)});`),
+    `export { ${names.map((name, index) => `$${index} as ${name}`).join(', ')} };`,
+  ].join('\n');
+}
+
 export function builtinImports(root) {
   const src = join(root, 'src');
   return {
     name: 'builtin-imports',
     resolveId(specifier, importer) {
       const name = specifier.startsWith('node:') ? specifier : `node:${specifier}`;
-      if (!importer?.startsWith(src) || !isBuiltin(name) || !FACADE_COSTS.has(name)) return null;
+      if (!importer?.startsWith(src) || !isBuiltin(name) || !facadeFreeBuiltin(name)) return null;
       return BUILTIN_PREFIX + name;
     },
-    load: (id) => (id.startsWith(BUILTIN_PREFIX) ? facadeFree(id.slice(BUILTIN_PREFIX.length)) : null),
+    load(id) {
+      if (!id.startsWith(BUILTIN_PREFIX)) return null;
+      const specifier = id.slice(BUILTIN_PREFIX.length);
+      return FIRST_CALL.has(specifier) ? loadedAtFirstCall(specifier) : facadeFree(specifier);
+    },
   };
 }
