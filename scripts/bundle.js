@@ -3,7 +3,8 @@
 // loaded when first reached. rolldown bundles them, since it lets start-chunks.js say which modules
 // share a file (`debug` loads 9 files there instead of 28); esbuild makes the two third-party
 // single files, zod and DuckDB's Node API. Every other package stays an import of its own (heavy
-// SDKs lazy as before).
+// SDKs lazy as before), and so do Node's built-ins but four, read through process.getBuiltinModule
+// (builtin-imports.js).
 //
 // tsc's per-file output in dist/ stays: its declarations are the package's types, and the loader
 // thread's hooks (dist/project/connector-hooks.js) are imported from there. A module that reads
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import protobuf from 'protobufjs';
 import { rolldown } from 'rolldown';
+import { builtinImports, facadeFreeBuiltin } from './builtin-imports.js';
 import { ZOD_MODULE, startChunks } from './start-chunks.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -131,11 +133,13 @@ const chunks = startChunks(ROOT);
 const ours = await rolldown({
   input: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, join(ROOT, file)])),
   platform: 'node',
-  external: (id) => id.startsWith('node:') || EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
+  external: (id) =>
+    (id.startsWith('node:') && !facadeFreeBuiltin(id)) ||
+    EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`)),
   // The entries export what their sources export, nothing the bundler adds.
   preserveEntrySignatures: 'strict',
   transform: { target: 'node20' },
-  plugins: [vendoredZod, ownUrl, chunks.plugin],
+  plugins: [vendoredZod, ownUrl, builtinImports(ROOT), chunks.plugin],
 });
 await ours.write({
   dir: OUT,

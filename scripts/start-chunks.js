@@ -18,9 +18,11 @@
 //   (basic, bearer, api_key), which the built-in tables (auth/built-in-methods.ts, sources/built-in-sources.ts) import when named. In files of their own they
 //   cost a REST run two more files read through libuv's thread pool while DuckDB opens (each read
 //   then waits for a core); here they cost any other run ~20 KB more to parse.
-// A module two groups reach goes to the first of them in that order.
+// A module two groups reach goes to the first of them in that order. The stand-ins for Node's
+// built-ins (builtin-imports.js) go with the first group that imports them, as our modules do.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { BUILTIN_PREFIX } from './builtin-imports.js';
 
 /**
  * The module our sources' `import { z } from 'zod'` resolves to (scripts/bundle.js): it loads zod's
@@ -53,7 +55,10 @@ export function startChunks(root) {
     name: 'start-chunks',
     buildEnd(error) {
       if (error) return;
-      const ours = (roots) => [...staticClosure(this, roots)].filter((id) => id.startsWith(src) || id === ZOD_MODULE);
+      const ours = (roots) =>
+        [...staticClosure(this, roots)].filter(
+          (id) => id.startsWith(src) || id === ZOD_MODULE || id.startsWith(BUILTIN_PREFIX),
+        );
       const cliModules = readdirSync(join(src, 'cli'))
         .filter((name) => name.endsWith('.ts'))
         .map((name) => join(src, 'cli', name));

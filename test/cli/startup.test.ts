@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as nodeModule from 'node:module';
@@ -6,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { HEAVY, loadedModules } from '../../bench/start/startup.js';
 import { freePort } from '../peers/daemon.js';
-import { cli } from '../helpers/cli.js';
+import { BIN, cli } from '../helpers/cli.js';
 
 /** The commands --help lists (airbyte, whose stdout is Airbyte's, is checked on its own). */
 const COMMANDS = [
@@ -68,6 +69,35 @@ describe('start-up cost', () => {
       // Node 22.1+ bin/ turns Node's own compile cache on, and zod is a plain require().
       const kept = await readdir(join(cacheDir, 'v8')).catch(() => []);
       expect(kept.filter((name) => name.endsWith('.bin'))).toHaveLength('enableCompileCache' in nodeModule ? 0 : 1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("airbyte spec reads no export of node:fs, crypto or net it does not use (an ES import's facade reads them all, and their getters load Node's file streams, Web Crypto and block lists), nor loads fs/promises, which it never calls (scripts/builtin-imports.js)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'connector-auth-startup-'));
+    try {
+      expect((await cli(['init', dir, '--template', 'rest-api'])).code).toBe(0);
+      // Node's own list of the modules it loaded, in this thread (no loader hooks of a recorder),
+      // against an empty ES module's: Node 20's ES loader reads files with fs/promises itself.
+      const list = join(dir, 'node-modules.txt');
+      const preload = join(dir, 'list-node-modules.cjs');
+      await writeFile(
+        preload,
+        `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));`,
+      );
+      const nodeModules = async (args: string[]) => {
+        const run = spawnSync(process.execPath, ['--require', preload, ...args], { encoding: 'utf8' });
+        return { stdout: run.stdout, loaded: (await readFile(list, 'utf8')).split('\n') };
+      };
+      await writeFile(join(dir, 'empty.mjs'), '');
+      const floor = new Set((await nodeModules([join(dir, 'empty.mjs')])).loaded);
+      const spec = await nodeModules([BIN, 'airbyte', 'spec', dir]);
+      expect(JSON.parse(spec.stdout).type).toBe('SPEC');
+      const unused = ['fs/streams', 'crypto/webcrypto', 'blocklist', 'fs/promises'].map(
+        (name) => `NativeModule internal/${name}`,
+      );
+      expect(spec.loaded.filter((line) => unused.includes(line) && !floor.has(line))).toEqual([]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
