@@ -5,11 +5,10 @@ import { KEY_CATALOGUE } from './key-catalogue.js';
 /**
  * A value that its key carries, as written, into an HTTP header, a URL, a connection string or a
  * protocol's command line must be one that place can carry. A token pasted with a line break in
- * it, or with a character outside Latin-1, used to pass `validate` and fail later as a request
- * error that named a header, or as a network failure that blamed `base_url`. Refused here, where
- * the key's schema is read, it is a configuration error (exit 2) that names the key and says what
- * is wrong, never showing the value. Whitespace at either end is left alone: headers and URLs
- * drop it, and so did every run before this check.
+ * it, or with a character outside Latin-1, would otherwise fail later as a request error that
+ * names a header, or as a network failure that blames `base_url`. Refused here, where the key's
+ * schema is read, it is a configuration error (exit 2) that names the key and says what is wrong,
+ * never showing the value. Whitespace at either end is left alone: headers and URLs drop it.
  */
 export function refuseUncarriable(keys: Iterable<string>, raw: RawConfiguration, scope: string): void {
   for (const key of keys) {
