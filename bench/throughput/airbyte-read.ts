@@ -237,6 +237,11 @@ try {
         (r) => net(r.bare, bareEmpty),
         (r) => net(r.read, airbyteEmpty),
       ),
+      // CPU time (all threads) against the bare writer's: what a busy machine moves least.
+      airbyte_read_cpu_vs_bare_pipe_floor: ratio(
+        (r) => r.bare.cpuSeconds,
+        (r) => r.read.cpuSeconds,
+      ),
       airbyte_read_peak_rss_100k_mb: small.peakRssMb,
       airbyte_read_peak_rss_1m_mb: large.peakRssMb,
       // The same V8 in a process that keeps nothing either: how much of the growth is V8's heap sizing.
