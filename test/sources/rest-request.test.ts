@@ -602,6 +602,10 @@ describe('request() failures', () => {
         expect(error.key).toBe('base_url');
         expect(error.message).toContain("not valid for host '127.0.0.1'");
         expect(error.message).toContain('names db.example.test');
+        // The hint every source gives a certificate for another host, naming the key that holds it.
+        expect(error.hint).toBe(
+          "use in 'base_url' a host name the certificate lists, or get a certificate that names '127.0.0.1'",
+        );
         expectNoSecret(error);
       }
       expect(secure.requests).toHaveLength(0);

@@ -3,6 +3,7 @@ import { isoDate, type CertificateDetails } from '../tls/index.js';
 import { clientCertificateRefused } from './classify-network-error.js';
 import type { HttpRoute } from '../http-route.js';
 import { diagnoseClosedConnection, inspectServerCertificate } from './server-certificate.js';
+import { hostMismatchHint, untrustedHint } from './tls-identity-errors.js';
 import type { TlsSettings } from '../tls/index.js';
 
 /**
@@ -132,8 +133,8 @@ async function explainUntrustedServer(
     key: error.key ?? 'tls_ca_certificate',
     hint:
       code === 'tls_host_mismatch'
-        ? `the certificate is not for '${context.url.hostname}': use a host name it lists, or ask for a certificate that names this host`
-        : `if you trust '${server.issuer}', set 'tls_ca_certificate' to the PEM of that CA; otherwise check you reach the right server`,
+        ? hostMismatchHint(error.key, context.url.hostname)
+        : untrustedHint(server.issuer, 'you reach'),
     cause: error,
   });
 }

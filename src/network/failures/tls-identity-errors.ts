@@ -28,18 +28,23 @@ export function certificateForAnotherHost(
   const { key = 'host' } = detail;
   const names = detail.names ? ` (it names ${detail.names})` : '';
   const why = detail.why ? ` (${detail.why})` : '';
-  const caveat = detail.caveat ? `; ${detail.caveat}` : '';
-  const rename = key === 'host' ? "set 'host' to a name" : `use in '${key}' a host name`;
   return new SourceIdentityError(
     `${target} failed: the server's TLS certificate is not valid for host '${host}'${names}${why}`,
     {
       code: 'tls_host_mismatch',
       // The CA is trusted; what does not match is the name the connection uses.
       key,
-      hint: `${rename} the certificate lists, or get a certificate that names '${host}'${caveat}`,
+      hint: hostMismatchHint(key, host, detail.caveat),
       cause,
     },
   );
+}
+
+/** What to do about a certificate for another host: the key that holds the host (when known), and the host. */
+export function hostMismatchHint(key: string | undefined, host: string, caveat?: string): string {
+  const rename =
+    key === undefined ? 'use a host name' : key === 'host' ? "set 'host' to a name" : `use in '${key}' a host name`;
+  return `${rename} the certificate lists, or get a certificate that names '${host}'${caveat ? `; ${caveat}` : ''}`;
 }
 
 /** The certificate the server presented, when the source could read it. */
@@ -64,9 +69,17 @@ export function untrustedCertificate(
   return new SourceIdentityError(`${target} failed: the server's TLS certificate is not trusted (${why})${presents}`, {
     code: 'tls_untrusted',
     key: 'tls_ca_certificate',
-    hint: presented
-      ? `if you trust '${presented.issuer}', set 'tls_ca_certificate' to the PEM of that CA; otherwise check that '${hostKey}' is the right server`
-      : `set 'tls_ca_certificate' to the PEM of the CA that signs the server's certificate, or check that '${hostKey}' is the right server`,
+    hint: untrustedHint(presented?.issuer, `that '${hostKey}' is`),
     cause,
   });
+}
+
+/**
+ * What to do about a chain not trusted: trust the issuer the server presented (when it was read),
+ * or check `server` ("that 'host' is", "you reach") the right server.
+ */
+export function untrustedHint(issuer: string | undefined, server: string): string {
+  return issuer
+    ? `if you trust '${issuer}', set 'tls_ca_certificate' to the PEM of that CA; otherwise check ${server} the right server`
+    : `set 'tls_ca_certificate' to the PEM of the CA that signs the server's certificate, or check ${server} the right server`;
 }
