@@ -132,9 +132,7 @@ async function explainUntrustedServer(
     code,
     key: error.key ?? 'tls_ca_certificate',
     hint:
-      code === 'tls_host_mismatch'
-        ? hostMismatchHint(error.key, context.url.hostname)
-        : untrustedHint(server.issuer, 'you reach'),
+      code === 'tls_host_mismatch' ? hostMismatchHint(error.key, context.url.hostname) : untrustedHint(server.issuer),
     cause: error,
   });
 }

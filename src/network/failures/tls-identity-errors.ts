@@ -69,16 +69,17 @@ export function untrustedCertificate(
   return new SourceIdentityError(`${target} failed: the server's TLS certificate is not trusted (${why})${presents}`, {
     code: 'tls_untrusted',
     key: 'tls_ca_certificate',
-    hint: untrustedHint(presented?.issuer, `that '${hostKey}' is`),
+    hint: untrustedHint(presented?.issuer, hostKey),
     cause,
   });
 }
 
 /**
  * What to do about a chain not trusted: trust the issuer the server presented (when it was read),
- * or check `server` ("that 'host' is", "you reach") the right server.
+ * or check that the key holding the host (when known) is the right server.
  */
-export function untrustedHint(issuer: string | undefined, server: string): string {
+export function untrustedHint(issuer: string | undefined, hostKey?: string): string {
+  const server = hostKey === undefined ? 'you reach' : `that '${hostKey}' is`;
   return issuer
     ? `if you trust '${issuer}', set 'tls_ca_certificate' to the PEM of that CA; otherwise check ${server} the right server`
     : `set 'tls_ca_certificate' to the PEM of the CA that signs the server's certificate, or check ${server} the right server`;
